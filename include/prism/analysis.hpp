@@ -1,0 +1,68 @@
+#pragma once
+/// @file
+/// Structural analysis: matrix checks, greedy multicolor ordering (Boost.Graph),
+/// level sets, symmetric permutations. The color-set method (Suchoski 2012) orders
+/// the unknowns color by color so that no two unknowns of one color are coupled.
+
+#include <prism/csr_matrix.hpp>
+#include <prism/options.hpp>
+#include <prism/report.hpp>
+
+#include <vector>
+
+namespace prism {
+
+/// What inspect_matrix() found.
+struct MatrixProperties {
+  bool square = false;
+  bool structurally_symmetric = false;
+  bool numerically_symmetric = false;  ///< |a_ij - a_ji| <= 1e-12 * max |a|
+  bool full_diagonal = false;          ///< every diagonal entry stored
+  bool positive_diagonal = false;      ///< every diagonal entry > 0
+  index_t first_bad_row = -1;          ///< first row that breaks a property, or -1
+  double max_asymmetry = 0.0;          ///< max |a_ij - a_ji|
+};
+
+/// Inspects a matrix without throwing.
+MatrixProperties inspect_matrix(const CsrMatrix<double>& a);
+
+/// Throws InvalidMatrixError naming the first problem (and its row) unless the
+/// matrix is square, symmetric in structure and values, and has a positive diagonal.
+void check_spd_candidate(const CsrMatrix<double>& a);
+
+/// A multicolor ordering. Colors are renumbered by decreasing size (color 0 is the
+/// largest); within a color, rows keep their original relative order.
+struct Coloring {
+  int num_colors = 0;
+  std::vector<int> color;            ///< color of each original row
+  std::vector<index_t> permutation;  ///< permutation[new] = old
+  std::vector<index_t> color_ptr;    ///< rows [color_ptr[c], color_ptr[c+1]) of the new order
+};
+
+/// Greedy coloring of the adjacency graph of A (off-diagonal pattern, symmetrized)
+/// with boost::sequential_vertex_coloring in the given vertex order.
+Coloring color_matrix(const CsrMatrix<double>& a, VertexOrder order);
+
+/// True when no stored off-diagonal entry couples two rows of the same color.
+bool is_valid_coloring(const CsrMatrix<double>& a, const std::vector<int>& color);
+
+/// Level sets of the lower triangular solve with L = tril(A): level(i) = 1 + max
+/// level(j) over the entries j < i of row i. Rows are grouped by level.
+struct LevelSets {
+  int num_levels = 0;
+  std::vector<int> level;            ///< level of each row
+  std::vector<index_t> permutation;  ///< rows sorted by level (stable): permutation[new] = old
+  std::vector<index_t> level_ptr;
+};
+LevelSets level_sets(const CsrMatrix<double>& a);
+
+/// Size statistics of a partition given by its set pointers (ptr.size() = sets + 1).
+SetStats set_stats(const std::vector<index_t>& ptr);
+
+/// B = P A P^T with B(i, j) = A(perm[i], perm[j]).
+CsrMatrix<double> permute_symmetric(const CsrMatrix<double>& a, const std::vector<index_t>& perm);
+
+/// inverse[perm[i]] = i. Throws InvalidMatrixError if perm is not a permutation.
+std::vector<index_t> inverse_permutation(const std::vector<index_t>& perm);
+
+}  // namespace prism

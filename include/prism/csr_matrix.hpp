@@ -1,0 +1,45 @@
+#pragma once
+/// @file
+/// Compressed sparse row matrices on the host and the operations that build them.
+
+#include <prism/types.hpp>
+
+#include <vector>
+
+namespace prism {
+
+/// A sparse matrix in CSR form. Invariants kept by every builder in prism: row_ptr has
+/// rows + 1 entries starting at 0, column indices are sorted and unique within a row.
+template <typename T>
+struct CsrMatrix {
+  index_t rows = 0;
+  index_t cols = 0;
+  std::vector<index_t> row_ptr{0};
+  std::vector<index_t> col_idx;
+  std::vector<T> values;
+
+  index_t nnz() const noexcept { return static_cast<index_t>(col_idx.size()); }
+};
+
+/// One (row, column, value) entry of a matrix being assembled.
+struct Triplet {
+  index_t row;
+  index_t col;
+  double value;
+};
+
+/// Builds a CSR matrix from triplets: sorts by row and column and sums duplicates.
+/// Throws InvalidMatrixError on an index outside [0, rows) x [0, cols) or more than
+/// 2^31 - 1 entries.
+CsrMatrix<double> csr_from_triplets(index_t rows, index_t cols, std::vector<Triplet> triplets);
+
+/// The transpose (sorted, like every CSR matrix in prism).
+CsrMatrix<double> transpose(const CsrMatrix<double>& a);
+
+/// The lower triangle of a square matrix, diagonal included.
+CsrMatrix<double> lower_triangle(const CsrMatrix<double>& a);
+
+/// The diagonal of a square matrix (0 where no entry is stored).
+std::vector<double> diagonal(const CsrMatrix<double>& a);
+
+}  // namespace prism

@@ -1,0 +1,35 @@
+#pragma once
+/// @file
+/// Model SPD problems: finite-difference / finite-volume Laplacians on regular grids
+/// with homogeneous Dirichlet boundaries (the boundary unknowns eliminated), the
+/// grid spacing scaled out. Unknowns are numbered x fastest, then y, then z.
+
+#include <prism/csr_matrix.hpp>
+
+#include <vector>
+
+namespace prism {
+
+/// 2D Poisson, 5-point stencil: 4 on the diagonal, -1 to each neighbour.
+CsrMatrix<double> poisson2d(index_t nx, index_t ny);
+
+/// 3D Poisson with the 7-point stencil (6 / -1) or the 27-point stencil (26 / -1 to
+/// all 26 neighbours).
+CsrMatrix<double> poisson3d(index_t nx, index_t ny, index_t nz, int stencil = 7);
+
+/// Anisotropic diffusion: -cx u_xx - cy u_yy (5-point), coefficients > 0.
+CsrMatrix<double> anisotropic2d(index_t nx, index_t ny, double cx, double cy);
+
+/// Anisotropic diffusion: -cx u_xx - cy u_yy - cz u_zz (7-point), coefficients > 0.
+CsrMatrix<double> anisotropic3d(index_t nx, index_t ny, index_t nz, double cx, double cy,
+                                double cz);
+
+/// Jumping coefficients (layered media): -div(k grad u) with k constant in each of
+/// `layers` equal slabs along the last axis (y in 2D, z in 3D), slab s taking
+/// coefficients[s % coefficients.size()]. Finite volumes with the harmonic mean of
+/// the two cell coefficients on each face. nz == 0 gives the 2D (5-point) problem,
+/// otherwise 3D (7-point).
+CsrMatrix<double> layered(index_t nx, index_t ny, index_t nz, int layers,
+                          const std::vector<double>& coefficients);
+
+}  // namespace prism

@@ -1,0 +1,89 @@
+#pragma once
+/// @file
+/// Solver, preconditioner and backend options: plain structs with documented
+/// defaults, and the enums behind every algorithm choice with their string names.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace prism {
+
+/// Where the PCG iterations run.
+enum class BackendKind {
+  automatic,  ///< "auto": the CUDA backend when a GPU is present, else the CPU
+  cpu,        ///< "cpu": the reference backend, runs everywhere
+  cuda,       ///< "cuda": NVIDIA GPU; an error when none is present
+};
+
+/// Symmetric reordering applied before the preconditioner is set up.
+enum class Ordering {
+  natural,  ///< "natural": the user's ordering
+  color,    ///< "color": multicolor ordering (colors by decreasing size)
+};
+
+/// Vertex visiting order of the greedy (sequential) coloring.
+enum class VertexOrder {
+  natural,        ///< "natural": rows in index order
+  largest_first,  ///< "largest_first": by decreasing degree (Welsh-Powell)
+  smallest_last,  ///< "smallest_last": Matula-Beck smallest-last ordering
+};
+
+/// Sparse triangular solve algorithm of the IC(0) preconditioner.
+enum class TrisolveAlgorithm {
+  reference,  ///< "reference": row-by-row substitution (the oracle)
+};
+
+/// Names of an enum's values, in declaration order (the strings used in YAML).
+template <typename E>
+const std::vector<std::pair<E, std::string_view>>& enum_names();
+
+/// The string name of an enum value.
+template <typename E>
+std::string_view to_string(E value);
+
+/// Parses an enum by name; returns false when the name is unknown.
+template <typename E>
+bool from_string(std::string_view name, E& value);
+
+/// "a | b | c": the allowed names of an enum, for error messages and help.
+template <typename E>
+std::string allowed_names();
+
+/// Options of the greedy graph coloring.
+struct ColoringOptions {
+  VertexOrder vertex_order = VertexOrder::natural;
+};
+
+/// Options of the IC(0) factorization. The matrix is scaled symmetrically to unit
+/// diagonal; on breakdown (a pivot <= 0 or not finite) the factorization is retried on
+/// A + shift I with shift = initial_shift, then doubled each retry (Manteuffel 1980;
+/// Lin & More 1999; as Eigen's IncompleteCholesky).
+struct Ic0Options {
+  double initial_shift = 1e-3;
+  int max_shift_retries = 30;
+};
+
+/// Preconditioner choice and its options.
+struct PreconditionerOptions {
+  std::string type = "ic0";  ///< a registered name: "none", "jacobi", "ic0"
+  Ordering ordering = Ordering::color;
+  ColoringOptions coloring;
+  TrisolveAlgorithm trisolve = TrisolveAlgorithm::reference;
+  Ic0Options ic0;
+};
+
+/// Stopping rule and limits of the conjugate gradient iteration.
+struct SolverOptions {
+  double tolerance = 1e-8;    ///< stop when ||r_k|| <= tolerance * ||b||
+  int max_iterations = 1000;  ///< stop after this many iterations
+};
+
+/// Everything a Solver needs besides the matrix.
+struct SolverConfig {
+  SolverOptions solver;
+  PreconditionerOptions preconditioner;
+  BackendKind backend = BackendKind::automatic;
+};
+
+}  // namespace prism

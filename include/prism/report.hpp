@@ -1,0 +1,100 @@
+#pragma once
+/// @file
+/// What a solve reports: per-iteration records, setup statistics and the summary.
+
+#include <prism/types.hpp>
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace prism {
+
+/// Phases of one PCG iteration, timed separately.
+enum class Phase { spmv = 0, precond = 1, dot = 2, update = 3 };
+inline constexpr int kNumPhases = 4;
+/// "spmv", "precond", "dot", "update".
+const char* phase_name(Phase phase);
+
+using PhaseArray = std::array<double, kNumPhases>;
+
+/// One PCG iteration.
+struct IterationRecord {
+  int iteration = 0;                 ///< 1-based
+  double residual_norm = 0.0;        ///< ||r_k|| of the recursively updated residual
+  double relative_residual = 0.0;    ///< ||r_k|| / ||b||
+  PhaseArray seconds{};              ///< time spent in each phase during this iteration
+};
+
+/// Sizes of a partition into sets (colors or levels).
+struct SetStats {
+  int count = 0;            ///< number of sets
+  index_t min_size = 0;
+  index_t max_size = 0;
+  double mean_size = 0.0;
+  double phi = 0.0;  ///< average parallel workload N / count (color-set paper, Table 4.1)
+};
+
+/// How the unknowns were ordered for the preconditioner.
+struct OrderingReport {
+  std::string ordering = "natural";      ///< "natural" or "color"
+  std::string vertex_order;              ///< coloring vertex order, when colored
+  SetStats colors;                       ///< colors (empty when natural)
+  SetStats levels;                       ///< level sets of the lower triangle in the used order
+};
+
+/// Outcome of the incomplete factorization.
+struct FactorizationReport {
+  bool performed = false;
+  double shift = 0.0;  ///< diagonal shift of the unit-diagonal-scaled matrix that succeeded
+  int retries = 0;     ///< factorizations that broke down before the successful one
+};
+
+/// Setup cost, split the way it is reused: analysis once per sparsity pattern,
+/// factorization once per set of values.
+struct SetupReport {
+  double check_seconds = 0.0;          ///< symmetry and diagonal checks
+  double coloring_seconds = 0.0;       ///< graph coloring
+  double permutation_seconds = 0.0;    ///< building the permuted matrix
+  double analysis_seconds = 0.0;       ///< preconditioner symbolic analysis
+  double factorization_seconds = 0.0;  ///< numeric factorization (all retries)
+  double upload_seconds = 0.0;         ///< copying matrices to the backend
+};
+
+/// Why the iteration stopped.
+enum class SolveStatus {
+  converged,       ///< relative residual reached the tolerance
+  max_iterations,  ///< iteration limit reached first
+  breakdown,       ///< p'Ap <= 0 or a non-finite value: matrix or preconditioner not SPD
+};
+const char* status_name(SolveStatus status);
+
+/// Everything one solve measured.
+struct SolveReport {
+  std::string backend;         ///< "cpu" or "cuda"
+  std::string preconditioner;  ///< registered name
+  index_t rows = 0;
+  index_t nnz = 0;
+  double tolerance = 0.0;  ///< the stopping tolerance used
+  int max_iterations = 0;  ///< the iteration limit used
+
+  SolveStatus status = SolveStatus::max_iterations;
+  int iterations = 0;
+  double rhs_norm = 0.0;
+  double initial_residual_norm = 0.0;
+  double relative_residual = 0.0;       ///< recursive ||r_k|| / ||b|| at the end
+  double true_relative_residual = 0.0;  ///< ||b - A x|| / ||b|| recomputed at the end
+
+  double solve_seconds = 0.0;  ///< wall time of the iteration loop
+  PhaseArray phase_seconds{};  ///< totals over all iterations
+  PhaseArray phase_bytes{};    ///< modeled bytes moved, totals over all iterations
+
+  SetupReport setup;
+  FactorizationReport factorization;
+  OrderingReport ordering;
+  std::vector<IterationRecord> history;
+
+  bool converged() const noexcept { return status == SolveStatus::converged; }
+};
+
+}  // namespace prism

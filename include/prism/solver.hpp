@@ -1,0 +1,65 @@
+#pragma once
+/// @file
+/// The Solver facade: what an FEM code uses. Set up once per sparsity pattern,
+/// refactor when values change, solve many right-hand sides.
+
+#include <prism/csr_matrix.hpp>
+#include <prism/options.hpp>
+#include <prism/report.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace prism {
+
+/// Solves A x = b for symmetric positive definite A with preconditioned conjugate
+/// gradients. Vectors are passed and returned in the caller's ordering; any
+/// reordering (multicolor) is internal.
+///
+/// @code
+///   prism::Solver solver(config);
+///   solver.setup(A);                 // checks, coloring, factorization
+///   prism::SolveReport r = solver.solve(b, x);   // x: initial guess in, solution out
+///   solver.refactor(A_new);          // same pattern, new values
+/// @endcode
+class Solver {
+ public:
+  explicit Solver(SolverConfig config);
+  ~Solver();
+  Solver(Solver&&) noexcept;
+  Solver& operator=(Solver&&) noexcept;
+  Solver(const Solver&) = delete;
+  Solver& operator=(const Solver&) = delete;
+
+  /// Checks A (square, symmetric, positive diagonal), orders it, analyzes and
+  /// factorizes the preconditioner, and moves everything to the backend.
+  /// Throws InvalidMatrixError, ConfigError, NumericalError or BackendError.
+  void setup(const CsrMatrix<double>& a);
+
+  /// New values on the sparsity pattern given to setup(): reuses the ordering,
+  /// the analysis and every buffer. Throws InvalidMatrixError on a different pattern.
+  void refactor(const CsrMatrix<double>& a);
+
+  /// Solves with x as the initial guess; x holds the solution on return. b is not
+  /// modified. Non-convergence is reported in the status, not thrown.
+  SolveReport solve(const std::vector<double>& b, std::vector<double>& x);
+
+  /// The backend in use ("cpu" or "cuda"), known after construction.
+  std::string backend_name() const;
+
+  /// Setup statistics of the last setup() or refactor().
+  const SetupReport& setup_report() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Names of the registered preconditioners ("none", "jacobi", "ic0").
+std::vector<std::string> preconditioner_names();
+
+/// True when prism was built with CUDA and a CUDA device is usable.
+bool cuda_available();
+
+}  // namespace prism

@@ -1,0 +1,27 @@
+#pragma once
+// Incomplete Cholesky with zero fill, IC(0), on the lower triangle of a symmetric
+// matrix stored in CSR with the diagonal as the last entry of each row.
+
+#include "kernels/csr_view.hpp"
+
+namespace prism::kernels {
+
+/// Outcome of one factorization attempt.
+struct Ic0Status {
+  index_t failed_row = -1;  ///< first row whose pivot was <= 0 or not finite; -1 on success
+  double pivot = 0.0;       ///< the offending pivot value
+  bool ok() const noexcept { return failed_row < 0; }
+};
+
+}  // namespace prism::kernels
+
+namespace prism::kernels::reference {
+
+/// Factors tril(A) + shift I into L with L L^T ~ A + shift I on the pattern of tril(A).
+/// `lower` gives the pattern (sorted columns, diagonal last in every row); `values`
+/// holds tril(A) on input and L on output. Row-oriented (up-looking) Crout:
+///   l_ik = (a_ik - sum_{j<k} l_ij l_kj) / l_kk,  l_ii = sqrt(a_ii + shift - sum_{j<i} l_ij^2)
+/// with the sums over the common pattern of rows i and k. Stops at the first bad pivot.
+Ic0Status ic0_factorize(CsrView<double> lower, double* values, double shift);
+
+}  // namespace prism::kernels::reference

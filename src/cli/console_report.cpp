@@ -1,0 +1,81 @@
+#include "cli/console_report.hpp"
+
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+
+namespace prism::cli {
+
+std::string format_seconds(double s) {
+  if (s < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
+  if (s < 1.0) return fmt::format("{:.3f} ms", s * 1e3);
+  return fmt::format("{:.3f} s", s);
+}
+
+void print_iteration_table(const SolveReport& r, int every) {
+  if (every <= 0 || r.history.empty()) return;
+  spdlog::info("{:>6}  {:>12}  {:>12}  {:>10}  {:>10}  {:>10}  {:>10}", "iter", "residual",
+               "relative", "spmv ms", "precond ms", "dot ms", "update ms");
+  const int last = r.history.back().iteration;
+  for (const IterationRecord& rec : r.history) {
+    if (rec.iteration % every != 0 && rec.iteration != last) continue;
+    spdlog::info("{:>6}  {:>12.4e}  {:>12.4e}  {:>10.4f}  {:>10.4f}  {:>10.4f}  {:>10.4f}",
+                 rec.iteration, rec.residual_norm, rec.relative_residual, rec.seconds[0] * 1e3,
+                 rec.seconds[1] * 1e3, rec.seconds[2] * 1e3, rec.seconds[3] * 1e3);
+  }
+}
+
+void print_summary(const SolveReport& r, const std::string& problem_name) {
+  spdlog::info("");
+  spdlog::info("problem        {}: {} rows, {} nonzeros", problem_name, r.rows, r.nnz);
+  spdlog::info("solver         backend {}, preconditioner {}, tolerance {:.1e}", r.backend,
+               r.preconditioner, r.tolerance);
+  const OrderingReport& o = r.ordering;
+  if (o.colors.count > 0) {
+    spdlog::info("ordering       color ({} vertex order): {} colors, size min/mean/max {}/{:.0f}/{},"
+                 " phi {:.0f}",
+                 o.vertex_order, o.colors.count, o.colors.min_size, o.colors.mean_size,
+                 o.colors.max_size, o.colors.phi);
+  } else {
+    spdlog::info("ordering       {}", o.ordering);
+  }
+  spdlog::info("levels         {} level sets of the lower triangle, phi {:.0f}", o.levels.count,
+               o.levels.phi);
+  const SetupReport& s = r.setup;
+  spdlog::info("setup          check {}, coloring {}, permutation {}, analysis {}, "
+               "factorization {}, upload {}",
+               format_seconds(s.check_seconds), format_seconds(s.coloring_seconds),
+               format_seconds(s.permutation_seconds), format_seconds(s.analysis_seconds),
+               format_seconds(s.factorization_seconds), format_seconds(s.upload_seconds));
+  if (r.factorization.performed) {
+    spdlog::info("factorization  diagonal shift {:.3g} after {} retr{}", r.factorization.shift,
+                 r.factorization.retries, r.factorization.retries == 1 ? "y" : "ies");
+    if (r.factorization.retries > 0) {
+      spdlog::warn("warning        IC(0) broke down without a shift; solved with shift {:.3g}",
+                   r.factorization.shift);
+    }
+  }
+  spdlog::info("status         {} after {} iterations", status_name(r.status), r.iterations);
+  spdlog::info("residual       relative {:.3e}, true relative ||b - A x|| / ||b|| {:.3e}",
+               r.relative_residual, r.true_relative_residual);
+  spdlog::info("time           solve {}, {} per iteration", format_seconds(r.solve_seconds),
+               format_seconds(r.iterations > 0 ? r.solve_seconds / r.iterations : 0.0));
+
+  double total = 0.0;
+  for (double t : r.phase_seconds) total += t;
+  spdlog::info("");
+  spdlog::info("{:<10} {:>12} {:>8} {:>12} {:>10}", "phase", "time", "share", "per iter", "GB/s");
+  for (int p = 0; p < kNumPhases; ++p) {
+    const double t = r.phase_seconds[p];
+    spdlog::info("{:<10} {:>12} {:>7.1f}% {:>12} {:>10.2f}", phase_name(static_cast<Phase>(p)),
+                 format_seconds(t), total > 0.0 ? 100.0 * t / total : 0.0,
+                 format_seconds(r.iterations > 0 ? t / r.iterations : 0.0),
+                 t > 0.0 ? r.phase_bytes[p] / t / 1e9 : 0.0);
+  }
+  double bytes = 0.0;
+  for (double b : r.phase_bytes) bytes += b;
+  spdlog::info("{:<10} {:>12} {:>7.1f}% {:>12} {:>10.2f}", "total", format_seconds(total), 100.0,
+               format_seconds(r.iterations > 0 ? total / r.iterations : 0.0),
+               total > 0.0 ? bytes / total / 1e9 : 0.0);
+}
+
+}  // namespace prism::cli

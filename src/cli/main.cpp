@@ -1,0 +1,63 @@
+// prism: solve sparse SPD systems with preconditioned conjugate gradients.
+// The CLI owns logging (spdlog) and exit codes: 0 converged, 2 not converged, 1 error.
+
+#include "cli/commands.hpp"
+
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: prism solve FILE.yaml [--backend auto|cpu|cuda] [--report FILE.json]\n"
+    "                   [--history FILE.csv] [--solution FILE.mtx]\n"
+    "                   [--log-level trace|debug|info|warn|error|off] [--print-every K]\n"
+    "       prism info FILE.mtx|FILE.mtx.gz|FILE.yaml\n"
+    "       prism --help | --version\n"
+    "exit status: 0 converged, 2 not converged, 1 error\n";
+
+/// Keeps an error on one line, whatever the exception text held.
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Results and progress go to stdout; the one-line error goes to stderr.
+  auto logger = spdlog::stdout_logger_mt("prism");
+  logger->set_pattern("%v");
+  spdlog::set_default_logger(logger);
+  auto error_log = spdlog::stderr_logger_mt("prism-error");
+  error_log->set_pattern("prism: error: %v");
+
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    return args.empty() ? 1 : 0;
+  }
+  if (args[0] == "--version") {
+    std::puts("prism " PRISM_VERSION);
+    return 0;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  try {
+    if (command == "solve") return prism::cli::solve_command(args);
+    if (command == "info") return prism::cli::info_command(args);
+    throw prism::cli::UsageError{"unknown command '" + command + "' (expected solve or info)"};
+  } catch (const prism::cli::UsageError& e) {
+    error_log->error("{} (see prism --help)", one_line(e.message));
+  } catch (const std::exception& e) {
+    error_log->error("{}", one_line(e.what()));
+  }
+  return 1;
+}

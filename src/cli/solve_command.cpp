@@ -1,0 +1,167 @@
+#include <prism/errors.hpp>
+#include <prism/matrix_market.hpp>
+#include <prism/problem.hpp>
+#include <prism/report_io.hpp>
+#include <prism/solver.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/console_report.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+namespace prism::cli {
+namespace {
+
+struct SolveArgs {
+  std::string problem_file;
+  std::string backend, report, history, solution, log_level;
+  int print_every = -1;
+};
+
+SolveArgs parse_solve_args(const std::vector<std::string>& args) {
+  SolveArgs out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const char* name) -> std::string {
+      if (i + 1 >= args.size()) throw UsageError{std::string(name) + " needs a value"};
+      return args[++i];
+    };
+    if (a == "--backend") {
+      out.backend = value("--backend");
+    } else if (a == "--report") {
+      out.report = value("--report");
+    } else if (a == "--history") {
+      out.history = value("--history");
+    } else if (a == "--solution") {
+      out.solution = value("--solution");
+    } else if (a == "--log-level") {
+      out.log_level = value("--log-level");
+    } else if (a == "--print-every") {
+      const std::string v = value("--print-every");
+      try {
+        std::size_t used = 0;
+        out.print_every = std::stoi(v, &used);
+        if (used != v.size() || out.print_every < 0) throw std::invalid_argument(v);
+      } catch (const std::exception&) {
+        throw UsageError{"--print-every expects a non-negative integer, got '" + v + "'"};
+      }
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError{"unknown option '" + a + "'"};
+    } else if (out.problem_file.empty()) {
+      out.problem_file = a;
+    } else {
+      throw UsageError{"more than one problem file given ('" + out.problem_file + "', '" + a +
+                       "')"};
+    }
+  }
+  if (out.problem_file.empty()) throw UsageError{"solve needs a problem file (FILE.yaml)"};
+  return out;
+}
+
+spdlog::level::level_enum parse_level(const std::string& name) {
+  const spdlog::level::level_enum level = spdlog::level::from_str(name);
+  // from_str maps unknown names to off; only "off" itself may mean off.
+  if (level == spdlog::level::off && name != "off") {
+    throw UsageError{"unknown log level '" + name + "' (trace|debug|info|warn|error|off)"};
+  }
+  return level;
+}
+
+/// Output folders are created on demand, so `output: {report: out/r.json}` just works.
+void make_parent_directory(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec) throw IoError("cannot create directory " + parent.string() + ": " + ec.message());
+}
+
+std::string describe_matrix_source(const MatrixSpec& m) {
+  if (m.from_file()) return m.file;
+  const GeneratorSpec& g = m.generator;
+  std::string s = g.name + " " + std::to_string(g.nx) + "x" + std::to_string(g.ny);
+  if (g.nz > 0) s += "x" + std::to_string(g.nz);
+  return s;
+}
+
+}  // namespace
+
+int solve_command(const std::vector<std::string>& args) {
+  const SolveArgs cli = parse_solve_args(args);
+  ProblemSpec spec = load_problem_file(cli.problem_file);
+
+  if (!cli.backend.empty() && !from_string(cli.backend, spec.config.backend)) {
+    throw UsageError{"unknown backend '" + cli.backend + "' (" + allowed_names<BackendKind>() +
+                     ")"};
+  }
+  if (!cli.report.empty()) spec.output.report = cli.report;
+  if (!cli.history.empty()) spec.output.history = cli.history;
+  if (!cli.solution.empty()) spec.output.solution = cli.solution;
+  if (!cli.log_level.empty()) spec.logging.level = cli.log_level;
+  if (cli.print_every >= 0) spec.logging.print_every = cli.print_every;
+  spdlog::set_level(parse_level(spec.logging.level));
+
+  spdlog::info("prism: solving {} ({})", spec.name, cli.problem_file);
+  auto t0 = std::chrono::steady_clock::now();
+  Problem problem = assemble_problem(spec);
+  const double assemble_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  spdlog::info("matrix         {} ({} rows, {} nonzeros) assembled in {}",
+               describe_matrix_source(spec.matrix), problem.a.rows, problem.a.nnz(),
+               format_seconds(assemble_seconds));
+
+  if (spec.config.backend == BackendKind::automatic) {
+    spdlog::info("backend        auto: {}", cuda_available()
+                                                 ? "CUDA device found, but this build's CUDA "
+                                                   "backend is not available yet; using the CPU"
+                                                 : "no CUDA device; using the CPU backend");
+  }
+  Solver solver(spec.config);
+  solver.setup(problem.a);
+
+  std::vector<double> x = problem.x0;
+  const SolveReport report = solver.solve(problem.b, x);
+
+  print_iteration_table(report, spec.logging.print_every);
+  print_summary(report, spec.name);
+  if (!problem.exact_solution.empty()) {
+    double err = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      err = std::max(err, std::abs(x[i] - problem.exact_solution[i]));
+    }
+    spdlog::info("error          max |x - x_exact| = {:.3e} (manufactured solution x = 1)", err);
+  }
+
+  ReportContext context;
+  context.problem_name = spec.name;
+  context.problem_file = cli.problem_file;
+  context.matrix_source = describe_matrix_source(spec.matrix);
+  for (const std::string* path : {&spec.output.report, &spec.output.history, &spec.output.solution}) {
+    if (!path->empty()) make_parent_directory(*path);
+  }
+  if (!spec.output.report.empty()) {
+    write_report_json(spec.output.report, report, context);
+    spdlog::info("wrote report   {}", spec.output.report);
+  }
+  if (!spec.output.history.empty()) {
+    write_history_csv(spec.output.history, report);
+    spdlog::info("wrote history  {}", spec.output.history);
+  }
+  if (!spec.output.solution.empty()) {
+    write_vector_market(spec.output.solution, x);
+    spdlog::info("wrote solution {}", spec.output.solution);
+  }
+  if (!report.converged()) {
+    spdlog::warn("prism: not converged ({}) after {} iterations, relative residual {:.3e}",
+                 status_name(report.status), report.iterations, report.relative_residual);
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace prism::cli

@@ -1,0 +1,151 @@
+#include <prism/report_io.hpp>
+
+#include <prism/errors.hpp>
+
+#include "io/atomic_file.hpp"
+#include "io/json_writer.hpp"
+
+#include <cstdio>
+#include <ostream>
+
+namespace prism {
+namespace {
+
+void write_set_stats(io::JsonWriter& w, const SetStats& s) {
+  w.begin_object();
+  w.key("count").value(s.count);
+  w.key("min_size").value(static_cast<long long>(s.min_size));
+  w.key("mean_size").value(s.mean_size);
+  w.key("max_size").value(static_cast<long long>(s.max_size));
+  w.key("phi").value(s.phi);
+  w.end_object();
+}
+
+void write_phase_seconds(io::JsonWriter& w, const PhaseArray& seconds) {
+  w.begin_object();
+  for (int p = 0; p < kNumPhases; ++p) w.key(phase_name(static_cast<Phase>(p))).value(seconds[p]);
+  w.end_object();
+}
+
+}  // namespace
+
+std::string report_to_json(const SolveReport& r, const ReportContext& context) {
+  io::JsonWriter w;
+  w.begin_object();
+  w.key("schema").value("prism.solve_report/1");
+
+  w.key("problem").begin_object();
+  w.key("name").value(context.problem_name);
+  w.key("file").value(context.problem_file);
+  w.key("matrix_source").value(context.matrix_source);
+  w.end_object();
+
+  w.key("matrix").begin_object();
+  w.key("rows").value(static_cast<long long>(r.rows));
+  w.key("nnz").value(static_cast<long long>(r.nnz));
+  w.end_object();
+
+  w.key("solver").begin_object();
+  w.key("backend").value(r.backend);
+  w.key("preconditioner").value(r.preconditioner);
+  w.key("tolerance").value(r.tolerance);
+  w.key("max_iterations").value(r.max_iterations);
+  w.end_object();
+
+  w.key("ordering").begin_object();
+  w.key("ordering").value(r.ordering.ordering);
+  w.key("vertex_order").value(r.ordering.vertex_order);
+  w.key("colors");
+  write_set_stats(w, r.ordering.colors);
+  w.key("levels");
+  write_set_stats(w, r.ordering.levels);
+  w.end_object();
+
+  w.key("setup").begin_object();
+  w.key("check_seconds").value(r.setup.check_seconds);
+  w.key("coloring_seconds").value(r.setup.coloring_seconds);
+  w.key("permutation_seconds").value(r.setup.permutation_seconds);
+  w.key("analysis_seconds").value(r.setup.analysis_seconds);
+  w.key("factorization_seconds").value(r.setup.factorization_seconds);
+  w.key("upload_seconds").value(r.setup.upload_seconds);
+  w.key("factorization").begin_object();
+  w.key("performed").value(r.factorization.performed);
+  w.key("shift").value(r.factorization.shift);
+  w.key("retries").value(r.factorization.retries);
+  w.end_object();
+  w.end_object();
+
+  double total_phase_seconds = 0.0, total_bytes = 0.0;
+  for (int p = 0; p < kNumPhases; ++p) {
+    total_phase_seconds += r.phase_seconds[p];
+    total_bytes += r.phase_bytes[p];
+  }
+  w.key("summary").begin_object();
+  w.key("status").value(status_name(r.status));
+  w.key("converged").value(r.converged());
+  w.key("iterations").value(r.iterations);
+  w.key("rhs_norm").value(r.rhs_norm);
+  w.key("initial_residual_norm").value(r.initial_residual_norm);
+  w.key("relative_residual").value(r.relative_residual);
+  w.key("true_relative_residual").value(r.true_relative_residual);
+  w.key("solve_seconds").value(r.solve_seconds);
+  w.key("seconds_per_iteration").value(r.iterations > 0 ? r.solve_seconds / r.iterations : 0.0);
+  w.key("bytes_moved").value(total_bytes);
+  if (context.bandwidth_bytes_per_second > 0.0) {
+    const double bound = total_bytes / context.bandwidth_bytes_per_second;
+    w.key("reference_bandwidth_bytes_per_second").value(context.bandwidth_bytes_per_second);
+    w.key("bandwidth_bound_seconds").value(bound);
+    w.key("percent_of_bound")
+        .value(total_phase_seconds > 0.0 ? 100.0 * bound / total_phase_seconds : 0.0);
+  }
+  w.end_object();
+
+  w.key("phases").begin_array();
+  for (int p = 0; p < kNumPhases; ++p) {
+    w.begin_object();
+    w.key("name").value(phase_name(static_cast<Phase>(p)));
+    w.key("seconds").value(r.phase_seconds[p]);
+    w.key("percent")
+        .value(total_phase_seconds > 0.0 ? 100.0 * r.phase_seconds[p] / total_phase_seconds : 0.0);
+    w.key("bytes").value(r.phase_bytes[p]);
+    w.key("gb_per_s").value(r.phase_seconds[p] > 0.0 ? r.phase_bytes[p] / r.phase_seconds[p] / 1e9
+                                                     : 0.0);
+    w.end_object();
+  }
+  w.end_array();
+
+  w.key("iterations").begin_array();
+  for (const IterationRecord& rec : r.history) {
+    w.begin_object();
+    w.key("iteration").value(rec.iteration);
+    w.key("residual_norm").value(rec.residual_norm);
+    w.key("relative_residual").value(rec.relative_residual);
+    w.key("seconds");
+    write_phase_seconds(w, rec.seconds);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.str();
+}
+
+void write_report_json(const std::string& path, const SolveReport& report,
+                       const ReportContext& context) {
+  const std::string json = report_to_json(report, context);
+  io::write_file_atomically(path, [&](std::ostream& out) { out << json; });
+}
+
+void write_history_csv(const std::string& path, const SolveReport& report) {
+  io::write_file_atomically(path, [&](std::ostream& out) {
+    out << "iteration,residual_norm,relative_residual,spmv_s,precond_s,dot_s,update_s\n";
+    char line[256];
+    for (const IterationRecord& rec : report.history) {
+      std::snprintf(line, sizeof line, "%d,%.17g,%.17g,%.9g,%.9g,%.9g,%.9g\n", rec.iteration,
+                    rec.residual_norm, rec.relative_residual, rec.seconds[0], rec.seconds[1],
+                    rec.seconds[2], rec.seconds[3]);
+      out << line;
+    }
+  });
+}
+
+}  // namespace prism

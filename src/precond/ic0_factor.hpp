@@ -1,0 +1,41 @@
+#pragma once
+// Host IC(0) with symmetric unit-diagonal scaling and the diagonal-shift retry of
+// Manteuffel (1980) / Lin & More (1999), as Eigen's IncompleteCholesky does:
+//   A_s = S A S with S = diag(a_ii)^{-1/2};  factor A_s + shift I = L_s L_s^T;
+//   on breakdown shift = max(2 shift, initial_shift) and retry;  L = S^{-1} L_s.
+// So L L^T ~ A + shift S^{-2}: the shift is relative to each diagonal entry.
+
+#include <prism/csr_matrix.hpp>
+#include <prism/options.hpp>
+#include <prism/report.hpp>
+
+#include <vector>
+
+namespace prism::precond {
+
+/// The pattern of an IC(0) factor and the maps that fill it from A's values.
+class Ic0Pattern {
+ public:
+  /// Takes the pattern of A (square, full diagonal, sorted columns).
+  explicit Ic0Pattern(const CsrMatrix<double>& a);
+
+  /// L (diagonal last in each row) with A's lower-triangle values copied in.
+  const CsrMatrix<double>& lower() const { return lower_; }
+  /// U = L^T (diagonal first in each row), values unset.
+  const CsrMatrix<double>& upper() const { return upper_; }
+
+  /// Factors A's values into L and U, retrying with a growing shift on breakdown.
+  /// Throws InvalidMatrixError when a.values do not fit the pattern or a diagonal
+  /// entry is not positive, NumericalError when every allowed shift fails.
+  FactorizationReport factorize(const CsrMatrix<double>& a, const Ic0Options& options);
+
+ private:
+  index_t rows_ = 0;
+  index_t a_nnz_ = 0;
+  std::vector<index_t> lower_source_;  // lower_.values[k] = a.values[lower_source_[k]]
+  std::vector<index_t> upper_source_;  // upper_.values[k] = lower_.values[upper_source_[k]]
+  CsrMatrix<double> lower_;
+  CsrMatrix<double> upper_;
+};
+
+}  // namespace prism::precond

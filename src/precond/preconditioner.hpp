@@ -1,0 +1,62 @@
+#pragma once
+// A preconditioner is a named component with a two-phase setup, as in DESIGN.md:
+// analyze() once per sparsity pattern, factorize() once per set of values, then
+// apply() every iteration on backend vectors. The matrix it sees is already in the
+// solver's (possibly permuted) order.
+
+#include <prism/csr_matrix.hpp>
+#include <prism/options.hpp>
+#include <prism/report.hpp>
+
+#include "backend/backend.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace prism::precond {
+
+class Preconditioner {
+ public:
+  virtual ~Preconditioner() = default;
+  virtual std::string name() const = 0;
+  /// Pattern-only work; a.values may be ignored.
+  virtual void analyze(const CsrMatrix<double>& a) = 0;
+  /// Numeric setup on the analyzed pattern (may be called again with new values).
+  virtual void factorize(const CsrMatrix<double>& a) = 0;
+  /// z = M^{-1} r
+  virtual void apply(const backend::Vector& r, backend::Vector& z) = 0;
+  /// Modeled bytes one apply() moves (for the GB/s column of the breakdown).
+  virtual double bytes_per_apply() const = 0;
+  /// Breakdown handling of the last factorize() (only factorizations fill it).
+  virtual FactorizationReport factorization_report() const { return {}; }
+};
+
+using Factory = std::function<std::unique_ptr<Preconditioner>(backend::Backend&,
+                                                              const PreconditionerOptions&)>;
+
+/// The one place a preconditioner name maps to its implementation.
+class Registry {
+ public:
+  static Registry& instance();
+  void add(const std::string& name, Factory factory);
+  /// Throws ConfigError listing the registered names when `name` is unknown.
+  std::unique_ptr<Preconditioner> create(const std::string& name, backend::Backend& backend,
+                                         const PreconditionerOptions& options) const;
+  std::vector<std::string> names() const;
+
+ private:
+  Registry();
+  std::vector<std::pair<std::string, Factory>> entries_;
+};
+
+// Factories of the built-in preconditioners (registered in registry.cpp).
+std::unique_ptr<Preconditioner> make_identity(backend::Backend& backend,
+                                              const PreconditionerOptions& options);
+std::unique_ptr<Preconditioner> make_jacobi(backend::Backend& backend,
+                                            const PreconditionerOptions& options);
+std::unique_ptr<Preconditioner> make_ic0(backend::Backend& backend,
+                                         const PreconditionerOptions& options);
+
+}  // namespace prism::precond

@@ -1,0 +1,98 @@
+#include <prism/options.hpp>
+#include <prism/report.hpp>
+
+#include <utility>
+
+namespace prism {
+
+template <>
+const std::vector<std::pair<BackendKind, std::string_view>>& enum_names<BackendKind>() {
+  static const std::vector<std::pair<BackendKind, std::string_view>> names{
+      {BackendKind::automatic, "auto"}, {BackendKind::cpu, "cpu"}, {BackendKind::cuda, "cuda"}};
+  return names;
+}
+
+template <>
+const std::vector<std::pair<Ordering, std::string_view>>& enum_names<Ordering>() {
+  static const std::vector<std::pair<Ordering, std::string_view>> names{
+      {Ordering::natural, "natural"}, {Ordering::color, "color"}};
+  return names;
+}
+
+template <>
+const std::vector<std::pair<VertexOrder, std::string_view>>& enum_names<VertexOrder>() {
+  static const std::vector<std::pair<VertexOrder, std::string_view>> names{
+      {VertexOrder::natural, "natural"},
+      {VertexOrder::largest_first, "largest_first"},
+      {VertexOrder::smallest_last, "smallest_last"}};
+  return names;
+}
+
+template <>
+const std::vector<std::pair<TrisolveAlgorithm, std::string_view>>&
+enum_names<TrisolveAlgorithm>() {
+  static const std::vector<std::pair<TrisolveAlgorithm, std::string_view>> names{
+      {TrisolveAlgorithm::reference, "reference"}};
+  return names;
+}
+
+template <typename E>
+std::string_view to_string(E value) {
+  for (const auto& [v, name] : enum_names<E>()) {
+    if (v == value) return name;
+  }
+  return "?";
+}
+
+template <typename E>
+bool from_string(std::string_view name, E& value) {
+  for (const auto& [v, n] : enum_names<E>()) {
+    if (n == name) {
+      value = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+template <typename E>
+std::string allowed_names() {
+  std::string out;
+  for (const auto& entry : enum_names<E>()) {
+    if (!out.empty()) out += " | ";
+    out += entry.second;
+  }
+  return out;
+}
+
+#define PRISM_INSTANTIATE_ENUM(E)                                  \
+  template std::string_view to_string<E>(E);                       \
+  template bool from_string<E>(std::string_view, E&);              \
+  template std::string allowed_names<E>();
+
+PRISM_INSTANTIATE_ENUM(BackendKind)
+PRISM_INSTANTIATE_ENUM(Ordering)
+PRISM_INSTANTIATE_ENUM(VertexOrder)
+PRISM_INSTANTIATE_ENUM(TrisolveAlgorithm)
+#undef PRISM_INSTANTIATE_ENUM
+
+const char* phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::spmv: return "spmv";
+    case Phase::precond: return "precond";
+    case Phase::dot: return "dot";
+    case Phase::update: return "update";
+  }
+  return "?";
+}
+
+const char* status_name(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::converged: return "converged";
+    case SolveStatus::max_iterations: return "max_iterations";
+    case SolveStatus::breakdown: return "breakdown";
+  }
+  return "?";
+}
+
+}  // namespace prism

@@ -1,0 +1,215 @@
+#include <prism/solver.hpp>
+
+#include <prism/analysis.hpp>
+#include <prism/errors.hpp>
+
+#include "backend/backend.hpp"
+#include "precond/preconditioner.hpp"
+#include "solver/pcg.hpp"
+
+#include <chrono>
+#include <cmath>
+
+namespace prism {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+struct Solver::Impl {
+  SolverConfig config;
+  std::unique_ptr<backend::Backend> backend;
+  std::unique_ptr<precond::Preconditioner> preconditioner;
+
+  // The pattern given to setup(), to recognise a refactor with the same pattern.
+  std::vector<index_t> row_ptr;
+  std::vector<index_t> col_idx;
+
+  bool permuted = false;
+  std::vector<index_t> permutation;  // permutation[new] = old
+  std::vector<index_t> value_source;  // ordered.values[k] = a.values[value_source[k]]
+  CsrMatrix<double> ordered;          // A in the solver's order
+  std::unique_ptr<backend::Matrix> device_matrix;
+
+  SetupReport setup;
+  OrderingReport ordering;
+  FactorizationReport factorization;
+  bool ready = false;
+
+  void factorize_and_upload(const CsrMatrix<double>& a) {
+    for (std::size_t k = 0; k < value_source.size(); ++k) {
+      ordered.values[k] = a.values[value_source[k]];
+    }
+    auto t = std::chrono::steady_clock::now();
+    preconditioner->factorize(ordered);
+    setup.factorization_seconds = seconds_since(t);
+    factorization = preconditioner->factorization_report();
+    t = std::chrono::steady_clock::now();
+    if (device_matrix) {
+      device_matrix->update_values(ordered.values);
+    } else {
+      device_matrix = backend->make_matrix(ordered);
+    }
+    setup.upload_seconds = seconds_since(t);
+  }
+};
+
+Solver::Solver(SolverConfig config) : impl_(std::make_unique<Impl>()) {
+  impl_->config = std::move(config);
+  impl_->backend = backend::make_backend(impl_->config.backend);
+  // Fail on an unknown preconditioner name before any matrix work.
+  impl_->preconditioner = precond::Registry::instance().create(
+      impl_->config.preconditioner.type, *impl_->backend, impl_->config.preconditioner);
+}
+
+Solver::~Solver() = default;
+Solver::Solver(Solver&&) noexcept = default;
+Solver& Solver::operator=(Solver&&) noexcept = default;
+
+std::string Solver::backend_name() const { return impl_->backend->name(); }
+const SetupReport& Solver::setup_report() const { return impl_->setup; }
+
+void Solver::setup(const CsrMatrix<double>& a) {
+  Impl& s = *impl_;
+  s.ready = false;
+  s.setup = SetupReport{};
+  s.ordering = OrderingReport{};
+  s.device_matrix.reset();
+
+  auto t = std::chrono::steady_clock::now();
+  check_spd_candidate(a);
+  s.setup.check_seconds = seconds_since(t);
+  s.row_ptr = a.row_ptr;
+  s.col_idx = a.col_idx;
+
+  const PreconditionerOptions& popt = s.config.preconditioner;
+  s.permuted = popt.ordering == Ordering::color;
+  s.ordering.ordering = std::string(to_string(popt.ordering));
+  if (s.permuted) {
+    t = std::chrono::steady_clock::now();
+    Coloring coloring = color_matrix(a, popt.coloring.vertex_order);
+    s.setup.coloring_seconds = seconds_since(t);
+    s.permutation = std::move(coloring.permutation);
+    s.ordering.vertex_order = std::string(to_string(popt.coloring.vertex_order));
+    s.ordering.colors = set_stats(coloring.color_ptr);
+  } else {
+    s.permutation.clear();
+  }
+
+  // Permute a copy whose values are the entry numbers (exact in double below 2^53), so
+  // refactor() can map new values into the permuted order without permuting again.
+  t = std::chrono::steady_clock::now();
+  CsrMatrix<double> numbering = a;
+  for (index_t k = 0; k < a.nnz(); ++k) numbering.values[k] = static_cast<double>(k);
+  if (s.permuted) numbering = permute_symmetric(numbering, s.permutation);
+  s.value_source.resize(numbering.values.size());
+  for (std::size_t k = 0; k < numbering.values.size(); ++k) {
+    s.value_source[k] = static_cast<index_t>(numbering.values[k]);
+  }
+  s.ordered = std::move(numbering);
+  for (std::size_t k = 0; k < s.value_source.size(); ++k) {
+    s.ordered.values[k] = a.values[s.value_source[k]];
+  }
+  s.setup.permutation_seconds = seconds_since(t);
+
+  t = std::chrono::steady_clock::now();
+  s.ordering.levels = set_stats(level_sets(s.ordered).level_ptr);
+  s.preconditioner->analyze(s.ordered);
+  s.setup.analysis_seconds = seconds_since(t);
+
+  s.factorize_and_upload(a);
+  s.ready = true;
+}
+
+void Solver::refactor(const CsrMatrix<double>& a) {
+  Impl& s = *impl_;
+  if (!s.device_matrix) throw Error("refactor() called before setup()");
+  if (a.rows != static_cast<index_t>(s.row_ptr.size()) - 1 || a.row_ptr != s.row_ptr ||
+      a.col_idx != s.col_idx) {
+    throw InvalidMatrixError(
+        "refactor: the matrix does not have the sparsity pattern given to setup()");
+  }
+  s.ready = false;
+  auto t = std::chrono::steady_clock::now();
+  check_spd_candidate(a);
+  s.setup = SetupReport{};
+  s.setup.check_seconds = seconds_since(t);
+  s.factorize_and_upload(a);
+  s.ready = true;
+}
+
+SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) {
+  Impl& s = *impl_;
+  if (!s.ready) throw Error("solve() called before a successful setup()");
+  const index_t n = s.ordered.rows;
+  if (static_cast<index_t>(b.size()) != n) {
+    throw InvalidMatrixError("solve: right-hand side has " + std::to_string(b.size()) +
+                             " entries, the matrix " + std::to_string(n) + " rows");
+  }
+  if (x.empty()) x.assign(static_cast<std::size_t>(n), 0.0);
+  if (static_cast<index_t>(x.size()) != n) {
+    throw InvalidMatrixError("solve: initial guess has " + std::to_string(x.size()) +
+                             " entries, the matrix " + std::to_string(n) + " rows");
+  }
+
+  // Into the solver's order: v_ordered[i] = v[permutation[i]].
+  std::vector<double> b_ordered = b;
+  std::vector<double> x_ordered = x;
+  if (s.permuted) {
+    for (index_t i = 0; i < n; ++i) {
+      b_ordered[i] = b[s.permutation[i]];
+      x_ordered[i] = x[s.permutation[i]];
+    }
+  }
+  backend::Backend& be = *s.backend;
+  auto b_dev = be.make_vector(n);
+  auto x_dev = be.make_vector(n);
+  be.copy_from_host(b_ordered, *b_dev);
+  be.copy_from_host(x_ordered, *x_dev);
+
+  solver::PcgResult result =
+      solver::pcg(be, *s.device_matrix, *s.preconditioner, *b_dev, *x_dev, s.config.solver);
+
+  // True residual ||b - A x|| / ||b||, independent of the recursion.
+  auto ax = be.make_vector(n);
+  be.spmv(*s.device_matrix, *x_dev, *ax);
+  be.axpy(-1.0, *b_dev, *ax);
+  const double true_norm = std::sqrt(be.dot(*ax, *ax));
+
+  be.copy_to_host(*x_dev, x_ordered);
+  if (s.permuted) {
+    for (index_t i = 0; i < n; ++i) x[s.permutation[i]] = x_ordered[i];
+  } else {
+    x = std::move(x_ordered);
+  }
+
+  SolveReport report;
+  report.backend = be.name();
+  report.preconditioner = s.preconditioner->name();
+  report.rows = n;
+  report.nnz = s.ordered.nnz();
+  report.tolerance = s.config.solver.tolerance;
+  report.max_iterations = s.config.solver.max_iterations;
+  report.status = result.status;
+  report.iterations = result.iterations;
+  report.rhs_norm = result.rhs_norm;
+  report.initial_residual_norm = result.initial_residual_norm;
+  const double scale = result.rhs_norm > 0.0 ? result.rhs_norm : 1.0;
+  report.relative_residual = result.residual_norm / scale;
+  report.true_relative_residual = result.rhs_norm > 0.0 ? true_norm / scale : true_norm;
+  report.solve_seconds = result.seconds;
+  report.phase_bytes = result.phase_bytes;
+  for (const IterationRecord& rec : result.history) {
+    for (int p = 0; p < kNumPhases; ++p) report.phase_seconds[p] += rec.seconds[p];
+  }
+  report.setup = s.setup;
+  report.factorization = s.factorization;
+  report.ordering = s.ordering;
+  report.history = std::move(result.history);
+  return report;
+}
+
+}  // namespace prism

@@ -1,0 +1,266 @@
+// YAML problem files: valid files give the expected structs, invalid ones a
+// ConfigError naming the file, the 1-based line:column and the offending key or value,
+// and every problem shipped in inputs/ loads and assembles.
+
+#include <prism/errors.hpp>
+#include <prism/problem.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string yaml_path(const std::string& name) {
+  return std::string(PRISM_TEST_DATA_DIR) + "/yaml/" + name;
+}
+
+std::string normal(const fs::path& p) { return p.lexically_normal().string(); }
+
+TEST(ProblemFile, MinimalFileTakesEveryDefault) {
+  const std::string path = yaml_path("valid_minimal.yaml");
+  const prism::ProblemSpec spec = prism::load_problem_file(path);
+  const prism::ProblemSpec defaults;
+
+  EXPECT_EQ(spec.name, "valid_minimal");
+  EXPECT_EQ(spec.source_path, path);
+  EXPECT_FALSE(spec.matrix.from_file());
+  EXPECT_EQ(spec.matrix.generator.name, "poisson2d");
+  EXPECT_EQ(spec.matrix.generator.nx, 3);
+  EXPECT_EQ(spec.matrix.generator.ny, 2);
+  EXPECT_EQ(spec.rhs.kind, defaults.rhs.kind);
+  EXPECT_EQ(spec.rhs.seed, defaults.rhs.seed);
+  EXPECT_EQ(spec.initial_guess.kind, defaults.initial_guess.kind);
+  EXPECT_EQ(spec.config.solver.tolerance, defaults.config.solver.tolerance);
+  EXPECT_EQ(spec.config.solver.max_iterations, defaults.config.solver.max_iterations);
+  EXPECT_EQ(spec.config.preconditioner.type, "ic0");
+  EXPECT_EQ(spec.config.preconditioner.ordering, prism::Ordering::color);
+  EXPECT_EQ(spec.config.preconditioner.coloring.vertex_order, prism::VertexOrder::natural);
+  EXPECT_EQ(spec.config.preconditioner.ic0.initial_shift,
+            defaults.config.preconditioner.ic0.initial_shift);
+  EXPECT_EQ(spec.config.backend, prism::BackendKind::automatic);
+  EXPECT_TRUE(spec.output.report.empty());
+  EXPECT_TRUE(spec.output.history.empty());
+  EXPECT_TRUE(spec.output.solution.empty());
+  EXPECT_EQ(spec.logging.level, "info");
+  EXPECT_EQ(spec.logging.print_every, 10);
+}
+
+TEST(ProblemFile, FullFileSetsEveryKey) {
+  const prism::ProblemSpec spec = prism::load_problem_file(yaml_path("valid_full.yaml"));
+  EXPECT_EQ(spec.name, "full example");
+  const prism::GeneratorSpec& g = spec.matrix.generator;
+  EXPECT_EQ(g.name, "layered3d");
+  EXPECT_EQ(g.nx, 4);
+  EXPECT_EQ(g.ny, 5);
+  EXPECT_EQ(g.nz, 6);
+  EXPECT_EQ(g.layers, 3);
+  EXPECT_EQ(g.coefficients, (std::vector<double>{1.0, 1000.0, 0.5}));
+  EXPECT_EQ(spec.rhs.kind, prism::RhsSpec::Kind::random);
+  EXPECT_EQ(spec.rhs.seed, 123u);
+  EXPECT_EQ(spec.initial_guess.kind, prism::InitialGuessSpec::Kind::random);
+  EXPECT_EQ(spec.initial_guess.seed, 99u);
+  EXPECT_DOUBLE_EQ(spec.config.solver.tolerance, 1e-6);
+  EXPECT_EQ(spec.config.solver.max_iterations, 250);
+  const prism::PreconditionerOptions& p = spec.config.preconditioner;
+  EXPECT_EQ(p.type, "ic0");
+  EXPECT_EQ(p.ordering, prism::Ordering::natural);
+  EXPECT_EQ(p.coloring.vertex_order, prism::VertexOrder::smallest_last);
+  EXPECT_EQ(p.trisolve, prism::TrisolveAlgorithm::reference);
+  EXPECT_DOUBLE_EQ(p.ic0.initial_shift, 0.01);
+  EXPECT_EQ(p.ic0.max_shift_retries, 5);
+  EXPECT_EQ(spec.config.backend, prism::BackendKind::cpu);
+  // Output paths are relative to the current directory, not to the YAML file.
+  EXPECT_EQ(spec.output.report, "out/full.json");
+  EXPECT_EQ(spec.output.history, "out/full.csv");
+  EXPECT_EQ(spec.output.solution, "out/full.mtx");
+  EXPECT_EQ(spec.logging.level, "warn");
+  EXPECT_EQ(spec.logging.print_every, 0);
+}
+
+TEST(ProblemFile, ScalarShorthands) {
+  const prism::ProblemSpec spec = prism::load_problem_file(yaml_path("valid_shorthand.yaml"));
+  EXPECT_EQ(spec.matrix.generator.name, "poisson3d");
+  EXPECT_EQ(spec.matrix.generator.stencil, 27);
+  EXPECT_EQ(spec.rhs.kind, prism::RhsSpec::Kind::ones);
+  EXPECT_EQ(spec.initial_guess.kind, prism::InitialGuessSpec::Kind::random);
+  EXPECT_EQ(spec.initial_guess.seed, prism::InitialGuessSpec{}.seed);
+  EXPECT_EQ(spec.config.preconditioner.type, "jacobi");
+  EXPECT_EQ(spec.config.backend, prism::BackendKind::automatic);
+}
+
+TEST(ProblemFile, AnisotropicCoefficients) {
+  const prism::ProblemSpec spec = prism::load_problem_file(yaml_path("valid_anisotropic.yaml"));
+  EXPECT_EQ(spec.matrix.generator.coefficients, (std::vector<double>{2.0, 0.5}));
+  EXPECT_EQ(spec.config.preconditioner.type, "none");
+}
+
+TEST(ProblemFile, InputPathsAreRelativeToTheYamlFile) {
+  const prism::ProblemSpec spec = prism::load_problem_file(yaml_path("valid_files.yaml"));
+  const fs::path dir = fs::path(PRISM_TEST_DATA_DIR) / "yaml";
+  ASSERT_TRUE(spec.matrix.from_file());
+  EXPECT_EQ(spec.matrix.file, normal(dir / "tiny.mtx"));
+  EXPECT_EQ(spec.rhs.kind, prism::RhsSpec::Kind::file);
+  EXPECT_EQ(spec.rhs.file, normal(dir / "tiny_rhs.mtx"));
+  EXPECT_EQ(spec.initial_guess.kind, prism::InitialGuessSpec::Kind::file);
+  EXPECT_EQ(spec.initial_guess.file, normal(dir / "tiny_x0.mtx"));
+}
+
+TEST(ProblemFile, UnreadableFileIsAnIoError) {
+  EXPECT_THROW(prism::load_problem_file(yaml_path("no_such_file.yaml")), prism::IoError);
+}
+
+/// An invalid file, where its error must point and what the message must say.
+struct InvalidCase {
+  std::string file;
+  int line;
+  int column;
+  std::vector<std::string> says;
+};
+
+std::ostream& operator<<(std::ostream& os, const InvalidCase& c) { return os << c.file; }
+
+class ProblemFileInvalid : public testing::TestWithParam<InvalidCase> {};
+
+TEST_P(ProblemFileInvalid, ThrowsConfigErrorWithLocation) {
+  const InvalidCase& c = GetParam();
+  const std::string path = yaml_path(c.file);
+  try {
+    prism::load_problem_file(path);
+    FAIL() << c.file << " was accepted";
+  } catch (const prism::ConfigError& e) {
+    const std::string message = e.what();
+    const std::string where =
+        path + ":" + std::to_string(c.line) + ":" + std::to_string(c.column) + ": ";
+    EXPECT_EQ(message.rfind(where, 0), 0u) << message << "\n  expected to start with " << where;
+    for (const auto& s : c.says) {
+      EXPECT_NE(message.find(s), std::string::npos) << message << "\n  lacks: " << s;
+    }
+    EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
+  }
+}
+
+const InvalidCase invalid_cases[] = {
+    {"bad_unknown_key_solver.yaml",
+     6,
+     3,
+     {"unknown key 'tolerence' in solver; allowed: tolerance, max_iterations"}},
+    {"bad_unknown_top_key.yaml",
+     5,
+     1,
+     {"unknown key 'preconditoner'", "allowed:", "preconditioner"}},
+    {"bad_int_type.yaml", 7, 19, {"solver.max_iterations: expected an integer, got 'ten'"}},
+    {"bad_double_type.yaml", 6, 14, {"solver.tolerance", "expected a finite number", "'small'"}},
+    {"bad_backend.yaml", 5, 10, {"backend: unknown value 'gpu'; allowed: auto | cpu | cuda"}},
+    {"bad_ordering.yaml",
+     7,
+     13,
+     {"preconditioner.ordering: unknown value 'rcm'; allowed: natural | color"}},
+    {"bad_preconditioner.yaml", 5, 17, {"preconditioner", "'ilu0'", "jacobi", "ic0"}},
+    {"bad_missing_matrix.yaml", 1, 1, {"missing required key 'matrix'"}},
+    {"bad_missing_nz.yaml", 2, 3, {"missing required key 'nz'", "poisson3d"}},
+    {"bad_generator_extra_key.yaml",
+     5,
+     3,
+     {"key 'nz' does not apply to generator poisson2d", "allowed: generator, nx, ny"}},
+    {"bad_syntax.yaml", 4, 3, {"YAML syntax error"}},
+    {"bad_empty.yaml", 1, 1, {"empty problem file"}},
+    {"bad_top_sequence.yaml", 1, 1, {"expected a map, got a sequence"}},
+    {"bad_duplicate_key.yaml", 5, 3, {"duplicate key 'matrix.nx'", "line 3"}},
+    {"bad_file_and_generator.yaml", 3, 3, {"either 'file' or 'generator'"}},
+    {"bad_tolerance_range.yaml", 6, 14, {"solver.tolerance: must be > 0 and < 1, got 1.5"}},
+    {"bad_rhs_type.yaml", 6, 9, {"rhs.type: unknown value 'zeros'", "manufactured"}},
+    {"bad_nx_zero.yaml", 3, 7, {"matrix.nx: must be >= 1, got 0"}},
+    {"bad_coefficient_count.yaml", 6, 17, {"matrix.coefficients", "takes 3", "got 2"}},
+    {"bad_coefficient_negative.yaml", 6, 23, {"matrix.coefficients[1]: must be > 0, got -3.0"}},
+    {"bad_section_scalar.yaml", 5, 9, {"solver: expected a map, got '5'"}},
+    {"bad_rhs_file_missing.yaml", 6, 3, {"rhs: missing required key 'file'"}},
+    {"bad_vertex_order.yaml",
+     7,
+     19,
+     {"preconditioner.coloring.vertex_order: unknown value 'random'",
+      "natural | largest_first | smallest_last"}},
+    {"bad_log_level.yaml", 6, 10, {"logging.level: unknown value 'verbose'", "trace"}},
+    {"bad_ic0_for_jacobi.yaml", 7, 3, {"preconditioner.ic0", "type is jacobi"}},
+    {"bad_generator_name.yaml", 2, 14, {"matrix.generator: unknown value 'poisson4d'", "layered3d"}},
+    {"bad_stencil.yaml", 6, 12, {"matrix.stencil: must be 7 or 27, got 19"}},
+    {"bad_seed_for_ones.yaml", 7, 3, {"key 'seed' does not apply to rhs type ones"}},
+    {"bad_unknown_ic0_key.yaml",
+     8,
+     5,
+     {"unknown key 'shift' in preconditioner.ic0; allowed: initial_shift, max_shift_retries"}},
+    {"bad_print_every.yaml", 6, 16, {"logging.print_every: must be >= 0, got -1"}},
+    {"bad_two_documents.yaml", 6, 1, {"expected one YAML document, found 2"}},
+};
+
+std::string case_name(const testing::TestParamInfo<InvalidCase>& info) {
+  std::string name = info.param.file.substr(0, info.param.file.find('.'));
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(ProblemFileErrors, ProblemFileInvalid, testing::ValuesIn(invalid_cases),
+                         case_name);
+
+TEST(ProblemFile, EveryInvalidFileIsTested) {
+  std::vector<std::string> tested;
+  for (const auto& c : invalid_cases) tested.push_back(c.file);
+  for (const auto& entry : fs::directory_iterator(fs::path(PRISM_TEST_DATA_DIR) / "yaml")) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("bad_", 0) == 0) {
+      EXPECT_NE(std::find(tested.begin(), tested.end(), name), tested.end()) << name;
+    }
+  }
+  EXPECT_GE(tested.size(), 12u);
+}
+
+// Every shipped problem must run as it is: it loads, assembles, and stays small enough
+// for the CPU backend (<= ~300k unknowns).
+TEST(ProblemFile, EveryInputLoadsAndAssembles) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(PRISM_INPUTS_DIR)) {
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 14u);
+  for (const auto& file : files) {
+    SCOPED_TRACE(file.string());
+    prism::ProblemSpec spec;
+    ASSERT_NO_THROW(spec = prism::load_problem_file(file.string()));
+    EXPECT_EQ(spec.name, file.stem().string());
+    for (const std::string* out : {&spec.output.report, &spec.output.history,
+                                   &spec.output.solution}) {
+      if (!out->empty()) EXPECT_EQ(out->rfind("out/", 0), 0u) << *out;
+    }
+    prism::Problem p;
+    ASSERT_NO_THROW(p = prism::assemble_problem(spec));
+    EXPECT_GT(p.a.rows, 0);
+    EXPECT_LE(p.a.rows, 300000);
+    EXPECT_EQ(p.a.rows, p.a.cols);
+    EXPECT_EQ(p.b.size(), static_cast<std::size_t>(p.a.rows));
+    EXPECT_EQ(p.x0.size(), static_cast<std::size_t>(p.a.rows));
+  }
+}
+
+// The default problem of the README.
+TEST(ProblemFile, DefaultInputIsPoisson3d64) {
+  const prism::ProblemSpec spec =
+      prism::load_problem_file(std::string(PRISM_INPUTS_DIR) + "/poisson3d.yaml");
+  EXPECT_EQ(spec.matrix.generator.name, "poisson3d");
+  EXPECT_EQ(spec.matrix.generator.nx, 64);
+  EXPECT_EQ(spec.matrix.generator.ny, 64);
+  EXPECT_EQ(spec.matrix.generator.nz, 64);
+  EXPECT_EQ(spec.matrix.generator.stencil, 7);
+  EXPECT_EQ(spec.config.preconditioner.type, "ic0");
+  EXPECT_EQ(spec.config.preconditioner.ordering, prism::Ordering::color);
+  EXPECT_EQ(spec.rhs.kind, prism::RhsSpec::Kind::manufactured);
+  EXPECT_DOUBLE_EQ(spec.config.solver.tolerance, 1e-8);
+}
+
+}  // namespace
