@@ -21,15 +21,16 @@ namespace {
 // and at 1.5M vertices it needs a fraction of the memory of adjacency_list<undirectedS>,
 // which keeps every edge as a node of a std::list. 32-bit indices suffice because
 // index_t caps the number of stored entries at 2^31 - 1.
-using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property,
-                                                 boost::no_property, boost::no_property,
-                                                 std::uint32_t, std::uint32_t>;
+using Graph =
+    boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
+                                       boost::no_property, std::uint32_t, std::uint32_t>;
 using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
 
 // The adjacency graph of A + A^T without self loops, each arc once, sources sorted.
 Graph adjacency_graph(const CsrMatrix<double>& a) {
   const index_t n = a.rows;
-  std::vector<index_t> ptr(static_cast<std::size_t>(n) + 1, 0);
+  // Twice the off-diagonal count may pass 2^31 - 1, so offsets are size_t.
+  std::vector<std::size_t> ptr(static_cast<std::size_t>(n) + 1, 0);
   for (index_t i = 0; i < n; ++i) {
     for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
       const index_t j = a.col_idx[k];
@@ -39,8 +40,8 @@ Graph adjacency_graph(const CsrMatrix<double>& a) {
     }
   }
   std::partial_sum(ptr.begin(), ptr.end(), ptr.begin());
-  std::vector<index_t> adj(static_cast<std::size_t>(ptr[n]));
-  std::vector<index_t> fill(ptr.begin(), ptr.end() - 1);
+  std::vector<index_t> adj(ptr[n]);
+  std::vector<std::size_t> fill(ptr.begin(), ptr.end() - 1);
   for (index_t i = 0; i < n; ++i) {
     for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
       const index_t j = a.col_idx[k];
@@ -108,8 +109,8 @@ std::vector<Vertex> vertex_order(const Graph& g, VertexOrder order) {
 
 Coloring color_matrix(const CsrMatrix<double>& a, VertexOrder order) {
   if (a.rows != a.cols) {
-    throw InvalidMatrixError("cannot color a matrix that is not square (" +
-                             std::to_string(a.rows) + " x " + std::to_string(a.cols) + ")");
+    throw InvalidMatrixError("cannot color a matrix that is not square (" + std::to_string(a.rows) +
+                             " x " + std::to_string(a.cols) + ")");
   }
   const index_t n = a.rows;
   Coloring result;

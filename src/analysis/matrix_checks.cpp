@@ -22,7 +22,9 @@ std::string number(double value) {
   return std::string(buffer.data(), result.ptr);
 }
 
-std::string one_based(index_t i) { return std::to_string(static_cast<long long>(i) + 1); }
+std::string one_based(index_t i) {
+  return std::to_string(static_cast<long long>(i) + 1);
+}
 
 // Problems in the order check_spd_candidate reports them: the first category found
 // wins, and within a category the first row.
@@ -54,15 +56,16 @@ bool check_storage(const CsrMatrix<double>& a, Scan& scan) {
   }
   for (index_t i = 0; i < a.rows; ++i) {
     if (a.row_ptr[i + 1] < a.row_ptr[i]) {
-      scan.report(storage, i, "matrix storage is inconsistent: row pointers decrease at row " +
-                                  one_based(i));
+      scan.report(storage, i,
+                  "matrix storage is inconsistent: row pointers decrease at row " + one_based(i));
       return false;
     }
     for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
       const index_t j = a.col_idx[k];
       if (j < 0 || j >= a.cols) {
-        scan.report(storage, i, "column index " + one_based(j) + " of row " + one_based(i) +
-                                    " is outside [1, " + std::to_string(a.cols) + "]");
+        scan.report(storage, i,
+                    "column index " + one_based(j) + " of row " + one_based(i) +
+                        " is outside [1, " + std::to_string(a.cols) + "]");
         return false;
       }
       if (k > a.row_ptr[i] && a.col_idx[k - 1] >= j) {
@@ -105,9 +108,9 @@ Scan scan_matrix(const CsrMatrix<double>& a) {
         has_diagonal = true;
         if (!(v > 0.0)) {
           p.positive_diagonal = false;
-          scan.report(bad_diagonal, i,
-                      "diagonal entry of row " + one_based(i) + " is not positive (" +
-                          number(v) + ")");
+          scan.report(
+              bad_diagonal, i,
+              "diagonal entry of row " + one_based(i) + " is not positive (" + number(v) + ")");
         }
         continue;
       }
@@ -127,8 +130,8 @@ Scan scan_matrix(const CsrMatrix<double>& a) {
       const double w = a.values[mirror - a.col_idx.data()];
       const double difference = std::abs(v - w);
       if (!(difference <= p.max_asymmetry)) {
-        p.max_asymmetry = std::isnan(difference) ? std::numeric_limits<double>::infinity()
-                                                 : difference;
+        p.max_asymmetry =
+            std::isnan(difference) ? std::numeric_limits<double>::infinity() : difference;
       }
       if (!(difference <= tolerance)) {
         p.numerically_symmetric = false;
@@ -149,7 +152,9 @@ Scan scan_matrix(const CsrMatrix<double>& a) {
 
 }  // namespace
 
-MatrixProperties inspect_matrix(const CsrMatrix<double>& a) { return scan_matrix(a).properties; }
+MatrixProperties inspect_matrix(const CsrMatrix<double>& a) {
+  return scan_matrix(a).properties;
+}
 
 void check_spd_candidate(const CsrMatrix<double>& a) {
   if (a.rows != a.cols) {

@@ -31,8 +31,8 @@ std::string create_temporary(const std::string& path) {
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   for (int attempt = 0; attempt < 100; ++attempt) {
-    const std::string tmp = dir + "." + base + ".tmp-" + std::to_string(::getpid()) + "-" +
-                            std::to_string(counter++);
+    const std::string tmp =
+        dir + "." + base + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) {
       ::close(fd);

@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdarg>
 #include <cerrno>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -46,7 +46,9 @@ const char* skip_space(const char* p) {
   return p;
 }
 
-bool ends_token(char c) { return c == '\0' || is_space(c); }
+bool ends_token(char c) {
+  return c == '\0' || is_space(c);
+}
 
 // The token at p, shortened for error messages.
 std::string token_at(const char* p) {
@@ -119,7 +121,10 @@ class LineReader {
       throw IoError("cannot read " + path_ + ": " + (errno != 0 ? std::strerror(errno) : "error"));
     }
     if (code != Z_OK) {
-      throw InputError(path_, line_ + 1, std::string("corrupt compressed data (") + message + ")");
+      // zlib prefixes its message with the path, which InputError already names.
+      std::string reason = message;
+      if (reason.compare(0, path_.size() + 2, path_ + ": ") == 0) reason.erase(0, path_.size() + 2);
+      throw InputError(path_, line_ + 1, "corrupt compressed data (" + reason + ")");
     }
   }
 
@@ -220,6 +225,10 @@ class MarketParser {
     std::vector<long long> sizes;
     for (std::size_t i = 0; i < count; ++i) {
       p = skip_space(p);
+      if (*p == '\0') {
+        fail("bad size line: expected " + expected + ", item " + std::to_string(i + 1) +
+             " is missing");
+      }
       char* end = nullptr;
       errno = 0;
       const long long value = std::strtoll(p, &end, 10);
@@ -351,8 +360,8 @@ CsrMatrix<double> read_matrix_market(const std::string& path, MatrixMarketInfo* 
   }
 
   std::vector<Triplet> triplets;
-  triplets.reserve(static_cast<std::size_t>(
-      std::min(symmetric ? 2 * entries : entries, kMaxReservedTriplets)));
+  triplets.reserve(
+      static_cast<std::size_t>(std::min(symmetric ? 2 * entries : entries, kMaxReservedTriplets)));
   for (long long k = 0; k < entries; ++k) {
     const char* p = parser.next_data_line();
     if (p == nullptr) parser.fail_too_few(entries, k);

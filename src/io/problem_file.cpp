@@ -17,6 +17,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace prism {
@@ -154,8 +155,8 @@ class Reader {
   long long get_int(const Entry& e, const std::string& path, long long min,
                     long long max = std::numeric_limits<int>::max()) const {
     const std::string text = get_scalar(e, path, "an integer");
-    const long long value = parse_int(text);
-    if (!parsed_) fail(where(e), path + ": expected an integer, got '" + text + "'");
+    long long value = 0;
+    if (!parse_int(text, value)) fail(where(e), path + ": expected an integer, got '" + text + "'");
     if (value < min || value > max) {
       fail(where(e), path + ": must be " + range_text(min, max) + ", got " + text);
     }
@@ -227,22 +228,18 @@ class Reader {
     return "in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
   }
 
-  long long parse_int(const std::string& text) const {
-    parsed_ = false;
-    if (text.empty()) return 0;
-    const std::size_t start = (text[0] == '-' || text[0] == '+') ? 1 : 0;
-    if (start == text.size() || text.find_first_not_of("0123456789", start) != std::string::npos) {
-      return 0;
+  /// A decimal integer with an optional sign, nothing else (no "1e3", "0x10", "4.0").
+  static bool parse_int(const std::string& text, long long& value) {
+    const std::size_t start = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
+    if (start >= text.size() || text.find_first_not_of("0123456789", start) != std::string::npos) {
+      return false;
     }
     errno = 0;
-    const long long value = std::strtoll(text.c_str(), nullptr, 10);
-    if (errno == ERANGE) return 0;
-    parsed_ = true;
-    return value;
+    value = std::strtoll(text.c_str(), nullptr, 10);
+    return errno != ERANGE;
   }
 
-  double parse_double(const YAML::Node& node, const YAML::Mark& at,
-                      const std::string& path) const {
+  double parse_double(const YAML::Node& node, const YAML::Mark& at, const std::string& path) const {
     if (!node.IsScalar()) fail(at, path + ": expected a number, got " + describe(node));
     const std::string text = node.Scalar();
     errno = 0;
@@ -257,7 +254,6 @@ class Reader {
   }
 
   std::string file_;
-  mutable bool parsed_ = false;
 };
 
 // ---------------------------------------------------------------------------
@@ -281,8 +277,8 @@ const std::vector<GeneratorKeys>& generators() {
 }
 
 MatrixSpec read_matrix(const Reader& r, const Entry& entry) {
-  static const std::vector<std::string> all_keys{"file",    "generator", "nx",          "ny",
-                                                 "nz",      "stencil",   "coefficients", "layers"};
+  static const std::vector<std::string> all_keys{"file", "generator", "nx",           "ny",
+                                                 "nz",   "stencil",   "coefficients", "layers"};
   const Map map = r.expect_map(entry, "matrix", all_keys);
   MatrixSpec spec;
   const Entry* file = map.find("file");
@@ -345,10 +341,13 @@ MatrixSpec read_matrix(const Reader& r, const Entry& entry) {
                                       "]: must be > 0, got " + e.value[i].Scalar());
       }
     }
-    const std::size_t wanted = gen.name == "anisotropic2d" ? 2 : gen.name == "anisotropic3d" ? 3 : 0;
+    const std::size_t wanted = gen.name == "anisotropic2d"   ? 2
+                               : gen.name == "anisotropic3d" ? 3
+                                                             : 0;
     if (wanted != 0 && gen.coefficients.size() != wanted) {
       r.fail(Reader::where(e), "matrix.coefficients: generator " + gen.name + " takes " +
-                                   std::to_string(wanted) + " coefficients (one per direction), got " +
+                                   std::to_string(wanted) +
+                                   " coefficients (one per direction), got " +
                                    std::to_string(gen.coefficients.size()));
     }
   }
@@ -361,10 +360,10 @@ RhsSpec read_rhs(const Reader& r, const Entry& entry) {
   static const std::vector<std::string> shorthand{"ones", "random", "manufactured"};
   RhsSpec spec;
   auto kind_of = [](const std::string& name) {
-    return name == "ones" ? Kind::ones
+    return name == "ones"     ? Kind::ones
            : name == "random" ? Kind::random
-           : name == "file" ? Kind::file
-                            : Kind::manufactured;
+           : name == "file"   ? Kind::file
+                              : Kind::manufactured;
   };
   if (entry.value.IsScalar()) {
     spec.kind = kind_of(r.get_choice(entry, "rhs", shorthand));
@@ -407,8 +406,7 @@ InitialGuessSpec read_initial_guess(const Reader& r, const Entry& entry) {
   }
   if (const Entry* e = map.find("seed")) spec.seed = r.get_seed(*e, "initial_guess.seed");
   if (spec.kind == Kind::file) {
-    spec.file =
-        r.input_path(r.require(map, "file", " for type file"), "initial_guess.file");
+    spec.file = r.input_path(r.require(map, "file", " for type file"), "initial_guess.file");
   }
   return spec;
 }
@@ -434,7 +432,8 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
   }
   const Map map =
       r.expect_map(entry, "preconditioner", {"type", "ordering", "coloring", "trisolve", "ic0"});
-  if (const Entry* e = map.find("type")) options.type = r.get_choice(*e, "preconditioner.type", names);
+  if (const Entry* e = map.find("type"))
+    options.type = r.get_choice(*e, "preconditioner.type", names);
   if (const Entry* e = map.find("ordering")) {
     options.ordering = r.get_enum<Ordering>(*e, "preconditioner.ordering");
   }
@@ -452,8 +451,7 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
     if (options.type != "ic0") {
       r.fail(e->key_mark, "preconditioner.ic0: options for ic0 given, but type is " + options.type);
     }
-    const Map ic0 =
-        r.expect_map(*e, "preconditioner.ic0", {"initial_shift", "max_shift_retries"});
+    const Map ic0 = r.expect_map(*e, "preconditioner.ic0", {"initial_shift", "max_shift_retries"});
     if (const Entry* v = ic0.find("initial_shift")) {
       options.ic0.initial_shift = r.get_double(*v, "preconditioner.ic0.initial_shift");
       if (!(options.ic0.initial_shift > 0.0)) {
@@ -508,8 +506,8 @@ ProblemSpec load_problem_file(const std::string& path) {
     r.fail(YAML::Mark(), "empty problem file; expected a map with at least 'matrix'");
   }
   if (documents.size() > 1) {
-    r.fail(documents[1].Mark(), "expected one YAML document, found " +
-                                    std::to_string(documents.size()));
+    r.fail(documents[1].Mark(),
+           "expected one YAML document, found " + std::to_string(documents.size()));
   }
   const Map top = r.expect_map(documents[0], documents[0].Mark(), "",
                                {"name", "matrix", "rhs", "initial_guess", "solver",

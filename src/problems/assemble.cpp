@@ -44,8 +44,7 @@ std::vector<double> read_sized_vector(const std::string& file, const char* what,
 const std::vector<double>& coefficients_of(const GeneratorSpec& g, std::size_t count) {
   if (g.coefficients.size() != count) {
     throw ConfigError(g.name + ": coefficients must have " + std::to_string(count) +
-                      " entries (one per direction), got " +
-                      std::to_string(g.coefficients.size()));
+                      " entries (one per direction), got " + std::to_string(g.coefficients.size()));
   }
   return g.coefficients;
 }

@@ -1,0 +1,284 @@
+#include <prism/analysis.hpp>
+#include <prism/errors.hpp>
+#include <prism/generators.hpp>
+#include <prism/matrix_market.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace prism {
+namespace {
+
+const VertexOrder kOrders[] = {VertexOrder::natural, VertexOrder::largest_first,
+                               VertexOrder::smallest_last};
+
+CsrMatrix<double> random_symmetric(index_t n, int edges, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<index_t> pick(0, n - 1);
+  std::vector<Triplet> t;
+  for (int e = 0; e < edges; ++e) {
+    const index_t i = pick(gen), j = pick(gen);
+    if (i == j) continue;
+    t.push_back({i, j, -1.0});
+    t.push_back({j, i, -1.0});
+  }
+  for (index_t i = 0; i < n; ++i) t.push_back({i, i, 100.0});
+  return csr_from_triplets(n, n, std::move(t));
+}
+
+CsrMatrix<double> diagonal_only(index_t n) {
+  std::vector<Triplet> t;
+  for (index_t i = 0; i < n; ++i) t.push_back({i, i, 1.0 + i});
+  return csr_from_triplets(n, n, std::move(t));
+}
+
+bool is_permutation_of_n(const std::vector<index_t>& perm) {
+  std::vector<index_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    if (sorted[i] != static_cast<index_t>(i)) return false;
+  }
+  return true;
+}
+
+// Everything Coloring promises, checked against the matrix it came from.
+void expect_consistent(const CsrMatrix<double>& a, const Coloring& c) {
+  const auto n = static_cast<std::size_t>(a.rows);
+  ASSERT_EQ(c.color.size(), n);
+  ASSERT_EQ(c.permutation.size(), n);
+  ASSERT_EQ(c.color_ptr.size(), static_cast<std::size_t>(c.num_colors) + 1);
+  EXPECT_TRUE(is_valid_coloring(a, c.color));
+  EXPECT_TRUE(is_permutation_of_n(c.permutation));
+  EXPECT_EQ(c.color_ptr.front(), 0);
+  EXPECT_EQ(c.color_ptr.back(), a.rows);
+  for (int k = 0; k < c.num_colors; ++k) {
+    const index_t size = c.color_ptr[k + 1] - c.color_ptr[k];
+    EXPECT_GT(size, 0) << "color " << k << " is empty";
+    if (k > 0) EXPECT_LE(size, c.color_ptr[k] - c.color_ptr[k - 1]) << "colors not by size";
+    for (index_t p = c.color_ptr[k]; p < c.color_ptr[k + 1]; ++p) {
+      EXPECT_EQ(c.color[c.permutation[p]], k);
+      if (p > c.color_ptr[k]) EXPECT_LT(c.permutation[p - 1], c.permutation[p]) << "not stable";
+    }
+  }
+}
+
+// B(i, j) = A(perm[i], perm[j]) entry by entry, and nothing else stored in B.
+void expect_permuted(const CsrMatrix<double>& a, const std::vector<index_t>& perm,
+                     const CsrMatrix<double>& b) {
+  ASSERT_EQ(b.rows, a.rows);
+  ASSERT_EQ(b.cols, a.cols);
+  ASSERT_EQ(b.nnz(), a.nnz());
+  ASSERT_EQ(b.row_ptr.size(), a.row_ptr.size());
+  for (index_t i = 0; i < b.rows; ++i) {
+    for (index_t k = b.row_ptr[i]; k < b.row_ptr[i + 1]; ++k) {
+      if (k > b.row_ptr[i]) ASSERT_LT(b.col_idx[k - 1], b.col_idx[k]) << "row " << i;
+      const index_t old_row = perm[i];
+      const index_t old_col = perm[b.col_idx[k]];
+      const auto begin = a.col_idx.begin() + a.row_ptr[old_row];
+      const auto end = a.col_idx.begin() + a.row_ptr[old_row + 1];
+      const auto it = std::lower_bound(begin, end, old_col);
+      ASSERT_TRUE(it != end && *it == old_col);
+      EXPECT_EQ(b.values[k], a.values[it - a.col_idx.begin()]);
+    }
+  }
+}
+
+// In the color order, the block of each color is diagonal: the property the color-set
+// solve relies on.
+void expect_diagonal_color_blocks(const CsrMatrix<double>& b, const Coloring& c) {
+  for (int k = 0; k < c.num_colors; ++k) {
+    for (index_t i = c.color_ptr[k]; i < c.color_ptr[k + 1]; ++i) {
+      for (index_t e = b.row_ptr[i]; e < b.row_ptr[i + 1]; ++e) {
+        const index_t j = b.col_idx[e];
+        if (j != i) {
+          EXPECT_FALSE(j >= c.color_ptr[k] && j < c.color_ptr[k + 1]) << i << "," << j;
+        }
+      }
+    }
+  }
+}
+
+void expect_all_orders_valid(const CsrMatrix<double>& a) {
+  for (const VertexOrder order : kOrders) {
+    SCOPED_TRACE(std::string(to_string(order)));
+    const Coloring c = color_matrix(a, order);
+    expect_consistent(a, c);
+    const CsrMatrix<double> b = permute_symmetric(a, c.permutation);
+    expect_permuted(a, c.permutation, b);
+    expect_diagonal_color_blocks(b, c);
+  }
+}
+
+TEST(Coloring, Grid2dNaturalOrderIsRedBlack) {
+  const CsrMatrix<double> a = poisson2d(17, 10);
+  const Coloring c = color_matrix(a, VertexOrder::natural);
+  EXPECT_EQ(c.num_colors, 2);
+  expect_consistent(a, c);
+  EXPECT_EQ(c.color_ptr[1], 85);
+  expect_all_orders_valid(a);
+}
+
+TEST(Coloring, Grid3dSevenPoint) {
+  const CsrMatrix<double> a = poisson3d(7, 6, 5, 7);
+  EXPECT_EQ(color_matrix(a, VertexOrder::natural).num_colors, 2);
+  expect_all_orders_valid(a);
+}
+
+TEST(Coloring, Grid3dTwentySevenPoint) {
+  const CsrMatrix<double> a = poisson3d(6, 5, 7, 27);
+  // Each 2x2x2 cube is a clique, so 8 colors are needed, and greedy in natural order
+  // finds exactly the 8-coloring by parity of (x, y, z).
+  EXPECT_EQ(color_matrix(a, VertexOrder::natural).num_colors, 8);
+  for (const VertexOrder order : kOrders) EXPECT_GE(color_matrix(a, order).num_colors, 8);
+  expect_all_orders_valid(a);
+}
+
+TEST(Coloring, RandomGraph) {
+  const CsrMatrix<double> a = random_symmetric(500, 2000, 3);
+  expect_all_orders_valid(a);
+  // Greedy never needs more than max degree + 1 colors.
+  index_t max_degree = 0;
+  for (index_t i = 0; i < a.rows; ++i) {
+    max_degree = std::max(max_degree, a.row_ptr[i + 1] - a.row_ptr[i] - 1);
+  }
+  for (const VertexOrder order : kOrders) {
+    EXPECT_LE(color_matrix(a, order).num_colors, max_degree + 1);
+  }
+}
+
+TEST(Coloring, NonSymmetricPatternIsSymmetrized) {
+  // Only (2, 0) and (1, 2) are stored; 0-2 and 1-2 must still get different colors.
+  const CsrMatrix<double> a =
+      csr_from_triplets(3, 3, {{0, 0, 1.0}, {1, 1, 1.0}, {2, 2, 1.0}, {2, 0, 1.0}, {1, 2, 1.0}});
+  for (const VertexOrder order : kOrders) {
+    const Coloring c = color_matrix(a, order);
+    EXPECT_EQ(c.num_colors, 2);
+    expect_consistent(a, c);
+    EXPECT_NE(c.color[0], c.color[2]);
+    EXPECT_NE(c.color[1], c.color[2]);
+  }
+}
+
+TEST(Coloring, SingleRowAndDiagonalOnly) {
+  for (const index_t n : {1, 33}) {
+    const CsrMatrix<double> a = diagonal_only(n);
+    for (const VertexOrder order : kOrders) {
+      const Coloring c = color_matrix(a, order);
+      EXPECT_EQ(c.num_colors, 1);
+      expect_consistent(a, c);
+      std::vector<index_t> identity(n);
+      std::iota(identity.begin(), identity.end(), 0);
+      EXPECT_EQ(c.permutation, identity);
+    }
+  }
+}
+
+TEST(Coloring, EmptyMatrix) {
+  const CsrMatrix<double> a;
+  const Coloring c = color_matrix(a, VertexOrder::smallest_last);
+  EXPECT_EQ(c.num_colors, 0);
+  EXPECT_EQ(c.color_ptr, std::vector<index_t>{0});
+}
+
+TEST(Coloring, RejectsNonSquare) {
+  CsrMatrix<double> a;
+  a.rows = 1;
+  a.cols = 2;
+  a.row_ptr = {0, 0};
+  EXPECT_THROW(color_matrix(a, VertexOrder::natural), InvalidMatrixError);
+}
+
+TEST(Coloring, InvalidColoringsAreDetected) {
+  const CsrMatrix<double> a = poisson2d(3, 3);
+  std::vector<int> color = color_matrix(a, VertexOrder::natural).color;
+  EXPECT_TRUE(is_valid_coloring(a, color));
+  color[1] = color[0];
+  EXPECT_FALSE(is_valid_coloring(a, color));
+  EXPECT_FALSE(is_valid_coloring(a, std::vector<int>(5, 0)));
+  EXPECT_TRUE(is_valid_coloring(diagonal_only(4), std::vector<int>(4, 0)));
+}
+
+class RealMatrixColoring : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(RealMatrixColoring, AllOrdersGiveValidSortedColorings) {
+  const std::string path = std::string(PRISM_SHARED_DIR) + "/matrices/" + GetParam();
+  if (!std::ifstream(path).good()) GTEST_SKIP() << path << " not found";
+  const CsrMatrix<double> a = read_matrix_market(path);
+  expect_all_orders_valid(a);
+}
+
+INSTANTIATE_TEST_SUITE_P(SharedMatrices, RealMatrixColoring,
+                         ::testing::Values("bcsstk08.mtx", "1138_bus.mtx", "bcsstk13.mtx.gz"));
+
+TEST(Permutation, PermuteSymmetricMatchesDirectIndexing) {
+  const CsrMatrix<double> a = random_symmetric(200, 700, 5);
+  std::vector<index_t> perm(a.rows);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), std::mt19937(6));
+  expect_permuted(a, perm, permute_symmetric(a, perm));
+}
+
+TEST(Permutation, IdentityAndReversal) {
+  const CsrMatrix<double> a = poisson2d(4, 3);
+  std::vector<index_t> perm(a.rows);
+  std::iota(perm.begin(), perm.end(), 0);
+  const CsrMatrix<double> same = permute_symmetric(a, perm);
+  EXPECT_EQ(same.row_ptr, a.row_ptr);
+  EXPECT_EQ(same.col_idx, a.col_idx);
+  EXPECT_EQ(same.values, a.values);
+  std::reverse(perm.begin(), perm.end());
+  expect_permuted(a, perm, permute_symmetric(a, perm));
+}
+
+TEST(Permutation, PermuteRejectsWrongSizeAndNonPermutations) {
+  const CsrMatrix<double> a = poisson2d(2, 2);
+  EXPECT_THROW(permute_symmetric(a, {0, 1, 2}), InvalidMatrixError);
+  EXPECT_THROW(permute_symmetric(a, {0, 1, 1, 3}), InvalidMatrixError);
+}
+
+TEST(Permutation, InverseRoundTrips) {
+  const std::vector<index_t> perm{3, 0, 4, 1, 2};
+  const std::vector<index_t> inverse = inverse_permutation(perm);
+  for (index_t i = 0; i < 5; ++i) EXPECT_EQ(inverse[perm[i]], i);
+  EXPECT_EQ(inverse_permutation(inverse), perm);
+  EXPECT_TRUE(inverse_permutation({}).empty());
+}
+
+TEST(Permutation, InverseRejectsNonPermutations) {
+  EXPECT_THROW(inverse_permutation({0, 0}), InvalidMatrixError);
+  EXPECT_THROW(inverse_permutation({0, 2}), InvalidMatrixError);
+  EXPECT_THROW(inverse_permutation({-1, 0}), InvalidMatrixError);
+}
+
+TEST(SetStats, SizesAndParallelWorkload) {
+  const SetStats s = set_stats({0, 5, 8, 12});
+  EXPECT_EQ(s.count, 3);
+  EXPECT_EQ(s.min_size, 3);
+  EXPECT_EQ(s.max_size, 5);
+  EXPECT_DOUBLE_EQ(s.mean_size, 4.0);
+  EXPECT_DOUBLE_EQ(s.phi, 4.0);
+
+  const SetStats empty = set_stats({0});
+  EXPECT_EQ(empty.count, 0);
+  EXPECT_EQ(empty.phi, 0.0);
+  EXPECT_EQ(set_stats({}).count, 0);
+}
+
+TEST(SetStats, RedBlackGridHasPhiHalfN) {
+  // Suchoski 2012, section 4: the model grid has 2 colors and phi(A, CS) = N / 2.
+  const CsrMatrix<double> a = poisson2d(20, 20);
+  const SetStats s = set_stats(color_matrix(a, VertexOrder::natural).color_ptr);
+  EXPECT_EQ(s.count, 2);
+  EXPECT_DOUBLE_EQ(s.phi, 200.0);
+}
+
+}  // namespace
+}  // namespace prism

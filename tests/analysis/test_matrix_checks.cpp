@@ -1,0 +1,176 @@
+#include <prism/analysis.hpp>
+#include <prism/errors.hpp>
+#include <prism/generators.hpp>
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace prism {
+namespace {
+
+CsrMatrix<double> from(index_t rows, index_t cols, std::vector<Triplet> t) {
+  return csr_from_triplets(rows, cols, std::move(t));
+}
+
+// A 10 x 10 SPD-looking matrix (diagonal 4, a few symmetric couplings) to break.
+std::vector<Triplet> good_entries() {
+  std::vector<Triplet> t;
+  for (index_t i = 0; i < 10; ++i) t.push_back({i, i, 4.0});
+  for (const auto& [i, j] : std::vector<std::pair<index_t, index_t>>{{0, 3}, {2, 7}, {4, 8}}) {
+    t.push_back({i, j, -1.0});
+    t.push_back({j, i, -1.0});
+  }
+  return t;
+}
+
+std::string message_of(const CsrMatrix<double>& a) {
+  try {
+    check_spd_candidate(a);
+  } catch (const InvalidMatrixError& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+
+TEST(MatrixChecks, GoodMatrixPasses) {
+  const CsrMatrix<double> a = from(10, 10, good_entries());
+  EXPECT_NO_THROW(check_spd_candidate(a));
+  const MatrixProperties p = inspect_matrix(a);
+  EXPECT_TRUE(p.square);
+  EXPECT_TRUE(p.structurally_symmetric);
+  EXPECT_TRUE(p.numerically_symmetric);
+  EXPECT_TRUE(p.full_diagonal);
+  EXPECT_TRUE(p.positive_diagonal);
+  EXPECT_EQ(p.first_bad_row, -1);
+  EXPECT_EQ(p.max_asymmetry, 0.0);
+  EXPECT_NO_THROW(check_spd_candidate(poisson3d(4, 4, 4, 27)));
+  EXPECT_NO_THROW(check_spd_candidate(CsrMatrix<double>{}));
+}
+
+TEST(MatrixChecks, NotSquare) {
+  const CsrMatrix<double> a = from(3, 4, {{0, 0, 1.0}});
+  EXPECT_EQ(message_of(a), "matrix is not square (3 x 4)");
+  EXPECT_FALSE(inspect_matrix(a).square);
+}
+
+TEST(MatrixChecks, EntryWithoutMirror) {
+  std::vector<Triplet> t = good_entries();
+  t.push_back({4, 8 + 1, 0.5});  // (5, 10) in 1-based terms, no (10, 5)
+  const CsrMatrix<double> a = from(10, 10, t);
+  EXPECT_EQ(message_of(a), "matrix is not symmetric: entry (5, 10) has no mirror (10, 5)");
+  const MatrixProperties p = inspect_matrix(a);
+  EXPECT_FALSE(p.structurally_symmetric);
+  EXPECT_FALSE(p.numerically_symmetric);
+  EXPECT_EQ(p.first_bad_row, 4);
+}
+
+TEST(MatrixChecks, LowerEntryWithoutMirror) {
+  std::vector<Triplet> t = good_entries();
+  t.push_back({8, 4 + 1, 0.5});
+  EXPECT_EQ(message_of(from(10, 10, t)),
+            "matrix is not symmetric: entry (9, 6) has no mirror (6, 9)");
+}
+
+TEST(MatrixChecks, ValuesNotSymmetric) {
+  std::vector<Triplet> t = good_entries();
+  t.push_back({4, 8, 2.0});  // a(5,9) = -1 + 2 = 1 while a(9,5) = -1
+  const CsrMatrix<double> a = from(10, 10, t);
+  EXPECT_EQ(message_of(a), "matrix is not symmetric: a(5,9) = 1 but a(9,5) = -1");
+  const MatrixProperties p = inspect_matrix(a);
+  EXPECT_TRUE(p.structurally_symmetric);
+  EXPECT_FALSE(p.numerically_symmetric);
+  EXPECT_DOUBLE_EQ(p.max_asymmetry, 2.0);
+  EXPECT_EQ(p.first_bad_row, 4);
+}
+
+TEST(MatrixChecks, AsymmetryWithinToleranceIsAccepted) {
+  // Tolerance 1e-12 * max|a| = 4e-12 here.
+  std::vector<Triplet> t = good_entries();
+  t.push_back({2, 7, 1e-12});
+  const CsrMatrix<double> close = from(10, 10, t);
+  EXPECT_NO_THROW(check_spd_candidate(close));
+  EXPECT_TRUE(inspect_matrix(close).numerically_symmetric);
+  EXPECT_GT(inspect_matrix(close).max_asymmetry, 0.0);
+
+  t.push_back({2, 7, 1e-11});
+  const CsrMatrix<double> far = from(10, 10, t);
+  // Shortest round-trip printing tells the two values apart.
+  EXPECT_EQ(message_of(far), "matrix is not symmetric: a(3,8) = -0.999999999989 but a(8,3) = -1");
+}
+
+TEST(MatrixChecks, MissingDiagonal) {
+  std::vector<Triplet> t;
+  for (const Triplet& e : good_entries()) {
+    if (!(e.row == 6 && e.col == 6)) t.push_back(e);
+  }
+  const CsrMatrix<double> a = from(10, 10, t);
+  EXPECT_EQ(message_of(a), "diagonal entry of row 7 is missing");
+  const MatrixProperties p = inspect_matrix(a);
+  EXPECT_FALSE(p.full_diagonal);
+  EXPECT_FALSE(p.positive_diagonal);
+  EXPECT_TRUE(p.numerically_symmetric);
+  EXPECT_EQ(p.first_bad_row, 6);
+}
+
+TEST(MatrixChecks, NonPositiveDiagonal) {
+  std::vector<Triplet> t = good_entries();
+  t.push_back({6, 6, -7.0});  // 4 - 7 = -3
+  const CsrMatrix<double> a = from(10, 10, t);
+  EXPECT_EQ(message_of(a), "diagonal entry of row 7 is not positive (-3)");
+  const MatrixProperties p = inspect_matrix(a);
+  EXPECT_TRUE(p.full_diagonal);
+  EXPECT_FALSE(p.positive_diagonal);
+  EXPECT_EQ(p.first_bad_row, 6);
+
+  std::vector<Triplet> zero = good_entries();
+  zero.push_back({0, 0, -4.0});
+  EXPECT_EQ(message_of(from(10, 10, zero)), "diagonal entry of row 1 is not positive (0)");
+}
+
+TEST(MatrixChecks, NonFiniteValues) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const double bad : {nan, inf}) {
+    std::vector<Triplet> t = good_entries();
+    // Build with a finite value, then plant the bad one: the builder may reject NaN.
+    CsrMatrix<double> a = from(10, 10, t);
+    // (3, 8) 1-based is the entry (2, 7); find its slot.
+    for (index_t k = a.row_ptr[2]; k < a.row_ptr[3]; ++k) {
+      if (a.col_idx[k] == 7) a.values[k] = bad;
+    }
+    const std::string expected =
+        std::string("matrix has a non-finite entry: a(3,8) = ") + (bad == inf ? "inf" : "nan");
+    EXPECT_EQ(message_of(a), expected);
+    const MatrixProperties p = inspect_matrix(a);
+    EXPECT_FALSE(p.numerically_symmetric);
+    EXPECT_EQ(p.first_bad_row, 2);
+  }
+}
+
+TEST(MatrixChecks, FirstBadRowIsTheSmallestOverAllProblems) {
+  std::vector<Triplet> t = good_entries();
+  t.push_back({8, 8, -10.0});  // row 8: negative diagonal
+  t.push_back({2, 7, 0.5});    // rows 2 and 7: asymmetric values
+  const CsrMatrix<double> a = from(10, 10, t);
+  EXPECT_EQ(inspect_matrix(a).first_bad_row, 2);
+  // Symmetry is reported before the diagonal.
+  EXPECT_EQ(message_of(a), "matrix is not symmetric: a(3,8) = -0.5 but a(8,3) = -1");
+}
+
+TEST(MatrixChecks, BrokenStorageIsReported) {
+  CsrMatrix<double> a = from(10, 10, good_entries());
+  std::swap(a.col_idx[a.row_ptr[0]], a.col_idx[a.row_ptr[0] + 1]);
+  EXPECT_EQ(message_of(a), "column indices of row 1 are not sorted and unique");
+  EXPECT_FALSE(inspect_matrix(a).structurally_symmetric);
+
+  CsrMatrix<double> out_of_range = from(10, 10, good_entries());
+  out_of_range.col_idx.back() = 10;
+  EXPECT_EQ(message_of(out_of_range), "column index 11 of row 10 is outside [1, 10]");
+}
+
+}  // namespace
+}  // namespace prism

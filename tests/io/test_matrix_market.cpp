@@ -1,0 +1,494 @@
+#include <prism/csr_matrix.hpp>
+#include <prism/errors.hpp>
+#include <prism/matrix_market.hpp>
+
+#include "io/atomic_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace prism {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kDataDir = PRISM_TEST_DATA_DIR "/mm";
+const std::string kBadDir = PRISM_TEST_DATA_DIR "/mm/bad";
+const std::string kSharedMatrices = PRISM_SHARED_DIR "/matrices";
+
+std::string data(const std::string& name) {
+  return kDataDir + "/" + name;
+}
+
+std::vector<double> dense(const CsrMatrix<double>& a) {
+  std::vector<double> d(static_cast<std::size_t>(a.rows) * a.cols, 0.0);
+  for (index_t r = 0; r < a.rows; ++r) {
+    for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+      d[static_cast<std::size_t>(r) * a.cols + a.col_idx[k]] = a.values[k];
+    }
+  }
+  return d;
+}
+
+void expect_same(const CsrMatrix<double>& a, const CsrMatrix<double>& b) {
+  EXPECT_EQ(a.rows, b.rows);
+  EXPECT_EQ(a.cols, b.cols);
+  EXPECT_EQ(a.row_ptr, b.row_ptr);
+  EXPECT_EQ(a.col_idx, b.col_idx);
+  EXPECT_EQ(a.values, b.values);  // exact: 17 significant digits read back bit for bit
+}
+
+bool is_symmetric(const CsrMatrix<double>& a) {
+  const CsrMatrix<double> t = transpose(a);
+  return a.rows == a.cols && t.row_ptr == a.row_ptr && t.col_idx == a.col_idx &&
+         t.values == a.values;
+}
+
+// A fresh directory per test, removed afterwards.
+class MatrixMarketFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ =
+        fs::temp_directory_path() / ("prism_mm_" + std::to_string(::getpid()) + "_" + test->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // Everything in the directory: a failed write must not leave a temporary file behind.
+  std::vector<std::string> listing() const {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      names.push_back(entry.path().filename().string());
+    }
+    return names;
+  }
+
+  fs::path dir_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Reading valid files.
+
+TEST(MatrixMarketRead, General) {
+  MatrixMarketInfo info;
+  const CsrMatrix<double> a = read_matrix_market(data("general.mtx"), &info);
+  EXPECT_EQ(a.rows, 3);
+  EXPECT_EQ(a.cols, 4);
+  EXPECT_EQ(a.row_ptr, (std::vector<index_t>{0, 2, 3, 5}));
+  EXPECT_EQ(a.col_idx, (std::vector<index_t>{0, 3, 2, 0, 3}));
+  EXPECT_EQ(a.values, (std::vector<double>{1.0, 7.0, 4e-3, -0.125, -2.5}));
+  EXPECT_EQ(info.field, MatrixMarketInfo::Field::real);
+  EXPECT_EQ(info.symmetry, MatrixMarketInfo::Symmetry::general);
+  EXPECT_EQ(info.rows, 3);
+  EXPECT_EQ(info.cols, 4);
+  EXPECT_EQ(info.stored_entries, 5);
+}
+
+TEST(MatrixMarketRead, SymmetricIsExpandedFromEitherTriangle) {
+  MatrixMarketInfo info;
+  const CsrMatrix<double> a = read_matrix_market(data("symmetric.mtx"), &info);
+  EXPECT_EQ(info.symmetry, MatrixMarketInfo::Symmetry::symmetric);
+  EXPECT_EQ(info.stored_entries, 5);
+  EXPECT_EQ(a.nnz(), 8);
+  EXPECT_TRUE(is_symmetric(a));
+  EXPECT_EQ(dense(a), (std::vector<double>{4, -1, 0.5, -1, 4, -1, 0.5, -1, 0}));
+}
+
+TEST(MatrixMarketRead, Integer) {
+  MatrixMarketInfo info;
+  const CsrMatrix<double> a = read_matrix_market(data("integer.mtx"), &info);
+  EXPECT_EQ(info.field, MatrixMarketInfo::Field::integer);
+  EXPECT_EQ(dense(a), (std::vector<double>{3, 0, -7, 12}));
+}
+
+TEST(MatrixMarketRead, PatternWhenAllowedHasUnitValues) {
+  MatrixMarketInfo info;
+  const CsrMatrix<double> a = read_matrix_market(data("pattern.mtx"), &info, true);
+  EXPECT_EQ(info.field, MatrixMarketInfo::Field::pattern);
+  EXPECT_EQ(dense(a), (std::vector<double>{1, 1, 0, 1, 0, 0, 0, 0, 1}));
+}
+
+TEST(MatrixMarketRead, CommentsBlankLinesAndMixedCaseBanner) {
+  const CsrMatrix<double> a = read_matrix_market(data("comments.mtx"));
+  EXPECT_EQ(dense(a), (std::vector<double>{1.5, 0, 0, 2.5}));
+}
+
+TEST(MatrixMarketRead, WindowsLineEndings) {
+  EXPECT_EQ(dense(read_matrix_market(data("crlf.mtx"))), (std::vector<double>{1.5, 0, 0, 2.5}));
+}
+
+TEST(MatrixMarketRead, DuplicatesAreSummed) {
+  const CsrMatrix<double> a = read_matrix_market(data("duplicates.mtx"));
+  EXPECT_EQ(a.nnz(), 3);
+  EXPECT_EQ(dense(a), (std::vector<double>{7, 0, 30, 5}));
+}
+
+TEST(MatrixMarketRead, SymmetricDuplicatesAcrossTrianglesAreSummed) {
+  const CsrMatrix<double> a = read_matrix_market(data("duplicates_symmetric.mtx"));
+  EXPECT_EQ(dense(a), (std::vector<double>{4, 3, 3, 4}));
+}
+
+TEST(MatrixMarketRead, GzipMatchesPlain) {
+  expect_same(read_matrix_market(data("symmetric_gz.mtx.gz")),
+              read_matrix_market(data("symmetric.mtx")));
+}
+
+TEST(MatrixMarketRead, ZeroEntries) {
+  const CsrMatrix<double> a = read_matrix_market(data("empty_matrix.mtx"));
+  EXPECT_EQ(a.rows, 3);
+  EXPECT_EQ(a.cols, 2);
+  EXPECT_EQ(a.nnz(), 0);
+  EXPECT_EQ(a.row_ptr, (std::vector<index_t>{0, 0, 0, 0}));
+}
+
+TEST(MatrixMarketRead, LinesLongerThanTheBufferAreReadWhole) {
+  // A 5000-character comment, an entry padded with 9000 spaces and a value of 6000 digits.
+  const CsrMatrix<double> a = read_matrix_market(data("long_lines.mtx"));
+  EXPECT_EQ(dense(a), (std::vector<double>{0.5, 0, 0, 1.0}));
+}
+
+TEST(MatrixMarketRead, MissingFileIsAnIoError) {
+  try {
+    read_matrix_market(data("no_such_file.mtx"));
+    FAIL() << "no exception";
+  } catch (const IoError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "cannot open " + data("no_such_file.mtx") + ": No such file or directory");
+  }
+}
+
+TEST(MatrixMarketReadVector, ArrayReal) {
+  EXPECT_EQ(read_vector_market(data("vector_array.mtx")),
+            (std::vector<double>{1.0, -2.5, 300.0, 0.1}));
+}
+
+TEST(MatrixMarketReadVector, ArrayInteger) {
+  EXPECT_EQ(read_vector_market(data("vector_array_integer.mtx")),
+            (std::vector<double>{1.0, -2.0, 3.0}));
+}
+
+TEST(MatrixMarketReadVector, CoordinateFillsZerosAndSumsDuplicates) {
+  EXPECT_EQ(read_vector_market(data("vector_coordinate.mtx")),
+            (std::vector<double>{0.0, 2.0, 0.0, 0.0, -4.0}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Malformed files: each must throw InputError naming the file, the line and the problem.
+
+enum class Reader { matrix, vector };
+
+struct BadFile {
+  std::string name;
+  long line;
+  std::string word;  // a word of the message naming the problem
+  Reader reader = Reader::matrix;
+};
+
+std::ostream& operator<<(std::ostream& os, const BadFile& f) {
+  return os << f.name;
+}
+
+class MatrixMarketMalformed : public ::testing::TestWithParam<BadFile> {};
+
+TEST_P(MatrixMarketMalformed, ThrowsInputErrorWithFileLineAndReason) {
+  const BadFile& bad = GetParam();
+  const std::string file = kBadDir + "/" + bad.name;
+  ASSERT_TRUE(fs::exists(file)) << file;
+  try {
+    if (bad.reader == Reader::matrix) {
+      read_matrix_market(file);
+    } else {
+      read_vector_market(file);
+    }
+    FAIL() << "no exception for " << bad.name;
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(e.file(), file);
+    EXPECT_EQ(e.line(), bad.line) << message;
+    EXPECT_NE(message.find(bad.name + ":" + std::to_string(bad.line) + ": "), std::string::npos)
+        << message;
+    EXPECT_NE(message.find(bad.word), std::string::npos) << message;
+  }
+}
+
+std::string bad_file_test_name(const ::testing::TestParamInfo<BadFile>& info) {
+  std::string name;
+  for (char c : info.param.name) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    MatrixMarketBadFiles, MatrixMarketMalformed,
+    ::testing::Values(BadFile{"empty.mtx", 1, "banner"}, BadFile{"no_banner.mtx", 1, "banner"},
+                      BadFile{"misspelled_banner.mtx", 1, "banner"},
+                      BadFile{"short_banner.mtx", 1, "banner"},
+                      BadFile{"vector_object.mtx", 1, "object 'vector'"},
+                      BadFile{"complex.mtx", 1, "field 'complex'"},
+                      BadFile{"array_matrix.mtx", 1, "format 'array'"},
+                      BadFile{"skew_symmetric.mtx", 1, "symmetry 'skew-symmetric'"},
+                      BadFile{"missing_size_line.mtx", 4, "missing size line"},
+                      BadFile{"bad_size_line.mtx", 4, "size line"},
+                      BadFile{"size_line_garbage.mtx", 2, "size line"},
+                      BadFile{"size_line_extra.mtx", 2, "size line"},
+                      BadFile{"symmetric_not_square.mtx", 2, "square"},
+                      BadFile{"row_out_of_range.mtx", 5, "row index 4 out of range [1, 3]"},
+                      BadFile{"column_out_of_range.mtx", 5, "column index 0 out of range [1, 3]"},
+                      BadFile{"bad_index.mtx", 4, "bad row index '2.5'"},
+                      BadFile{"too_few_entries.mtx", 8, "too few entries"},
+                      BadFile{"too_many_entries.mtx", 7, "more entries than the 3 declared"},
+                      BadFile{"non_numeric.mtx", 4, "non-numeric value 'abc'"},
+                      BadFile{"nan_value.mtx", 3, "NaN"}, BadFile{"inf_value.mtx", 4, "Inf"},
+                      BadFile{"overflow_value.mtx", 4, "Inf"},
+                      BadFile{"trailing_garbage.mtx", 4, "trailing characters 'junk'"},
+                      BadFile{"missing_value.mtx", 4, "missing value"},
+                      BadFile{"non_integer_value.mtx", 4, "non-integer value '2.5'"},
+                      BadFile{"long_line_garbage.mtx", 3, "trailing characters 'junk'"},
+                      BadFile{"nul_byte.mtx", 3, "NUL"},
+                      BadFile{"vector_two_columns.mtx", 2, "exactly 1 column", Reader::vector},
+                      BadFile{"vector_too_few.mtx", 6, "too few entries", Reader::vector},
+                      BadFile{"vector_too_many.mtx", 5, "more entries", Reader::vector},
+                      BadFile{"vector_two_values_on_a_line.mtx", 3, "trailing characters",
+                              Reader::vector},
+                      BadFile{"vector_column_out_of_range.mtx", 4, "column index 2 out of range",
+                              Reader::vector}),
+    bad_file_test_name);
+
+TEST(MatrixMarketMalformedTruncatedGzip, FailsAtTheLineWhereDataStops) {
+  // The line depends on where the compressed stream was cut, so check only the reason.
+  try {
+    read_matrix_market(kBadDir + "/truncated.mtx.gz");
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_GT(e.line(), 2);
+    EXPECT_NE(std::string(e.what()).find("corrupt compressed data"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MatrixMarketMalformedPattern, RejectedUnlessAllowed) {
+  try {
+    read_matrix_market(data("pattern.mtx"));
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_NE(std::string(e.what()).find("pattern.mtx:1: pattern matrices have no values"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("prism info"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MatrixMarketMalformedPattern, NeverAVector) {
+  EXPECT_THROW(read_vector_market(data("pattern.mtx")), InputError);
+}
+
+TEST(MatrixMarketMalformedVector, SymmetricIsRejected) {
+  EXPECT_THROW(read_vector_market(data("symmetric.mtx")), InputError);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing.
+
+CsrMatrix<double> random_matrix(index_t rows, index_t cols, int count, unsigned seed,
+                                bool symmetric) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<index_t> row(0, rows - 1);
+  std::uniform_int_distribution<index_t> col(0, cols - 1);
+  // Values over many binades, so that any loss of digits would show.
+  std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-300, 300);
+  std::vector<Triplet> triplets;
+  for (int k = 0; k < count; ++k) {
+    const index_t i = row(rng);
+    const index_t j = col(rng);
+    const double v = std::ldexp(mantissa(rng), exponent(rng));
+    triplets.push_back({i, j, v});
+    if (symmetric && i != j) triplets.push_back({j, i, v});
+  }
+  return csr_from_triplets(rows, cols, triplets);
+}
+
+TEST_F(MatrixMarketFiles, RoundTripGeneral) {
+  const CsrMatrix<double> a = random_matrix(31, 45, 400, 7, false);
+  write_matrix_market(path("a.mtx"), a);
+  MatrixMarketInfo info;
+  expect_same(read_matrix_market(path("a.mtx"), &info), a);
+  EXPECT_EQ(info.symmetry, MatrixMarketInfo::Symmetry::general);
+  EXPECT_EQ(info.stored_entries, a.nnz());
+}
+
+TEST_F(MatrixMarketFiles, RoundTripSymmetricStoresTheLowerTriangle) {
+  const CsrMatrix<double> a = random_matrix(33, 33, 300, 8, true);
+  write_matrix_market(path("s.mtx"), a, true);
+  MatrixMarketInfo info;
+  expect_same(read_matrix_market(path("s.mtx"), &info), a);
+  EXPECT_EQ(info.symmetry, MatrixMarketInfo::Symmetry::symmetric);
+  EXPECT_EQ(info.stored_entries, lower_triangle(a).nnz());
+}
+
+TEST_F(MatrixMarketFiles, WrittenFileHasTheDocumentedHeader) {
+  write_matrix_market(path("s.mtx"), read_matrix_market(data("symmetric.mtx")), true);
+  std::ifstream in(path("s.mtx"));
+  std::string banner, size;
+  std::getline(in, banner);
+  std::getline(in, size);
+  EXPECT_EQ(banner, "%%MatrixMarket matrix coordinate real symmetric");
+  EXPECT_EQ(size, "3 3 5");
+
+  write_vector_market(path("v.mtx"), {0.1});
+  std::ifstream vin(path("v.mtx"));
+  std::stringstream text;
+  text << vin.rdbuf();
+  EXPECT_EQ(text.str(), "%%MatrixMarket matrix array real general\n1 1\n0.10000000000000001\n");
+}
+
+TEST_F(MatrixMarketFiles, RoundTripEmptyMatrix) {
+  const CsrMatrix<double> a = csr_from_triplets(4, 2, {});
+  write_matrix_market(path("e.mtx"), a);
+  expect_same(read_matrix_market(path("e.mtx")), a);
+}
+
+TEST_F(MatrixMarketFiles, RoundTripVector) {
+  std::vector<double> x{0.1, -1.0 / 3.0, 1e-310, 6.02214076e23, 0.0, -0.0, 1.0};
+  write_vector_market(path("x.mtx"), x);
+  const std::vector<double> y = read_vector_market(path("x.mtx"));
+  ASSERT_EQ(y.size(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(y[i], x[i]) << i;
+    EXPECT_EQ(std::signbit(y[i]), std::signbit(x[i])) << i;
+  }
+}
+
+TEST_F(MatrixMarketFiles, RoundTripEmptyVector) {
+  write_vector_market(path("x.mtx"), {});
+  EXPECT_TRUE(read_vector_market(path("x.mtx")).empty());
+}
+
+TEST_F(MatrixMarketFiles, OverwritesAnExistingFile) {
+  write_vector_market(path("x.mtx"), {1.0, 2.0});
+  write_vector_market(path("x.mtx"), {3.0});
+  EXPECT_EQ(read_vector_market(path("x.mtx")), std::vector<double>{3.0});
+  EXPECT_EQ(listing(), std::vector<std::string>{"x.mtx"});
+}
+
+TEST_F(MatrixMarketFiles, SymmetricWriteOfNonSquareThrows) {
+  EXPECT_THROW(write_matrix_market(path("a.mtx"), csr_from_triplets(2, 3, {}), true),
+               InvalidMatrixError);
+  EXPECT_TRUE(listing().empty());
+}
+
+TEST_F(MatrixMarketFiles, WriteIntoMissingDirectoryThrowsAndLeavesNoFile) {
+  const std::string target = path("missing/a.mtx");
+  try {
+    write_matrix_market(target, csr_from_triplets(1, 1, {{0, 0, 1.0}}));
+    FAIL() << "no exception";
+  } catch (const IoError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write " + target + ": No such file or directory");
+  }
+  EXPECT_THROW(write_vector_market(target, {1.0}), IoError);
+  EXPECT_FALSE(fs::exists(target));
+  EXPECT_TRUE(listing().empty());
+}
+
+TEST_F(MatrixMarketFiles, FailedRenameRemovesTheTemporaryFile) {
+  // A directory in the way makes the final rename fail after the data was written.
+  fs::create_directories(path("taken.mtx/inside"));
+  try {
+    write_vector_market(path("taken.mtx"), {1.0, 2.0});
+    FAIL() << "no exception";
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot write " + path("taken.mtx") + ": "),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(listing(), std::vector<std::string>{"taken.mtx"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// write_file_atomically itself (internal, shared by every writer in prism).
+
+TEST_F(MatrixMarketFiles, AtomicWriteThatThrowsKeepsTheOldFile) {
+  write_vector_market(path("x.mtx"), {1.0});
+  EXPECT_THROW(io::write_file_atomically(path("x.mtx"),
+                                         [](std::ostream& os) {
+                                           os << "half a file";
+                                           throw std::runtime_error("stop");
+                                         }),
+               std::runtime_error);
+  EXPECT_EQ(read_vector_market(path("x.mtx")), std::vector<double>{1.0});
+  EXPECT_EQ(listing(), std::vector<std::string>{"x.mtx"});
+}
+
+TEST_F(MatrixMarketFiles, AtomicWriteOfAFailedStreamThrowsIoError) {
+  EXPECT_THROW(io::write_file_atomically(path("y.txt"),
+                                         [](std::ostream& os) { os.setstate(std::ios::badbit); }),
+               IoError);
+  EXPECT_TRUE(listing().empty());
+}
+
+TEST_F(MatrixMarketFiles, AtomicWriteGivesTheUsualPermissions) {
+  io::write_file_atomically(path("z.txt"), [](std::ostream& os) { os << "z\n"; });
+  std::ofstream(path("plain.txt")) << "p\n";
+  EXPECT_EQ(fs::status(path("z.txt")).permissions(), fs::status(path("plain.txt")).permissions());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Real SuiteSparse matrices: SPD, stored as the lower triangle.
+
+struct RealMatrix {
+  std::string path;
+  index_t n;
+  long long stored;
+  index_t expanded_nnz;
+};
+
+void check_real_matrix(const RealMatrix& m) {
+  if (!fs::exists(m.path)) GTEST_SKIP() << m.path << " is not available";
+  MatrixMarketInfo info;
+  const CsrMatrix<double> a = read_matrix_market(m.path, &info);
+  EXPECT_EQ(a.rows, m.n);
+  EXPECT_EQ(a.cols, m.n);
+  EXPECT_EQ(info.symmetry, MatrixMarketInfo::Symmetry::symmetric);
+  EXPECT_EQ(info.stored_entries, m.stored);
+  EXPECT_EQ(a.nnz(), m.expanded_nnz);
+  EXPECT_TRUE(is_symmetric(a));
+  for (double d : diagonal(a)) EXPECT_GT(d, 0.0);
+}
+
+TEST(MatrixMarketRealMatrices, Bcsstk08) {
+  check_real_matrix({kSharedMatrices + "/bcsstk08.mtx", 1074, 7017, 12960});
+}
+
+TEST(MatrixMarketRealMatrices, Bus1138) {
+  check_real_matrix({kSharedMatrices + "/1138_bus.mtx", 1138, 2596, 4054});
+}
+
+TEST(MatrixMarketRealMatrices, Bcsstk13Gzipped) {
+  check_real_matrix({kSharedMatrices + "/bcsstk13.mtx.gz", 2003, 42943, 83883});
+}
+
+TEST(MatrixMarketRealMatrices, CopiesInTestDataMatchShared) {
+  for (const std::string name : {"bcsstk08.mtx", "1138_bus.mtx"}) {
+    const std::string shared = kSharedMatrices + "/" + name;
+    if (!fs::exists(shared)) GTEST_SKIP() << shared << " is not available";
+    expect_same(read_matrix_market(PRISM_TEST_DATA_DIR "/" + name), read_matrix_market(shared));
+  }
+}
+
+}  // namespace
+}  // namespace prism

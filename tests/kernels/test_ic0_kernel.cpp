@@ -1,9 +1,9 @@
 #include "kernels/ic0.hpp"
 
+#include <gtest/gtest.h>
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
 #include <Eigen/SparseCholesky>
-#include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
@@ -61,8 +61,8 @@ void expect_exact_cholesky(const RowMajor& a) {
   const Factor f = ic0(a);
   ASSERT_TRUE(f.status.ok()) << "row " << f.status.failed_row << " pivot " << f.status.pivot;
   const Eigen::SparseMatrix<double> col_major = a;
-  Eigen::SimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower, Eigen::NaturalOrdering<int>>
-      llt(col_major);
+  Eigen::SimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower, Eigen::NaturalOrdering<int>> llt(
+      col_major);
   ASSERT_EQ(llt.info(), Eigen::Success);
   const Eigen::MatrixXd exact = Eigen::MatrixXd(llt.matrixL());
   const Eigen::MatrixXd ours = Eigen::MatrixXd(f.lower);
@@ -133,8 +133,8 @@ TEST(Ic0Kernel, MatchesAOnThePatternWhenFillIsDropped) {
 
 TEST(Ic0Kernel, ReportsFirstBadPivotAndShiftRepairsIt) {
   // [[1, 2], [2, 1]] is indefinite: the second pivot is 1 - 4 = -3.
-  const RowMajor a = from_triplets(3, {{0, 0, 1.0}, {1, 0, 2.0}, {0, 1, 2.0}, {1, 1, 1.0},
-                                       {2, 2, 1.0}});
+  const RowMajor a =
+      from_triplets(3, {{0, 0, 1.0}, {1, 0, 2.0}, {0, 1, 2.0}, {1, 1, 1.0}, {2, 2, 1.0}});
   const Factor bad = ic0(a);
   EXPECT_FALSE(bad.status.ok());
   EXPECT_EQ(bad.status.failed_row, 1);

@@ -2,9 +2,9 @@
 #include "kernels/spmv.hpp"
 #include "kernels/trisolve.hpp"
 
+#include <gtest/gtest.h>
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
@@ -159,7 +159,8 @@ TEST_P(ReferenceKernels, TriangularSolvesMatchEigen) {
   // In place: x aliases b.
   std::vector<double> inplace = b;
   ref::lower_solve(view(lower), inplace.data(), inplace.data());
-  for (index_t i = 0; i < n; ++i) EXPECT_NEAR(inplace[i], x_lower[i], 1e-12 * (1 + std::abs(x_lower[i])));
+  for (index_t i = 0; i < n; ++i)
+    EXPECT_NEAR(inplace[i], x_lower[i], 1e-12 * (1 + std::abs(x_lower[i])));
 }
 
 INSTANTIATE_TEST_SUITE_P(AwkwardSizes, ReferenceKernels, ::testing::Values(1, 2, 31, 33, 1000));

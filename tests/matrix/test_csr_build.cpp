@@ -48,8 +48,7 @@ void expect_valid_csr(const CsrMatrix<double>& a) {
   }
 }
 
-std::vector<Triplet> random_triplets(index_t rows, index_t cols, std::size_t count,
-                                     unsigned seed) {
+std::vector<Triplet> random_triplets(index_t rows, index_t cols, std::size_t count, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<index_t> row(0, rows - 1);
   std::uniform_int_distribution<index_t> col(0, cols - 1);

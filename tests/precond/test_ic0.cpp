@@ -1,0 +1,141 @@
+#include <prism/analysis.hpp>
+#include <prism/errors.hpp>
+#include <prism/generators.hpp>
+#include <prism/matrix_market.hpp>
+
+#include "common/test_matrices.hpp"
+#include "precond/ic0_factor.hpp"
+
+#include <Eigen/Dense>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace {
+
+using prism::CsrMatrix;
+using prism::index_t;
+
+Eigen::MatrixXd dense(const CsrMatrix<double>& a) { return Eigen::MatrixXd(prism::test::to_eigen(a)); }
+
+// Tridiagonal SPD matrix with uneven diagonal, so the unit-diagonal scaling matters.
+CsrMatrix<double> tridiagonal(index_t n) {
+  std::vector<prism::Triplet> t;
+  for (index_t i = 0; i < n; ++i) {
+    t.push_back({i, i, 3.0 + i % 5});
+    if (i + 1 < n) {
+      t.push_back({i, i + 1, -1.0 - 0.1 * (i % 3)});
+      t.push_back({i + 1, i, -1.0 - 0.1 * (i % 3)});
+    }
+  }
+  return prism::csr_from_triplets(n, n, t);
+}
+
+// A star (tree) whose hub is numbered last: eliminating the leaves first creates no fill.
+CsrMatrix<double> star(index_t n) {
+  std::vector<prism::Triplet> t;
+  const index_t hub = n - 1;
+  for (index_t i = 0; i < hub; ++i) {
+    t.push_back({i, i, 2.0 + 0.25 * (i % 4)});
+    t.push_back({i, hub, 0.5 + 0.1 * (i % 3)});  // positive off-diagonals, like FEM
+    t.push_back({hub, i, 0.5 + 0.1 * (i % 3)});
+  }
+  t.push_back({hub, hub, 0.6 * n + 1.0});
+  return prism::csr_from_triplets(n, n, t);
+}
+
+TEST(Ic0Factor, EqualsExactCholeskyWithoutFill) {
+  for (const CsrMatrix<double>& a : {tridiagonal(1), tridiagonal(2), tridiagonal(33), star(2),
+                                     star(17), star(100)}) {
+    prism::precond::Ic0Pattern pattern(a);
+    const prism::FactorizationReport report = pattern.factorize(a, {});
+    EXPECT_TRUE(report.performed);
+    EXPECT_EQ(report.retries, 0);
+    EXPECT_EQ(report.shift, 0.0);
+    const Eigen::MatrixXd exact = dense(a).llt().matrixL();
+    EXPECT_LE((dense(pattern.lower()) - exact).norm(), 1e-13 * exact.norm()) << "n=" << a.rows;
+    // U holds L^T.
+    EXPECT_LE((dense(pattern.upper()) - exact.transpose()).norm(), 1e-13 * exact.norm());
+  }
+}
+
+TEST(Ic0Factor, UpperStoresDiagonalFirstAndLowerDiagonalLast) {
+  const CsrMatrix<double> a = prism::poisson2d(7, 5);
+  prism::precond::Ic0Pattern pattern(a);
+  pattern.factorize(a, {});
+  for (index_t i = 0; i < a.rows; ++i) {
+    EXPECT_EQ(pattern.lower().col_idx[pattern.lower().row_ptr[i + 1] - 1], i);
+    EXPECT_EQ(pattern.upper().col_idx[pattern.upper().row_ptr[i]], i);
+  }
+  EXPECT_EQ(pattern.lower().nnz(), (a.nnz() + a.rows) / 2);
+}
+
+TEST(Ic0Factor, ResidualIsZeroOnThePattern) {
+  // IC(0) reproduces A exactly on the pattern of tril(A): (L L^T)_ij = a_ij there.
+  const CsrMatrix<double> a = prism::poisson3d(5, 4, 3, 27);
+  prism::precond::Ic0Pattern pattern(a);
+  pattern.factorize(a, {});
+  const Eigen::MatrixXd l = dense(pattern.lower());
+  const Eigen::MatrixXd llt = l * l.transpose();
+  const Eigen::MatrixXd ad = dense(a);
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const index_t j = a.col_idx[k];
+      EXPECT_NEAR(llt(i, j), ad(i, j), 1e-12 * std::abs(ad(i, i))) << i << "," << j;
+    }
+  }
+}
+
+TEST(Ic0Factor, ShiftRetryRecoversOnBcsstk13) {
+  const std::string path = prism::test::shared_matrix("bcsstk13.mtx.gz");
+  if (path.empty()) GTEST_SKIP() << "shared/matrices/bcsstk13.mtx.gz not available";
+  const CsrMatrix<double> a = prism::read_matrix_market(path);
+  prism::precond::Ic0Pattern pattern(a);
+
+  // Without a shift, plain IC(0) breaks down on this stiffness matrix...
+  prism::Ic0Options no_retry;
+  no_retry.max_shift_retries = 0;
+  try {
+    pattern.factorize(a, no_retry);
+    FAIL() << "expected a breakdown without a shift";
+  } catch (const prism::NumericalError& e) {
+    EXPECT_NE(std::string(e.what()).find("broke down at row"), std::string::npos) << e.what();
+  }
+  // ...and the shift retry recovers, reporting what it did.
+  const prism::FactorizationReport report = pattern.factorize(a, {});
+  EXPECT_GT(report.retries, 0);
+  EXPECT_GT(report.shift, 0.0);
+  EXPECT_EQ(report.shift, 1e-3 * std::pow(2.0, report.retries - 1));
+  for (double v : pattern.lower().values) EXPECT_TRUE(std::isfinite(v));
+}
+
+TEST(Ic0Factor, RefactorWithNewValuesEqualsFreshFactor) {
+  CsrMatrix<double> a = prism::poisson2d(9, 8);
+  prism::precond::Ic0Pattern reused(a);
+  reused.factorize(a, {});
+  // New values on the same pattern, as in a time step: 2 A + I.
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      a.values[k] = 2.0 * a.values[k] + (a.col_idx[k] == i ? 1.0 : 0.0);
+    }
+  }
+  reused.factorize(a, {});
+  prism::precond::Ic0Pattern fresh(a);
+  fresh.factorize(a, {});
+  EXPECT_EQ(reused.lower().values, fresh.lower().values);
+  EXPECT_EQ(reused.upper().values, fresh.upper().values);
+}
+
+TEST(Ic0Factor, RejectsMissingOrNonPositiveDiagonalAndWrongPattern) {
+  CsrMatrix<double> no_diag = prism::csr_from_triplets(2, 2, {{0, 1, 1.0}, {1, 0, 1.0}, {1, 1, 2.0}});
+  EXPECT_THROW(prism::precond::Ic0Pattern{no_diag}, prism::InvalidMatrixError);
+
+  CsrMatrix<double> neg = prism::csr_from_triplets(2, 2, {{0, 0, -1.0}, {1, 1, 2.0}});
+  prism::precond::Ic0Pattern p(neg);
+  EXPECT_THROW(p.factorize(neg, {}), prism::InvalidMatrixError);
+
+  const CsrMatrix<double> other = prism::poisson2d(3, 3);
+  EXPECT_THROW(p.factorize(other, {}), prism::InvalidMatrixError);
+}
+
+}  // namespace

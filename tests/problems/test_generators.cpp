@@ -1,0 +1,286 @@
+// Model problem generators: exact stencils on tiny grids, CSR invariants, symmetry,
+// row sums, nonzero counts, positive definiteness (Eigen LLT), the harmonic mean at a
+// layer interface, and argument checking.
+
+#include <prism/errors.hpp>
+#include <prism/generators.hpp>
+
+#include <gtest/gtest.h>
+#include <Eigen/Dense>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace {
+
+using prism::CsrMatrix;
+using prism::index_t;
+
+Eigen::MatrixXd dense(const CsrMatrix<double>& a) {
+  Eigen::MatrixXd d = Eigen::MatrixXd::Zero(a.rows, a.cols);
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) d(i, a.col_idx[k]) += a.values[k];
+  }
+  return d;
+}
+
+/// row_ptr well formed, columns in range, sorted and unique in every row.
+void expect_valid_csr(const CsrMatrix<double>& a) {
+  ASSERT_EQ(a.row_ptr.size(), static_cast<std::size_t>(a.rows) + 1);
+  EXPECT_EQ(a.row_ptr.front(), 0);
+  EXPECT_EQ(a.row_ptr.back(), a.nnz());
+  EXPECT_EQ(a.values.size(), a.col_idx.size());
+  for (index_t i = 0; i < a.rows; ++i) {
+    ASSERT_LE(a.row_ptr[i], a.row_ptr[i + 1]);
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      ASSERT_GE(a.col_idx[k], 0);
+      ASSERT_LT(a.col_idx[k], a.cols);
+      if (k > a.row_ptr[i]) ASSERT_LT(a.col_idx[k - 1], a.col_idx[k]) << "row " << i;
+    }
+  }
+}
+
+/// Exactly symmetric and positive definite.
+void expect_spd(const CsrMatrix<double>& a) {
+  const Eigen::MatrixXd d = dense(a);
+  EXPECT_EQ(d, d.transpose());
+  Eigen::LLT<Eigen::MatrixXd> llt(d);
+  EXPECT_EQ(llt.info(), Eigen::Success);
+}
+
+std::vector<double> row_sums(const CsrMatrix<double>& a) {
+  std::vector<double> s(a.rows, 0.0);
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) s[i] += a.values[k];
+  }
+  return s;
+}
+
+TEST(Generators, Poisson2dStencilOn3x3) {
+  const CsrMatrix<double> a = prism::poisson2d(3, 3);
+  expect_valid_csr(a);
+  ASSERT_EQ(a.rows, 9);
+  Eigen::MatrixXd expected = Eigen::MatrixXd::Zero(9, 9);
+  for (int y = 0; y < 3; ++y) {
+    for (int x = 0; x < 3; ++x) {
+      const int i = x + 3 * y;
+      expected(i, i) = 4.0;
+      if (x > 0) expected(i, i - 1) = -1.0;
+      if (x < 2) expected(i, i + 1) = -1.0;
+      if (y > 0) expected(i, i - 3) = -1.0;
+      if (y < 2) expected(i, i + 3) = -1.0;
+    }
+  }
+  EXPECT_EQ(dense(a), expected);
+  // The centre row, entry by entry, in CSR order.
+  const index_t c = 4;
+  const std::vector<index_t> cols(a.col_idx.begin() + a.row_ptr[c],
+                                  a.col_idx.begin() + a.row_ptr[c + 1]);
+  const std::vector<double> vals(a.values.begin() + a.row_ptr[c],
+                                 a.values.begin() + a.row_ptr[c + 1]);
+  EXPECT_EQ(cols, (std::vector<index_t>{1, 3, 4, 5, 7}));
+  EXPECT_EQ(vals, (std::vector<double>{-1, -1, 4, -1, -1}));
+}
+
+TEST(Generators, SingleCellGrids) {
+  EXPECT_EQ(dense(prism::poisson2d(1, 1)), Eigen::MatrixXd::Constant(1, 1, 4.0));
+  EXPECT_EQ(dense(prism::poisson3d(1, 1, 1)), Eigen::MatrixXd::Constant(1, 1, 6.0));
+  EXPECT_EQ(dense(prism::poisson3d(1, 1, 1, 27)), Eigen::MatrixXd::Constant(1, 1, 26.0));
+}
+
+TEST(Generators, Poisson3dSevenPointStencil) {
+  const CsrMatrix<double> a = prism::poisson3d(3, 4, 5);
+  expect_valid_csr(a);
+  const Eigen::MatrixXd d = dense(a);
+  const int nx = 3, ny = 4, nz = 5;
+  for (int z = 0; z < nz; ++z) {
+    for (int y = 0; y < ny; ++y) {
+      for (int x = 0; x < nx; ++x) {
+        const int i = x + nx * (y + ny * z);
+        EXPECT_EQ(d(i, i), 6.0);
+        if (x > 0) EXPECT_EQ(d(i, i - 1), -1.0);
+        if (y > 0) EXPECT_EQ(d(i, i - nx), -1.0);
+        if (z > 0) EXPECT_EQ(d(i, i - nx * ny), -1.0);
+        const int neighbours =
+            (x > 0) + (x < nx - 1) + (y > 0) + (y < ny - 1) + (z > 0) + (z < nz - 1);
+        EXPECT_EQ(a.row_ptr[i + 1] - a.row_ptr[i], neighbours + 1);
+      }
+    }
+  }
+  expect_spd(a);
+}
+
+TEST(Generators, Poisson3dTwentySevenPointStencil) {
+  const int nx = 4, ny = 3, nz = 3;
+  const CsrMatrix<double> a = prism::poisson3d(nx, ny, nz, 27);
+  expect_valid_csr(a);
+  const Eigen::MatrixXd d = dense(a);
+  for (int i = 0; i < a.rows; ++i) {
+    const int x = i % nx, y = (i / nx) % ny, z = i / (nx * ny);
+    for (int j = 0; j < a.rows; ++j) {
+      const int xj = j % nx, yj = (j / nx) % ny, zj = j / (nx * ny);
+      const bool touching = std::abs(x - xj) <= 1 && std::abs(y - yj) <= 1 && std::abs(z - zj) <= 1;
+      const double expected = i == j ? 26.0 : touching ? -1.0 : 0.0;
+      ASSERT_EQ(d(i, j), expected) << i << ", " << j;
+    }
+  }
+  // The centre cell of a 3x3x3 block touches all 26 neighbours.
+  const CsrMatrix<double> b = prism::poisson3d(3, 3, 3, 27);
+  EXPECT_EQ(b.row_ptr[14] - b.row_ptr[13], 27);
+  EXPECT_EQ(row_sums(b)[13], 0.0);
+  expect_spd(a);
+}
+
+TEST(Generators, NonzeroCounts) {
+  for (index_t nx : {1, 2, 5}) {
+    for (index_t ny : {1, 3, 4}) {
+      const std::int64_t n2 = nx * ny;
+      EXPECT_EQ(prism::poisson2d(nx, ny).nnz(), 5 * n2 - 2 * nx - 2 * ny);
+      for (index_t nz : {1, 2, 6}) {
+        const std::int64_t n = nx * ny * nz;
+        EXPECT_EQ(prism::poisson3d(nx, ny, nz).nnz(), 7 * n - 2 * (nx * ny + ny * nz + nx * nz));
+        EXPECT_EQ(prism::poisson3d(nx, ny, nz, 27).nnz(),
+                  (3 * nx - 2) * (3 * ny - 2) * (3 * nz - 2));
+      }
+    }
+  }
+}
+
+TEST(Generators, RowSumsCountBoundaryFaces) {
+  // A boundary face adds its coefficient to the diagonal and no off-diagonal entry, so
+  // a row sums to the number of its boundary faces (interior rows sum to zero).
+  const index_t nx = 5, ny = 4, nz = 3;
+  const std::vector<double> s2 = row_sums(prism::poisson2d(nx, ny));
+  const std::vector<double> s3 = row_sums(prism::poisson3d(nx, ny, nz));
+  for (index_t y = 0; y < ny; ++y) {
+    for (index_t x = 0; x < nx; ++x) {
+      const int faces = (x == 0) + (x == nx - 1) + (y == 0) + (y == ny - 1);
+      EXPECT_EQ(s2[x + nx * y], faces);
+      for (index_t z = 0; z < nz; ++z) {
+        EXPECT_EQ(s3[x + nx * (y + ny * z)], faces + (z == 0) + (z == nz - 1));
+      }
+    }
+  }
+}
+
+TEST(Generators, AnisotropicScalesEachDirection) {
+  const CsrMatrix<double> a = prism::anisotropic2d(3, 3, 2.0, 0.5);
+  expect_valid_csr(a);
+  const Eigen::MatrixXd d = dense(a);
+  EXPECT_EQ(d(4, 4), 2 * 2.0 + 2 * 0.5);
+  EXPECT_EQ(d(4, 3), -2.0);
+  EXPECT_EQ(d(4, 5), -2.0);
+  EXPECT_EQ(d(4, 1), -0.5);
+  EXPECT_EQ(d(4, 7), -0.5);
+  EXPECT_EQ(d(0, 0), 5.0);  // boundary faces keep the direction's coefficient
+  expect_spd(a);
+
+  const CsrMatrix<double> b = prism::anisotropic3d(3, 3, 3, 1.0, 10.0, 0.01);
+  expect_valid_csr(b);
+  const Eigen::MatrixXd e = dense(b);
+  EXPECT_DOUBLE_EQ(e(13, 13), 2 * (1.0 + 10.0 + 0.01));
+  EXPECT_EQ(e(13, 12), -1.0);
+  EXPECT_EQ(e(13, 10), -10.0);
+  EXPECT_EQ(e(13, 4), -0.01);
+  expect_spd(b);
+
+  EXPECT_EQ(dense(prism::anisotropic2d(4, 3, 1, 1)), dense(prism::poisson2d(4, 3)));
+  EXPECT_EQ(dense(prism::anisotropic3d(2, 3, 4, 1, 1, 1)), dense(prism::poisson3d(2, 3, 4)));
+}
+
+TEST(Generators, LayeredUsesHarmonicMeanAtInterface) {
+  // Two cells stacked in y: k = 1 below, k = 3 above; the face between them has
+  // 2 * 1 * 3 / (1 + 3) = 1.5, boundary faces the cell's own k.
+  const CsrMatrix<double> a = prism::layered(1, 2, 0, 2, {1.0, 3.0});
+  expect_valid_csr(a);
+  Eigen::MatrixXd expected(2, 2);
+  expected << 1 + 1 + 1 + 1.5, -1.5, -1.5, 3 + 3 + 3 + 1.5;
+  EXPECT_EQ(dense(a), expected);
+
+  // 3D: planes 0-1 have k = 1, planes 2-3 k = 10; the z coupling across the interface
+  // is the harmonic mean, within a layer the layer's k.
+  const CsrMatrix<double> b = prism::layered(2, 2, 4, 2, {1.0, 10.0});
+  expect_valid_csr(b);
+  const Eigen::MatrixXd d = dense(b);
+  const int plane = 4;
+  EXPECT_EQ(d(0, plane), -1.0);
+  EXPECT_DOUBLE_EQ(d(plane, 2 * plane), -2.0 * 10.0 / 11.0);
+  EXPECT_EQ(d(2 * plane, 3 * plane), -10.0);
+  EXPECT_EQ(d(2 * plane, 2 * plane + 1), -10.0);
+  EXPECT_EQ(d(plane, plane + 1), -1.0);
+  expect_spd(b);
+}
+
+TEST(Generators, LayeredCyclesCoefficientsOverEqualSlabs) {
+  // 8 rows of cells, 4 slabs of 2 rows; coefficients cycle 1, 2, 1, 2.
+  const CsrMatrix<double> a = prism::layered(1, 8, 0, 4, {1.0, 2.0});
+  const Eigen::MatrixXd d = dense(a);
+  const double k[8] = {1, 1, 2, 2, 1, 1, 2, 2};
+  for (int i = 0; i + 1 < 8; ++i) {
+    const double face = k[i] == k[i + 1] ? k[i] : 2 * k[i] * k[i + 1] / (k[i] + k[i + 1]);
+    EXPECT_DOUBLE_EQ(d(i, i + 1), -face) << i;
+  }
+  expect_spd(a);
+  expect_spd(prism::layered(3, 7, 5, 3, {1.0, 1e4, 1e-3}));
+  // One coefficient is a scaled Poisson problem.
+  EXPECT_EQ(dense(prism::layered(3, 4, 0, 2, {1.0})), dense(prism::poisson2d(3, 4)));
+  EXPECT_EQ(dense(prism::layered(3, 4, 2, 2, {1.0})), dense(prism::poisson3d(3, 4, 2)));
+}
+
+TEST(Generators, SmallGridsArePositiveDefinite) {
+  for (index_t n : {1, 2, 5}) {
+    expect_spd(prism::poisson2d(n, n + 1));
+    expect_spd(prism::poisson3d(n, n + 1, 2));
+    expect_spd(prism::poisson3d(n, 2, n + 1, 27));
+    expect_spd(prism::anisotropic2d(n, n + 2, 1.0, 1e-3));
+    expect_spd(prism::anisotropic3d(n, 2, n, 1e2, 1.0, 1e-2));
+  }
+}
+
+TEST(Generators, LargeGridHasExpectedSize) {
+  const index_t n = 100;
+  const CsrMatrix<double> a = prism::poisson3d(n, n, n);
+  EXPECT_EQ(a.rows, n * n * n);
+  EXPECT_EQ(a.nnz(), 7 * n * n * n - 6 * n * n);
+  EXPECT_EQ(a.row_ptr.back(), a.nnz());
+}
+
+TEST(Generators, RejectsBadArguments) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  auto throws_naming = [](auto make, const std::string& name) {
+    try {
+      make();
+      ADD_FAILURE() << "no error for " << name;
+    } catch (const prism::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  };
+  throws_naming([] { prism::poisson2d(0, 3); }, "nx");
+  throws_naming([] { prism::poisson2d(3, -1); }, "ny");
+  throws_naming([] { prism::poisson3d(3, 3, 0); }, "nz");
+  throws_naming([] { prism::poisson3d(3, 3, 3, 19); }, "stencil");
+  throws_naming([] { prism::anisotropic2d(3, 3, 0.0, 1.0); }, "cx");
+  throws_naming([&] { prism::anisotropic2d(3, 3, 1.0, nan); }, "cy");
+  throws_naming([&] { prism::anisotropic3d(3, 3, 3, 1.0, 1.0, inf); }, "cz");
+  throws_naming([] { prism::anisotropic3d(3, 3, 3, 1.0, -1.0, 1.0); }, "cy");
+  throws_naming([] { prism::layered(3, 3, 0, 0, {1.0}); }, "layers");
+  throws_naming([] { prism::layered(3, 3, 3, 4, {1.0}); }, "layers");
+  throws_naming([] { prism::layered(3, 3, 0, 2, {}); }, "coefficients");
+  throws_naming([] { prism::layered(3, 3, 3, 2, {1.0, 0.0}); }, "coefficients[1]");
+  throws_naming([] { prism::layered(0, 3, 3, 1, {1.0}); }, "nx");
+}
+
+TEST(Generators, RejectsSizesBeyond32BitIndices) {
+  // Too many unknowns, and (27-point) too many stored entries: rejected before any
+  // memory is allocated.
+  EXPECT_THROW(prism::poisson2d(46341, 46341), prism::ConfigError);
+  EXPECT_THROW(prism::poisson3d(2000, 2000, 2000), prism::ConfigError);
+  EXPECT_THROW(prism::poisson3d(std::numeric_limits<index_t>::max(), 2, 1), prism::ConfigError);
+  EXPECT_THROW(prism::poisson3d(1000, 1000, 300, 27), prism::ConfigError);
+  EXPECT_THROW(prism::poisson3d(1290, 1290, 1290), prism::ConfigError);
+}
+
+}  // namespace

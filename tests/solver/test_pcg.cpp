@@ -1,0 +1,253 @@
+// Whole solves against an independent answer (Eigen's SimplicialLLT) and the true
+// residual, for every preconditioner and both orderings, written once for all.
+
+#include <prism/errors.hpp>
+#include <prism/generators.hpp>
+#include <prism/solver.hpp>
+
+#include "common/test_matrices.hpp"
+
+#include <Eigen/SparseCholesky>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace {
+
+using prism::CsrMatrix;
+using prism::index_t;
+
+struct Case {
+  std::string name;
+  CsrMatrix<double> a;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  out.push_back({"poisson2d_31x17", prism::poisson2d(31, 17)});
+  out.push_back({"poisson3d_9x10x11", prism::poisson3d(9, 10, 11)});
+  out.push_back({"poisson3d27_7x6x5", prism::poisson3d(7, 6, 5, 27)});
+  out.push_back({"anisotropic2d", prism::anisotropic2d(20, 20, 1.0, 100.0)});
+  out.push_back({"layered3d", prism::layered(8, 8, 8, 4, {1.0, 1000.0})});
+  out.push_back({"n1", prism::poisson2d(1, 1)});
+  out.push_back({"bcsstk08",
+                 prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")});
+  out.push_back({"1138_bus_laplacian", prism::test::graph_laplacian_plus_identity(
+                                           prism::read_matrix_market(std::string(
+                                               PRISM_TEST_DATA_DIR) + "/1138_bus.mtx"))});
+  return out;
+}
+
+std::vector<double> random_vector(index_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (double& x : v) x = dist(gen);
+  return v;
+}
+
+prism::SolverConfig config(const std::string& precond, prism::Ordering ordering) {
+  prism::SolverConfig c;
+  c.backend = prism::BackendKind::cpu;
+  c.preconditioner.type = precond;
+  c.preconditioner.ordering = ordering;
+  c.solver.tolerance = 1e-10;
+  c.solver.max_iterations = 20000;
+  return c;
+}
+
+class PcgMatchesEigen
+    : public ::testing::TestWithParam<std::tuple<std::string, prism::Ordering>> {};
+
+TEST_P(PcgMatchesEigen, OnEveryMatrix) {
+  const auto& [precond, ordering] = GetParam();
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    const index_t n = c.a.rows;
+    const std::vector<double> b = random_vector(n, 11);
+    const std::vector<double> b_copy = b;
+
+    Eigen::SimplicialLLT<Eigen::SparseMatrix<double>> llt(prism::test::to_eigen(c.a));
+    ASSERT_EQ(llt.info(), Eigen::Success);
+    const Eigen::VectorXd exact = llt.solve(prism::test::to_eigen(b));
+
+    prism::Solver solver(config(precond, ordering));
+    solver.setup(c.a);
+    std::vector<double> x;
+    const prism::SolveReport r = solver.solve(b, x);
+
+    EXPECT_EQ(b, b_copy) << "b must be untouched";
+    ASSERT_TRUE(r.converged()) << prism::status_name(r.status) << " after " << r.iterations;
+    EXPECT_LE(r.relative_residual, 1e-10);
+    const double true_res = prism::test::relative_residual(c.a, x, b);
+    EXPECT_NEAR(r.true_relative_residual, true_res, 1e-12 + 1e-6 * true_res);
+    EXPECT_LE(true_res, 1e-8);
+    const double err = (prism::test::to_eigen(x) - exact).norm() / exact.norm();
+    // Forward error <= cond(A) * residual; these matrices have cond(A) <= ~1e7.
+    EXPECT_LE(err, 1e-3) << "relative error against Eigen's direct solve";
+    EXPECT_EQ(r.history.size(), static_cast<std::size_t>(r.iterations) + 1);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllPreconditioners, PcgMatchesEigen,
+    ::testing::Combine(::testing::Values("none", "jacobi", "ic0"),
+                       ::testing::Values(prism::Ordering::natural, prism::Ordering::color)),
+    [](const auto& info) {
+      return std::get<0>(info.param) + "_" +
+             std::string(prism::to_string(std::get<1>(info.param)));
+    });
+
+TEST(Pcg, IcPreconditionerNeedsFewerIterationsThanJacobiAndNone) {
+  const CsrMatrix<double> a = prism::poisson3d(24, 24, 24);
+  const std::vector<double> b(static_cast<std::size_t>(a.rows), 1.0);
+  auto iterations = [&](const std::string& p, prism::Ordering o) {
+    prism::Solver s(config(p, o));
+    s.setup(a);
+    std::vector<double> x;
+    return s.solve(b, x).iterations;
+  };
+  const int none = iterations("none", prism::Ordering::natural);
+  const int ic_natural = iterations("ic0", prism::Ordering::natural);
+  const int ic_color = iterations("ic0", prism::Ordering::color);
+  EXPECT_LT(ic_natural, none);
+  EXPECT_LT(ic_color, none);
+  // The multicolor penalty: red-black IC(0) converges slower than natural IC(0).
+  EXPECT_GE(ic_color, ic_natural);
+}
+
+TEST(Pcg, ColorOrderingReportsAValidPartition) {
+  const CsrMatrix<double> a = prism::poisson2d(40, 30);
+  prism::Solver s(config("ic0", prism::Ordering::color));
+  s.setup(a);
+  std::vector<double> x;
+  const prism::SolveReport r = s.solve(std::vector<double>(1200, 1.0), x);
+  EXPECT_EQ(r.ordering.ordering, "color");
+  EXPECT_EQ(r.ordering.colors.count, 2);  // red-black
+  EXPECT_EQ(r.ordering.levels.count, 2);  // in color order the lower solve has 2 levels
+  EXPECT_DOUBLE_EQ(r.ordering.colors.phi, 600.0);
+}
+
+TEST(Pcg, InitialGuessIsUsedAndExactGuessNeedsNoIteration) {
+  const CsrMatrix<double> a = prism::poisson2d(12, 12);
+  std::vector<double> ones(144, 1.0), b(144);
+  const Eigen::VectorXd eb = prism::test::to_eigen(a) * prism::test::to_eigen(ones);
+  for (int i = 0; i < 144; ++i) b[i] = eb[i];
+  prism::Solver s(config("ic0", prism::Ordering::color));
+  s.setup(a);
+  std::vector<double> x = ones;
+  const prism::SolveReport r = s.solve(b, x);
+  EXPECT_TRUE(r.converged());
+  EXPECT_EQ(r.iterations, 0);
+  EXPECT_EQ(x, ones);
+}
+
+TEST(Pcg, ZeroRightHandSideGivesZeroSolution) {
+  const CsrMatrix<double> a = prism::poisson2d(5, 5);
+  prism::Solver s(config("ic0", prism::Ordering::natural));
+  s.setup(a);
+  std::vector<double> x(25, 3.0);
+  const prism::SolveReport r = s.solve(std::vector<double>(25, 0.0), x);
+  EXPECT_TRUE(r.converged());
+  EXPECT_EQ(x, std::vector<double>(25, 0.0));
+}
+
+TEST(Pcg, IterationLimitIsAStatusNotAnException) {
+  const CsrMatrix<double> a = prism::poisson2d(30, 30);
+  prism::SolverConfig c = config("none", prism::Ordering::natural);
+  c.solver.max_iterations = 3;
+  prism::Solver s(c);
+  s.setup(a);
+  std::vector<double> x;
+  const prism::SolveReport r = s.solve(std::vector<double>(900, 1.0), x);
+  EXPECT_EQ(r.status, prism::SolveStatus::max_iterations);
+  EXPECT_EQ(r.iterations, 3);
+}
+
+TEST(Pcg, IndefiniteMatrixIsReportedAsBreakdown) {
+  // Symmetric with a positive diagonal but indefinite: p'Ap <= 0 appears.
+  const CsrMatrix<double> a = prism::csr_from_triplets(
+      2, 2, {{0, 0, 1.0}, {0, 1, 2.0}, {1, 0, 2.0}, {1, 1, 1.0}});
+  prism::Solver s(config("none", prism::Ordering::natural));
+  s.setup(a);
+  std::vector<double> x;
+  const prism::SolveReport r = s.solve({1.0, -1.0}, x);
+  EXPECT_EQ(r.status, prism::SolveStatus::breakdown);
+}
+
+TEST(Pcg, RefactorEqualsFreshSetup) {
+  CsrMatrix<double> a = prism::poisson3d(8, 7, 6);
+  const std::vector<double> b = random_vector(a.rows, 5);
+  prism::Solver reused(config("ic0", prism::Ordering::color));
+  reused.setup(a);
+  std::vector<double> x0;
+  reused.solve(b, x0);
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      a.values[k] = 3.0 * a.values[k] + (a.col_idx[k] == i ? 0.5 : 0.0);
+    }
+  }
+  reused.refactor(a);
+  std::vector<double> x_reused;
+  const prism::SolveReport r1 = reused.solve(b, x_reused);
+
+  prism::Solver fresh(config("ic0", prism::Ordering::color));
+  fresh.setup(a);
+  std::vector<double> x_fresh;
+  const prism::SolveReport r2 = fresh.solve(b, x_fresh);
+  EXPECT_EQ(r1.iterations, r2.iterations);
+  EXPECT_EQ(x_reused, x_fresh);
+  EXPECT_EQ(reused.setup_report().coloring_seconds, 0.0) << "refactor must not recolor";
+}
+
+TEST(Pcg, RefactorRejectsADifferentPattern) {
+  prism::Solver s(config("ic0", prism::Ordering::natural));
+  s.setup(prism::poisson2d(4, 4));
+  EXPECT_THROW(s.refactor(prism::poisson2d(4, 5)), prism::InvalidMatrixError);
+  EXPECT_THROW(s.refactor(prism::poisson3d(2, 2, 4, 27)), prism::InvalidMatrixError);
+}
+
+TEST(Pcg, BadInputsThrowTypedErrors) {
+  prism::Solver s(config("ic0", prism::Ordering::natural));
+  std::vector<double> x;
+  EXPECT_THROW(s.solve({1.0}, x), prism::Error) << "solve before setup";
+  // Unsymmetric matrix.
+  EXPECT_THROW(s.setup(prism::csr_from_triplets(2, 2, {{0, 0, 1.0}, {0, 1, 1.0}, {1, 1, 1.0}})),
+               prism::InvalidMatrixError);
+  s.setup(prism::poisson2d(3, 3));
+  EXPECT_THROW(s.solve(std::vector<double>(8, 1.0), x), prism::InvalidMatrixError);
+  x.assign(5, 0.0);
+  EXPECT_THROW(s.solve(std::vector<double>(9, 1.0), x), prism::InvalidMatrixError);
+}
+
+TEST(Pcg, CudaBackendRequestFailsClearlyWithoutDevice) {
+  if (prism::cuda_available()) GTEST_SKIP() << "a CUDA device is present";
+  prism::SolverConfig c;
+  c.backend = prism::BackendKind::cuda;
+  EXPECT_THROW(prism::Solver{c}, prism::BackendError);
+}
+
+TEST(Pcg, PerIterationRecordsHaveTimesAndBytes) {
+  const CsrMatrix<double> a = prism::poisson2d(50, 50);
+  prism::Solver s(config("ic0", prism::Ordering::color));
+  s.setup(a);
+  std::vector<double> x;
+  const prism::SolveReport r = s.solve(std::vector<double>(2500, 1.0), x);
+  ASSERT_GT(r.iterations, 1);
+  double sum = 0.0;
+  for (const auto& rec : r.history) {
+    for (double t : rec.seconds) {
+      EXPECT_GE(t, 0.0);
+      sum += t;
+    }
+  }
+  EXPECT_GT(sum, 0.0);
+  EXPECT_LE(sum, r.solve_seconds * 1.01 + 1e-6);
+  for (double b : r.phase_bytes) EXPECT_GT(b, 0.0);
+  // SpMV bytes per iteration: 12 B/nnz + 4 B/(row+1) + 16 B/row.
+  EXPECT_DOUBLE_EQ(r.phase_bytes[0] / r.iterations, 12.0 * a.nnz() + 4.0 * 2501 + 16.0 * 2500);
+}
+
+}  // namespace

@@ -1,0 +1,63 @@
+#pragma once
+// Shared helpers of the test suite: Eigen conversions and the shared/ matrices.
+
+#include <prism/csr_matrix.hpp>
+#include <prism/matrix_market.hpp>
+
+#include <Eigen/SparseCore>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace prism::test {
+
+inline Eigen::SparseMatrix<double> to_eigen(const CsrMatrix<double>& a) {
+  std::vector<Eigen::Triplet<double>> t;
+  t.reserve(a.values.size());
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      t.emplace_back(i, a.col_idx[k], a.values[k]);
+    }
+  }
+  Eigen::SparseMatrix<double> m(a.rows, a.cols);
+  m.setFromTriplets(t.begin(), t.end());
+  return m;
+}
+
+inline Eigen::VectorXd to_eigen(const std::vector<double>& v) {
+  return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
+}
+
+/// Path of a matrix in ../shared/matrices, or "" when shared/ is not there.
+inline std::string shared_matrix(const std::string& name) {
+  const std::filesystem::path p = std::filesystem::path(PRISM_SHARED_DIR) / "matrices" / name;
+  return std::filesystem::exists(p) ? p.string() : std::string();
+}
+
+/// The graph Laplacian of A's off-diagonal pattern plus the identity: an SPD matrix
+/// with A's irregular structure (used for 1138_bus, whose shared copy has every value
+/// 1.0 and is therefore indefinite).
+inline CsrMatrix<double> graph_laplacian_plus_identity(CsrMatrix<double> a) {
+  for (index_t i = 0; i < a.rows; ++i) {
+    index_t diag = -1, degree = 0;
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      if (a.col_idx[k] == i) {
+        diag = k;
+      } else {
+        a.values[k] = -1.0;
+        ++degree;
+      }
+    }
+    if (diag >= 0) a.values[diag] = 1.0 + degree;
+  }
+  return a;
+}
+
+/// ||b - A x|| / ||b||
+inline double relative_residual(const CsrMatrix<double>& a, const std::vector<double>& x,
+                                const std::vector<double>& b) {
+  return (to_eigen(b) - to_eigen(a) * to_eigen(x)).norm() / to_eigen(b).norm();
+}
+
+}  // namespace prism::test
