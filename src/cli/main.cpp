@@ -40,9 +40,13 @@ int main(int argc, char** argv) {
   error_log->set_pattern("prism: error: %v");
 
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::fputs(kUsage, args.empty() ? stderr : stdout);
-    return args.empty() ? 1 : 0;
+  if (args.empty()) {
+    error_log->error("no command given (see prism --help)");
+    return 1;
+  }
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
   if (args[0] == "--version") {
     std::puts("prism " PRISM_VERSION);

@@ -1,0 +1,22 @@
+# Runs PRISM with ARGS ('|'-separated) and checks EXPECT_CODE; for exit code 1 also that
+# stderr is exactly one line "prism: error: ..." containing EXPECT_TEXT.
+string(REPLACE "|" ";" _args "${ARGS}")
+execute_process(COMMAND ${PRISM} ${_args} WORKING_DIRECTORY ${WORKDIR}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc STREQUAL "${EXPECT_CODE}")
+  message(FATAL_ERROR "exit code ${rc}, expected ${EXPECT_CODE}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+if(EXPECT_CODE EQUAL 1)
+  string(STRIP "${err}" err)
+  if(err MATCHES "\n")
+    message(FATAL_ERROR "error message spans several lines:\n${err}")
+  endif()
+  if(NOT err MATCHES "^prism: error: ")
+    message(FATAL_ERROR "stderr does not start with 'prism: error: ':\n${err}")
+  endif()
+  string(FIND "${err}" "${EXPECT_TEXT}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "stderr does not mention '${EXPECT_TEXT}':\n${err}")
+  endif()
+  message(STATUS "ok: ${err}")
+endif()
