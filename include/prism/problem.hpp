@@ -15,7 +15,8 @@ namespace prism {
 
 /// Parameters of a matrix generator (see generators.hpp).
 struct GeneratorSpec {
-  std::string name;  ///< poisson2d | poisson3d | anisotropic2d | anisotropic3d | layered2d | layered3d
+  std::string
+      name;  ///< poisson2d | poisson3d | anisotropic2d | anisotropic3d | layered2d | layered3d
   index_t nx = 0, ny = 0, nz = 0;
   int stencil = 7;                   ///< poisson3d: 7 or 27
   std::vector<double> coefficients;  ///< anisotropic: one per direction; layered: per layer

@@ -20,15 +20,15 @@ using PhaseArray = std::array<double, kNumPhases>;
 
 /// One PCG iteration.
 struct IterationRecord {
-  int iteration = 0;                 ///< 1-based
-  double residual_norm = 0.0;        ///< ||r_k|| of the recursively updated residual
-  double relative_residual = 0.0;    ///< ||r_k|| / ||b||
-  PhaseArray seconds{};              ///< time spent in each phase during this iteration
+  int iteration = 0;               ///< 1-based
+  double residual_norm = 0.0;      ///< ||r_k|| of the recursively updated residual
+  double relative_residual = 0.0;  ///< ||r_k|| / ||b||
+  PhaseArray seconds{};            ///< time spent in each phase during this iteration
 };
 
 /// Sizes of a partition into sets (colors or levels).
 struct SetStats {
-  int count = 0;            ///< number of sets
+  int count = 0;  ///< number of sets
   index_t min_size = 0;
   index_t max_size = 0;
   double mean_size = 0.0;
@@ -37,10 +37,10 @@ struct SetStats {
 
 /// How the unknowns were ordered for the preconditioner.
 struct OrderingReport {
-  std::string ordering = "natural";      ///< "natural" or "color"
-  std::string vertex_order;              ///< coloring vertex order, when colored
-  SetStats colors;                       ///< colors (empty when natural)
-  SetStats levels;                       ///< level sets of the lower triangle in the used order
+  std::string ordering = "natural";  ///< "natural" or "color"
+  std::string vertex_order;          ///< coloring vertex order, when colored
+  SetStats colors;                   ///< colors (empty when natural)
+  SetStats levels;                   ///< level sets of the lower triangle in the used order
 };
 
 /// Outcome of the incomplete factorization.

@@ -12,8 +12,8 @@ namespace prism {
 /// Context of a report that the solver itself does not know.
 struct ReportContext {
   std::string problem_name;
-  std::string problem_file;  ///< YAML path, may be empty
-  std::string matrix_source; ///< file path or generator description
+  std::string problem_file;                 ///< YAML path, may be empty
+  std::string matrix_source;                ///< file path or generator description
   double bandwidth_bytes_per_second = 0.0;  ///< reference bandwidth for % of bound; 0: unknown
 };
 

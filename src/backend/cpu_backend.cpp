@@ -63,9 +63,15 @@ class CpuTimer final : public PhaseTimer {
   std::vector<PhaseArray> records_;
 };
 
-const CpuVector& cast(const Vector& v) { return dynamic_cast<const CpuVector&>(v); }
-CpuVector& cast(Vector& v) { return dynamic_cast<CpuVector&>(v); }
-const CpuMatrix& cast(const Matrix& m) { return dynamic_cast<const CpuMatrix&>(m); }
+const CpuVector& cast(const Vector& v) {
+  return dynamic_cast<const CpuVector&>(v);
+}
+CpuVector& cast(Vector& v) {
+  return dynamic_cast<CpuVector&>(v);
+}
+const CpuMatrix& cast(const Matrix& m) {
+  return dynamic_cast<const CpuMatrix&>(m);
+}
 
 void check_size(const Vector& x, const Vector& y, const char* op) {
   if (x.size() != y.size()) {
@@ -135,6 +141,8 @@ class CpuBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+std::unique_ptr<Backend> make_cpu_backend() {
+  return std::make_unique<CpuBackend>();
+}
 
 }  // namespace prism::backend

@@ -31,21 +31,23 @@ void print_summary(const SolveReport& r, const std::string& problem_name) {
                r.preconditioner, r.tolerance);
   const OrderingReport& o = r.ordering;
   if (o.colors.count > 0) {
-    spdlog::info("ordering       color ({} vertex order): {} colors, size min/mean/max {}/{:.0f}/{},"
-                 " phi {:.0f}",
-                 o.vertex_order, o.colors.count, o.colors.min_size, o.colors.mean_size,
-                 o.colors.max_size, o.colors.phi);
+    spdlog::info(
+        "ordering       color ({} vertex order): {} colors, size min/mean/max {}/{:.0f}/{},"
+        " phi {:.0f}",
+        o.vertex_order, o.colors.count, o.colors.min_size, o.colors.mean_size, o.colors.max_size,
+        o.colors.phi);
   } else {
     spdlog::info("ordering       {}", o.ordering);
   }
   spdlog::info("levels         {} level sets of the lower triangle, phi {:.0f}", o.levels.count,
                o.levels.phi);
   const SetupReport& s = r.setup;
-  spdlog::info("setup          check {}, coloring {}, permutation {}, analysis {}, "
-               "factorization {}, upload {}",
-               format_seconds(s.check_seconds), format_seconds(s.coloring_seconds),
-               format_seconds(s.permutation_seconds), format_seconds(s.analysis_seconds),
-               format_seconds(s.factorization_seconds), format_seconds(s.upload_seconds));
+  spdlog::info(
+      "setup          check {}, coloring {}, permutation {}, analysis {}, "
+      "factorization {}, upload {}",
+      format_seconds(s.check_seconds), format_seconds(s.coloring_seconds),
+      format_seconds(s.permutation_seconds), format_seconds(s.analysis_seconds),
+      format_seconds(s.factorization_seconds), format_seconds(s.upload_seconds));
   if (r.factorization.performed) {
     spdlog::info("factorization  diagonal shift {:.3g} after {} retr{}", r.factorization.shift,
                  r.factorization.retries, r.factorization.retries == 1 ? "y" : "ies");

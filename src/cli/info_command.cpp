@@ -14,7 +14,8 @@ namespace prism::cli {
 namespace {
 
 bool has_suffix(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 const char* diagonal_description(const CsrMatrix<double>& a) {
@@ -57,15 +58,15 @@ int info_command(const std::vector<std::string>& args) {
 
   const MatrixProperties props = inspect_matrix(a);
   spdlog::info("file           {}", path);
-  spdlog::info("size           {} x {}, {} stored nonzeros (both triangles), {:.2f} per row", a.rows,
-               a.cols, a.nnz(), a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 0.0);
+  spdlog::info("size           {} x {}, {} stored nonzeros (both triangles), {:.2f} per row",
+               a.rows, a.cols, a.nnz(), a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 0.0);
   if (pattern) spdlog::info("values         pattern only (no values): not solvable");
   spdlog::info("symmetry       {}", !props.square                   ? "not square"
-                                   : !props.structurally_symmetric ? "not symmetric in structure"
-                                   : pattern                       ? "structurally symmetric"
-                                   : props.numerically_symmetric   ? "symmetric"
-                                                                   : "symmetric structure, "
-                                                                     "unsymmetric values");
+                                    : !props.structurally_symmetric ? "not symmetric in structure"
+                                    : pattern                       ? "structurally symmetric"
+                                    : props.numerically_symmetric   ? "symmetric"
+                                                                    : "symmetric structure, "
+                                                                      "unsymmetric values");
   if (!pattern) spdlog::info("diagonal       {}", diagonal_description(a));
   if (!props.square) return 0;
 
@@ -88,8 +89,9 @@ int info_command(const std::vector<std::string>& args) {
     const std::string label = "colors (" + std::string(name) + ")";
     row(label + (order == yaml_order ? " *" : ""), set_stats(coloring.color_ptr), seconds);
   }
-  spdlog::info("phi = N / number of sets, the average parallel workload (color-set paper, "
-               "Table 4.1); * = the problem file's vertex order");
+  spdlog::info(
+      "phi = N / number of sets, the average parallel workload (color-set paper, "
+      "Table 4.1); * = the problem file's vertex order");
   return 0;
 }
 

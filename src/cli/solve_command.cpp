@@ -117,9 +117,9 @@ int solve_command(const std::vector<std::string>& args) {
 
   if (spec.config.backend == BackendKind::automatic) {
     spdlog::info("backend        auto: {}", cuda_available()
-                                                 ? "CUDA device found, but this build's CUDA "
-                                                   "backend is not available yet; using the CPU"
-                                                 : "no CUDA device; using the CPU backend");
+                                                ? "CUDA device found, but this build's CUDA "
+                                                  "backend is not available yet; using the CPU"
+                                                : "no CUDA device; using the CPU backend");
   }
   Solver solver(spec.config);
   solver.setup(problem.a);
@@ -141,7 +141,8 @@ int solve_command(const std::vector<std::string>& args) {
   context.problem_name = spec.name;
   context.problem_file = cli.problem_file;
   context.matrix_source = describe_matrix_source(spec.matrix);
-  for (const std::string* path : {&spec.output.report, &spec.output.history, &spec.output.solution}) {
+  for (const std::string* path :
+       {&spec.output.report, &spec.output.history, &spec.output.solution}) {
     if (!path->empty()) make_parent_directory(*path);
   }
   if (!spec.output.report.empty()) {

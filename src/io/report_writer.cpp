@@ -105,11 +105,11 @@ std::string report_to_json(const SolveReport& r, const ReportContext& context) {
     w.begin_object();
     w.key("name").value(phase_name(static_cast<Phase>(p)));
     w.key("seconds").value(r.phase_seconds[p]);
-    w.key("percent")
-        .value(total_phase_seconds > 0.0 ? 100.0 * r.phase_seconds[p] / total_phase_seconds : 0.0);
+    w.key("percent").value(
+        total_phase_seconds > 0.0 ? 100.0 * r.phase_seconds[p] / total_phase_seconds : 0.0);
     w.key("bytes").value(r.phase_bytes[p]);
-    w.key("gb_per_s").value(r.phase_seconds[p] > 0.0 ? r.phase_bytes[p] / r.phase_seconds[p] / 1e9
-                                                     : 0.0);
+    w.key("gb_per_s")
+        .value(r.phase_seconds[p] > 0.0 ? r.phase_bytes[p] / r.phase_seconds[p] / 1e9 : 0.0);
     w.end_object();
   }
   w.end_array();

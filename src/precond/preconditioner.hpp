@@ -33,8 +33,8 @@ class Preconditioner {
   virtual FactorizationReport factorization_report() const { return {}; }
 };
 
-using Factory = std::function<std::unique_ptr<Preconditioner>(backend::Backend&,
-                                                              const PreconditionerOptions&)>;
+using Factory =
+    std::function<std::unique_ptr<Preconditioner>(backend::Backend&, const PreconditionerOptions&)>;
 
 /// The one place a preconditioner name maps to its implementation.
 class Registry {

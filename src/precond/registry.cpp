@@ -27,8 +27,7 @@ void Registry::add(const std::string& name, Factory factory) {
   entries_.emplace_back(name, std::move(factory));
 }
 
-std::unique_ptr<Preconditioner> Registry::create(const std::string& name,
-                                                 backend::Backend& backend,
+std::unique_ptr<Preconditioner> Registry::create(const std::string& name, backend::Backend& backend,
                                                  const PreconditionerOptions& options) const {
   for (const auto& entry : entries_) {
     if (entry.first == name) return entry.second(backend, options);
@@ -46,6 +45,8 @@ std::vector<std::string> Registry::names() const {
 
 }  // namespace precond
 
-std::vector<std::string> preconditioner_names() { return precond::Registry::instance().names(); }
+std::vector<std::string> preconditioner_names() {
+  return precond::Registry::instance().names();
+}
 
 }  // namespace prism

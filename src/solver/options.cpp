@@ -29,8 +29,7 @@ const std::vector<std::pair<VertexOrder, std::string_view>>& enum_names<VertexOr
 }
 
 template <>
-const std::vector<std::pair<TrisolveAlgorithm, std::string_view>>&
-enum_names<TrisolveAlgorithm>() {
+const std::vector<std::pair<TrisolveAlgorithm, std::string_view>>& enum_names<TrisolveAlgorithm>() {
   static const std::vector<std::pair<TrisolveAlgorithm, std::string_view>> names{
       {TrisolveAlgorithm::reference, "reference"}};
   return names;
@@ -65,9 +64,9 @@ std::string allowed_names() {
   return out;
 }
 
-#define PRISM_INSTANTIATE_ENUM(E)                                  \
-  template std::string_view to_string<E>(E);                       \
-  template bool from_string<E>(std::string_view, E&);              \
+#define PRISM_INSTANTIATE_ENUM(E)                     \
+  template std::string_view to_string<E>(E);          \
+  template bool from_string<E>(std::string_view, E&); \
   template std::string allowed_names<E>();
 
 PRISM_INSTANTIATE_ENUM(BackendKind)
@@ -78,19 +77,26 @@ PRISM_INSTANTIATE_ENUM(TrisolveAlgorithm)
 
 const char* phase_name(Phase phase) {
   switch (phase) {
-    case Phase::spmv: return "spmv";
-    case Phase::precond: return "precond";
-    case Phase::dot: return "dot";
-    case Phase::update: return "update";
+    case Phase::spmv:
+      return "spmv";
+    case Phase::precond:
+      return "precond";
+    case Phase::dot:
+      return "dot";
+    case Phase::update:
+      return "update";
   }
   return "?";
 }
 
 const char* status_name(SolveStatus status) {
   switch (status) {
-    case SolveStatus::converged: return "converged";
-    case SolveStatus::max_iterations: return "max_iterations";
-    case SolveStatus::breakdown: return "breakdown";
+    case SolveStatus::converged:
+      return "converged";
+    case SolveStatus::max_iterations:
+      return "max_iterations";
+    case SolveStatus::breakdown:
+      return "breakdown";
   }
   return "?";
 }

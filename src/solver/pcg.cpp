@@ -21,8 +21,8 @@ double spmv_bytes(const backend::Matrix& a) {
 // Memory traffic per iteration, n rows: SpMV 12 nnz + 20 n, two dots 32 n,
 // fused update 48 n, p update 24 n, plus the preconditioner's own.
 PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
-              precond::Preconditioner& preconditioner, const backend::Vector& b,
-              backend::Vector& x, const SolverOptions& options) {
+              precond::Preconditioner& preconditioner, const backend::Vector& b, backend::Vector& x,
+              const SolverOptions& options) {
   if (!(options.tolerance > 0.0) || !std::isfinite(options.tolerance)) {
     throw ConfigError("solver: tolerance must be positive");
   }

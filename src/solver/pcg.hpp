@@ -24,7 +24,7 @@ struct PcgResult {
 
 /// Solves A x = b; x holds the initial guess on entry. Stops when ||r_k|| <= tol ||b||.
 PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
-              precond::Preconditioner& preconditioner, const backend::Vector& b,
-              backend::Vector& x, const SolverOptions& options);
+              precond::Preconditioner& preconditioner, const backend::Vector& b, backend::Vector& x,
+              const SolverOptions& options);
 
 }  // namespace prism::solver

@@ -29,7 +29,7 @@ struct Solver::Impl {
   std::vector<index_t> col_idx;
 
   bool permuted = false;
-  std::vector<index_t> permutation;  // permutation[new] = old
+  std::vector<index_t> permutation;   // permutation[new] = old
   std::vector<index_t> value_source;  // ordered.values[k] = a.values[value_source[k]]
   CsrMatrix<double> ordered;          // A in the solver's order
   std::unique_ptr<backend::Matrix> device_matrix;
@@ -69,8 +69,12 @@ Solver::~Solver() = default;
 Solver::Solver(Solver&&) noexcept = default;
 Solver& Solver::operator=(Solver&&) noexcept = default;
 
-std::string Solver::backend_name() const { return impl_->backend->name(); }
-const SetupReport& Solver::setup_report() const { return impl_->setup; }
+std::string Solver::backend_name() const {
+  return impl_->backend->name();
+}
+const SetupReport& Solver::setup_report() const {
+  return impl_->setup;
+}
 
 void Solver::setup(const CsrMatrix<double>& a) {
   Impl& s = *impl_;

@@ -32,7 +32,8 @@ prism::SolveReport sample_report() {
   r.factorization = {true, 0.004, 2};
   r.ordering.ordering = "color";
   r.ordering.colors = {2, 2, 2, 2.0, 2.0};
-  r.history = {{0, 2.0, 1.0, {}}, {1, 0.1, 0.05, {0.05, 0.1, 0.02, 0.03}},
+  r.history = {{0, 2.0, 1.0, {}},
+               {1, 0.1, 0.05, {0.05, 0.1, 0.02, 0.03}},
                {2, 1e-8, 5e-9, {0.05, 0.1, 0.03, 0.02}}};
   return r;
 }
@@ -77,8 +78,9 @@ TEST(ReportWriter, JsonHoldsSummaryPhasesAndHistory) {
   const std::string json = prism::report_to_json(sample_report(), ctx);
   for (const char* needle :
        {"\"schema\": \"prism.solve_report/1\"", "\"name\": \"demo\"", "\"status\": \"converged\"",
-        "\"iterations\": 2", "\"shift\": 0.004", "\"retries\": 2", "\"true_relative_residual\": 6e-09",
-        "\"name\": \"precond\"", "\"gb_per_s\": 1", "\"ordering\": \"color\""}) {
+        "\"iterations\": 2", "\"shift\": 0.004", "\"retries\": 2",
+        "\"true_relative_residual\": 6e-09", "\"name\": \"precond\"", "\"gb_per_s\": 1",
+        "\"ordering\": \"color\""}) {
     EXPECT_NE(json.find(needle), std::string::npos) << needle << "\n" << json;
   }
   // No bandwidth given: no % of bound.

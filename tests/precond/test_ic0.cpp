@@ -6,8 +6,8 @@
 #include "common/test_matrices.hpp"
 #include "precond/ic0_factor.hpp"
 
-#include <Eigen/Dense>
 #include <gtest/gtest.h>
+#include <Eigen/Dense>
 
 #include <cmath>
 
@@ -16,7 +16,9 @@ namespace {
 using prism::CsrMatrix;
 using prism::index_t;
 
-Eigen::MatrixXd dense(const CsrMatrix<double>& a) { return Eigen::MatrixXd(prism::test::to_eigen(a)); }
+Eigen::MatrixXd dense(const CsrMatrix<double>& a) {
+  return Eigen::MatrixXd(prism::test::to_eigen(a));
+}
 
 // Tridiagonal SPD matrix with uneven diagonal, so the unit-diagonal scaling matters.
 CsrMatrix<double> tridiagonal(index_t n) {
@@ -45,8 +47,8 @@ CsrMatrix<double> star(index_t n) {
 }
 
 TEST(Ic0Factor, EqualsExactCholeskyWithoutFill) {
-  for (const CsrMatrix<double>& a : {tridiagonal(1), tridiagonal(2), tridiagonal(33), star(2),
-                                     star(17), star(100)}) {
+  for (const CsrMatrix<double>& a :
+       {tridiagonal(1), tridiagonal(2), tridiagonal(33), star(2), star(17), star(100)}) {
     prism::precond::Ic0Pattern pattern(a);
     const prism::FactorizationReport report = pattern.factorize(a, {});
     EXPECT_TRUE(report.performed);
@@ -127,7 +129,8 @@ TEST(Ic0Factor, RefactorWithNewValuesEqualsFreshFactor) {
 }
 
 TEST(Ic0Factor, RejectsMissingOrNonPositiveDiagonalAndWrongPattern) {
-  CsrMatrix<double> no_diag = prism::csr_from_triplets(2, 2, {{0, 1, 1.0}, {1, 0, 1.0}, {1, 1, 2.0}});
+  CsrMatrix<double> no_diag =
+      prism::csr_from_triplets(2, 2, {{0, 1, 1.0}, {1, 0, 1.0}, {1, 1, 2.0}});
   EXPECT_THROW(prism::precond::Ic0Pattern{no_diag}, prism::InvalidMatrixError);
 
   CsrMatrix<double> neg = prism::csr_from_triplets(2, 2, {{0, 0, -1.0}, {1, 1, 2.0}});

@@ -7,8 +7,8 @@
 
 #include "common/test_matrices.hpp"
 
-#include <Eigen/SparseCholesky>
 #include <gtest/gtest.h>
+#include <Eigen/SparseCholesky>
 
 #include <cmath>
 #include <random>
@@ -32,11 +32,11 @@ std::vector<Case> cases() {
   out.push_back({"anisotropic2d", prism::anisotropic2d(20, 20, 1.0, 100.0)});
   out.push_back({"layered3d", prism::layered(8, 8, 8, 4, {1.0, 1000.0})});
   out.push_back({"n1", prism::poisson2d(1, 1)});
-  out.push_back({"bcsstk08",
-                 prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")});
-  out.push_back({"1138_bus_laplacian", prism::test::graph_laplacian_plus_identity(
-                                           prism::read_matrix_market(std::string(
-                                               PRISM_TEST_DATA_DIR) + "/1138_bus.mtx"))});
+  out.push_back(
+      {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")});
+  out.push_back(
+      {"1138_bus_laplacian", prism::test::graph_laplacian_plus_identity(prism::read_matrix_market(
+                                 std::string(PRISM_TEST_DATA_DIR) + "/1138_bus.mtx"))});
   return out;
 }
 
@@ -58,8 +58,8 @@ prism::SolverConfig config(const std::string& precond, prism::Ordering ordering)
   return c;
 }
 
-class PcgMatchesEigen
-    : public ::testing::TestWithParam<std::tuple<std::string, prism::Ordering>> {};
+class PcgMatchesEigen : public ::testing::TestWithParam<std::tuple<std::string, prism::Ordering>> {
+};
 
 TEST_P(PcgMatchesEigen, OnEveryMatrix) {
   const auto& [precond, ordering] = GetParam();
@@ -91,14 +91,14 @@ TEST_P(PcgMatchesEigen, OnEveryMatrix) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllPreconditioners, PcgMatchesEigen,
-    ::testing::Combine(::testing::Values("none", "jacobi", "ic0"),
-                       ::testing::Values(prism::Ordering::natural, prism::Ordering::color)),
-    [](const auto& info) {
-      return std::get<0>(info.param) + "_" +
-             std::string(prism::to_string(std::get<1>(info.param)));
-    });
+INSTANTIATE_TEST_SUITE_P(AllPreconditioners, PcgMatchesEigen,
+                         ::testing::Combine(::testing::Values("none", "jacobi", "ic0"),
+                                            ::testing::Values(prism::Ordering::natural,
+                                                              prism::Ordering::color)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" +
+                                  std::string(prism::to_string(std::get<1>(info.param)));
+                         });
 
 TEST(Pcg, IcPreconditionerNeedsFewerIterationsThanJacobiAndNone) {
   const CsrMatrix<double> a = prism::poisson3d(24, 24, 24);
@@ -168,8 +168,8 @@ TEST(Pcg, IterationLimitIsAStatusNotAnException) {
 
 TEST(Pcg, IndefiniteMatrixIsReportedAsBreakdown) {
   // Symmetric with a positive diagonal but indefinite: p'Ap <= 0 appears.
-  const CsrMatrix<double> a = prism::csr_from_triplets(
-      2, 2, {{0, 0, 1.0}, {0, 1, 2.0}, {1, 0, 2.0}, {1, 1, 1.0}});
+  const CsrMatrix<double> a =
+      prism::csr_from_triplets(2, 2, {{0, 0, 1.0}, {0, 1, 2.0}, {1, 0, 2.0}, {1, 1, 1.0}});
   prism::Solver s(config("none", prism::Ordering::natural));
   s.setup(a);
   std::vector<double> x;

@@ -49,8 +49,7 @@ TEST_P(RealMatrix, Ic0PcgConvergesTo1e8) {
 
 INSTANTIATE_TEST_SUITE_P(
     SharedMatrices, RealMatrix,
-    ::testing::Combine(::testing::Values("bcsstk08.mtx", "bcsstk13.mtx.gz",
-                                         "G3_circuit.mtx.gz"),
+    ::testing::Combine(::testing::Values("bcsstk08.mtx", "bcsstk13.mtx.gz", "G3_circuit.mtx.gz"),
                        ::testing::Values(prism::Ordering::natural, prism::Ordering::color)),
     [](const auto& info) {
       std::string n = std::get<0>(info.param);
