@@ -31,7 +31,15 @@ enum class VertexOrder {
 
 /// Sparse triangular solve algorithm of the IC(0) preconditioner.
 enum class TrisolveAlgorithm {
-  reference,  ///< "reference": row-by-row substitution (the oracle)
+  automatic,  ///< "auto": the backend's best (cpu: reference, cuda: cusparse)
+  reference,  ///< "reference": row-by-row substitution on the CPU (the oracle)
+  cusparse,   ///< "cusparse": cusparseSpSV, the level-set baseline (Naumov 2011), cuda only
+};
+
+/// How much of each solve is timed.
+enum class TimingMode {
+  phases,  ///< "phases": every phase of every iteration (events on the GPU)
+  total,   ///< "total": only the whole solve, nothing recorded inside the iteration
 };
 
 /// Names of an enum's values, in declaration order (the strings used in YAML).
@@ -69,7 +77,7 @@ struct PreconditionerOptions {
   std::string type = "ic0";  ///< a registered name: "none", "jacobi", "ic0"
   Ordering ordering = Ordering::color;
   ColoringOptions coloring;
-  TrisolveAlgorithm trisolve = TrisolveAlgorithm::reference;
+  TrisolveAlgorithm trisolve = TrisolveAlgorithm::automatic;
   Ic0Options ic0;
 };
 
@@ -77,6 +85,10 @@ struct PreconditionerOptions {
 struct SolverOptions {
   double tolerance = 1e-8;    ///< stop when ||r_k|| <= tolerance * ||b||
   int max_iterations = 1000;  ///< stop after this many iterations
+  /// Read the residual back (and test convergence) every this many iterations; the
+  /// iterations in between run without a host round trip.
+  int check_every = 1;
+  TimingMode timing = TimingMode::phases;
 };
 
 /// Everything a Solver needs besides the matrix.

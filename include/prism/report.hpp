@@ -10,10 +10,12 @@
 
 namespace prism {
 
-/// Phases of one PCG iteration, timed separately.
-enum class Phase { spmv = 0, precond = 1, dot = 2, update = 3 };
-inline constexpr int kNumPhases = 4;
-/// "spmv", "precond", "dot", "update".
+/// Phases of one PCG iteration, timed separately; together they are the iteration.
+/// An IC(0) preconditioner is timed as its two triangular solves, the others as
+/// `precond`.
+enum class Phase { spmv = 0, precond = 1, lower_solve = 2, upper_solve = 3, dot = 4, update = 5 };
+inline constexpr int kNumPhases = 6;
+/// "spmv", "precond", "lower_solve", "upper_solve", "dot", "update".
 const char* phase_name(Phase phase);
 
 using PhaseArray = std::array<double, kNumPhases>;
@@ -72,7 +74,9 @@ const char* status_name(SolveStatus status);
 /// Everything one solve measured.
 struct SolveReport {
   std::string backend;         ///< "cpu" or "cuda"
+  std::string device;          ///< the device, in words
   std::string preconditioner;  ///< registered name
+  std::string trisolve;        ///< triangular solve algorithm used by ic0 ("" otherwise)
   index_t rows = 0;
   index_t nnz = 0;
   double tolerance = 0.0;  ///< the stopping tolerance used
@@ -88,6 +92,10 @@ struct SolveReport {
   double solve_seconds = 0.0;  ///< wall time of the iteration loop
   PhaseArray phase_seconds{};  ///< totals over all iterations
   PhaseArray phase_bytes{};    ///< modeled bytes moved, totals over all iterations
+  /// Measured device-to-device copy bandwidth in bytes/s (0: not measured, as on the
+  /// CPU); the bandwidth bound of the solve is sum(phase_bytes) / reference_bandwidth.
+  double reference_bandwidth = 0.0;
+  int check_every = 1;  ///< residual read back every this many iterations
 
   SetupReport setup;
   FactorizationReport factorization;

@@ -12,9 +12,8 @@ namespace prism {
 /// Context of a report that the solver itself does not know.
 struct ReportContext {
   std::string problem_name;
-  std::string problem_file;                 ///< YAML path, may be empty
-  std::string matrix_source;                ///< file path or generator description
-  double bandwidth_bytes_per_second = 0.0;  ///< reference bandwidth for % of bound; 0: unknown
+  std::string problem_file;   ///< YAML path, may be empty
+  std::string matrix_source;  ///< file path or generator description
 };
 
 /// The report as a JSON document (UTF-8, two-space indented).
@@ -24,8 +23,9 @@ std::string report_to_json(const SolveReport& report, const ReportContext& conte
 void write_report_json(const std::string& path, const SolveReport& report,
                        const ReportContext& context);
 
-/// Writes "iteration,residual_norm,relative_residual,spmv_s,precond_s,dot_s,update_s"
-/// and one row per iteration (row 0: the initial residual). Throws IoError.
+/// Writes "iteration,residual_norm,relative_residual," then "<phase>_s" for every
+/// phase, and one row per recorded iteration (row 0: the initial residual).
+/// Throws IoError.
 void write_history_csv(const std::string& path, const SolveReport& report);
 
 }  // namespace prism

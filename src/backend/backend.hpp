@@ -1,17 +1,27 @@
 #pragma once
 // The backend interface: the few operations the PCG loop and the preconditioners
-// need, implemented once per backend (cpu: kernels/reference; cuda: kernels/cuda).
-// Handles are opaque; a backend only accepts handles it created.
+// need, implemented once per backend (cpu: kernels/reference; cuda: kernels/cuda and
+// cuSPARSE). Handles are opaque; a backend only accepts handles it created.
+//
+// The scalars of the CG recurrence (r.z, p.q, r.r) live in the backend, so a GPU
+// iteration needs no host round trip: alpha and beta are formed where the vectors
+// are, and the host reads the scalars only when it checks convergence.
 
 #include <prism/csr_matrix.hpp>
 #include <prism/options.hpp>
 #include <prism/report.hpp>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace prism::backend {
+
+/// Backend-resident scalars of the CG recurrence.
+enum class Scalar : int { rz = 0, rz_new = 1, pq = 2, rr = 3 };
+inline constexpr int kNumScalars = 4;
+using ScalarValues = std::array<double, kNumScalars>;
 
 /// A vector living in the backend's memory.
 class Vector {
@@ -20,7 +30,7 @@ class Vector {
   virtual index_t size() const = 0;
 };
 
-/// A CSR matrix living in the backend's memory.
+/// A CSR matrix living in the backend's memory, for SpMV.
 class Matrix {
  public:
   virtual ~Matrix() = default;
@@ -30,54 +40,82 @@ class Matrix {
   virtual void update_values(const std::vector<double>& values) = 0;
 };
 
+enum class Triangle { lower, upper };
+
+/// A triangular factor prepared for repeated solves (analysis done at creation).
+/// Lower factors store the diagonal last in each row, upper ones first.
+class TriangularSolver {
+ public:
+  virtual ~TriangularSolver() = default;
+  virtual index_t rows() const = 0;
+  virtual index_t nnz() const = 0;
+  /// Replaces the values, same pattern (refactor); reuses the analysis.
+  virtual void update_values(const std::vector<double>& values) = 0;
+  /// Solves T x = b.
+  virtual void solve(const Vector& b, Vector& x) = 0;
+};
+
 /// Times the phases of each iteration. A backend may record asynchronously (events)
 /// and resolve the times only in per_iteration(), so timing adds no host round trip.
 class PhaseTimer {
  public:
   virtual ~PhaseTimer() = default;
+  /// Off: begin/end record nothing (timing: total), iterations are still counted.
+  virtual void set_enabled(bool enabled) = 0;
   virtual void begin(Phase phase) = 0;
   virtual void end(Phase phase) = 0;
   /// Closes the current iteration's record.
   virtual void next_iteration() = 0;
-  /// Times of every closed iteration; also resets the timer.
+  /// Times of every closed iteration (zeros when disabled); also resets the timer.
   virtual std::vector<PhaseArray> per_iteration() = 0;
 };
 
 class Backend {
  public:
   virtual ~Backend() = default;
+  /// "cpu" or "cuda".
   virtual std::string name() const = 0;
+  /// The device, in words ("NVIDIA H200", "host CPU").
+  virtual std::string device_name() const = 0;
 
   virtual std::unique_ptr<Vector> make_vector(index_t n) = 0;
   virtual std::unique_ptr<Matrix> make_matrix(const CsrMatrix<double>& a) = 0;
+  /// The algorithm `automatic` picks the backend's best; an algorithm the backend
+  /// does not have throws ConfigError.
+  virtual std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,
+                                                                   Triangle triangle,
+                                                                   TrisolveAlgorithm algorithm) = 0;
   virtual void copy_from_host(const std::vector<double>& src, Vector& dst) = 0;
   virtual void copy_to_host(const Vector& src, std::vector<double>& dst) = 0;
 
   /// y = A x
   virtual void spmv(const Matrix& a, const Vector& x, Vector& y) = 0;
-  /// x . y
-  virtual double dot(const Vector& x, const Vector& y) = 0;
+  /// s[out] = x . y
+  virtual void dot(const Vector& x, const Vector& y, Scalar out) = 0;
   /// y += a x
   virtual void axpy(double a, const Vector& x, Vector& y) = 0;
-  /// y = x + b y
-  virtual void xpay(const Vector& x, double b, Vector& y) = 0;
-  /// x += alpha p; r -= alpha q; returns r . r
-  virtual double cg_update(double alpha, const Vector& p, const Vector& q, Vector& x,
-                           Vector& r) = 0;
   /// y = x
   virtual void copy(const Vector& x, Vector& y) = 0;
   /// y = d .* x
   virtual void pointwise_multiply(const Vector& d, const Vector& x, Vector& y) = 0;
-  /// Solves L x = b, L lower triangular with the diagonal last in each row.
-  virtual void lower_solve(const Matrix& l, const Vector& b, Vector& x) = 0;
-  /// Solves U x = b, U upper triangular with the diagonal first in each row.
-  virtual void upper_solve(const Matrix& u, const Vector& b, Vector& x) = 0;
+  /// alpha = s[rz] / s[pq] (0 unless both are positive and finite);
+  /// x += alpha p; r -= alpha q; s[rr] = r . r
+  virtual void cg_update(const Vector& p, const Vector& q, Vector& x, Vector& r) = 0;
+  /// beta = s[rz_new] / s[rz] (0 unless s[rz] is positive and finite);
+  /// p = z + beta p; s[rz] = s[rz_new]
+  virtual void cg_direction(const Vector& z, Vector& p) = 0;
+  /// The scalars, once all work queued so far is done.
+  virtual ScalarValues read_scalars() = 0;
 
   virtual PhaseTimer& timer() = 0;
+
+  /// Achievable memory bandwidth in bytes/s (a large device-to-device copy, measured
+  /// once on first call); 0 when the backend does not measure it.
+  virtual double reference_bandwidth() = 0;
 };
 
 /// Creates the backend for a kind; `automatic` resolves to cuda when a device is
-/// usable, else cpu. Throws BackendError for `cuda` when no CUDA backend is usable.
+/// usable, else cpu. Throws BackendError for `cuda` when no CUDA device is usable.
 std::unique_ptr<Backend> make_backend(BackendKind kind);
 
 }  // namespace prism::backend

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <utility>
 
 namespace prism::backend {
@@ -22,16 +23,20 @@ class CpuVector final : public Vector {
   std::vector<double> data;
 };
 
+void check_value_count(std::size_t expected, std::size_t got) {
+  if (expected != got) {
+    throw InvalidMatrixError("update_values: expected " + std::to_string(expected) +
+                             " values, got " + std::to_string(got));
+  }
+}
+
 class CpuMatrix final : public Matrix {
  public:
   explicit CpuMatrix(const CsrMatrix<double>& a) : csr(a) {}
   index_t rows() const override { return csr.rows; }
   index_t nnz() const override { return csr.nnz(); }
   void update_values(const std::vector<double>& values) override {
-    if (values.size() != csr.values.size()) {
-      throw InvalidMatrixError("update_values: expected " + std::to_string(csr.values.size()) +
-                               " values, got " + std::to_string(values.size()));
-    }
+    check_value_count(csr.values.size(), values.size());
     csr.values = values;
   }
   kernels::CsrView<double> view() const {
@@ -40,10 +45,45 @@ class CpuMatrix final : public Matrix {
   CsrMatrix<double> csr;
 };
 
+const CpuVector& cast(const Vector& v) {
+  return dynamic_cast<const CpuVector&>(v);
+}
+CpuVector& cast(Vector& v) {
+  return dynamic_cast<CpuVector&>(v);
+}
+const CpuMatrix& cast(const Matrix& m) {
+  return dynamic_cast<const CpuMatrix&>(m);
+}
+
+/// Row-by-row substitution with the reference kernels.
+class CpuTriangularSolver final : public TriangularSolver {
+ public:
+  CpuTriangularSolver(const CsrMatrix<double>& t, Triangle triangle)
+      : matrix_(t), triangle_(triangle) {}
+  index_t rows() const override { return matrix_.rows(); }
+  index_t nnz() const override { return matrix_.nnz(); }
+  void update_values(const std::vector<double>& values) override { matrix_.update_values(values); }
+  void solve(const Vector& b, Vector& x) override {
+    if (triangle_ == Triangle::lower) {
+      ref::lower_solve(matrix_.view(), cast(b).data.data(), cast(x).data.data());
+    } else {
+      ref::upper_solve(matrix_.view(), cast(b).data.data(), cast(x).data.data());
+    }
+  }
+
+ private:
+  CpuMatrix matrix_;
+  Triangle triangle_;
+};
+
 class CpuTimer final : public PhaseTimer {
  public:
-  void begin(Phase phase) override { start_[static_cast<int>(phase)] = clock::now(); }
+  void set_enabled(bool enabled) override { enabled_ = enabled; }
+  void begin(Phase phase) override {
+    if (enabled_) start_[static_cast<int>(phase)] = clock::now();
+  }
   void end(Phase phase) override {
+    if (!enabled_) return;
     const int p = static_cast<int>(phase);
     current_[p] += std::chrono::duration<double>(clock::now() - start_[p]).count();
   }
@@ -58,20 +98,11 @@ class CpuTimer final : public PhaseTimer {
 
  private:
   using clock = std::chrono::steady_clock;
+  bool enabled_ = true;
   std::array<clock::time_point, kNumPhases> start_{};
   PhaseArray current_{};
   std::vector<PhaseArray> records_;
 };
-
-const CpuVector& cast(const Vector& v) {
-  return dynamic_cast<const CpuVector&>(v);
-}
-CpuVector& cast(Vector& v) {
-  return dynamic_cast<CpuVector&>(v);
-}
-const CpuMatrix& cast(const Matrix& m) {
-  return dynamic_cast<const CpuMatrix&>(m);
-}
 
 void check_size(const Vector& x, const Vector& y, const char* op) {
   if (x.size() != y.size()) {
@@ -80,13 +111,27 @@ void check_size(const Vector& x, const Vector& y, const char* op) {
   }
 }
 
+bool positive(double v) {
+  return v > 0.0 && std::isfinite(v);
+}
+
 class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }
+  std::string device_name() const override { return "host CPU (reference kernels, 1 thread)"; }
 
   std::unique_ptr<Vector> make_vector(index_t n) override { return std::make_unique<CpuVector>(n); }
   std::unique_ptr<Matrix> make_matrix(const CsrMatrix<double>& a) override {
     return std::make_unique<CpuMatrix>(a);
+  }
+  std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,
+                                                           Triangle triangle,
+                                                           TrisolveAlgorithm algorithm) override {
+    if (algorithm != TrisolveAlgorithm::automatic && algorithm != TrisolveAlgorithm::reference) {
+      throw ConfigError("trisolve '" + std::string(to_string(algorithm)) +
+                        "' needs the cuda backend; the cpu backend has: auto, reference");
+    }
+    return std::make_unique<CpuTriangularSolver>(t, triangle);
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {
@@ -100,22 +145,13 @@ class CpuBackend final : public Backend {
   void spmv(const Matrix& a, const Vector& x, Vector& y) override {
     ref::spmv(cast(a).view(), cast(x).data.data(), cast(y).data.data());
   }
-  double dot(const Vector& x, const Vector& y) override {
+  void dot(const Vector& x, const Vector& y, Scalar out) override {
     check_size(x, y, "dot");
-    return ref::dot(x.size(), cast(x).data.data(), cast(y).data.data());
+    s_[static_cast<int>(out)] = ref::dot(x.size(), cast(x).data.data(), cast(y).data.data());
   }
   void axpy(double a, const Vector& x, Vector& y) override {
     check_size(x, y, "axpy");
     ref::axpy(x.size(), a, cast(x).data.data(), cast(y).data.data());
-  }
-  void xpay(const Vector& x, double b, Vector& y) override {
-    check_size(x, y, "xpay");
-    ref::xpay(x.size(), cast(x).data.data(), b, cast(y).data.data());
-  }
-  double cg_update(double alpha, const Vector& p, const Vector& q, Vector& x, Vector& r) override {
-    check_size(p, x, "cg_update");
-    return ref::cg_update(p.size(), alpha, cast(p).data.data(), cast(q).data.data(),
-                          cast(x).data.data(), cast(r).data.data());
   }
   void copy(const Vector& x, Vector& y) override {
     check_size(x, y, "copy");
@@ -126,16 +162,30 @@ class CpuBackend final : public Backend {
     ref::pointwise_multiply(x.size(), cast(d).data.data(), cast(x).data.data(),
                             cast(y).data.data());
   }
-  void lower_solve(const Matrix& l, const Vector& b, Vector& x) override {
-    ref::lower_solve(cast(l).view(), cast(b).data.data(), cast(x).data.data());
+  void cg_update(const Vector& p, const Vector& q, Vector& x, Vector& r) override {
+    check_size(p, x, "cg_update");
+    const double rz = s_[static_cast<int>(Scalar::rz)];
+    const double pq = s_[static_cast<int>(Scalar::pq)];
+    const double alpha = positive(rz) && positive(pq) ? rz / pq : 0.0;
+    s_[static_cast<int>(Scalar::rr)] =
+        ref::cg_update(p.size(), alpha, cast(p).data.data(), cast(q).data.data(),
+                       cast(x).data.data(), cast(r).data.data());
   }
-  void upper_solve(const Matrix& u, const Vector& b, Vector& x) override {
-    ref::upper_solve(cast(u).view(), cast(b).data.data(), cast(x).data.data());
+  void cg_direction(const Vector& z, Vector& p) override {
+    check_size(z, p, "cg_direction");
+    double& rz = s_[static_cast<int>(Scalar::rz)];
+    const double rz_new = s_[static_cast<int>(Scalar::rz_new)];
+    const double beta = positive(rz) ? rz_new / rz : 0.0;
+    ref::xpay(z.size(), cast(z).data.data(), beta, cast(p).data.data());
+    rz = rz_new;
   }
+  ScalarValues read_scalars() override { return s_; }
 
   PhaseTimer& timer() override { return timer_; }
+  double reference_bandwidth() override { return 0.0; }
 
  private:
+  ScalarValues s_{};
   CpuTimer timer_;
 };
 

@@ -13,22 +13,30 @@ std::string format_seconds(double s) {
 
 void print_iteration_table(const SolveReport& r, int every) {
   if (every <= 0 || r.history.empty()) return;
-  spdlog::info("{:>6}  {:>12}  {:>12}  {:>10}  {:>10}  {:>10}  {:>10}", "iter", "residual",
-               "relative", "spmv ms", "precond ms", "dot ms", "update ms");
+  // Only the phases this solve used get a column.
+  std::vector<int> shown;
+  for (int p = 0; p < kNumPhases; ++p) {
+    if (r.phase_bytes[p] > 0.0) shown.push_back(p);
+  }
+  std::string header = fmt::format("{:>6}  {:>12}  {:>12}", "iter", "residual", "relative");
+  for (int p : shown) header += fmt::format("  {:>12}", std::string(phase_name(Phase(p))) + " ms");
+  spdlog::info("{}", header);
   const int last = r.history.back().iteration;
   for (const IterationRecord& rec : r.history) {
     if (rec.iteration % every != 0 && rec.iteration != last) continue;
-    spdlog::info("{:>6}  {:>12.4e}  {:>12.4e}  {:>10.4f}  {:>10.4f}  {:>10.4f}  {:>10.4f}",
-                 rec.iteration, rec.residual_norm, rec.relative_residual, rec.seconds[0] * 1e3,
-                 rec.seconds[1] * 1e3, rec.seconds[2] * 1e3, rec.seconds[3] * 1e3);
+    std::string line = fmt::format("{:>6}  {:>12.4e}  {:>12.4e}", rec.iteration, rec.residual_norm,
+                                   rec.relative_residual);
+    for (int p : shown) line += fmt::format("  {:>12.4f}", rec.seconds[p] * 1e3);
+    spdlog::info("{}", line);
   }
 }
 
 void print_summary(const SolveReport& r, const std::string& problem_name) {
   spdlog::info("");
   spdlog::info("problem        {}: {} rows, {} nonzeros", problem_name, r.rows, r.nnz);
-  spdlog::info("solver         backend {}, preconditioner {}, tolerance {:.1e}", r.backend,
-               r.preconditioner, r.tolerance);
+  spdlog::info("solver         backend {} ({}), preconditioner {}{}, tolerance {:.1e}", r.backend,
+               r.device, r.preconditioner,
+               r.trisolve.empty() ? "" : " (trisolve " + r.trisolve + ")", r.tolerance);
   const OrderingReport& o = r.ordering;
   if (o.colors.count > 0) {
     spdlog::info(
@@ -65,19 +73,34 @@ void print_summary(const SolveReport& r, const std::string& problem_name) {
   double total = 0.0;
   for (double t : r.phase_seconds) total += t;
   spdlog::info("");
-  spdlog::info("{:<10} {:>12} {:>8} {:>12} {:>10}", "phase", "time", "share", "per iter", "GB/s");
+  if (total == 0.0) {
+    spdlog::info("phases         not timed (timing: total)");
+    return;
+  }
+  const double bw = r.reference_bandwidth;
+  spdlog::info("{:<12} {:>12} {:>8} {:>12} {:>10} {:>10}", "phase", "time", "share", "per iter",
+               "GB/s", bw > 0.0 ? "% of bound" : "");
+  double bytes = 0.0;
   for (int p = 0; p < kNumPhases; ++p) {
     const double t = r.phase_seconds[p];
-    spdlog::info("{:<10} {:>12} {:>7.1f}% {:>12} {:>10.2f}", phase_name(static_cast<Phase>(p)),
-                 format_seconds(t), total > 0.0 ? 100.0 * t / total : 0.0,
-                 format_seconds(r.iterations > 0 ? t / r.iterations : 0.0),
-                 t > 0.0 ? r.phase_bytes[p] / t / 1e9 : 0.0);
+    bytes += r.phase_bytes[p];
+    if (r.phase_bytes[p] == 0.0) continue;
+    const double gbs = t > 0.0 ? r.phase_bytes[p] / t / 1e9 : 0.0;
+    spdlog::info("{:<12} {:>12} {:>7.1f}% {:>12} {:>10.2f} {:>10}",
+                 phase_name(static_cast<Phase>(p)), format_seconds(t), 100.0 * t / total,
+                 format_seconds(r.iterations > 0 ? t / r.iterations : 0.0), gbs,
+                 bw > 0.0 ? fmt::format("{:.1f}%", 100.0 * gbs * 1e9 / bw) : "");
   }
-  double bytes = 0.0;
-  for (double b : r.phase_bytes) bytes += b;
-  spdlog::info("{:<10} {:>12} {:>7.1f}% {:>12} {:>10.2f}", "total", format_seconds(total), 100.0,
-               format_seconds(r.iterations > 0 ? total / r.iterations : 0.0),
-               total > 0.0 ? bytes / total / 1e9 : 0.0);
+  const double gbs = bytes / total / 1e9;
+  spdlog::info("{:<12} {:>12} {:>7.1f}% {:>12} {:>10.2f} {:>10}", "total", format_seconds(total),
+               100.0, format_seconds(r.iterations > 0 ? total / r.iterations : 0.0), gbs,
+               bw > 0.0 ? fmt::format("{:.1f}%", 100.0 * gbs * 1e9 / bw) : "");
+  if (bw > 0.0) {
+    spdlog::info(
+        "bandwidth      device-to-device copy {:.0f} GB/s measured; the bytes moved "
+        "need {} at that rate",
+        bw / 1e9, format_seconds(bytes / bw));
+  }
 }
 
 }  // namespace prism::cli

@@ -412,7 +412,8 @@ InitialGuessSpec read_initial_guess(const Reader& r, const Entry& entry) {
 }
 
 void read_solver(const Reader& r, const Entry& entry, SolverOptions& options) {
-  const Map map = r.expect_map(entry, "solver", {"tolerance", "max_iterations"});
+  const Map map =
+      r.expect_map(entry, "solver", {"tolerance", "max_iterations", "check_every", "timing"});
   if (const Entry* e = map.find("tolerance")) {
     options.tolerance = r.get_double(*e, "solver.tolerance");
     if (!(options.tolerance > 0.0 && options.tolerance < 1.0)) {
@@ -421,6 +422,12 @@ void read_solver(const Reader& r, const Entry& entry, SolverOptions& options) {
   }
   if (const Entry* e = map.find("max_iterations")) {
     options.max_iterations = static_cast<int>(r.get_int(*e, "solver.max_iterations", 1));
+  }
+  if (const Entry* e = map.find("check_every")) {
+    options.check_every = static_cast<int>(r.get_int(*e, "solver.check_every", 1));
+  }
+  if (const Entry* e = map.find("timing")) {
+    options.timing = r.get_enum<TimingMode>(*e, "solver.timing");
   }
 }
 

@@ -47,7 +47,9 @@ std::string report_to_json(const SolveReport& r, const ReportContext& context) {
 
   w.key("solver").begin_object();
   w.key("backend").value(r.backend);
+  w.key("device").value(r.device);
   w.key("preconditioner").value(r.preconditioner);
+  w.key("trisolve").value(r.trisolve);
   w.key("tolerance").value(r.tolerance);
   w.key("max_iterations").value(r.max_iterations);
   w.end_object();
@@ -91,9 +93,10 @@ std::string report_to_json(const SolveReport& r, const ReportContext& context) {
   w.key("solve_seconds").value(r.solve_seconds);
   w.key("seconds_per_iteration").value(r.iterations > 0 ? r.solve_seconds / r.iterations : 0.0);
   w.key("bytes_moved").value(total_bytes);
-  if (context.bandwidth_bytes_per_second > 0.0) {
-    const double bound = total_bytes / context.bandwidth_bytes_per_second;
-    w.key("reference_bandwidth_bytes_per_second").value(context.bandwidth_bytes_per_second);
+  w.key("check_every").value(r.check_every);
+  if (r.reference_bandwidth > 0.0) {
+    const double bound = total_bytes / r.reference_bandwidth;
+    w.key("reference_bandwidth_bytes_per_second").value(r.reference_bandwidth);
     w.key("bandwidth_bound_seconds").value(bound);
     w.key("percent_of_bound")
         .value(total_phase_seconds > 0.0 ? 100.0 * bound / total_phase_seconds : 0.0);
@@ -137,13 +140,19 @@ void write_report_json(const std::string& path, const SolveReport& report,
 
 void write_history_csv(const std::string& path, const SolveReport& report) {
   io::write_file_atomically(path, [&](std::ostream& out) {
-    out << "iteration,residual_norm,relative_residual,spmv_s,precond_s,dot_s,update_s\n";
-    char line[256];
+    out << "iteration,residual_norm,relative_residual";
+    for (int p = 0; p < kNumPhases; ++p) out << ',' << phase_name(static_cast<Phase>(p)) << "_s";
+    out << '\n';
+    char field[64];
     for (const IterationRecord& rec : report.history) {
-      std::snprintf(line, sizeof line, "%d,%.17g,%.17g,%.9g,%.9g,%.9g,%.9g\n", rec.iteration,
-                    rec.residual_norm, rec.relative_residual, rec.seconds[0], rec.seconds[1],
-                    rec.seconds[2], rec.seconds[3]);
-      out << line;
+      std::snprintf(field, sizeof field, "%d,%.17g,%.17g", rec.iteration, rec.residual_norm,
+                    rec.relative_residual);
+      out << field;
+      for (double t : rec.seconds) {
+        std::snprintf(field, sizeof field, ",%.9g", t);
+        out << field;
+      }
+      out << '\n';
     }
   });
 }

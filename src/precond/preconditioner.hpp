@@ -29,6 +29,17 @@ class Preconditioner {
   virtual void apply(const backend::Vector& r, backend::Vector& z) = 0;
   /// Modeled bytes one apply() moves (for the GB/s column of the breakdown).
   virtual double bytes_per_apply() const = 0;
+  /// apply() with its time recorded in the phases this preconditioner consists of and
+  /// its modeled traffic added to `bytes`; by default all of it is Phase::precond.
+  virtual void apply_timed(const backend::Vector& r, backend::Vector& z, backend::PhaseTimer& timer,
+                           PhaseArray& bytes) {
+    timer.begin(Phase::precond);
+    apply(r, z);
+    timer.end(Phase::precond);
+    bytes[static_cast<int>(Phase::precond)] += bytes_per_apply();
+  }
+  /// Triangular solve algorithm in use ("" for preconditioners without one).
+  virtual std::string trisolve() const { return ""; }
   /// Breakdown handling of the last factorize() (only factorizations fill it).
   virtual FactorizationReport factorization_report() const { return {}; }
 };

@@ -31,7 +31,16 @@ const std::vector<std::pair<VertexOrder, std::string_view>>& enum_names<VertexOr
 template <>
 const std::vector<std::pair<TrisolveAlgorithm, std::string_view>>& enum_names<TrisolveAlgorithm>() {
   static const std::vector<std::pair<TrisolveAlgorithm, std::string_view>> names{
-      {TrisolveAlgorithm::reference, "reference"}};
+      {TrisolveAlgorithm::automatic, "auto"},
+      {TrisolveAlgorithm::reference, "reference"},
+      {TrisolveAlgorithm::cusparse, "cusparse"}};
+  return names;
+}
+
+template <>
+const std::vector<std::pair<TimingMode, std::string_view>>& enum_names<TimingMode>() {
+  static const std::vector<std::pair<TimingMode, std::string_view>> names{
+      {TimingMode::phases, "phases"}, {TimingMode::total, "total"}};
   return names;
 }
 
@@ -73,6 +82,7 @@ PRISM_INSTANTIATE_ENUM(BackendKind)
 PRISM_INSTANTIATE_ENUM(Ordering)
 PRISM_INSTANTIATE_ENUM(VertexOrder)
 PRISM_INSTANTIATE_ENUM(TrisolveAlgorithm)
+PRISM_INSTANTIATE_ENUM(TimingMode)
 #undef PRISM_INSTANTIATE_ENUM
 
 const char* phase_name(Phase phase) {
@@ -81,6 +91,10 @@ const char* phase_name(Phase phase) {
       return "spmv";
     case Phase::precond:
       return "precond";
+    case Phase::lower_solve:
+      return "lower_solve";
+    case Phase::upper_solve:
+      return "upper_solve";
     case Phase::dot:
       return "dot";
     case Phase::update:

@@ -8,18 +8,29 @@
 namespace prism::solver {
 namespace {
 
+using backend::Scalar;
+
 // Modeled bytes of the non-preconditioner operations, doubles and 32-bit indices:
 // SpMV reads values and columns (12 B/nnz), row pointers (4 B/row), x once, writes y.
 double spmv_bytes(const backend::Matrix& a) {
   return 12.0 * a.nnz() + 4.0 * (a.rows() + 1) + 16.0 * a.rows();
 }
 
+double get(const backend::ScalarValues& s, Scalar which) {
+  return s[static_cast<int>(which)];
+}
+bool positive(double v) {
+  return v > 0.0 && std::isfinite(v);
+}
+
 }  // namespace
 
-// Per iteration: q = A p; alpha = (r,z)/(p,q); x += alpha p; r -= alpha q;
-// z = M^{-1} r; beta = (r,z)_new/(r,z); p = z + beta p.
-// Memory traffic per iteration, n rows: SpMV 12 nnz + 20 n, two dots 32 n,
-// fused update 48 n, p update 24 n, plus the preconditioner's own.
+// Per iteration, with the scalars kept in the backend:
+//   q = A p;  pq = (p, q);  alpha = rz / pq;  x += alpha p;  r -= alpha q;  rr = (r, r)
+//   [every check_every iterations: read rr, pq, rz and test convergence / breakdown]
+//   z = M^{-1} r;  rz_new = (r, z);  beta = rz_new / rz;  p = z + beta p
+// Memory traffic per iteration, n rows: SpMV 12 nnz + 20 n, two dots 32 n, fused
+// update 48 n, direction update 24 n, plus the preconditioner's own.
 PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
               precond::Preconditioner& preconditioner, const backend::Vector& b, backend::Vector& x,
               const SolverOptions& options) {
@@ -27,42 +38,49 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
     throw ConfigError("solver: tolerance must be positive");
   }
   if (options.max_iterations < 0) throw ConfigError("solver: max_iterations must be >= 0");
+  if (options.check_every < 1) throw ConfigError("solver: check_every must be >= 1");
 
-  const auto start = std::chrono::steady_clock::now();
   const index_t n = a.rows();
   auto r = backend.make_vector(n);
   auto z = backend.make_vector(n);
   auto p = backend.make_vector(n);
   auto q = backend.make_vector(n);
   backend::PhaseTimer& timer = backend.timer();
+  timer.set_enabled(options.timing == TimingMode::phases);
   timer.per_iteration();  // drop anything recorded before this solve
 
-  PcgResult result;
-  const double n_d = static_cast<double>(n);
+  const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  PcgResult result;
 
-  // r = b - A x
+  // r = b - A x; ||b|| and ||r|| (read once: set-up of the iteration).
   backend.spmv(a, x, *q);
   backend.copy(b, *r);
   backend.axpy(-1.0, *q, *r);
-  result.rhs_norm = std::sqrt(backend.dot(b, b));
-  double rr = backend.dot(*r, *r);
-  result.initial_residual_norm = result.residual_norm = std::sqrt(rr);
+  backend.dot(b, b, Scalar::rz);
+  backend.dot(*r, *r, Scalar::rr);
+  backend::ScalarValues s = backend.read_scalars();
+  result.rhs_norm = std::sqrt(get(s, Scalar::rz));
+  result.initial_residual_norm = result.residual_norm = std::sqrt(get(s, Scalar::rr));
   const double scale = result.rhs_norm > 0.0 ? result.rhs_norm : 1.0;
   result.history.push_back({0, result.residual_norm, result.residual_norm / scale, {}});
 
   if (result.rhs_norm == 0.0) {
-    // b = 0 has the solution x = 0 exactly.
-    backend.copy(b, x);
+    backend.copy(b, x);  // b = 0 has the solution x = 0 exactly
     result.residual_norm = 0.0;
-    result.status = SolveStatus::converged;
     result.history.back() = {0, 0.0, 0.0, {}};
+    result.status = SolveStatus::converged;
     result.seconds = elapsed();
     return result;
   }
   const double target = options.tolerance * result.rhs_norm;
+  if (!std::isfinite(result.residual_norm)) {
+    result.status = SolveStatus::breakdown;
+    result.seconds = elapsed();
+    return result;
+  }
   if (result.residual_norm <= target) {
     result.status = SolveStatus::converged;
     result.seconds = elapsed();
@@ -71,15 +89,12 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
 
   preconditioner.apply(*r, *z);
   backend.copy(*z, *p);
-  double rz = backend.dot(*r, *z);
-  if (!(rz > 0.0) || !std::isfinite(rz)) {
-    result.status = SolveStatus::breakdown;
-    result.seconds = elapsed();
-    return result;
-  }
+  backend.dot(*r, *z, Scalar::rz);
 
-  auto& bytes = result.phase_bytes;
-  auto add = [&bytes](Phase phase, double b) { bytes[static_cast<int>(phase)] += b; };
+  PhaseArray& bytes = result.phase_bytes;
+  auto add = [&bytes](Phase phase, double amount) { bytes[static_cast<int>(phase)] += amount; };
+  const double n_d = static_cast<double>(n);
+  std::vector<int> recorded;  // iteration numbers of the timer's records
   for (int k = 1; k <= options.max_iterations; ++k) {
     timer.begin(Phase::spmv);
     backend.spmv(a, *p, *q);  // q = A p
@@ -87,65 +102,67 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
     add(Phase::spmv, spmv_bytes(a));
 
     timer.begin(Phase::dot);
-    const double pq = backend.dot(*p, *q);
+    backend.dot(*p, *q, Scalar::pq);
     timer.end(Phase::dot);
     add(Phase::dot, 16.0 * n_d);
-    if (!(pq > 0.0) || !std::isfinite(pq)) {
-      // A is not positive definite along p (or the values overflowed).
-      timer.next_iteration();
-      result.status = SolveStatus::breakdown;
-      break;
-    }
-    const double alpha = rz / pq;
 
     timer.begin(Phase::update);
-    rr = backend.cg_update(alpha, *p, *q, x, *r);  // x += alpha p; r -= alpha q
+    backend.cg_update(*p, *q, x, *r);  // x += alpha p; r -= alpha q; rr = (r, r)
     timer.end(Phase::update);
     add(Phase::update, 48.0 * n_d);
-
     result.iterations = k;
-    result.residual_norm = std::sqrt(rr);
-    result.history.push_back({k, result.residual_norm, result.residual_norm / scale, {}});
-    if (!std::isfinite(rr)) {
-      timer.next_iteration();
-      result.status = SolveStatus::breakdown;
-      break;
-    }
-    if (result.residual_norm <= target) {
-      timer.next_iteration();
-      result.status = SolveStatus::converged;
-      break;
+
+    if (k % options.check_every == 0 || k == options.max_iterations) {
+      s = backend.read_scalars();
+      result.residual_norm = std::sqrt(get(s, Scalar::rr));
+      result.history.push_back({k, result.residual_norm, result.residual_norm / scale, {}});
+      // rz <= 0: M is not positive definite; pq <= 0: A is not (along p).
+      if (!positive(get(s, Scalar::rz)) || !positive(get(s, Scalar::pq)) ||
+          !std::isfinite(result.residual_norm)) {
+        timer.next_iteration();
+        recorded.push_back(k);
+        result.status = SolveStatus::breakdown;
+        break;
+      }
+      if (result.residual_norm <= target) {
+        timer.next_iteration();
+        recorded.push_back(k);
+        result.status = SolveStatus::converged;
+        break;
+      }
     }
 
-    timer.begin(Phase::precond);
-    preconditioner.apply(*r, *z);  // z = M^{-1} r
-    timer.end(Phase::precond);
-    add(Phase::precond, preconditioner.bytes_per_apply());
+    preconditioner.apply_timed(*r, *z, timer, bytes);  // z = M^{-1} r
 
     timer.begin(Phase::dot);
-    const double rz_new = backend.dot(*r, *z);
+    backend.dot(*r, *z, Scalar::rz_new);
     timer.end(Phase::dot);
     add(Phase::dot, 16.0 * n_d);
-    if (!(rz_new > 0.0) || !std::isfinite(rz_new)) {
-      // The preconditioner is not positive definite.
-      timer.next_iteration();
-      result.status = SolveStatus::breakdown;
-      break;
-    }
 
     timer.begin(Phase::update);
-    backend.xpay(*z, rz_new / rz, *p);  // p = z + beta p
+    backend.cg_direction(*z, *p);  // p = z + beta p; rz = rz_new
     timer.end(Phase::update);
     add(Phase::update, 24.0 * n_d);
-    rz = rz_new;
     timer.next_iteration();
+    recorded.push_back(k);
   }
-
-  const std::vector<PhaseArray> times = timer.per_iteration();
-  for (std::size_t i = 0; i < times.size() && i + 1 < result.history.size(); ++i) {
-    result.history[i + 1].seconds = times[i];
-  }
+  if (result.status == SolveStatus::max_iterations) backend.read_scalars();  // drain the queue
   result.seconds = elapsed();
+
+  // Attach the per-iteration times to the recorded iterations; with check_every > 1
+  // the unrecorded iterations' times are folded into the next recorded one.
+  const std::vector<PhaseArray> times = timer.per_iteration();
+  std::size_t h = 1;
+  PhaseArray pending{};
+  for (std::size_t i = 0; i < times.size() && i < recorded.size(); ++i) {
+    for (int ph = 0; ph < kNumPhases; ++ph) pending[ph] += times[i][ph];
+    while (h < result.history.size() && result.history[h].iteration < recorded[i]) ++h;
+    if (h < result.history.size() && result.history[h].iteration == recorded[i]) {
+      result.history[h].seconds = pending;
+      pending = PhaseArray{};
+    }
+  }
+  result.unrecorded_seconds = pending;
   return result;
 }
 

@@ -19,7 +19,10 @@ struct PcgResult {
   double residual_norm = 0.0;
   double seconds = 0.0;
   PhaseArray phase_bytes{};
-  std::vector<IterationRecord> history;  ///< entry 0 is the initial residual
+  /// Entry 0 is the initial residual, then every checked iteration (all of them with
+  /// check_every = 1); each entry's times cover the iterations since the previous one.
+  std::vector<IterationRecord> history;
+  PhaseArray unrecorded_seconds{};  ///< times after the last checked iteration
 };
 
 /// Solves A x = b; x holds the initial guess on entry. Stops when ||r_k|| <= tol ||b||.

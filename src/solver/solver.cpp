@@ -181,7 +181,8 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
   auto ax = be.make_vector(n);
   be.spmv(*s.device_matrix, *x_dev, *ax);
   be.axpy(-1.0, *b_dev, *ax);
-  const double true_norm = std::sqrt(be.dot(*ax, *ax));
+  be.dot(*ax, *ax, backend::Scalar::rr);
+  const double true_norm = std::sqrt(be.read_scalars()[static_cast<int>(backend::Scalar::rr)]);
 
   be.copy_to_host(*x_dev, x_ordered);
   if (s.permuted) {
@@ -192,7 +193,11 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
 
   SolveReport report;
   report.backend = be.name();
+  report.device = be.device_name();
   report.preconditioner = s.preconditioner->name();
+  report.trisolve = s.preconditioner->trisolve();
+  report.check_every = s.config.solver.check_every;
+  report.reference_bandwidth = be.reference_bandwidth();
   report.rows = n;
   report.nnz = s.ordered.nnz();
   report.tolerance = s.config.solver.tolerance;
@@ -206,6 +211,7 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
   report.true_relative_residual = result.rhs_norm > 0.0 ? true_norm / scale : true_norm;
   report.solve_seconds = result.seconds;
   report.phase_bytes = result.phase_bytes;
+  report.phase_seconds = result.unrecorded_seconds;
   for (const IterationRecord& rec : result.history) {
     for (int p = 0; p < kNumPhases; ++p) report.phase_seconds[p] += rec.seconds[p];
   }

@@ -222,6 +222,58 @@ TEST(Pcg, BadInputsThrowTypedErrors) {
   EXPECT_THROW(s.solve(std::vector<double>(9, 1.0), x), prism::InvalidMatrixError);
 }
 
+TEST(Pcg, CheckingEveryKIterationsRecordsOnlyThoseAndStillConverges) {
+  const CsrMatrix<double> a = prism::poisson2d(40, 40);
+  const std::vector<double> b = random_vector(a.rows, 3);
+  prism::SolverConfig c = config("ic0", prism::Ordering::color);
+  prism::Solver every(c);
+  every.setup(a);
+  std::vector<double> x1;
+  const prism::SolveReport r1 = every.solve(b, x1);
+
+  c.solver.check_every = 7;
+  prism::Solver sparse(c);
+  sparse.setup(a);
+  std::vector<double> x7;
+  const prism::SolveReport r7 = sparse.solve(b, x7);
+  ASSERT_TRUE(r7.converged());
+  EXPECT_EQ(r7.iterations % 7, 0);
+  EXPECT_GE(r7.iterations, r1.iterations);
+  EXPECT_LT(r7.iterations, r1.iterations + 7);
+  EXPECT_EQ(r7.history.size(), static_cast<std::size_t>(r7.iterations / 7) + 1);
+  for (std::size_t i = 1; i < r7.history.size(); ++i) {
+    EXPECT_EQ(r7.history[i].iteration, static_cast<int>(7 * i));
+  }
+  EXPECT_LE(prism::test::relative_residual(a, x7, b), 1e-9);
+}
+
+TEST(Pcg, TimingTotalRecordsNoPhasesButSameIterations) {
+  const CsrMatrix<double> a = prism::poisson3d(10, 10, 10);
+  const std::vector<double> b = random_vector(a.rows, 9);
+  prism::SolverConfig c = config("ic0", prism::Ordering::color);
+  c.solver.timing = prism::TimingMode::total;
+  prism::Solver s(c);
+  s.setup(a);
+  std::vector<double> x;
+  const prism::SolveReport r = s.solve(b, x);
+  ASSERT_TRUE(r.converged());
+  for (double t : r.phase_seconds) EXPECT_EQ(t, 0.0);
+  EXPECT_GT(r.solve_seconds, 0.0);
+
+  prism::Solver timed(config("ic0", prism::Ordering::color));
+  timed.setup(a);
+  std::vector<double> x2;
+  EXPECT_EQ(timed.solve(b, x2).iterations, r.iterations);
+  EXPECT_EQ(x, x2);
+}
+
+TEST(Pcg, CpuBackendRejectsGpuOnlyTrisolve) {
+  prism::SolverConfig c = config("ic0", prism::Ordering::natural);
+  c.preconditioner.trisolve = prism::TrisolveAlgorithm::cusparse;
+  prism::Solver s(c);
+  EXPECT_THROW(s.setup(prism::poisson2d(4, 4)), prism::ConfigError);
+}
+
 TEST(Pcg, CudaBackendRequestFailsClearlyWithoutDevice) {
   if (prism::cuda_available()) GTEST_SKIP() << "a CUDA device is present";
   prism::SolverConfig c;
@@ -245,7 +297,12 @@ TEST(Pcg, PerIterationRecordsHaveTimesAndBytes) {
   }
   EXPECT_GT(sum, 0.0);
   EXPECT_LE(sum, r.solve_seconds * 1.01 + 1e-6);
-  for (double b : r.phase_bytes) EXPECT_GT(b, 0.0);
+  // IC(0) is timed as its two triangular solves; `precond` is for the others.
+  for (prism::Phase p : {prism::Phase::spmv, prism::Phase::lower_solve, prism::Phase::upper_solve,
+                         prism::Phase::dot, prism::Phase::update}) {
+    EXPECT_GT(r.phase_bytes[static_cast<int>(p)], 0.0) << prism::phase_name(p);
+  }
+  EXPECT_EQ(r.phase_bytes[static_cast<int>(prism::Phase::precond)], 0.0);
   // SpMV bytes per iteration: 12 B/nnz + 4 B/(row+1) + 16 B/row.
   EXPECT_DOUBLE_EQ(r.phase_bytes[0] / r.iterations, 12.0 * a.nnz() + 4.0 * 2501 + 16.0 * 2500);
 }
