@@ -45,6 +45,10 @@ class Solver {
   /// modified. Non-convergence is reported in the status, not thrown.
   SolveReport solve(const std::vector<double>& b, std::vector<double>& x);
 
+  /// Replaces the stopping rule and timing options for the next solves (the
+  /// preconditioner and backend stay as constructed).
+  void set_solver_options(const SolverOptions& options);
+
   /// The backend in use ("cpu" or "cuda"), known after construction.
   std::string backend_name() const;
 

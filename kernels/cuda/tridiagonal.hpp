@@ -31,6 +31,7 @@ struct TridiagonalPlan {
   int k_tiled = 0;              ///< PCR steps of the sliding-window kernel (0 if !tiled)
   int window_threads = 0;       ///< threads (= rows per sub-tile) of the window kernel
   long long segments = 0;       ///< windows per system (Fig. 11b of the paper)
+  long long segment_rows = 0;   ///< output rows per window
   int k_shared = 0;             ///< PCR steps inside the in-shared kernel
   int systems_per_block = 0;    ///< G: (sub)systems per block of the in-shared kernel
   int shared_threads = 0;       ///< threads per block of the in-shared kernel

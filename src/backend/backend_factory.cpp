@@ -1,10 +1,11 @@
-#include "backend/backend.hpp"
-#include "backend/cpu_backend.hpp"
-
 #include <prism/errors.hpp>
 #include <prism/solver.hpp>
 
+#include "backend/backend.hpp"
+#include "backend/cpu_backend.hpp"
+
 #ifdef PRISM_HAVE_CUDA
+#include "backend/cuda/cuda_backend.hpp"
 #include "kernels/cuda/device_info.hpp"
 #endif
 
@@ -23,15 +24,15 @@ namespace backend {
 std::unique_ptr<Backend> make_backend(BackendKind kind) {
   switch (kind) {
     case BackendKind::cpu:
+      return make_cpu_backend();
     case BackendKind::automatic:
-      // The CUDA backend is not part of this build yet: `auto` runs on the CPU.
+#ifdef PRISM_HAVE_CUDA
+      if (cuda_available()) return make_cuda_backend();
+#endif
       return make_cpu_backend();
     case BackendKind::cuda:
 #ifdef PRISM_HAVE_CUDA
-      if (!cuda_available()) {
-        throw BackendError("backend 'cuda' requested but no CUDA device is available");
-      }
-      throw BackendError("backend 'cuda' is not implemented yet in this version of prism");
+      return make_cuda_backend();
 #else
       throw BackendError("backend 'cuda' requested but prism was built without CUDA");
 #endif

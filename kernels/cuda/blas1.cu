@@ -1,0 +1,163 @@
+#include "kernels/cuda/blas1.hpp"
+#include "kernels/cuda/check.hpp"
+
+#include <algorithm>
+
+namespace prism::kernels::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kRz = 0, kRzNew = 1, kPq = 2, kRr = 3;
+
+int grid_for(index_t n) {
+  const long long blocks = (static_cast<long long>(n) + kThreads - 1) / kThreads;
+  return static_cast<int>(std::max<long long>(1, std::min<long long>(blocks, 65535LL * 16)));
+}
+
+__device__ bool is_positive(double v) { return v > 0.0 && isfinite(v); }
+
+/// Sum of `value` over the block (blockDim.x == kThreads); valid in thread 0.
+__device__ double block_sum(double value) {
+  __shared__ double warp_sums[kThreads / 32];
+  for (int offset = 16; offset > 0; offset /= 2) {
+    value += __shfl_down_sync(0xffffffffu, value, offset);
+  }
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) warp_sums[warp] = value;
+  __syncthreads();
+  if (warp == 0) {
+    value = lane < kThreads / 32 ? warp_sums[lane] : 0.0;
+    for (int offset = 16; offset > 0; offset /= 2) {
+      value += __shfl_down_sync(0xffffffffu, value, offset);
+    }
+  }
+  return value;
+}
+
+__global__ void dot_partials(index_t n, const double* __restrict__ x, const double* __restrict__ y,
+                             double* __restrict__ partials) {
+  double sum = 0.0;
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    sum += x[i] * y[i];
+  }
+  sum = block_sum(sum);
+  if (threadIdx.x == 0) partials[blockIdx.x] = sum;
+}
+
+/// One block sums the partials into scalars[out], in a fixed order.
+__global__ void finish_sum(const double* __restrict__ partials, int count,
+                           double* __restrict__ scalars, int out) {
+  double sum = 0.0;
+  for (int i = threadIdx.x; i < count; i += kThreads) sum += partials[i];
+  sum = block_sum(sum);
+  if (threadIdx.x == 0) scalars[out] = sum;
+}
+
+__global__ void axpy_kernel(index_t n, double a, const double* __restrict__ x,
+                            double* __restrict__ y) {
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    y[i] += a * x[i];
+  }
+}
+
+__global__ void pointwise_kernel(index_t n, const double* __restrict__ d,
+                                 const double* __restrict__ x, double* __restrict__ y) {
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    y[i] = d[i] * x[i];
+  }
+}
+
+__global__ void cg_update_kernel(index_t n, const double* __restrict__ p,
+                                 const double* __restrict__ q, double* __restrict__ x,
+                                 double* __restrict__ r, const double* __restrict__ scalars,
+                                 double* __restrict__ partials) {
+  const double rz = scalars[kRz], pq = scalars[kPq];
+  const double alpha = is_positive(rz) && is_positive(pq) ? rz / pq : 0.0;
+  double sum = 0.0;
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    x[i] += alpha * p[i];
+    const double ri = r[i] - alpha * q[i];
+    r[i] = ri;
+    sum += ri * ri;
+  }
+  sum = block_sum(sum);
+  if (threadIdx.x == 0) partials[blockIdx.x] = sum;
+}
+
+__global__ void cg_direction_kernel(index_t n, const double* __restrict__ z,
+                                    double* __restrict__ p, const double* __restrict__ scalars) {
+  const double rz = scalars[kRz];
+  const double beta = is_positive(rz) ? scalars[kRzNew] / rz : 0.0;
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    p[i] = z[i] + beta * p[i];
+  }
+}
+
+/// After every block of cg_direction has read the old rz (stream order).
+__global__ void rotate_rz(double* scalars) { scalars[kRz] = scalars[kRzNew]; }
+
+__global__ void gather_kernel(index_t n, const index_t* __restrict__ perm,
+                              const double* __restrict__ x, double* __restrict__ y) {
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    y[i] = x[perm[i]];
+  }
+}
+
+__global__ void scatter_kernel(index_t n, const index_t* __restrict__ perm,
+                               const double* __restrict__ x, double* __restrict__ y) {
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    y[perm[i]] = x[i];
+  }
+}
+
+int reduction_grid(index_t n) { return std::min(grid_for(n), kReductionBlocks); }
+
+}  // namespace
+
+void dot(index_t n, const double* x, const double* y, double* partials, double* scalars, int out,
+         cudaStream_t stream) {
+  const int blocks = reduction_grid(n);
+  dot_partials<<<blocks, kThreads, 0, stream>>>(n, x, y, partials);
+  PRISM_CUDA_CHECK_LAUNCH();
+  finish_sum<<<1, kThreads, 0, stream>>>(partials, blocks, scalars, out);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void axpy(index_t n, double a, const double* x, double* y, cudaStream_t stream) {
+  axpy_kernel<<<grid_for(n), kThreads, 0, stream>>>(n, a, x, y);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void pointwise_multiply(index_t n, const double* d, const double* x, double* y,
+                        cudaStream_t stream) {
+  pointwise_kernel<<<grid_for(n), kThreads, 0, stream>>>(n, d, x, y);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void cg_update(index_t n, const double* p, const double* q, double* x, double* r,
+               double* partials, double* scalars, cudaStream_t stream) {
+  const int blocks = reduction_grid(n);
+  cg_update_kernel<<<blocks, kThreads, 0, stream>>>(n, p, q, x, r, scalars, partials);
+  PRISM_CUDA_CHECK_LAUNCH();
+  finish_sum<<<1, kThreads, 0, stream>>>(partials, blocks, scalars, kRr);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void cg_direction(index_t n, const double* z, double* p, double* scalars, cudaStream_t stream) {
+  cg_direction_kernel<<<grid_for(n), kThreads, 0, stream>>>(n, z, p, scalars);
+  PRISM_CUDA_CHECK_LAUNCH();
+  rotate_rz<<<1, 1, 0, stream>>>(scalars);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void gather(index_t n, const index_t* perm, const double* x, double* y, cudaStream_t stream) {
+  gather_kernel<<<grid_for(n), kThreads, 0, stream>>>(n, perm, x, y);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void scatter(index_t n, const index_t* perm, const double* x, double* y, cudaStream_t stream) {
+  scatter_kernel<<<grid_for(n), kThreads, 0, stream>>>(n, perm, x, y);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace prism::kernels::cuda

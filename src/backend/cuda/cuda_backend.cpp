@@ -1,0 +1,247 @@
+#include "backend/cuda/cuda_backend.hpp"
+
+#include <prism/errors.hpp>
+
+#include "backend/cuda/cuda_handles.hpp"
+#include "backend/cuda/cuda_timer.hpp"
+#include "backend/cuda/cuda_vector.hpp"
+#include "backend/cuda/cusparse_trisolve.hpp"
+#include "kernels/cuda/blas1.hpp"
+#include "kernels/cuda/device_info.hpp"
+#include "kernels/cuda/device_memory.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace prism::backend {
+namespace cuda {
+namespace {
+
+using kernels::cuda::DeviceBuffer;
+using kernels::cuda::PinnedBuffer;
+namespace k = kernels::cuda;
+
+/// cusparseSpMV with CSR_ALG2 (bit-wise deterministic run to run), preprocessed once.
+class CudaMatrix final : public Matrix {
+ public:
+  CudaMatrix(const CsrMatrix<double>& a, cusparseHandle_t handle, cudaStream_t stream)
+      : handle_(handle),
+        stream_(stream),
+        rows_(a.rows),
+        row_ptr_(a.row_ptr.size()),
+        col_idx_(a.col_idx.size()),
+        values_(a.values.size()) {
+    row_ptr_.upload(a.row_ptr.data(), stream);
+    col_idx_.upload(a.col_idx.data(), stream);
+    values_.upload(a.values.data(), stream);
+    descr_ = make_csr_descr(a.rows, a.cols, a.nnz(), row_ptr_.data(), col_idx_.data(),
+                            values_.data());
+  }
+  index_t rows() const override { return rows_; }
+  index_t nnz() const override { return static_cast<index_t>(values_.size()); }
+  void update_values(const std::vector<double>& values) override {
+    if (values.size() != values_.size()) {
+      throw InvalidMatrixError("update_values: expected " + std::to_string(values_.size()) +
+                               " values, got " + std::to_string(values.size()));
+    }
+    values_.upload(values.data(), stream_);
+  }
+
+  void multiply(const CudaVector& x, CudaVector& y) const {
+    const double one = 1.0, zero = 0.0;
+    if (!prepared_) {
+      std::size_t bytes = 0;
+      PRISM_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                                   &one, descr_.get(), x.descr(), &zero,
+                                                   y.descr(), CUDA_R_64F, kAlgorithm, &bytes));
+      buffer_ = DeviceBuffer<char>(std::max<std::size_t>(bytes, 1));
+      PRISM_CUSPARSE_CHECK(cusparseSpMV_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                                   &one, descr_.get(), x.descr(), &zero,
+                                                   y.descr(), CUDA_R_64F, kAlgorithm,
+                                                   buffer_.data()));
+      prepared_ = true;
+    }
+    PRISM_CUSPARSE_CHECK(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                      descr_.get(), x.descr(), &zero, y.descr(), CUDA_R_64F,
+                                      kAlgorithm, buffer_.data()));
+  }
+
+ private:
+  static constexpr cusparseSpMVAlg_t kAlgorithm = CUSPARSE_SPMV_CSR_ALG2;
+  cusparseHandle_t handle_;
+  cudaStream_t stream_;
+  index_t rows_;
+  DeviceBuffer<index_t> row_ptr_;
+  DeviceBuffer<index_t> col_idx_;
+  DeviceBuffer<double> values_;
+  SpMatDescr descr_;
+  mutable DeviceBuffer<char> buffer_;
+  mutable bool prepared_ = false;
+};
+
+const CudaMatrix& cast_matrix(const Matrix& m) { return dynamic_cast<const CudaMatrix&>(m); }
+
+void check_size(const Vector& x, const Vector& y, const char* op) {
+  if (x.size() != y.size()) {
+    throw Error(std::string(op) + ": vector sizes differ (" + std::to_string(x.size()) + " vs " +
+                std::to_string(y.size()) + ")");
+  }
+}
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend()
+      : stream_(make_stream()),
+        sparse_(make_sparse_handle(stream_.get())),
+        partials_(k::kReductionBlocks),
+        scalars_(kNumScalars),
+        host_scalars_(kNumScalars),
+        scalars_ready_(make_event()),
+        timer_(stream_.get()) {
+    PRISM_CUDA_CHECK(cudaMemsetAsync(scalars_.data(), 0, kNumScalars * sizeof(double),
+                                     stream_.get()));
+    int device = 0;
+    PRISM_CUDA_CHECK(cudaGetDevice(&device));
+    cudaDeviceProp prop{};
+    PRISM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    device_name_ = prop.name;
+  }
+  ~CudaBackend() override { cudaStreamSynchronize(stream_.get()); }
+
+  std::string name() const override { return "cuda"; }
+  std::string device_name() const override { return device_name_; }
+
+  std::unique_ptr<Vector> make_vector(index_t n) override {
+    auto v = std::make_unique<CudaVector>(n);
+    if (n > 0) {
+      PRISM_CUDA_CHECK(cudaMemsetAsync(v->data(), 0, n * sizeof(double), stream_.get()));
+    }
+    return v;
+  }
+  std::unique_ptr<Matrix> make_matrix(const CsrMatrix<double>& a) override {
+    return std::make_unique<CudaMatrix>(a, sparse_.get(), stream_.get());
+  }
+  std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,
+                                                           Triangle triangle,
+                                                           TrisolveAlgorithm algorithm) override {
+    switch (algorithm) {
+      case TrisolveAlgorithm::automatic:
+      case TrisolveAlgorithm::cusparse:
+        return make_cusparse_trisolve(t, triangle, sparse_.get(), stream_.get());
+      case TrisolveAlgorithm::reference:
+        break;
+    }
+    throw ConfigError("trisolve '" + std::string(to_string(algorithm)) +
+                      "' runs on the cpu backend only; the cuda backend has: auto, cusparse");
+  }
+  void copy_from_host(const std::vector<double>& src, Vector& dst) override {
+    if (static_cast<index_t>(src.size()) != dst.size()) {
+      throw Error("copy_from_host: size " + std::to_string(src.size()) + " does not match " +
+                  std::to_string(dst.size()));
+    }
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(cast(dst).data(), src.data(), src.size() * sizeof(double),
+                                     cudaMemcpyHostToDevice, stream_.get()));
+  }
+  void copy_to_host(const Vector& src, std::vector<double>& dst) override {
+    dst.resize(static_cast<std::size_t>(src.size()));
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), cast(src).data(), dst.size() * sizeof(double),
+                                     cudaMemcpyDeviceToHost, stream_.get()));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+  }
+
+  void spmv(const Matrix& a, const Vector& x, Vector& y) override {
+    cast_matrix(a).multiply(cast(x), cast(y));
+  }
+  void dot(const Vector& x, const Vector& y, Scalar out) override {
+    check_size(x, y, "dot");
+    k::dot(x.size(), cast(x).data(), cast(y).data(), partials_.data(), scalars_.data(),
+           static_cast<int>(out), stream_.get());
+  }
+  void axpy(double a, const Vector& x, Vector& y) override {
+    check_size(x, y, "axpy");
+    k::axpy(x.size(), a, cast(x).data(), cast(y).data(), stream_.get());
+  }
+  void copy(const Vector& x, Vector& y) override {
+    check_size(x, y, "copy");
+    if (x.size() == 0) return;
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(cast(y).data(), cast(x).data(), x.size() * sizeof(double),
+                                     cudaMemcpyDeviceToDevice, stream_.get()));
+  }
+  void pointwise_multiply(const Vector& d, const Vector& x, Vector& y) override {
+    check_size(d, x, "pointwise_multiply");
+    k::pointwise_multiply(x.size(), cast(d).data(), cast(x).data(), cast(y).data(),
+                          stream_.get());
+  }
+  void cg_update(const Vector& p, const Vector& q, Vector& x, Vector& r) override {
+    check_size(p, x, "cg_update");
+    k::cg_update(p.size(), cast(p).data(), cast(q).data(), cast(x).data(), cast(r).data(),
+                 partials_.data(), scalars_.data(), stream_.get());
+  }
+  void cg_direction(const Vector& z, Vector& p) override {
+    check_size(z, p, "cg_direction");
+    k::cg_direction(z.size(), cast(z).data(), cast(p).data(), scalars_.data(), stream_.get());
+  }
+  ScalarValues read_scalars() override {
+    // Pinned copy + one event: waits for this stream's work only, not the device.
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(host_scalars_.data(), scalars_.data(),
+                                     kNumScalars * sizeof(double), cudaMemcpyDeviceToHost,
+                                     stream_.get()));
+    PRISM_CUDA_CHECK(cudaEventRecord(scalars_ready_.get(), stream_.get()));
+    PRISM_CUDA_CHECK(cudaEventSynchronize(scalars_ready_.get()));
+    ScalarValues s{};
+    std::copy(host_scalars_.data(), host_scalars_.data() + kNumScalars, s.begin());
+    return s;
+  }
+
+  PhaseTimer& timer() override { return timer_; }
+
+  double reference_bandwidth() override {
+    if (bandwidth_ == 0.0) bandwidth_ = measure_copy_bandwidth();
+    return bandwidth_;
+  }
+
+ private:
+  /// Median of 10 device-to-device copies of 256 MiB (read + write counted), after
+  /// warm-up: the achievable bandwidth every % of bound in prism refers to.
+  double measure_copy_bandwidth() {
+    constexpr std::size_t kBytes = std::size_t{256} << 20;
+    DeviceBuffer<char> src(kBytes), dst(kBytes);
+    Event start = make_event(), stop = make_event();
+    std::vector<float> ms;
+    for (int i = 0; i < 13; ++i) {
+      PRISM_CUDA_CHECK(cudaEventRecord(start.get(), stream_.get()));
+      PRISM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), kBytes, cudaMemcpyDeviceToDevice,
+                                       stream_.get()));
+      PRISM_CUDA_CHECK(cudaEventRecord(stop.get(), stream_.get()));
+      PRISM_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+      float t = 0.0f;
+      PRISM_CUDA_CHECK(cudaEventElapsedTime(&t, start.get(), stop.get()));
+      if (i >= 3) ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    const double median_s = 1e-3 * 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+    return 2.0 * static_cast<double>(kBytes) / median_s;
+  }
+
+  Stream stream_;
+  SparseHandle sparse_;
+  DeviceBuffer<double> partials_;
+  DeviceBuffer<double> scalars_;
+  PinnedBuffer<double> host_scalars_;
+  Event scalars_ready_;
+  CudaTimer timer_;
+  std::string device_name_;
+  double bandwidth_ = 0.0;
+};
+
+}  // namespace
+}  // namespace cuda
+
+std::unique_ptr<Backend> make_cuda_backend() {
+  if (kernels::cuda::device_count() == 0) {
+    throw BackendError("backend 'cuda' requested but no CUDA device is available");
+  }
+  return std::make_unique<cuda::CudaBackend>();
+}
+
+}  // namespace prism::backend

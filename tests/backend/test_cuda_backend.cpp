@@ -1,0 +1,304 @@
+// Every operation of the CUDA backend against the CPU (reference) backend on the same
+// data, on awkward sizes; whole GPU solves against CPU solves. Skipped without a GPU.
+
+#include <prism/analysis.hpp>
+#include <prism/errors.hpp>
+#include <prism/generators.hpp>
+#include <prism/solver.hpp>
+
+#include "backend/backend.hpp"
+#include "backend/cpu_backend.hpp"
+#include "common/gpu.hpp"
+#include "common/test_matrices.hpp"
+#include "precond/ic0_factor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+namespace {
+
+using prism::CsrMatrix;
+using prism::index_t;
+using prism::backend::Backend;
+using prism::backend::Scalar;
+
+std::vector<double> random_vector(index_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (double& x : v) x = dist(gen);
+  return v;
+}
+
+double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double d = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
+  return d;
+}
+
+class CudaBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PRISM_SKIP_WITHOUT_GPU();
+    gpu = prism::backend::make_backend(prism::BackendKind::cuda);
+    cpu = prism::backend::make_cpu_backend();
+  }
+  /// Uploads the same host vector to both backends.
+  struct Pair {
+    std::unique_ptr<prism::backend::Vector> g, c;
+  };
+  Pair both(const std::vector<double>& v) {
+    Pair p{gpu->make_vector(static_cast<index_t>(v.size())),
+           cpu->make_vector(static_cast<index_t>(v.size()))};
+    gpu->copy_from_host(v, *p.g);
+    cpu->copy_from_host(v, *p.c);
+    return p;
+  }
+  std::vector<double> host(Backend& b, const prism::backend::Vector& v) {
+    std::vector<double> out;
+    b.copy_to_host(v, out);
+    return out;
+  }
+  std::unique_ptr<Backend> gpu, cpu;
+};
+
+const std::vector<index_t> kSizes{1, 31, 32, 33, 1000, 100003};
+
+TEST_F(CudaBackendTest, VectorOperationsAreEquivalentToReference) {
+  for (index_t n : kSizes) {
+    SCOPED_TRACE(n);
+    const auto xv = random_vector(n, 1), yv = random_vector(n, 2), dv = random_vector(n, 3);
+    auto x = both(xv), y = both(yv), d = both(dv);
+
+    gpu->dot(*x.g, *y.g, Scalar::pq);
+    cpu->dot(*x.c, *y.c, Scalar::pq);
+    const double dg = gpu->read_scalars()[2], dc = cpu->read_scalars()[2];
+    EXPECT_NEAR(dg, dc, 1e-12 * n);
+
+    gpu->axpy(-0.75, *x.g, *y.g);
+    cpu->axpy(-0.75, *x.c, *y.c);
+    EXPECT_LE(max_abs_diff(host(*gpu, *y.g), host(*cpu, *y.c)), 1e-15);
+
+    gpu->pointwise_multiply(*d.g, *x.g, *y.g);
+    cpu->pointwise_multiply(*d.c, *x.c, *y.c);
+    EXPECT_EQ(host(*gpu, *y.g), host(*cpu, *y.c));
+
+    gpu->copy(*x.g, *y.g);
+    EXPECT_EQ(host(*gpu, *y.g), xv);
+  }
+}
+
+TEST_F(CudaBackendTest, FusedCgStepsAreEquivalentToReference) {
+  for (index_t n : kSizes) {
+    SCOPED_TRACE(n);
+    auto p = both(random_vector(n, 4)), q = both(random_vector(n, 5)), x = both(random_vector(n, 6)),
+         r = both(random_vector(n, 7)), z = both(random_vector(n, 8));
+    for (Backend* b : {gpu.get(), cpu.get()}) {
+      auto& P = b == gpu.get() ? p.g : p.c;
+      auto& Q = b == gpu.get() ? q.g : q.c;
+      auto& R = b == gpu.get() ? r.g : r.c;
+      auto& Z = b == gpu.get() ? z.g : z.c;
+      b->dot(*P, *P, Scalar::rz);  // rz > 0
+      b->dot(*P, *Q, Scalar::pq);
+      b->dot(*P, *P, Scalar::pq);  // make pq > 0 too
+      b->dot(*R, *Z, Scalar::rz_new);
+    }
+    gpu->cg_update(*p.g, *q.g, *x.g, *r.g);
+    cpu->cg_update(*p.c, *q.c, *x.c, *r.c);
+    EXPECT_LE(max_abs_diff(host(*gpu, *x.g), host(*cpu, *x.c)), 1e-14);
+    EXPECT_LE(max_abs_diff(host(*gpu, *r.g), host(*cpu, *r.c)), 1e-14);
+    gpu->cg_direction(*z.g, *p.g);
+    cpu->cg_direction(*z.c, *p.c);
+    EXPECT_LE(max_abs_diff(host(*gpu, *p.g), host(*cpu, *p.c)), 1e-13);
+    const auto sg = gpu->read_scalars(), sc = cpu->read_scalars();
+    for (int i = 0; i < prism::backend::kNumScalars; ++i) {
+      EXPECT_NEAR(sg[i], sc[i], 1e-11 * (1.0 + std::abs(sc[i]))) << "scalar " << i;
+    }
+  }
+}
+
+TEST_F(CudaBackendTest, UpdateIsSkippedWhenCurvatureIsNotPositive) {
+  const index_t n = 77;
+  auto p = both(random_vector(n, 1)), q = both(random_vector(n, 2)), x = both(random_vector(n, 3)),
+       r = both(random_vector(n, 4));
+  auto zero = both(std::vector<double>(n, 0.0));
+  gpu->dot(*p.g, *p.g, Scalar::rz);
+  gpu->dot(*zero.g, *p.g, Scalar::pq);  // pq = 0: alpha must be 0, x and r unchanged
+  const auto x0 = host(*gpu, *x.g);
+  gpu->cg_update(*p.g, *q.g, *x.g, *r.g);
+  EXPECT_EQ(host(*gpu, *x.g), x0);
+}
+
+TEST_F(CudaBackendTest, SpmvIsEquivalentToReference) {
+  for (const CsrMatrix<double>& a :
+       {prism::poisson2d(1, 1), prism::poisson2d(31, 33), prism::poisson3d(17, 9, 13, 27),
+        prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")}) {
+    SCOPED_TRACE(a.rows);
+    auto ag = gpu->make_matrix(a);
+    auto ac = cpu->make_matrix(a);
+    auto x = both(random_vector(a.rows, 9)), y = both(std::vector<double>(a.rows, 0.0));
+    gpu->spmv(*ag, *x.g, *y.g);
+    cpu->spmv(*ac, *x.c, *y.c);
+    double scale = 0.0;
+    for (double v : a.values) scale = std::max(scale, std::abs(v));
+    EXPECT_LE(max_abs_diff(host(*gpu, *y.g), host(*cpu, *y.c)), 1e-13 * scale * 27);
+  }
+}
+
+TEST_F(CudaBackendTest, CusparseTriangularSolvesAreEquivalentToReference) {
+  std::vector<CsrMatrix<double>> matrices{
+      prism::poisson2d(1, 1), prism::poisson3d(13, 11, 9),
+      prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")};
+  // The same factor in color order: what ordering: color feeds the solves.
+  const auto coloring = prism::color_matrix(matrices[1], prism::VertexOrder::natural);
+  matrices.push_back(prism::permute_symmetric(matrices[1], coloring.permutation));
+  for (const CsrMatrix<double>& a : matrices) {
+    SCOPED_TRACE(a.rows);
+    prism::precond::Ic0Pattern factor(a);
+    factor.factorize(a, {});
+    for (auto tri : {prism::backend::Triangle::lower, prism::backend::Triangle::upper}) {
+      const CsrMatrix<double>& t =
+          tri == prism::backend::Triangle::lower ? factor.lower() : factor.upper();
+      auto sg = gpu->make_triangular_solver(t, tri, prism::TrisolveAlgorithm::cusparse);
+      auto sc = cpu->make_triangular_solver(t, tri, prism::TrisolveAlgorithm::reference);
+      auto b = both(random_vector(a.rows, 10)), x = both(std::vector<double>(a.rows, 0.0));
+      sg->solve(*b.g, *x.g);
+      sc->solve(*b.c, *x.c);
+      const auto xc = host(*cpu, *x.c);
+      double scale = 1.0;
+      for (double v : xc) scale = std::max(scale, std::abs(v));
+      EXPECT_LE(max_abs_diff(host(*gpu, *x.g), xc), 1e-12 * scale);
+
+      // Refactor: new values through update_values reuse the analysis.
+      std::vector<double> doubled = t.values;
+      for (double& v : doubled) v *= 2.0;
+      sg->update_values(doubled);
+      sg->solve(*b.g, *x.g);
+      auto xg = host(*gpu, *x.g);
+      for (double& v : xg) v *= 2.0;
+      EXPECT_LE(max_abs_diff(xg, xc), 1e-12 * scale);
+    }
+  }
+}
+
+TEST_F(CudaBackendTest, ReferenceTrisolveIsRejectedOnTheGpu) {
+  const auto a = prism::poisson2d(3, 3);
+  EXPECT_THROW(gpu->make_triangular_solver(a, prism::backend::Triangle::lower,
+                                           prism::TrisolveAlgorithm::reference),
+               prism::ConfigError);
+}
+
+TEST_F(CudaBackendTest, PhaseTimerRecordsEveryIteration) {
+  auto x = both(random_vector(100000, 1));
+  auto& t = gpu->timer();
+  t.set_enabled(true);
+  for (int it = 0; it < 3; ++it) {
+    t.begin(prism::Phase::dot);
+    gpu->dot(*x.g, *x.g, Scalar::rr);
+    t.end(prism::Phase::dot);
+    t.next_iteration();
+  }
+  const auto times = t.per_iteration();
+  ASSERT_EQ(times.size(), 3u);
+  for (const auto& rec : times) EXPECT_GT(rec[static_cast<int>(prism::Phase::dot)], 0.0);
+  EXPECT_GT(gpu->reference_bandwidth(), 1e11);  // any GPU prism targets beats 100 GB/s
+}
+
+// Whole solves: GPU against CPU, every preconditioner and ordering.
+class GpuSolve : public ::testing::TestWithParam<std::tuple<std::string, prism::Ordering>> {};
+
+TEST_P(GpuSolve, MatchesCpuSolve) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const auto& [precond, ordering] = GetParam();
+  std::vector<std::pair<std::string, CsrMatrix<double>>> cases{
+      {"poisson2d", prism::poisson2d(61, 47)},
+      {"poisson3d27", prism::poisson3d(12, 11, 10, 27)},
+      {"layered3d", prism::layered(16, 16, 16, 4, {1.0, 1000.0})},
+      {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")}};
+  const std::string bcsstk13 = prism::test::shared_matrix("bcsstk13.mtx.gz");
+  if (!bcsstk13.empty()) cases.push_back({"bcsstk13", prism::read_matrix_market(bcsstk13)});
+  for (const auto& [name, a] : cases) {
+    SCOPED_TRACE(name);
+    const std::vector<double> b = random_vector(a.rows, 21);
+    prism::SolverConfig config;
+    config.preconditioner.type = precond;
+    config.preconditioner.ordering = ordering;
+    config.solver.tolerance = 1e-10;
+    config.solver.max_iterations = 20000;
+    config.backend = prism::BackendKind::cpu;
+    prism::Solver cpu(config);
+    config.backend = prism::BackendKind::cuda;
+    prism::Solver gpu(config);
+    cpu.setup(a);
+    gpu.setup(a);
+    std::vector<double> xc, xg;
+    const prism::SolveReport rc = cpu.solve(b, xc);
+    const prism::SolveReport rg = gpu.solve(b, xg);
+    ASSERT_TRUE(rc.converged());
+    ASSERT_TRUE(rg.converged());
+    EXPECT_EQ(rg.backend, "cuda");
+    EXPECT_NEAR(rg.iterations, rc.iterations, 2 + rc.iterations / 100);
+    EXPECT_LE(prism::test::relative_residual(a, xg, b), 1e-9);
+    EXPECT_NEAR(rg.true_relative_residual, prism::test::relative_residual(a, xg, b), 1e-11);
+    const double scale = prism::test::to_eigen(xc).norm();
+    EXPECT_LE((prism::test::to_eigen(xg) - prism::test::to_eigen(xc)).norm(), 1e-6 * scale);
+    EXPECT_EQ(rg.factorization.retries, rc.factorization.retries);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllPreconditioners, GpuSolve,
+    ::testing::Combine(::testing::Values("none", "jacobi", "ic0"),
+                       ::testing::Values(prism::Ordering::natural, prism::Ordering::color)),
+    [](const auto& info) {
+      return std::get<0>(info.param) + "_" +
+             std::string(prism::to_string(std::get<1>(info.param)));
+    });
+
+TEST(GpuSolveRefactor, RefactorEqualsFreshSetup) {
+  PRISM_SKIP_WITHOUT_GPU();
+  CsrMatrix<double> a = prism::poisson3d(20, 20, 20);
+  const std::vector<double> b = random_vector(a.rows, 5);
+  prism::SolverConfig config;
+  config.backend = prism::BackendKind::cuda;
+  prism::Solver reused(config);
+  reused.setup(a);
+  std::vector<double> x;
+  reused.solve(b, x);
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      a.values[k] = 3.0 * a.values[k] + (a.col_idx[k] == i ? 0.5 : 0.0);
+    }
+  }
+  reused.refactor(a);
+  std::vector<double> x1, x2;
+  const auto r1 = reused.solve(b, x1);
+  prism::Solver fresh(config);
+  fresh.setup(a);
+  const auto r2 = fresh.solve(b, x2);
+  EXPECT_EQ(r1.iterations, r2.iterations);
+  EXPECT_LE(max_abs_diff(x1, x2), 1e-12);
+}
+
+TEST(GpuSolveChecks, CheckEveryAndTimingTotal) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const CsrMatrix<double> a = prism::poisson3d(24, 24, 24);
+  const std::vector<double> b = random_vector(a.rows, 8);
+  prism::SolverConfig config;
+  config.backend = prism::BackendKind::cuda;
+  config.solver.check_every = 10;
+  config.solver.timing = prism::TimingMode::total;
+  prism::Solver s(config);
+  s.setup(a);
+  std::vector<double> x;
+  const auto r = s.solve(b, x);
+  ASSERT_TRUE(r.converged());
+  EXPECT_EQ(r.iterations % 10, 0);
+  for (double t : r.phase_seconds) EXPECT_EQ(t, 0.0);
+  EXPECT_LE(prism::test::relative_residual(a, x, b), 1e-8);
+}
+
+}  // namespace

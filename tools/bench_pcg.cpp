@@ -1,0 +1,309 @@
+// Benchmark of whole PCG solves: for each problem file and configuration (none,
+// jacobi, ic0 natural, ic0 color), the set-up cost, iterations, time per iteration,
+// time to solution (median of --repeats solves timed as a whole) and the per-phase
+// breakdown (one extra solve with per-phase events), against the bytes-moved bound at
+// the device-to-device copy bandwidth measured in the same run; Eigen's
+// IncompleteCholesky CG on the CPU as a peer. Prints a table, writes JSON.
+//
+//   bench_pcg [--repeats N] [--json FILE] [--dump-dir DIR] [--no-eigen]
+//             [--backend auto|cpu|cuda] [--configs LIST] PROBLEM.yaml...
+// --dump-dir writes each matrix and right-hand side as raw binary for
+// tools/bench_cupy.py (int64 n, int64 nnz, int32 row_ptr[n+1], int32 col[nnz],
+// float64 val[nnz]; rhs: float64[n]).
+
+#include <prism/errors.hpp>
+#include <prism/problem.hpp>
+#include <prism/solver.hpp>
+
+#include "io/atomic_file.hpp"
+#include "io/json_writer.hpp"
+
+#include <Eigen/IterativeLinearSolvers>
+#include <Eigen/SparseCore>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+struct Config {
+  std::string name;
+  std::string preconditioner;
+  prism::Ordering ordering;
+};
+
+const std::vector<Config> kAllConfigs{{"none", "none", prism::Ordering::natural},
+                                      {"jacobi", "jacobi", prism::Ordering::natural},
+                                      {"ic0-natural", "ic0", prism::Ordering::natural},
+                                      {"ic0-color", "ic0", prism::Ordering::color}};
+
+struct Result {
+  std::string problem, config, backend, device, trisolve;
+  long long rows = 0, nnz = 0;
+  int colors = 0, levels = 0;
+  bool converged = false;
+  int iterations = 0;
+  double setup_wall = 0, coloring = 0, analysis = 0, factorization = 0, upload = 0;
+  double shift = 0;
+  int retries = 0;
+  double solve_median = 0, solve_min = 0;
+  double bytes_per_iteration = 0, bandwidth = 0;
+  double true_residual = 0;
+  prism::PhaseArray phase_per_iteration{}, phase_bytes_per_iteration{};
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void dump_binary(const std::string& dir, const std::string& name, const prism::Problem& p) {
+  std::ofstream m(dir + "/" + name + ".csr.bin", std::ios::binary);
+  const long long n = p.a.rows, nnz = p.a.nnz();
+  m.write(reinterpret_cast<const char*>(&n), sizeof n);
+  m.write(reinterpret_cast<const char*>(&nnz), sizeof nnz);
+  m.write(reinterpret_cast<const char*>(p.a.row_ptr.data()), (n + 1) * sizeof(prism::index_t));
+  m.write(reinterpret_cast<const char*>(p.a.col_idx.data()), nnz * sizeof(prism::index_t));
+  m.write(reinterpret_cast<const char*>(p.a.values.data()), nnz * sizeof(double));
+  std::ofstream r(dir + "/" + name + ".rhs.bin", std::ios::binary);
+  r.write(reinterpret_cast<const char*>(p.b.data()), n * sizeof(double));
+  if (!m || !r) throw prism::IoError("cannot write the binary dump in " + dir);
+}
+
+Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const Config& c,
+                 prism::BackendKind backend, int repeats) {
+  prism::SolverConfig config = spec.config;
+  config.backend = backend;
+  config.preconditioner.type = c.preconditioner;
+  config.preconditioner.ordering = c.ordering;
+  config.solver.timing = prism::TimingMode::phases;
+  prism::Solver solver(config);
+  Result r;
+  r.problem = spec.name;
+  r.config = c.name;
+  r.rows = p.a.rows;
+  r.nnz = p.a.nnz();
+  const auto t = clock_type::now();
+  solver.setup(p.a);
+  r.setup_wall = since(t);
+  const prism::SetupReport& s = solver.setup_report();
+  r.coloring = s.coloring_seconds;
+  r.analysis = s.check_seconds + s.permutation_seconds + s.analysis_seconds;
+  r.factorization = s.factorization_seconds;
+  r.upload = s.upload_seconds;
+
+  // One solve with per-phase events: the breakdown.
+  std::vector<double> x = p.x0;
+  const prism::SolveReport phased = solver.solve(p.b, x);
+  r.backend = phased.backend;
+  r.device = phased.device;
+  r.trisolve = phased.trisolve;
+  r.colors = phased.ordering.colors.count;
+  r.levels = phased.ordering.levels.count;
+  r.converged = phased.converged();
+  r.iterations = phased.iterations;
+  r.shift = phased.factorization.shift;
+  r.retries = phased.factorization.retries;
+  r.true_residual = phased.true_relative_residual;
+  r.bandwidth = phased.reference_bandwidth;
+  const double its = std::max(1, phased.iterations);
+  for (int ph = 0; ph < prism::kNumPhases; ++ph) {
+    r.phase_per_iteration[ph] = phased.phase_seconds[ph] / its;
+    r.phase_bytes_per_iteration[ph] = phased.phase_bytes[ph] / its;
+    r.bytes_per_iteration += phased.phase_bytes[ph] / its;
+  }
+
+  // The speed: whole solves with nothing recorded inside the iteration.
+  prism::SolverOptions total = config.solver;
+  total.timing = prism::TimingMode::total;
+  solver.set_solver_options(total);
+  std::vector<double> times;
+  for (int i = 0; i < repeats + 1; ++i) {
+    x = p.x0;
+    const prism::SolveReport rep = solver.solve(p.b, x);
+    if (i > 0) times.push_back(rep.solve_seconds);  // the first is a warm-up
+  }
+  r.solve_median = median(times);
+  r.solve_min = *std::min_element(times.begin(), times.end());
+  return r;
+}
+
+Result run_eigen(const prism::ProblemSpec& spec, const prism::Problem& p) {
+  Result r;
+  r.problem = spec.name;
+  r.config = "eigen-ic-cg";
+  r.backend = "eigen";
+  r.device = "host CPU, 1 thread";
+  r.rows = p.a.rows;
+  r.nnz = p.a.nnz();
+  std::vector<Eigen::Triplet<double>> t;
+  t.reserve(p.a.values.size());
+  for (prism::index_t i = 0; i < p.a.rows; ++i) {
+    for (prism::index_t k = p.a.row_ptr[i]; k < p.a.row_ptr[i + 1]; ++k) {
+      t.emplace_back(i, p.a.col_idx[k], p.a.values[k]);
+    }
+  }
+  Eigen::SparseMatrix<double> a(p.a.rows, p.a.cols);
+  a.setFromTriplets(t.begin(), t.end());
+  Eigen::ConjugateGradient<Eigen::SparseMatrix<double>, Eigen::Lower | Eigen::Upper,
+                           Eigen::IncompleteCholesky<double>>
+      cg;
+  cg.setTolerance(spec.config.solver.tolerance);
+  cg.setMaxIterations(spec.config.solver.max_iterations);
+  auto start = clock_type::now();
+  cg.compute(a);
+  r.setup_wall = r.factorization = since(start);
+  const Eigen::Map<const Eigen::VectorXd> b(p.b.data(), p.b.size());
+  start = clock_type::now();
+  const Eigen::VectorXd x = cg.solve(b);
+  r.solve_median = r.solve_min = since(start);
+  r.iterations = static_cast<int>(cg.iterations());
+  r.converged = cg.info() == Eigen::Success;
+  r.true_residual = (b - a * x).norm() / b.norm();
+  return r;
+}
+
+void write_json(const std::string& path, const std::vector<Result>& results) {
+  prism::io::JsonWriter w;
+  w.begin_object();
+  w.key("schema").value("prism.bench_pcg/1");
+  w.key("results").begin_array();
+  for (const Result& r : results) {
+    w.begin_object();
+    w.key("problem").value(r.problem);
+    w.key("config").value(r.config);
+    w.key("backend").value(r.backend);
+    w.key("device").value(r.device);
+    w.key("trisolve").value(r.trisolve);
+    w.key("rows").value(r.rows);
+    w.key("nnz").value(r.nnz);
+    w.key("colors").value(r.colors);
+    w.key("levels").value(r.levels);
+    w.key("converged").value(r.converged);
+    w.key("iterations").value(r.iterations);
+    w.key("true_relative_residual").value(r.true_residual);
+    w.key("setup").begin_object();
+    w.key("wall_seconds").value(r.setup_wall);
+    w.key("coloring_seconds").value(r.coloring);
+    w.key("analysis_seconds").value(r.analysis);
+    w.key("factorization_seconds").value(r.factorization);
+    w.key("upload_seconds").value(r.upload);
+    w.key("ic0_shift").value(r.shift);
+    w.key("ic0_retries").value(r.retries);
+    w.end_object();
+    w.key("solve_seconds_median").value(r.solve_median);
+    w.key("solve_seconds_min").value(r.solve_min);
+    const double per_it = r.iterations > 0 ? r.solve_median / r.iterations : 0.0;
+    w.key("seconds_per_iteration").value(per_it);
+    w.key("bytes_per_iteration").value(r.bytes_per_iteration);
+    w.key("copy_bandwidth_bytes_per_second").value(r.bandwidth);
+    if (r.bandwidth > 0.0 && per_it > 0.0) {
+      const double bound = r.bytes_per_iteration / r.bandwidth;
+      w.key("bound_seconds_per_iteration").value(bound);
+      w.key("percent_of_bound").value(100.0 * bound / per_it);
+    }
+    w.key("phases_per_iteration").begin_object();
+    for (int ph = 0; ph < prism::kNumPhases; ++ph) {
+      if (r.phase_bytes_per_iteration[ph] == 0.0) continue;
+      w.key(prism::phase_name(static_cast<prism::Phase>(ph))).begin_object();
+      w.key("seconds").value(r.phase_per_iteration[ph]);
+      w.key("bytes").value(r.phase_bytes_per_iteration[ph]);
+      w.end_object();
+    }
+    w.end_object();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  prism::io::write_file_atomically(path, [&](std::ostream& out) { out << w.str(); });
+}
+
+void print_row(const Result& r) {
+  const double per_it = r.iterations > 0 ? r.solve_median / r.iterations : 0.0;
+  const double bound = r.bandwidth > 0.0 ? r.bytes_per_iteration / r.bandwidth : 0.0;
+  std::printf("%-16s %-12s %-9s %6s %6d %9.1f %10.2f %9.3f %9.3f %8.1f%% %9.3f %5d\n",
+              r.problem.c_str(), r.config.c_str(), r.trisolve.empty() ? "-" : r.trisolve.c_str(),
+              r.converged ? "yes" : "NO", r.iterations, per_it * 1e6, r.solve_median * 1e3,
+              r.setup_wall, bound * 1e6,
+              per_it > 0 && bound > 0 ? 100.0 * bound / per_it : 0.0, r.factorization,
+              r.colors);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int repeats = 5;
+  std::string json_path, dump_dir, configs = "none,jacobi,ic0-natural,ic0-color";
+  bool eigen = true;
+  prism::BackendKind backend = prism::BackendKind::automatic;
+  std::vector<std::string> problems;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      auto next = [&]() -> std::string {
+        if (i + 1 >= argc) throw prism::ConfigError(a + " needs a value");
+        return argv[++i];
+      };
+      if (a == "--repeats") {
+        repeats = std::max(1, std::stoi(next()));
+      } else if (a == "--json") {
+        json_path = next();
+      } else if (a == "--dump-dir") {
+        dump_dir = next();
+      } else if (a == "--no-eigen") {
+        eigen = false;
+      } else if (a == "--configs") {
+        configs = "," + next() + ",";
+      } else if (a == "--backend") {
+        if (!prism::from_string(next(), backend)) throw prism::ConfigError("bad --backend");
+      } else {
+        problems.push_back(a);
+      }
+    }
+    if (problems.empty()) {
+      std::fprintf(stderr, "usage: bench_pcg [options] PROBLEM.yaml...\n");
+      return 1;
+    }
+    std::printf("%-16s %-12s %-9s %6s %6s %9s %10s %9s %9s %9s %9s %5s\n", "problem", "config",
+                "trisolve", "conv", "iters", "us/iter", "solve ms", "setup s", "bound us",
+                "% bound", "factor s", "colors");
+    std::vector<Result> results;
+    for (const std::string& file : problems) {
+      const prism::ProblemSpec spec = prism::load_problem_file(file);
+      const prism::Problem p = prism::assemble_problem(spec);
+      if (!dump_dir.empty()) dump_binary(dump_dir, spec.name, p);
+      for (const Config& c : kAllConfigs) {
+        if (configs.find(c.name) == std::string::npos) continue;
+        results.push_back(run_prism(spec, p, c, backend, repeats));
+        print_row(results.back());
+        std::fflush(stdout);
+      }
+      if (eigen) {
+        results.push_back(run_eigen(spec, p));
+        print_row(results.back());
+        std::fflush(stdout);
+      }
+    }
+    if (!results.empty() && results.front().bandwidth > 0.0) {
+      std::printf("device %s, device-to-device copy bandwidth %.0f GB/s (measured in this run)\n",
+                  results.front().device.c_str(), results.front().bandwidth / 1e9);
+    }
+    if (!json_path.empty()) write_json(json_path, results);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_pcg: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
