@@ -3,6 +3,8 @@
 # with prism on the GPU, Eigen's IC-CG on the CPU and CuPy CG in the same run; writes
 # JSON, logs and a markdown table to $OUT (or out/bench).
 #   device run (carry shared_data):  bash tools/gpu_bench.sh [PROBLEM.yaml ...]
+# REPEATS=N timed solves per configuration (default 5); NO_EIGEN=1 skips the Eigen
+# peer, which takes about 4 minutes of CPU time on the default suite.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/out/bench}
@@ -14,7 +16,7 @@ cmake --build build-gpu -j 16 --target bench_pcg >/dev/null || exit 1
 if [ $# -eq 0 ]; then set -- tools/bench/poisson3d_128.yaml tools/bench/poisson2d_1024.yaml \
   tools/bench/g3_circuit.yaml; fi
 ./build-gpu/tools/bench_pcg --repeats "${REPEATS:-5}" --json "$out/prism.json" \
-  --dump-dir /tmp/prism_dump ${BENCH_ARGS:-} "$@" 2>&1 | tee "$out/prism.log"
+  --dump-dir /tmp/prism_dump ${NO_EIGEN:+--no-eigen} "$@" 2>&1 | tee "$out/bench.log"
 PYTHONUNBUFFERED=1 python3 tools/bench_cupy.py /tmp/prism_dump --json "$out/cupy.json" \
-  --repeats "${REPEATS:-5}" 2>&1 | tee "$out/cupy.log"
+  --repeats "${REPEATS:-5}" 2>&1 | tee -a "$out/bench.log"
 python3 tools/bench_table.py "$out/prism.json" "$out/cupy.json" | tee "$out/table.md"

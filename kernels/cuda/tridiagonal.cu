@@ -12,6 +12,8 @@
 
 #include "kernels/cuda/tridiagonal.hpp"
 
+#include "kernels/cuda/check.hpp"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,15 +24,6 @@
 
 namespace prism::kernels::cuda {
 namespace {
-
-#define PRISM_TRI_CHECK(call) check_cuda((call), #call, __FILE__, __LINE__)
-
-void check_cuda(cudaError_t err, const char* call, const char* file, int line) {
-  if (err != cudaSuccess) {
-    throw BackendError(std::string(call) + " failed at " + file + ":" + std::to_string(line) +
-                       ": " + cudaGetErrorString(err));
-  }
-}
 
 // Rows of one thread in the in-shared PCR steps, kept in registers between barriers:
 // 4 equations of 32 bytes fit the 64 registers a 1024-thread block allows.
@@ -101,6 +94,8 @@ __global__ void __launch_bounds__(1024)
   const std::int64_t q0 = static_cast<std::int64_t>(blockIdx.x) * p.g;
   const int total = p.nmax * p.g;
 
+  // Unrolled so that several rows' loads are in flight before the shared stores.
+#pragma unroll 4
   for (int f = threadIdx.x; f < total; f += blockDim.x) {
     int g, r;
     flat_to_gr(f, p.in_row_fastest, p.g, p.nmax, g, r);
@@ -208,6 +203,7 @@ __global__ void __launch_bounds__(1024)
   }
   __syncthreads();
 
+#pragma unroll 4
   for (int f = threadIdx.x; f < total; f += blockDim.x) {
     int g, r;
     flat_to_gr(f, p.out_row_fastest, p.g, p.nmax, g, r);
@@ -347,11 +343,11 @@ struct DeviceLimits {
 
 DeviceLimits device_limits() {
   int dev = 0;
-  PRISM_TRI_CHECK(cudaGetDevice(&dev));
+  PRISM_CUDA_CHECK(cudaGetDevice(&dev));
   int sms = 0;
   int optin = 0;
-  PRISM_TRI_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  PRISM_TRI_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  PRISM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  PRISM_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   return {sms, static_cast<std::size_t>(optin)};
 }
 
@@ -364,12 +360,12 @@ std::int64_t floor_pow2(std::int64_t v) {
 template <typename T>
 int window_blocks_per_sm(int threads, std::size_t smem) {
   if (smem > 48 * 1024) {
-    PRISM_TRI_CHECK(cudaFuncSetAttribute(window_pcr_kernel<T>,
+    PRISM_CUDA_CHECK(cudaFuncSetAttribute(window_pcr_kernel<T>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(smem)));
   }
   int blocks = 0;
-  PRISM_TRI_CHECK(
+  PRISM_CUDA_CHECK(
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, window_pcr_kernel<T>, threads, smem));
   return std::max(blocks, 1);
 }
@@ -491,7 +487,7 @@ void solve(TridiagonalLayout layout, index_t n_in, index_t m_in, const T* a, con
                               4 * static_cast<std::size_t>((2 << kl) - 2)) *
                              sizeof(T);
     if (smem > 48 * 1024) {
-      PRISM_TRI_CHECK(cudaFuncSetAttribute(window_pcr_kernel<T>,
+      PRISM_CUDA_CHECK(cudaFuncSetAttribute(window_pcr_kernel<T>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(smem)));
     }
@@ -499,7 +495,7 @@ void solve(TridiagonalLayout layout, index_t n_in, index_t m_in, const T* a, con
     if (blocks > 0x7fffffff) throw ConfigError("tridiagonal_solve: too many systems");
     window_pcr_kernel<T><<<static_cast<unsigned>(blocks), plan.window_threads, smem, stream>>>(
         a, b, c, d, w, w + plane, w + 2 * plane, w + 3 * plane, wp);
-    PRISM_TRI_CHECK(cudaGetLastError());
+    PRISM_CUDA_CHECK_LAUNCH();
     ia = w;
     ib = w + plane;
     ic = w + 2 * plane;
@@ -512,7 +508,7 @@ void solve(TridiagonalLayout layout, index_t n_in, index_t m_in, const T* a, con
   }
 
   if (plan.shared_bytes > 48 * 1024) {
-    PRISM_TRI_CHECK(cudaFuncSetAttribute(in_shared_kernel<T>,
+    PRISM_CUDA_CHECK(cudaFuncSetAttribute(in_shared_kernel<T>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(plan.shared_bytes)));
   }
@@ -520,7 +516,7 @@ void solve(TridiagonalLayout layout, index_t n_in, index_t m_in, const T* a, con
   if (blocks > 0x7fffffff) throw ConfigError("tridiagonal_solve: too many systems");
   in_shared_kernel<T><<<static_cast<unsigned>(blocks), plan.shared_threads, plan.shared_bytes,
                         stream>>>(ia, ib, ic, id, x, p);
-  PRISM_TRI_CHECK(cudaGetLastError());
+  PRISM_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
