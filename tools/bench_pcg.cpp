@@ -236,9 +236,8 @@ void print_row(const Result& r) {
   std::printf("%-16s %-12s %-9s %6s %6d %9.1f %10.2f %9.3f %9.3f %8.1f%% %9.3f %5d\n",
               r.problem.c_str(), r.config.c_str(), r.trisolve.empty() ? "-" : r.trisolve.c_str(),
               r.converged ? "yes" : "NO", r.iterations, per_it * 1e6, r.solve_median * 1e3,
-              r.setup_wall, bound * 1e6,
-              per_it > 0 && bound > 0 ? 100.0 * bound / per_it : 0.0, r.factorization,
-              r.colors);
+              r.setup_wall, bound * 1e6, per_it > 0 && bound > 0 ? 100.0 * bound / per_it : 0.0,
+              r.factorization, r.colors);
 }
 
 }  // namespace

@@ -14,7 +14,9 @@ int grid_for(index_t n) {
   return static_cast<int>(std::max<long long>(1, std::min<long long>(blocks, 65535LL * 16)));
 }
 
-__device__ bool is_positive(double v) { return v > 0.0 && isfinite(v); }
+__device__ bool is_positive(double v) {
+  return v > 0.0 && isfinite(v);
+}
 
 /// Sum of `value` over the block (blockDim.x == kThreads); valid in thread 0.
 __device__ double block_sum(double value) {
@@ -84,8 +86,8 @@ __global__ void cg_update_kernel(index_t n, const double* __restrict__ p,
   if (threadIdx.x == 0) partials[blockIdx.x] = sum;
 }
 
-__global__ void cg_direction_kernel(index_t n, const double* __restrict__ z,
-                                    double* __restrict__ p, const double* __restrict__ scalars) {
+__global__ void cg_direction_kernel(index_t n, const double* __restrict__ z, double* __restrict__ p,
+                                    const double* __restrict__ scalars) {
   const double rz = scalars[kRz];
   const double beta = is_positive(rz) ? scalars[kRzNew] / rz : 0.0;
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
@@ -94,7 +96,9 @@ __global__ void cg_direction_kernel(index_t n, const double* __restrict__ z,
 }
 
 /// After every block of cg_direction has read the old rz (stream order).
-__global__ void rotate_rz(double* scalars) { scalars[kRz] = scalars[kRzNew]; }
+__global__ void rotate_rz(double* scalars) {
+  scalars[kRz] = scalars[kRzNew];
+}
 
 __global__ void gather_kernel(index_t n, const index_t* __restrict__ perm,
                               const double* __restrict__ x, double* __restrict__ y) {
@@ -110,7 +114,9 @@ __global__ void scatter_kernel(index_t n, const index_t* __restrict__ perm,
   }
 }
 
-int reduction_grid(index_t n) { return std::min(grid_for(n), kReductionBlocks); }
+int reduction_grid(index_t n) {
+  return std::min(grid_for(n), kReductionBlocks);
+}
 
 }  // namespace
 
@@ -134,8 +140,8 @@ void pointwise_multiply(index_t n, const double* d, const double* x, double* y,
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
-void cg_update(index_t n, const double* p, const double* q, double* x, double* r,
-               double* partials, double* scalars, cudaStream_t stream) {
+void cg_update(index_t n, const double* p, const double* q, double* x, double* r, double* partials,
+               double* scalars, cudaStream_t stream) {
   const int blocks = reduction_grid(n);
   cg_update_kernel<<<blocks, kThreads, 0, stream>>>(n, p, q, x, r, scalars, partials);
   PRISM_CUDA_CHECK_LAUNCH();

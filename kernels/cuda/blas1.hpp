@@ -28,8 +28,8 @@ void pointwise_multiply(index_t n, const double* d, const double* x, double* y,
 
 /// alpha = s[rz] / s[pq] (0 unless both positive and finite); x += alpha p;
 /// r -= alpha q; s[rr] = r . r — one pass over the four vectors.
-void cg_update(index_t n, const double* p, const double* q, double* x, double* r,
-               double* partials, double* scalars, cudaStream_t stream);
+void cg_update(index_t n, const double* p, const double* q, double* x, double* r, double* partials,
+               double* scalars, cudaStream_t stream);
 
 /// beta = s[rz_new] / s[rz] (0 unless s[rz] positive and finite); p = z + beta p;
 /// then s[rz] = s[rz_new].

@@ -69,7 +69,9 @@ Solver::~Solver() = default;
 Solver::Solver(Solver&&) noexcept = default;
 Solver& Solver::operator=(Solver&&) noexcept = default;
 
-void Solver::set_solver_options(const SolverOptions& options) { impl_->config.solver = options; }
+void Solver::set_solver_options(const SolverOptions& options) {
+  impl_->config.solver = options;
+}
 
 std::string Solver::backend_name() const {
   return impl_->backend->name();

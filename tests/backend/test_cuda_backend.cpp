@@ -94,8 +94,9 @@ TEST_F(CudaBackendTest, VectorOperationsAreEquivalentToReference) {
 TEST_F(CudaBackendTest, FusedCgStepsAreEquivalentToReference) {
   for (index_t n : kSizes) {
     SCOPED_TRACE(n);
-    auto p = both(random_vector(n, 4)), q = both(random_vector(n, 5)), x = both(random_vector(n, 6)),
-         r = both(random_vector(n, 7)), z = both(random_vector(n, 8));
+    auto p = both(random_vector(n, 4)), q = both(random_vector(n, 5)),
+         x = both(random_vector(n, 6)), r = both(random_vector(n, 7)),
+         z = both(random_vector(n, 8));
     for (Backend* b : {gpu.get(), cpu.get()}) {
       auto& P = b == gpu.get() ? p.g : p.c;
       auto& Q = b == gpu.get() ? q.g : q.c;
@@ -268,14 +269,14 @@ TEST_P(GpuSolve, MatchesCpuSolveOnIllConditionedProblems) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllPreconditioners, GpuSolve,
-    ::testing::Combine(::testing::Values("none", "jacobi", "ic0"),
-                       ::testing::Values(prism::Ordering::natural, prism::Ordering::color)),
-    [](const auto& info) {
-      return std::get<0>(info.param) + "_" +
-             std::string(prism::to_string(std::get<1>(info.param)));
-    });
+INSTANTIATE_TEST_SUITE_P(AllPreconditioners, GpuSolve,
+                         ::testing::Combine(::testing::Values("none", "jacobi", "ic0"),
+                                            ::testing::Values(prism::Ordering::natural,
+                                                              prism::Ordering::color)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" +
+                                  std::string(prism::to_string(std::get<1>(info.param)));
+                         });
 
 TEST(GpuSolveRefactor, RefactorEqualsFreshSetup) {
   PRISM_SKIP_WITHOUT_GPU();

@@ -5,9 +5,9 @@
 
 #include "kernels/cuda/device_info.hpp"
 
-#define PRISM_SKIP_WITHOUT_GPU()                                            \
-  do {                                                                      \
-    if (prism::kernels::cuda::device_count() == 0) {                        \
-      GTEST_SKIP() << "no CUDA device: GPU test skipped";                   \
-    }                                                                       \
+#define PRISM_SKIP_WITHOUT_GPU()                          \
+  do {                                                    \
+    if (prism::kernels::cuda::device_count() == 0) {      \
+      GTEST_SKIP() << "no CUDA device: GPU test skipped"; \
+    }                                                     \
   } while (0)

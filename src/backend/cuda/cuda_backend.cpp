@@ -34,8 +34,8 @@ class CudaMatrix final : public Matrix {
     row_ptr_.upload(a.row_ptr.data(), stream);
     col_idx_.upload(a.col_idx.data(), stream);
     values_.upload(a.values.data(), stream);
-    descr_ = make_csr_descr(a.rows, a.cols, a.nnz(), row_ptr_.data(), col_idx_.data(),
-                            values_.data());
+    descr_ =
+        make_csr_descr(a.rows, a.cols, a.nnz(), row_ptr_.data(), col_idx_.data(), values_.data());
   }
   index_t rows() const override { return rows_; }
   index_t nnz() const override { return static_cast<index_t>(values_.size()); }
@@ -51,19 +51,18 @@ class CudaMatrix final : public Matrix {
     const double one = 1.0, zero = 0.0;
     if (!prepared_) {
       std::size_t bytes = 0;
-      PRISM_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                                   &one, descr_.get(), x.descr(), &zero,
-                                                   y.descr(), CUDA_R_64F, kAlgorithm, &bytes));
+      PRISM_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                                   descr_.get(), x.descr(), &zero, y.descr(),
+                                                   CUDA_R_64F, kAlgorithm, &bytes));
       buffer_ = DeviceBuffer<char>(std::max<std::size_t>(bytes, 1));
-      PRISM_CUSPARSE_CHECK(cusparseSpMV_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                                   &one, descr_.get(), x.descr(), &zero,
-                                                   y.descr(), CUDA_R_64F, kAlgorithm,
-                                                   buffer_.data()));
+      PRISM_CUSPARSE_CHECK(cusparseSpMV_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                                   descr_.get(), x.descr(), &zero, y.descr(),
+                                                   CUDA_R_64F, kAlgorithm, buffer_.data()));
       prepared_ = true;
     }
-    PRISM_CUSPARSE_CHECK(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                      descr_.get(), x.descr(), &zero, y.descr(), CUDA_R_64F,
-                                      kAlgorithm, buffer_.data()));
+    PRISM_CUSPARSE_CHECK(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, descr_.get(),
+                                      x.descr(), &zero, y.descr(), CUDA_R_64F, kAlgorithm,
+                                      buffer_.data()));
   }
 
  private:
@@ -79,7 +78,9 @@ class CudaMatrix final : public Matrix {
   mutable bool prepared_ = false;
 };
 
-const CudaMatrix& cast_matrix(const Matrix& m) { return dynamic_cast<const CudaMatrix&>(m); }
+const CudaMatrix& cast_matrix(const Matrix& m) {
+  return dynamic_cast<const CudaMatrix&>(m);
+}
 
 void check_size(const Vector& x, const Vector& y, const char* op) {
   if (x.size() != y.size()) {
@@ -98,8 +99,8 @@ class CudaBackend final : public Backend {
         host_scalars_(kNumScalars),
         scalars_ready_(make_event()),
         timer_(stream_.get()) {
-    PRISM_CUDA_CHECK(cudaMemsetAsync(scalars_.data(), 0, kNumScalars * sizeof(double),
-                                     stream_.get()));
+    PRISM_CUDA_CHECK(
+        cudaMemsetAsync(scalars_.data(), 0, kNumScalars * sizeof(double), stream_.get()));
     int device = 0;
     PRISM_CUDA_CHECK(cudaGetDevice(&device));
     cudaDeviceProp prop{};
@@ -169,8 +170,7 @@ class CudaBackend final : public Backend {
   }
   void pointwise_multiply(const Vector& d, const Vector& x, Vector& y) override {
     check_size(d, x, "pointwise_multiply");
-    k::pointwise_multiply(x.size(), cast(d).data(), cast(x).data(), cast(y).data(),
-                          stream_.get());
+    k::pointwise_multiply(x.size(), cast(d).data(), cast(x).data(), cast(y).data(), stream_.get());
   }
   void cg_update(const Vector& p, const Vector& q, Vector& x, Vector& r) override {
     check_size(p, x, "cg_update");
@@ -210,8 +210,8 @@ class CudaBackend final : public Backend {
     std::vector<float> ms;
     for (int i = 0; i < 13; ++i) {
       PRISM_CUDA_CHECK(cudaEventRecord(start.get(), stream_.get()));
-      PRISM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), kBytes, cudaMemcpyDeviceToDevice,
-                                       stream_.get()));
+      PRISM_CUDA_CHECK(
+          cudaMemcpyAsync(dst.data(), src.data(), kBytes, cudaMemcpyDeviceToDevice, stream_.get()));
       PRISM_CUDA_CHECK(cudaEventRecord(stop.get(), stream_.get()));
       PRISM_CUDA_CHECK(cudaEventSynchronize(stop.get()));
       float t = 0.0f;

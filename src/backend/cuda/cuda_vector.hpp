@@ -22,7 +22,11 @@ class CudaVector final : public Vector {
   DnVecDescr descr_;
 };
 
-inline const CudaVector& cast(const Vector& v) { return dynamic_cast<const CudaVector&>(v); }
-inline CudaVector& cast(Vector& v) { return dynamic_cast<CudaVector&>(v); }
+inline const CudaVector& cast(const Vector& v) {
+  return dynamic_cast<const CudaVector&>(v);
+}
+inline CudaVector& cast(Vector& v) {
+  return dynamic_cast<CudaVector&>(v);
+}
 
 }  // namespace prism::backend::cuda

@@ -22,8 +22,8 @@ class CusparseTrisolve final : public TriangularSolver {
     row_ptr_.upload(t.row_ptr.data(), stream);
     col_idx_.upload(t.col_idx.data(), stream);
     values_.upload(t.values.data(), stream);
-    matrix_ = make_csr_descr(t.rows, t.cols, t.nnz(), row_ptr_.data(), col_idx_.data(),
-                             values_.data());
+    matrix_ =
+        make_csr_descr(t.rows, t.cols, t.nnz(), row_ptr_.data(), col_idx_.data(), values_.data());
     cusparseFillMode_t fill =
         triangle == Triangle::lower ? CUSPARSE_FILL_MODE_LOWER : CUSPARSE_FILL_MODE_UPPER;
     cusparseDiagType_t diag = CUSPARSE_DIAG_TYPE_NON_UNIT;
@@ -43,10 +43,9 @@ class CusparseTrisolve final : public TriangularSolver {
                                                  matrix_.get(), b.descr(), x.descr(), CUDA_R_64F,
                                                  CUSPARSE_SPSV_ALG_DEFAULT, spsv_.get(), &bytes));
     buffer_ = DeviceBuffer<char>(bytes > 0 ? bytes : 1);
-    PRISM_CUSPARSE_CHECK(cusparseSpSV_analysis(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                               matrix_.get(), b.descr(), x.descr(), CUDA_R_64F,
-                                               CUSPARSE_SPSV_ALG_DEFAULT, spsv_.get(),
-                                               buffer_.data()));
+    PRISM_CUSPARSE_CHECK(cusparseSpSV_analysis(
+        handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, matrix_.get(), b.descr(), x.descr(),
+        CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, spsv_.get(), buffer_.data()));
     // b and x are freed at scope exit: let the analysis finish with them first.
     PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
@@ -86,8 +85,7 @@ class CusparseTrisolve final : public TriangularSolver {
 }  // namespace
 
 std::unique_ptr<TriangularSolver> make_cusparse_trisolve(const CsrMatrix<double>& t,
-                                                         Triangle triangle,
-                                                         cusparseHandle_t handle,
+                                                         Triangle triangle, cusparseHandle_t handle,
                                                          cudaStream_t stream) {
   return std::make_unique<CusparseTrisolve>(t, triangle, handle, stream);
 }

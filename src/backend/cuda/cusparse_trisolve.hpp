@@ -12,8 +12,7 @@
 namespace prism::backend::cuda {
 
 std::unique_ptr<TriangularSolver> make_cusparse_trisolve(const CsrMatrix<double>& t,
-                                                         Triangle triangle,
-                                                         cusparseHandle_t handle,
+                                                         Triangle triangle, cusparseHandle_t handle,
                                                          cudaStream_t stream);
 
 }  // namespace prism::backend::cuda
