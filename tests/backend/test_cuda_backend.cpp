@@ -24,13 +24,7 @@ using prism::index_t;
 using prism::backend::Backend;
 using prism::backend::Scalar;
 
-std::vector<double> random_vector(index_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (double& x : v) x = dist(gen);
-  return v;
-}
+using prism::test::random_vector;
 
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
   EXPECT_EQ(a.size(), b.size());

@@ -7,6 +7,7 @@
 #include <Eigen/SparseCore>
 
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,15 @@ inline CsrMatrix<double> graph_laplacian_plus_identity(CsrMatrix<double> a) {
     if (diag >= 0) a.values[diag] = 1.0 + degree;
   }
   return a;
+}
+
+/// Uniform in [-1, 1), reproducible from the seed.
+inline std::vector<double> random_vector(index_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (double& x : v) x = dist(gen);
+  return v;
 }
 
 /// ||b - A x|| / ||b||

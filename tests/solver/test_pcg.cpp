@@ -40,13 +40,7 @@ std::vector<Case> cases() {
   return out;
 }
 
-std::vector<double> random_vector(index_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (double& x : v) x = dist(gen);
-  return v;
-}
+using prism::test::random_vector;
 
 prism::SolverConfig config(const std::string& precond, prism::Ordering ordering) {
   prism::SolverConfig c;

@@ -6,6 +6,7 @@
 #include "backend/cuda/cuda_timer.hpp"
 #include "backend/cuda/cuda_vector.hpp"
 #include "backend/cuda/cusparse_trisolve.hpp"
+#include "backend/cuda/device_csr.hpp"
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
@@ -25,42 +26,25 @@ namespace k = kernels::cuda;
 class CudaMatrix final : public Matrix {
  public:
   CudaMatrix(const CsrMatrix<double>& a, cusparseHandle_t handle, cudaStream_t stream)
-      : handle_(handle),
-        stream_(stream),
-        rows_(a.rows),
-        row_ptr_(a.row_ptr.size()),
-        col_idx_(a.col_idx.size()),
-        values_(a.values.size()) {
-    row_ptr_.upload(a.row_ptr.data(), stream);
-    col_idx_.upload(a.col_idx.data(), stream);
-    values_.upload(a.values.data(), stream);
-    descr_ =
-        make_csr_descr(a.rows, a.cols, a.nnz(), row_ptr_.data(), col_idx_.data(), values_.data());
-  }
-  index_t rows() const override { return rows_; }
-  index_t nnz() const override { return static_cast<index_t>(values_.size()); }
-  void update_values(const std::vector<double>& values) override {
-    if (values.size() != values_.size()) {
-      throw InvalidMatrixError("update_values: expected " + std::to_string(values_.size()) +
-                               " values, got " + std::to_string(values.size()));
-    }
-    values_.upload(values.data(), stream_);
-  }
+      : handle_(handle), csr_(a, stream) {}
+  index_t rows() const override { return csr_.rows(); }
+  index_t nnz() const override { return csr_.nnz(); }
+  void update_values(const std::vector<double>& values) override { csr_.update_values(values); }
 
   void multiply(const CudaVector& x, CudaVector& y) const {
     const double one = 1.0, zero = 0.0;
     if (!prepared_) {
       std::size_t bytes = 0;
       PRISM_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                                   descr_.get(), x.descr(), &zero, y.descr(),
+                                                   csr_.descr(), x.descr(), &zero, y.descr(),
                                                    CUDA_R_64F, kAlgorithm, &bytes));
       buffer_ = DeviceBuffer<char>(std::max<std::size_t>(bytes, 1));
       PRISM_CUSPARSE_CHECK(cusparseSpMV_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                                   descr_.get(), x.descr(), &zero, y.descr(),
+                                                   csr_.descr(), x.descr(), &zero, y.descr(),
                                                    CUDA_R_64F, kAlgorithm, buffer_.data()));
       prepared_ = true;
     }
-    PRISM_CUSPARSE_CHECK(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, descr_.get(),
+    PRISM_CUSPARSE_CHECK(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, csr_.descr(),
                                       x.descr(), &zero, y.descr(), CUDA_R_64F, kAlgorithm,
                                       buffer_.data()));
   }
@@ -68,12 +52,7 @@ class CudaMatrix final : public Matrix {
  private:
   static constexpr cusparseSpMVAlg_t kAlgorithm = CUSPARSE_SPMV_CSR_ALG2;
   cusparseHandle_t handle_;
-  cudaStream_t stream_;
-  index_t rows_;
-  DeviceBuffer<index_t> row_ptr_;
-  DeviceBuffer<index_t> col_idx_;
-  DeviceBuffer<double> values_;
-  SpMatDescr descr_;
+  DeviceCsr csr_;
   mutable DeviceBuffer<char> buffer_;
   mutable bool prepared_ = false;
 };
