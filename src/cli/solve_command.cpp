@@ -117,9 +117,9 @@ int solve_command(const std::vector<std::string>& args) {
 
   if (spec.config.backend == BackendKind::automatic) {
     spdlog::info("backend        auto: {}", cuda_available()
-                                                ? "CUDA device found, but this build's CUDA "
-                                                  "backend is not available yet; using the CPU"
+                                                ? "CUDA device found; using the GPU"
                                                 : "no CUDA device; using the CPU backend");
+    using the CPU backend ");
   }
   Solver solver(spec.config);
   solver.setup(problem.a);
