@@ -119,7 +119,6 @@ int solve_command(const std::vector<std::string>& args) {
     spdlog::info("backend        auto: {}", cuda_available()
                                                 ? "CUDA device found; using the GPU"
                                                 : "no CUDA device; using the CPU backend");
-    using the CPU backend ");
   }
   Solver solver(spec.config);
   solver.setup(problem.a);
