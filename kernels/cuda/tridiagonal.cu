@@ -57,7 +57,7 @@ struct SubsystemView {
 struct InSharedArgs {
   SubsystemView in;
   SubsystemView out;
-  bool in_row_fastest;   // consecutive rows of a subsystem are adjacent in memory
+  bool in_row_fastest;  // consecutive rows of a subsystem are adjacent in memory
   bool out_row_fastest;
   std::int64_t n;        // rows of the original systems
   std::int64_t q_total;  // number of subsystems
@@ -217,9 +217,9 @@ struct WindowArgs {
   std::int64_t m;
   std::int64_t sys_stride;  // input layout
   std::int64_t row_stride;
-  std::int64_t segments;    // windows per system
-  std::int64_t seg_len;     // output rows per window
-  int k;                    // PCR steps
+  std::int64_t segments;  // windows per system
+  std::int64_t seg_len;   // output rows per window
+  int k;                  // PCR steps
 };
 
 // Tiled PCR with the buffered sliding window (paper Sec. III-A, Fig. 9-10). One block
@@ -360,9 +360,8 @@ std::int64_t floor_pow2(std::int64_t v) {
 template <typename T>
 int window_blocks_per_sm(int threads, std::size_t smem) {
   if (smem > 48 * 1024) {
-    PRISM_CUDA_CHECK(cudaFuncSetAttribute(window_pcr_kernel<T>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(smem)));
+    PRISM_CUDA_CHECK(cudaFuncSetAttribute(
+        window_pcr_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   }
   int blocks = 0;
   PRISM_CUDA_CHECK(
@@ -370,12 +369,24 @@ int window_blocks_per_sm(int threads, std::size_t smem) {
   return std::max(blocks, 1);
 }
 
+template <typename T>
+int in_shared_blocks_per_sm(int threads, std::size_t smem) {
+  if (smem > 48 * 1024) {
+    PRISM_CUDA_CHECK(cudaFuncSetAttribute(
+        in_shared_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  }
+  int blocks = 0;
+  PRISM_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, in_shared_kernel<T>, threads, smem));
+  return std::max(blocks, 1);
+}
+
 // The rule for k (paper Sec. III-D, re-derived for Hopper). Parallelism P of the GPU is
 // SMs x resident threads. The in-shared kernel holds G systems per block: G is as large
 // as the shared budget allows but small enough that M / G blocks give every SM at least
-// two blocks (so loads of one overlap the compute of another); the block then has
-// G 2^k_shared threads, i.e. few systems (small M) get many PCR steps and many systems
-// (M >= 2 SMs x budget/row bytes) get k_shared = 0-2. Systems too long for shared memory
+// two blocks (so loads of one overlap the compute of another); k_shared is then the
+// largest k with 2^k (subsystems) <= resident threads, so few systems (small M) get many
+// PCR steps and many systems get few or none (pure p-Thomas). Systems too long for shared memory
 // first take the fewest window PCR steps k_tiled that make their 2^k_tiled subsystems fit;
 // more steps would not add parallelism (the subsystems' bytes, hence blocks, stay the same)
 // but would add arithmetic and halo.
@@ -395,8 +406,9 @@ TridiagonalPlan make_plan(index_t n_in, index_t m_in) {
   std::int64_t nmax = n;
   if (static_cast<std::size_t>(n) * row_bytes > budget) {
     plan.tiled = true;
-    while (kl < kMaxWindowSteps &&
-           static_cast<std::size_t>((n + (std::int64_t{1} << kl) - 1) >> kl) * row_bytes > budget) {
+    while (kl<kMaxWindowSteps&& static_cast<std::size_t>((n + (std::int64_t{1} << kl) - 1) >> kl) *
+              row_bytes>
+               budget) {
       ++kl;
     }
     nmax = (n + (std::int64_t{1} << kl) - 1) >> kl;
@@ -419,21 +431,33 @@ TridiagonalPlan make_plan(index_t n_in, index_t m_in) {
   std::int64_t threads = (g * nmax + kRowsPerThread<T> - 1) / kRowsPerThread<T>;
   threads = std::max(threads, g);
   threads = std::min<std::int64_t>(1024, std::max<std::int64_t>(32, (threads + 31) / 32 * 32));
+  plan.shared_bytes = 4 * static_cast<std::size_t>(nmax * pitch) * sizeof(T);
+  // Paper Sec. III-D: the most PCR steps k with 2^k Q <= P, P = threads the in-shared
+  // kernel keeps resident on the whole GPU (occupancy x SMs). Each PCR step costs as much
+  // as several Thomas passes (2 divisions, 12 shared loads per row; measured on an H200:
+  // every extra step over all rows costs about one more full memory pass), so steps are
+  // taken only while they still add parallelism.
+  const std::int64_t resident =
+      static_cast<std::int64_t>(dev.sms) *
+      in_shared_blocks_per_sm<T>(static_cast<int>(threads), plan.shared_bytes) * threads;
   int ks = 0;
-  while ((g << (ks + 1)) <= threads && (std::int64_t{2} << (ks + 1)) <= nmax) ++ks;
+  while ((g << (ks + 1)) <= threads && (std::int64_t{2} << (ks + 1)) <= nmax &&
+         (q_total << (ks + 1)) <= resident) {
+    ++ks;
+  }
 
   plan.k_tiled = kl;
   plan.k_shared = ks;
   plan.systems_per_block = static_cast<int>(g);
   plan.shared_threads = static_cast<int>(threads);
-  plan.shared_bytes = 4 * static_cast<std::size_t>(nmax * pitch) * sizeof(T);
 
   if (plan.tiled) {
     const int bsz = std::max(kMinWindowThreads, 1 << kl);
-    const std::size_t smem =
-        (4 * static_cast<std::size_t>(bsz + (1 << kl)) + 4 * static_cast<std::size_t>((2 << kl) - 2)) *
-        sizeof(T);
-    const std::int64_t target = static_cast<std::int64_t>(dev.sms) * window_blocks_per_sm<T>(bsz, smem);
+    const std::size_t smem = (4 * static_cast<std::size_t>(bsz + (1 << kl)) +
+                              4 * static_cast<std::size_t>((2 << kl) - 2)) *
+                             sizeof(T);
+    const std::int64_t target =
+        static_cast<std::int64_t>(dev.sms) * window_blocks_per_sm<T>(bsz, smem);
     const std::int64_t segs = std::max<std::int64_t>(1, (target + m - 1) / m);
     const std::int64_t min_len = std::max<std::int64_t>(bsz, 8 * (std::int64_t{1} << kl));
     std::int64_t seg_len = std::max(min_len, (n + segs - 1) / segs);
@@ -441,15 +465,15 @@ TridiagonalPlan make_plan(index_t n_in, index_t m_in) {
     plan.window_threads = bsz;
     plan.segments = (n + seg_len - 1) / seg_len;
     plan.segment_rows = seg_len;
-    plan.workspace_bytes = 4 * static_cast<std::size_t>(n) * static_cast<std::size_t>(m) * sizeof(T);
+    plan.workspace_bytes =
+        4 * static_cast<std::size_t>(n) * static_cast<std::size_t>(m) * sizeof(T);
   }
   return plan;
 }
 
 template <typename T>
-void solve(TridiagonalLayout layout, index_t n_in, index_t m_in, const T* a, const T* b,
-           const T* c, const T* d, T* x, void* workspace, std::size_t workspace_bytes,
-           cudaStream_t stream) {
+void solve(TridiagonalLayout layout, index_t n_in, index_t m_in, const T* a, const T* b, const T* c,
+           const T* d, T* x, void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
   if (n_in < 0 || m_in < 0) throw ConfigError("tridiagonal_solve: negative n or m");
   if (n_in == 0 || m_in == 0) return;
   const TridiagonalPlan plan = make_plan<T>(n_in, m_in);
@@ -480,16 +504,15 @@ void solve(TridiagonalLayout layout, index_t n_in, index_t m_in, const T* a, con
     }
     T* w = static_cast<T*>(workspace);
     const std::int64_t plane = n * m;
-    WindowArgs wp{n, m, sys_stride, row_stride, plan.segments,
-                  plan.segment_rows, plan.k_tiled};
+    WindowArgs wp{n, m, sys_stride, row_stride, plan.segments, plan.segment_rows, plan.k_tiled};
     const int kl = plan.k_tiled;
     const std::size_t smem = (4 * static_cast<std::size_t>(plan.window_threads + (1 << kl)) +
                               4 * static_cast<std::size_t>((2 << kl) - 2)) *
                              sizeof(T);
     if (smem > 48 * 1024) {
       PRISM_CUDA_CHECK(cudaFuncSetAttribute(window_pcr_kernel<T>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(smem)));
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(smem)));
     }
     const std::int64_t blocks = plan.segments * m;
     if (blocks > 0x7fffffff) throw ConfigError("tridiagonal_solve: too many systems");
@@ -509,13 +532,14 @@ void solve(TridiagonalLayout layout, index_t n_in, index_t m_in, const T* a, con
 
   if (plan.shared_bytes > 48 * 1024) {
     PRISM_CUDA_CHECK(cudaFuncSetAttribute(in_shared_kernel<T>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(plan.shared_bytes)));
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(plan.shared_bytes)));
   }
   const std::int64_t blocks = (p.q_total + p.g - 1) / p.g;
   if (blocks > 0x7fffffff) throw ConfigError("tridiagonal_solve: too many systems");
-  in_shared_kernel<T><<<static_cast<unsigned>(blocks), plan.shared_threads, plan.shared_bytes,
-                        stream>>>(ia, ib, ic, id, x, p);
+  in_shared_kernel<T>
+      <<<static_cast<unsigned>(blocks), plan.shared_threads, plan.shared_bytes, stream>>>(
+          ia, ib, ic, id, x, p);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
@@ -540,8 +564,8 @@ void tridiagonal_solve(TridiagonalLayout layout, index_t n, index_t m, const dou
 }
 
 void tridiagonal_solve(TridiagonalLayout layout, index_t n, index_t m, const float* a,
-                       const float* b, const float* c, const float* d, float* x,
-                       void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
+                       const float* b, const float* c, const float* d, float* x, void* workspace,
+                       std::size_t workspace_bytes, cudaStream_t stream) {
   solve(layout, n, m, a, b, c, d, x, workspace, workspace_bytes, stream);
 }
 

@@ -27,15 +27,15 @@ namespace prism::kernels::cuda {
 /// How a solve will run; tridiagonal_plan() derives it from N, M, the element size and
 /// the current device (SM count, shared memory, occupancy). Exposed for benchmarks/tests.
 struct TridiagonalPlan {
-  bool tiled = false;           ///< sliding-window PCR front end first
-  int k_tiled = 0;              ///< PCR steps of the sliding-window kernel (0 if !tiled)
-  int window_threads = 0;       ///< threads (= rows per sub-tile) of the window kernel
-  long long segments = 0;       ///< windows per system (Fig. 11b of the paper)
-  long long segment_rows = 0;   ///< output rows per window
-  int k_shared = 0;             ///< PCR steps inside the in-shared kernel
-  int systems_per_block = 0;    ///< G: (sub)systems per block of the in-shared kernel
-  int shared_threads = 0;       ///< threads per block of the in-shared kernel
-  std::size_t shared_bytes = 0; ///< dynamic shared memory of the in-shared kernel
+  bool tiled = false;            ///< sliding-window PCR front end first
+  int k_tiled = 0;               ///< PCR steps of the sliding-window kernel (0 if !tiled)
+  int window_threads = 0;        ///< threads (= rows per sub-tile) of the window kernel
+  long long segments = 0;        ///< windows per system (Fig. 11b of the paper)
+  long long segment_rows = 0;    ///< output rows per window
+  int k_shared = 0;              ///< PCR steps inside the in-shared kernel
+  int systems_per_block = 0;     ///< G: (sub)systems per block of the in-shared kernel
+  int shared_threads = 0;        ///< threads per block of the in-shared kernel
+  std::size_t shared_bytes = 0;  ///< dynamic shared memory of the in-shared kernel
   std::size_t workspace_bytes = 0;
 };
 
@@ -57,7 +57,7 @@ void tridiagonal_solve(TridiagonalLayout layout, index_t n, index_t m, const dou
 
 /// Single-precision twin.
 void tridiagonal_solve(TridiagonalLayout layout, index_t n, index_t m, const float* a,
-                       const float* b, const float* c, const float* d, float* x,
-                       void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
+                       const float* b, const float* c, const float* d, float* x, void* workspace,
+                       std::size_t workspace_bytes, cudaStream_t stream);
 
 }  // namespace prism::kernels::cuda

@@ -10,8 +10,8 @@ namespace prism::kernels::reference {
 namespace {
 
 template <typename T>
-void thomas_all(TridiagonalLayout layout, index_t n, index_t m, const T* a, const T* b,
-                const T* c, const T* d, T* x) {
+void thomas_all(TridiagonalLayout layout, index_t n, index_t m, const T* a, const T* b, const T* c,
+                const T* d, T* x) {
   if (n < 0 || m < 0) throw ConfigError("tridiagonal_solve: negative n or m");
   if (n == 0 || m == 0) return;
   const std::int64_t sys_stride = layout == TridiagonalLayout::contiguous ? n : 1;

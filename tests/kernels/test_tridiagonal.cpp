@@ -45,9 +45,9 @@ void check_against_dense(double tol) {
     for (TriKind kind : kKinds) {
       for (index_t n : {1, 2, 3, 5, 31, 32, 33}) {
         for (index_t m : {1, 5}) {
-          SCOPED_TRACE(::testing::Message() << "n=" << n << " m=" << m << " layout="
-                                            << static_cast<int>(layout)
-                                            << " kind=" << static_cast<int>(kind));
+          SCOPED_TRACE(::testing::Message()
+                       << "n=" << n << " m=" << m << " layout=" << static_cast<int>(layout)
+                       << " kind=" << static_cast<int>(kind));
           const auto s = make_tri_systems<T>(kind, layout, n, m, 17 * n + m);
           std::vector<T> x(s.d.size(), std::numeric_limits<T>::quiet_NaN());
           prism::kernels::reference::tridiagonal_solve(layout, n, m, s.a.data(), s.b.data(),
@@ -67,9 +67,13 @@ void check_against_dense(double tol) {
   }
 }
 
-TEST(TridiagonalReference, DoubleMatchesDenseSolve) { check_against_dense<double>(1e-9); }
+TEST(TridiagonalReference, DoubleMatchesDenseSolve) {
+  check_against_dense<double>(1e-9);
+}
 
-TEST(TridiagonalReference, FloatMatchesDenseSolve) { check_against_dense<float>(1e-2); }
+TEST(TridiagonalReference, FloatMatchesDenseSolve) {
+  check_against_dense<float>(1e-2);
+}
 
 TEST(TridiagonalReference, LargeSystemsMeetResidualBound) {
   for (TridiagonalLayout layout : kLayouts) {
@@ -104,8 +108,7 @@ TEST(TridiagonalReference, InPlaceEqualsOutOfPlaceAndLeavesMatrixUntouched) {
 
 TEST(TridiagonalReference, ZeroPivotThrowsNamingSystemAndRow) {
   // System 1 of 2: [[1, 1], [1, 1]] is singular; the pivot of row 1 is zero.
-  const std::vector<double> a = {0, 0, 0, 1}, b = {2, 2, 1, 1}, c = {0, 0, 1, 0},
-                            d = {1, 1, 1, 1};
+  const std::vector<double> a = {0, 0, 0, 1}, b = {2, 2, 1, 1}, c = {0, 0, 1, 0}, d = {1, 1, 1, 1};
   std::vector<double> x(4);
   try {
     prism::kernels::reference::tridiagonal_solve(TridiagonalLayout::contiguous, 2, 2, a.data(),

@@ -73,13 +73,11 @@ std::vector<T> download(const DeviceBuffer& src, std::size_t count) {
 // the result; also checks a, b, c (and d when out of place) are untouched.
 template <typename T>
 void check_case(TriKind kind, TridiagonalLayout layout, index_t n, index_t m, bool in_place) {
-  SCOPED_TRACE(::testing::Message() << "n=" << n << " m=" << m << " layout="
-                                    << (layout == TridiagonalLayout::contiguous ? "contiguous"
-                                                                                : "interleaved")
-                                    << " kind=" << (kind == TriKind::dominant ? "dominant"
-                                                                              : "laplacian")
-                                    << " " << sizeof(T) * 8 << "-bit"
-                                    << (in_place ? " in-place" : ""));
+  SCOPED_TRACE(::testing::Message()
+               << "n=" << n << " m=" << m << " layout="
+               << (layout == TridiagonalLayout::contiguous ? "contiguous" : "interleaved")
+               << " kind=" << (kind == TriKind::dominant ? "dominant" : "laplacian") << " "
+               << sizeof(T) * 8 << "-bit" << (in_place ? " in-place" : ""));
   const auto s = make_tri_systems<T>(kind, layout, n, m, 1000003ULL * n + 7ULL * m + 1);
   const std::size_t count = s.d.size();
   const std::size_t bytes = count * sizeof(T);
@@ -93,8 +91,8 @@ void check_case(TriKind kind, TridiagonalLayout layout, index_t n, index_t m, bo
       prism::kernels::cuda::tridiagonal_workspace_bytes(layout, n, m, sizeof(T));
   DeviceBuffer ws(ws_bytes);
   T* out = in_place ? d.as<T>() : x.as<T>();
-  prism::kernels::cuda::tridiagonal_solve(layout, n, m, a.as<T>(), b.as<T>(), c.as<T>(),
-                                          d.as<T>(), out, ws.get(), ws_bytes, nullptr);
+  prism::kernels::cuda::tridiagonal_solve(layout, n, m, a.as<T>(), b.as<T>(), c.as<T>(), d.as<T>(),
+                                          out, ws.get(), ws_bytes, nullptr);
   check(cudaDeviceSynchronize(), "solve");
   const std::vector<T> got = download<T>(in_place ? d : x, count);
 
@@ -117,11 +115,11 @@ void check_case(TriKind kind, TridiagonalLayout layout, index_t n, index_t m, bo
   EXPECT_EQ(download<T>(b, count), s.b);
   EXPECT_EQ(download<T>(c, count), s.c);
   if (!in_place) EXPECT_EQ(download<T>(d, count), s.d);
-  ::testing::Test::RecordProperty(
-      "eta_n" + std::to_string(n) + "_m" + std::to_string(m) + "_" + std::to_string(sizeof(T)) +
-          (layout == TridiagonalLayout::contiguous ? "c" : "i") +
-          (kind == TriKind::dominant ? "d" : "l"),
-      std::to_string(eta));
+  ::testing::Test::RecordProperty("eta_n" + std::to_string(n) + "_m" + std::to_string(m) + "_" +
+                                      std::to_string(sizeof(T)) +
+                                      (layout == TridiagonalLayout::contiguous ? "c" : "i") +
+                                      (kind == TriKind::dominant ? "d" : "l"),
+                                  std::to_string(eta));
 }
 
 template <typename T>

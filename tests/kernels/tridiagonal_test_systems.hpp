@@ -26,9 +26,8 @@ struct TriSystems {
   index_t m = 0;
   std::vector<T> a, b, c, d;
   std::size_t at(std::int64_t s, std::int64_t i) const {
-    return layout == kernels::TridiagonalLayout::contiguous
-               ? static_cast<std::size_t>(s * n + i)
-               : static_cast<std::size_t>(i * m + s);
+    return layout == kernels::TridiagonalLayout::contiguous ? static_cast<std::size_t>(s * n + i)
+                                                            : static_cast<std::size_t>(i * m + s);
   }
 };
 
