@@ -23,8 +23,8 @@ def main():
     print("| problem | configuration | iterations | µs / iteration | time to 1e-8 [ms] "
           "| set-up [ms] (coloring / factorization) | bound µs / it | % of bound |")
     print("|---|---|---|---|---|---|---|---|")
-    order = {"none": 0, "jacobi": 1, "ic0-natural": 2, "ic0-color": 3, "cupy-none": 4,
-             "cupy-jacobi": 5, "eigen-ic-cg": 6}
+    order = {"none": 0, "jacobi": 1, "ic0-natural": 2, "ic0-color-cusparse": 3, "ic0-color": 4,
+             "cupy-none": 5, "cupy-jacobi": 6, "eigen-ic-cg": 7}
     rows.sort(key=lambda r: (r["problem"], order.get(r["config"], 9)))
     for r in rows:
         it = r["iterations"]

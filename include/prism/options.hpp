@@ -31,9 +31,12 @@ enum class VertexOrder {
 
 /// Sparse triangular solve algorithm of the IC(0) preconditioner.
 enum class TrisolveAlgorithm {
-  automatic,  ///< "auto": the backend's best (cpu: reference, cuda: cusparse)
+  automatic,  ///< "auto": cpu: reference; cuda: colorset when the factor splits into few
+              ///< independent row blocks (ordering: color), else cusparse
   reference,  ///< "reference": row-by-row substitution on the CPU (the oracle)
   cusparse,   ///< "cusparse": cusparseSpSV, the level-set baseline (Naumov 2011), cuda only
+  colorset,   ///< "colorset": one parallel step per independent block of rows (a color;
+              ///< Suchoski 2012); cpu (reference twin) and cuda
 };
 
 /// How much of each solve is timed.

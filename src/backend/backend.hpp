@@ -49,6 +49,8 @@ class TriangularSolver {
   virtual ~TriangularSolver() = default;
   virtual index_t rows() const = 0;
   virtual index_t nnz() const = 0;
+  /// The algorithm actually used ("reference", "cusparse", "colorset").
+  virtual std::string algorithm() const = 0;
   /// Replaces the values, same pattern (refactor); reuses the analysis.
   virtual void update_values(const std::vector<double>& values) = 0;
   /// Solves T x = b.

@@ -1,8 +1,10 @@
 #include "backend/cpu_backend.hpp"
+#include "backend/split_triangle.hpp"
 
 #include <prism/errors.hpp>
 
 #include "kernels/blas1.hpp"
+#include "kernels/colorset.hpp"
 #include "kernels/spmv.hpp"
 #include "kernels/trisolve.hpp"
 
@@ -62,6 +64,7 @@ class CpuTriangularSolver final : public TriangularSolver {
       : matrix_(t), triangle_(triangle) {}
   index_t rows() const override { return matrix_.rows(); }
   index_t nnz() const override { return matrix_.nnz(); }
+  std::string algorithm() const override { return "reference"; }
   void update_values(const std::vector<double>& values) override { matrix_.update_values(values); }
   void solve(const Vector& b, Vector& x) override {
     if (triangle_ == Triangle::lower) {
@@ -74,6 +77,26 @@ class CpuTriangularSolver final : public TriangularSolver {
  private:
   CpuMatrix matrix_;
   Triangle triangle_;
+};
+
+/// The color-set reference: block by block, the twin of the CUDA color-set kernels.
+class CpuColorsetSolver final : public TriangularSolver {
+ public:
+  CpuColorsetSolver(const CsrMatrix<double>& t, Triangle triangle)
+      : split_(t, triangle), nnz_(t.nnz()) {}
+  index_t rows() const override { return split_.strict().rows; }
+  index_t nnz() const override { return nnz_; }
+  std::string algorithm() const override { return "colorset"; }
+  void update_values(const std::vector<double>& values) override { split_.update(values); }
+  void solve(const Vector& b, Vector& x) override {
+    ref::colorset_solve(split_.view(), split_.inverse_diagonal().data(), split_.block_ptr().data(),
+                        split_.num_blocks(), split_.lower(), cast(b).data.data(),
+                        cast(x).data.data());
+  }
+
+ private:
+  SplitTriangle split_;
+  index_t nnz_;
 };
 
 class CpuTimer final : public PhaseTimer {
@@ -127,11 +150,17 @@ class CpuBackend final : public Backend {
   std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,
                                                            Triangle triangle,
                                                            TrisolveAlgorithm algorithm) override {
-    if (algorithm != TrisolveAlgorithm::automatic && algorithm != TrisolveAlgorithm::reference) {
-      throw ConfigError("trisolve '" + std::string(to_string(algorithm)) +
-                        "' needs the cuda backend; the cpu backend has: auto, reference");
+    switch (algorithm) {
+      case TrisolveAlgorithm::automatic:
+      case TrisolveAlgorithm::reference:
+        return std::make_unique<CpuTriangularSolver>(t, triangle);
+      case TrisolveAlgorithm::colorset:
+        return std::make_unique<CpuColorsetSolver>(t, triangle);
+      case TrisolveAlgorithm::cusparse:
+        break;
     }
-    return std::make_unique<CpuTriangularSolver>(t, triangle);
+    throw ConfigError("trisolve '" + std::string(to_string(algorithm)) +
+                      "' needs the cuda backend; the cpu backend has: auto, reference, colorset");
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {

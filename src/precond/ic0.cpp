@@ -145,10 +145,7 @@ class Ic0 final : public Preconditioner {
                                              options_.trisolve);
     upper_ = backend_.make_triangular_solver(pattern_->upper(), backend::Triangle::upper,
                                              options_.trisolve);
-    trisolve_name_ = std::string(to_string(options_.trisolve));
-    if (options_.trisolve == TrisolveAlgorithm::automatic) {
-      trisolve_name_ = backend_.name() == "cpu" ? "reference" : "cusparse";
-    }
+    trisolve_name_ = lower_->algorithm();
   }
 
   void apply(const backend::Vector& r, backend::Vector& z) override {

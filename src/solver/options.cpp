@@ -33,7 +33,8 @@ const std::vector<std::pair<TrisolveAlgorithm, std::string_view>>& enum_names<Tr
   static const std::vector<std::pair<TrisolveAlgorithm, std::string_view>> names{
       {TrisolveAlgorithm::automatic, "auto"},
       {TrisolveAlgorithm::reference, "reference"},
-      {TrisolveAlgorithm::cusparse, "cusparse"}};
+      {TrisolveAlgorithm::cusparse, "cusparse"},
+      {TrisolveAlgorithm::colorset, "colorset"}};
   return names;
 }
 

@@ -179,6 +179,77 @@ TEST_F(CudaBackendTest, CusparseTriangularSolvesAreEquivalentToReference) {
   }
 }
 
+TEST_F(CudaBackendTest, ColorsetTriangularSolvesAreEquivalentToReference) {
+  std::vector<std::pair<std::string, CsrMatrix<double>>> matrices{
+      {"n1", prism::poisson2d(1, 1)},
+      {"diagonal", prism::csr_from_triplets(37, 37,
+                                            [] {
+                                              std::vector<prism::Triplet> t;
+                                              for (index_t i = 0; i < 37; ++i) {
+                                                t.push_back({i, i, 1.0 + i});
+                                              }
+                                              return t;
+                                            }())},
+      {"poisson3d_natural", prism::poisson3d(13, 11, 9)},
+      {"poisson3d27", prism::poisson3d(21, 19, 17, 27)},
+      {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")}};
+  const std::string bcsstk13 = prism::test::shared_matrix("bcsstk13.mtx.gz");
+  if (!bcsstk13.empty()) matrices.push_back({"bcsstk13", prism::read_matrix_market(bcsstk13)});
+  for (std::size_t m = 0; m < matrices.size(); ++m) {
+    for (bool colored : {false, true}) {
+      const std::string& name = matrices[m].first;
+      SCOPED_TRACE(name + (colored ? " color" : " natural"));
+      CsrMatrix<double> a = matrices[m].second;
+      if (colored) {
+        a = prism::permute_symmetric(
+            a, prism::color_matrix(a, prism::VertexOrder::largest_first).permutation);
+      }
+      prism::precond::Ic0Pattern factor(a);
+      factor.factorize(a, {});
+      for (auto tri : {prism::backend::Triangle::lower, prism::backend::Triangle::upper}) {
+        const CsrMatrix<double>& t =
+            tri == prism::backend::Triangle::lower ? factor.lower() : factor.upper();
+        auto sg = gpu->make_triangular_solver(t, tri, prism::TrisolveAlgorithm::colorset);
+        auto sc = cpu->make_triangular_solver(t, tri, prism::TrisolveAlgorithm::reference);
+        EXPECT_EQ(sg->algorithm(), "colorset");
+        auto b = both(random_vector(a.rows, 12)), x = both(std::vector<double>(a.rows, 0.0));
+        sg->solve(*b.g, *x.g);
+        sc->solve(*b.c, *x.c);
+        const auto xc = host(*cpu, *x.c);
+        double scale = 1.0;
+        for (double v : xc) scale = std::max(scale, std::abs(v));
+        EXPECT_LE(max_abs_diff(host(*gpu, *x.g), xc), 1e-12 * scale);
+
+        std::vector<double> doubled = t.values;
+        for (double& v : doubled) v *= 2.0;
+        sg->update_values(doubled);
+        sg->solve(*b.g, *x.g);
+        auto xg = host(*gpu, *x.g);
+        for (double& v : xg) v *= 2.0;
+        EXPECT_LE(max_abs_diff(xg, xc), 1e-12 * scale);
+      }
+    }
+  }
+}
+
+TEST_F(CudaBackendTest, AutoTrisolvePicksColorsetForFewBlocksAndCusparseForMany) {
+  const CsrMatrix<double> a = prism::poisson3d(30, 30, 30);
+  prism::precond::Ic0Pattern natural(a);
+  natural.factorize(a, {});
+  EXPECT_EQ(gpu->make_triangular_solver(natural.lower(), prism::backend::Triangle::lower,
+                                        prism::TrisolveAlgorithm::automatic)
+                ->algorithm(),
+            "cusparse");
+  const CsrMatrix<double> colored =
+      prism::permute_symmetric(a, prism::color_matrix(a, prism::VertexOrder::natural).permutation);
+  prism::precond::Ic0Pattern factor(colored);
+  factor.factorize(colored, {});
+  EXPECT_EQ(gpu->make_triangular_solver(factor.lower(), prism::backend::Triangle::lower,
+                                        prism::TrisolveAlgorithm::automatic)
+                ->algorithm(),
+            "colorset");
+}
+
 TEST_F(CudaBackendTest, ReferenceTrisolveIsRejectedOnTheGpu) {
   const auto a = prism::poisson2d(3, 3);
   EXPECT_THROW(gpu->make_triangular_solver(a, prism::backend::Triangle::lower,

@@ -261,6 +261,24 @@ TEST(Pcg, TimingTotalRecordsNoPhasesButSameIterations) {
   EXPECT_EQ(x, x2);
 }
 
+TEST(Pcg, ColorsetReferenceSolvesLikeRowByRowReference) {
+  const CsrMatrix<double> a = prism::poisson3d(14, 13, 12);
+  const std::vector<double> b = random_vector(a.rows, 4);
+  prism::SolverConfig c = config("ic0", prism::Ordering::color);
+  prism::Solver reference(c);
+  c.preconditioner.trisolve = prism::TrisolveAlgorithm::colorset;
+  prism::Solver colorset(c);
+  reference.setup(a);
+  colorset.setup(a);
+  std::vector<double> x1, x2;
+  const prism::SolveReport r1 = reference.solve(b, x1);
+  const prism::SolveReport r2 = colorset.solve(b, x2);
+  EXPECT_EQ(r2.trisolve, "colorset");
+  EXPECT_EQ(r1.trisolve, "reference");
+  EXPECT_LE(std::abs(r1.iterations - r2.iterations), 1);
+  EXPECT_LE(prism::test::relative_residual(a, x2, b), 1e-9);
+}
+
 TEST(Pcg, CpuBackendRejectsGpuOnlyTrisolve) {
   prism::SolverConfig c = config("ic0", prism::Ordering::natural);
   c.preconditioner.trisolve = prism::TrisolveAlgorithm::cusparse;

@@ -43,6 +43,7 @@ class CusparseTrisolve final : public TriangularSolver {
 
   index_t rows() const override { return csr_.rows(); }
   index_t nnz() const override { return csr_.nnz(); }
+  std::string algorithm() const override { return "cusparse"; }
 
   void update_values(const std::vector<double>& values) override {
     csr_.update_values(values);

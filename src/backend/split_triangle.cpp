@@ -1,0 +1,56 @@
+#include "backend/split_triangle.hpp"
+
+#include <prism/errors.hpp>
+
+#include "kernels/colorset.hpp"
+
+#include <cmath>
+
+namespace prism::backend {
+
+SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle)
+    : lower_(triangle == Triangle::lower), nnz_(t.nnz()) {
+  strict_.rows = t.rows;
+  strict_.cols = t.cols;
+  strict_.row_ptr.assign(static_cast<std::size_t>(t.rows) + 1, 0);
+  diagonal_source_.resize(static_cast<std::size_t>(t.rows));
+  for (index_t i = 0; i < t.rows; ++i) {
+    const index_t begin = t.row_ptr[i], end = t.row_ptr[i + 1];
+    const index_t diag = lower_ ? end - 1 : begin;
+    if (end == begin || t.col_idx[diag] != i) {
+      throw InvalidMatrixError("triangular factor: row " + std::to_string(i + 1) +
+                               " does not store its diagonal " + (lower_ ? "last" : "first"));
+    }
+    diagonal_source_[i] = diag;
+    for (index_t k = begin; k < end; ++k) {
+      if (k == diag) continue;
+      strict_.col_idx.push_back(t.col_idx[k]);
+      strict_source_.push_back(k);
+    }
+    strict_.row_ptr[i + 1] = static_cast<index_t>(strict_.col_idx.size());
+  }
+  strict_.values.resize(strict_.col_idx.size());
+  inverse_diagonal_.resize(static_cast<std::size_t>(t.rows));
+  block_ptr_ = kernels::independent_blocks(view(), lower_);
+  update(t.values);
+}
+
+void SplitTriangle::update(const std::vector<double>& values) {
+  if (static_cast<index_t>(values.size()) != nnz_) {
+    throw InvalidMatrixError("update_values: expected " + std::to_string(nnz_) + " values, got " +
+                             std::to_string(values.size()));
+  }
+  for (std::size_t k = 0; k < strict_source_.size(); ++k) {
+    strict_.values[k] = values[strict_source_[k]];
+  }
+  for (std::size_t i = 0; i < diagonal_source_.size(); ++i) {
+    const double d = values[diagonal_source_[i]];
+    if (d == 0.0 || !std::isfinite(d)) {
+      throw InvalidMatrixError("triangular factor: diagonal of row " + std::to_string(i + 1) +
+                               " is zero or not finite");
+    }
+    inverse_diagonal_[i] = 1.0 / d;
+  }
+}
+
+}  // namespace prism::backend

@@ -1,0 +1,45 @@
+#pragma once
+// The storage the color-set solves read: a triangular factor (diagonal last in each
+// lower row, first in each upper row) split into its strict triangle and its inverted
+// diagonal, with the independent row blocks of the strict triangle. Built once from the
+// pattern; update() refills the values on refactor.
+
+#include <prism/csr_matrix.hpp>
+
+#include "backend/backend.hpp"
+#include "kernels/csr_view.hpp"
+
+#include <vector>
+
+namespace prism::backend {
+
+class SplitTriangle {
+ public:
+  /// Throws InvalidMatrixError when a row's diagonal is not where `triangle` puts it.
+  SplitTriangle(const CsrMatrix<double>& t, Triangle triangle);
+
+  /// New values of the factor on the same pattern. Throws InvalidMatrixError on a zero
+  /// diagonal or a wrong number of values.
+  void update(const std::vector<double>& values);
+
+  bool lower() const { return lower_; }
+  const CsrMatrix<double>& strict() const { return strict_; }
+  const std::vector<double>& inverse_diagonal() const { return inverse_diagonal_; }
+  const std::vector<index_t>& block_ptr() const { return block_ptr_; }
+  int num_blocks() const { return static_cast<int>(block_ptr_.size()) - 1; }
+  kernels::CsrView<double> view() const {
+    return {strict_.rows, strict_.cols, strict_.row_ptr.data(), strict_.col_idx.data(),
+            strict_.values.data()};
+  }
+
+ private:
+  bool lower_;
+  index_t nnz_ = 0;
+  CsrMatrix<double> strict_;
+  std::vector<double> inverse_diagonal_;
+  std::vector<index_t> strict_source_;  // strict_.values[k] = values[strict_source_[k]]
+  std::vector<index_t> diagonal_source_;
+  std::vector<index_t> block_ptr_;
+};
+
+}  // namespace prism::backend

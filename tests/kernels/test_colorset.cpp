@@ -1,0 +1,133 @@
+// The color-set reference solve against the row-by-row reference solves, and the
+// independent row blocks it runs on.
+
+#include <prism/analysis.hpp>
+#include <prism/errors.hpp>
+#include <prism/generators.hpp>
+
+#include "backend/split_triangle.hpp"
+#include "common/test_matrices.hpp"
+#include "kernels/colorset.hpp"
+#include "kernels/trisolve.hpp"
+#include "precond/ic0_factor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace {
+
+using prism::CsrMatrix;
+using prism::index_t;
+using prism::backend::SplitTriangle;
+using prism::backend::Triangle;
+
+/// No strict-triangle entry couples two rows of one block.
+void expect_independent(const SplitTriangle& s) {
+  const auto& m = s.strict();
+  const auto& ptr = s.block_ptr();
+  ASSERT_EQ(ptr.front(), 0);
+  ASSERT_EQ(ptr.back(), m.rows);
+  for (std::size_t b = 0; b + 1 < ptr.size(); ++b) {
+    ASSERT_LT(ptr[b], ptr[b + 1]);
+    for (index_t i = ptr[b]; i < ptr[b + 1]; ++i) {
+      for (index_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) {
+        const index_t j = m.col_idx[k];
+        EXPECT_FALSE(j >= ptr[b] && j < ptr[b + 1]) << "rows " << i << " and " << j;
+      }
+    }
+  }
+}
+
+struct Factored {
+  std::string name;
+  CsrMatrix<double> a;
+  int colors;  // 0: natural order
+};
+
+std::vector<Factored> cases() {
+  std::vector<Factored> out;
+  auto colored = [&](const std::string& name, const CsrMatrix<double>& a) {
+    const auto c = prism::color_matrix(a, prism::VertexOrder::natural);
+    out.push_back({name + "_color", prism::permute_symmetric(a, c.permutation), c.num_colors});
+    out.push_back({name + "_natural", a, 0});
+  };
+  colored("n1", prism::poisson2d(1, 1));
+  colored("diagonal", prism::csr_from_triplets(33, 33, [] {
+            std::vector<prism::Triplet> t;
+            for (index_t i = 0; i < 33; ++i) t.push_back({i, i, 2.0 + i});
+            return t;
+          }()));
+  colored("poisson2d_31x17", prism::poisson2d(31, 17));
+  colored("poisson3d27_9x7x5", prism::poisson3d(9, 7, 5, 27));
+  colored("bcsstk08",
+          prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx"));
+  return out;
+}
+
+TEST(Colorset, BlocksAreIndependentAndFollowTheColors) {
+  for (const Factored& f : cases()) {
+    SCOPED_TRACE(f.name);
+    prism::precond::Ic0Pattern factor(f.a);
+    factor.factorize(f.a, {});
+    const SplitTriangle lower(factor.lower(), Triangle::lower);
+    const SplitTriangle upper(factor.upper(), Triangle::upper);
+    expect_independent(lower);
+    expect_independent(upper);
+    if (f.colors > 0) {
+      // Greedy blocks never split a color, and may merge uncoupled neighbours.
+      EXPECT_LE(lower.num_blocks(), f.colors);
+      EXPECT_LE(upper.num_blocks(), f.colors);
+    }
+  }
+  // A tridiagonal matrix in natural order is one long chain: one row per block.
+  const auto chain = prism::poisson2d(40, 1);
+  prism::precond::Ic0Pattern factor(chain);
+  factor.factorize(chain, {});
+  EXPECT_EQ(SplitTriangle(factor.lower(), Triangle::lower).num_blocks(), 40);
+}
+
+TEST(Colorset, ReferenceSolveEqualsRowByRowSolve) {
+  for (const Factored& f : cases()) {
+    SCOPED_TRACE(f.name);
+    prism::precond::Ic0Pattern factor(f.a);
+    factor.factorize(f.a, {});
+    const std::vector<double> b = prism::test::random_vector(f.a.rows, 17);
+    for (Triangle tri : {Triangle::lower, Triangle::upper}) {
+      const CsrMatrix<double>& t = tri == Triangle::lower ? factor.lower() : factor.upper();
+      const prism::kernels::CsrView<double> view{t.rows, t.cols, t.row_ptr.data(), t.col_idx.data(),
+                                                 t.values.data()};
+      std::vector<double> expected(b.size()), got(b.size());
+      if (tri == Triangle::lower) {
+        prism::kernels::reference::lower_solve(view, b.data(), expected.data());
+      } else {
+        prism::kernels::reference::upper_solve(view, b.data(), expected.data());
+      }
+      const SplitTriangle split(t, tri);
+      prism::kernels::reference::colorset_solve(split.view(), split.inverse_diagonal().data(),
+                                                split.block_ptr().data(), split.num_blocks(),
+                                                tri == Triangle::lower, b.data(), got.data());
+      double scale = 1.0;
+      for (double v : expected) scale = std::max(scale, std::abs(v));
+      for (std::size_t i = 0; i < b.size(); ++i) {
+        ASSERT_NEAR(got[i], expected[i], 1e-13 * scale) << "row " << i;
+      }
+      // In place: x aliases b.
+      std::vector<double> inplace = b;
+      prism::kernels::reference::colorset_solve(
+          split.view(), split.inverse_diagonal().data(), split.block_ptr().data(),
+          split.num_blocks(), tri == Triangle::lower, inplace.data(), inplace.data());
+      EXPECT_EQ(inplace, got);
+    }
+  }
+}
+
+TEST(Colorset, SplitRejectsMisplacedDiagonalAndZeroPivot) {
+  // Lower factor whose row 1 stores its diagonal first.
+  CsrMatrix<double> bad = prism::csr_from_triplets(2, 2, {{0, 0, 1.0}, {1, 1, 2.0}, {1, 0, 1.0}});
+  EXPECT_THROW(SplitTriangle(prism::transpose(bad), Triangle::lower), prism::InvalidMatrixError);
+  CsrMatrix<double> zero = prism::csr_from_triplets(2, 2, {{0, 0, 1.0}, {1, 1, 0.0}});
+  EXPECT_THROW(SplitTriangle(zero, Triangle::lower), prism::InvalidMatrixError);
+}
+
+}  // namespace
