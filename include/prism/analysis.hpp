@@ -43,6 +43,18 @@ struct Coloring {
 /// with boost::sequential_vertex_coloring in the given vertex order.
 Coloring color_matrix(const CsrMatrix<double>& a, VertexOrder order);
 
+/// Evens the color sizes of a coloring of A (from color_matrix) in place: vertices of
+/// colors larger than N / colors move, in index order, to the smallest color below the
+/// mean that none of their neighbours has, until every size is within 2% of the mean,
+/// no move is possible, or 8 passes are done; then colors are renumbered by decreasing
+/// size. The result is still valid, has the same number of colors, its largest color
+/// is no larger and its smallest no smaller. Deterministic; O(nnz + N * colors) per
+/// pass. Suchoski 2012 (future work) suggests maximising the smallest color, which
+/// bounds the parallel workload of a color-set step; the moves are the vertex-centric
+/// balancing of Lu et al. (IEEE TPDS 2017). Throws InvalidMatrixError if A is not
+/// square or the coloring does not fit it.
+void balance_coloring(const CsrMatrix<double>& a, Coloring& coloring);
+
 /// True when no stored off-diagonal entry couples two rows of the same color.
 bool is_valid_coloring(const CsrMatrix<double>& a, const std::vector<int>& color);
 

@@ -39,6 +39,14 @@ enum class TrisolveAlgorithm {
               ///< Suchoski 2012); cpu (reference twin) and cuda
 };
 
+/// Sparse matrix-vector product algorithm.
+enum class SpmvAlgorithm {
+  automatic,   ///< "auto": cpu: reference; cuda: csr_vector
+  cusparse,    ///< "cusparse": cusparseSpMV (CSR_ALG2), cuda only
+  csr_vector,  ///< "csr_vector": prism's kernel, a power-of-two group of threads per row
+               ///< sized from the mean row length; cuda (the cpu runs the reference)
+};
+
 /// How much of each solve is timed.
 enum class TimingMode {
   phases,  ///< "phases": every phase of every iteration (events on the GPU)
@@ -64,6 +72,9 @@ std::string allowed_names();
 /// Options of the greedy graph coloring.
 struct ColoringOptions {
   VertexOrder vertex_order = VertexOrder::natural;
+  /// Even the color sizes after the greedy coloring (balance_coloring(): same number of
+  /// colors, the smallest color no smaller), as Suchoski 2012's future work suggests.
+  bool balance = false;
 };
 
 /// Options of the IC(0) factorization. The matrix is scaled symmetrically to unit
@@ -92,6 +103,7 @@ struct SolverOptions {
   /// iterations in between run without a host round trip.
   int check_every = 1;
   TimingMode timing = TimingMode::phases;
+  SpmvAlgorithm spmv = SpmvAlgorithm::automatic;
 };
 
 /// Everything a Solver needs besides the matrix.

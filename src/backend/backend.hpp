@@ -36,6 +36,8 @@ class Matrix {
   virtual ~Matrix() = default;
   virtual index_t rows() const = 0;
   virtual index_t nnz() const = 0;
+  /// The SpMV algorithm actually used ("reference", "cusparse", "csr_vector").
+  virtual std::string algorithm() const = 0;
   /// Replaces the values, same pattern (refactor).
   virtual void update_values(const std::vector<double>& values) = 0;
 };
@@ -81,7 +83,9 @@ class Backend {
   virtual std::string device_name() const = 0;
 
   virtual std::unique_ptr<Vector> make_vector(index_t n) = 0;
-  virtual std::unique_ptr<Matrix> make_matrix(const CsrMatrix<double>& a) = 0;
+  /// An algorithm the backend does not have throws ConfigError.
+  virtual std::unique_ptr<Matrix> make_matrix(const CsrMatrix<double>& a,
+                                              SpmvAlgorithm algorithm) = 0;
   /// The algorithm `automatic` picks the backend's best; an algorithm the backend
   /// does not have throws ConfigError.
   virtual std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,

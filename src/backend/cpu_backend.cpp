@@ -37,6 +37,7 @@ class CpuMatrix final : public Matrix {
   explicit CpuMatrix(const CsrMatrix<double>& a) : csr(a) {}
   index_t rows() const override { return csr.rows; }
   index_t nnz() const override { return csr.nnz(); }
+  std::string algorithm() const override { return "reference"; }
   void update_values(const std::vector<double>& values) override {
     check_value_count(csr.values.size(), values.size());
     csr.values = values;
@@ -144,7 +145,11 @@ class CpuBackend final : public Backend {
   std::string device_name() const override { return "host CPU (reference kernels, 1 thread)"; }
 
   std::unique_ptr<Vector> make_vector(index_t n) override { return std::make_unique<CpuVector>(n); }
-  std::unique_ptr<Matrix> make_matrix(const CsrMatrix<double>& a) override {
+  std::unique_ptr<Matrix> make_matrix(const CsrMatrix<double>& a,
+                                      SpmvAlgorithm algorithm) override {
+    if (algorithm == SpmvAlgorithm::cusparse) {
+      throw ConfigError("spmv 'cusparse' needs the cuda backend; the cpu backend has: auto");
+    }
     return std::make_unique<CpuMatrix>(a);
   }
   std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,

@@ -46,10 +46,10 @@ int info_command(const std::vector<std::string>& args) {
   CsrMatrix<double> a;
   MatrixMarketInfo mm;
   bool pattern = false;
-  VertexOrder yaml_order = VertexOrder::natural;
+  ColoringOptions yaml_coloring;
   if (has_suffix(path, ".yaml") || has_suffix(path, ".yml")) {
     const ProblemSpec spec = load_problem_file(path);
-    yaml_order = spec.config.preconditioner.coloring.vertex_order;
+    yaml_coloring = spec.config.preconditioner.coloring;
     a = assemble_matrix(spec.matrix);
   } else {
     a = read_matrix_market(path, &mm, /*allow_pattern=*/true);
@@ -71,27 +71,32 @@ int info_command(const std::vector<std::string>& args) {
   if (!props.square) return 0;
 
   spdlog::info("");
-  spdlog::info("{:<22} {:>7} {:>9} {:>11} {:>9} {:>11} {:>10}", "ordering", "sets", "min", "mean",
+  spdlog::info("{:<34} {:>7} {:>9} {:>11} {:>9} {:>11} {:>10}", "ordering", "sets", "min", "mean",
                "max", "phi", "time");
   const auto row = [](const std::string& name, const SetStats& s, double seconds) {
-    spdlog::info("{:<22} {:>7} {:>9} {:>11.1f} {:>9} {:>11.1f} {:>10}", name, s.count, s.min_size,
+    spdlog::info("{:<34} {:>7} {:>9} {:>11.1f} {:>9} {:>11.1f} {:>10}", name, s.count, s.min_size,
                  s.mean_size, s.max_size, s.phi, format_seconds(seconds));
   };
   auto t = std::chrono::steady_clock::now();
   const LevelSets natural_levels = level_sets(a);
   row("levels (natural)", set_stats(natural_levels.level_ptr),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
-  for (const auto& [order, name] : enum_names<VertexOrder>()) {
-    t = std::chrono::steady_clock::now();
-    const Coloring coloring = color_matrix(a, order);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-    const std::string label = "colors (" + std::string(name) + ")";
-    row(label + (order == yaml_order ? " *" : ""), set_stats(coloring.color_ptr), seconds);
+  for (const bool balance : {false, true}) {
+    for (const auto& [order, name] : enum_names<VertexOrder>()) {
+      t = std::chrono::steady_clock::now();
+      Coloring coloring = color_matrix(a, order);
+      if (balance) balance_coloring(a, coloring);
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+      const std::string label = "colors (" + std::string(name) + (balance ? ", balanced)" : ")");
+      const bool chosen = order == yaml_coloring.vertex_order && balance == yaml_coloring.balance;
+      row(label + (chosen ? " *" : ""), set_stats(coloring.color_ptr), seconds);
+    }
   }
   spdlog::info(
       "phi = N / number of sets, the average parallel workload (color-set paper, "
-      "Table 4.1); * = the problem file's vertex order");
+      "Table 4.1); balanced: greedy coloring then balance_coloring, time of both; "
+      "* = the problem file's coloring");
   return 0;
 }
 

@@ -163,6 +163,15 @@ class Reader {
     return value;
   }
 
+  /// true or false, nothing else (YAML 1.1's yes/no/on/off are not booleans here).
+  bool get_bool(const Entry& e, const std::string& path) const {
+    const std::string text = get_scalar(e, path, "true or false");
+    if (text != "true" && text != "false") {
+      fail(where(e), path + ": expected true or false, got '" + text + "'");
+    }
+    return text == "true";
+  }
+
   std::uint64_t get_seed(const Entry& e, const std::string& path) const {
     const std::string text = get_scalar(e, path, "a non-negative integer");
     errno = 0;
@@ -413,7 +422,8 @@ InitialGuessSpec read_initial_guess(const Reader& r, const Entry& entry) {
 
 void read_solver(const Reader& r, const Entry& entry, SolverOptions& options) {
   const Map map =
-      r.expect_map(entry, "solver", {"tolerance", "max_iterations", "check_every", "timing"});
+      r.expect_map(entry, "solver",
+                   {"tolerance", "max_iterations", "check_every", "timing", "spmv"});
   if (const Entry* e = map.find("tolerance")) {
     options.tolerance = r.get_double(*e, "solver.tolerance");
     if (!(options.tolerance > 0.0 && options.tolerance < 1.0)) {
@@ -428,6 +438,9 @@ void read_solver(const Reader& r, const Entry& entry, SolverOptions& options) {
   }
   if (const Entry* e = map.find("timing")) {
     options.timing = r.get_enum<TimingMode>(*e, "solver.timing");
+  }
+  if (const Entry* e = map.find("spmv")) {
+    options.spmv = r.get_enum<SpmvAlgorithm>(*e, "solver.spmv");
   }
 }
 
@@ -445,10 +458,13 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
     options.ordering = r.get_enum<Ordering>(*e, "preconditioner.ordering");
   }
   if (const Entry* e = map.find("coloring")) {
-    const Map coloring = r.expect_map(*e, "preconditioner.coloring", {"vertex_order"});
+    const Map coloring = r.expect_map(*e, "preconditioner.coloring", {"vertex_order", "balance"});
     if (const Entry* v = coloring.find("vertex_order")) {
       options.coloring.vertex_order =
           r.get_enum<VertexOrder>(*v, "preconditioner.coloring.vertex_order");
+    }
+    if (const Entry* v = coloring.find("balance")) {
+      options.coloring.balance = r.get_bool(*v, "preconditioner.coloring.balance");
     }
   }
   if (const Entry* e = map.find("trisolve")) {

@@ -39,6 +39,15 @@ const std::vector<std::pair<TrisolveAlgorithm, std::string_view>>& enum_names<Tr
 }
 
 template <>
+const std::vector<std::pair<SpmvAlgorithm, std::string_view>>& enum_names<SpmvAlgorithm>() {
+  static const std::vector<std::pair<SpmvAlgorithm, std::string_view>> names{
+      {SpmvAlgorithm::automatic, "auto"},
+      {SpmvAlgorithm::cusparse, "cusparse"},
+      {SpmvAlgorithm::csr_vector, "csr_vector"}};
+  return names;
+}
+
+template <>
 const std::vector<std::pair<TimingMode, std::string_view>>& enum_names<TimingMode>() {
   static const std::vector<std::pair<TimingMode, std::string_view>> names{
       {TimingMode::phases, "phases"}, {TimingMode::total, "total"}};
@@ -84,6 +93,7 @@ PRISM_INSTANTIATE_ENUM(Ordering)
 PRISM_INSTANTIATE_ENUM(VertexOrder)
 PRISM_INSTANTIATE_ENUM(TrisolveAlgorithm)
 PRISM_INSTANTIATE_ENUM(TimingMode)
+PRISM_INSTANTIATE_ENUM(SpmvAlgorithm)
 #undef PRISM_INSTANTIATE_ENUM
 
 const char* phase_name(Phase phase) {

@@ -51,7 +51,7 @@ struct Solver::Impl {
     if (device_matrix) {
       device_matrix->update_values(ordered.values);
     } else {
-      device_matrix = backend->make_matrix(ordered);
+      device_matrix = backend->make_matrix(ordered, config.solver.spmv);
     }
     setup.upload_seconds = seconds_since(t);
   }
@@ -99,6 +99,7 @@ void Solver::setup(const CsrMatrix<double>& a) {
   if (s.permuted) {
     t = std::chrono::steady_clock::now();
     Coloring coloring = color_matrix(a, popt.coloring.vertex_order);
+    if (popt.coloring.balance) balance_coloring(a, coloring);
     s.setup.coloring_seconds = seconds_since(t);
     s.permutation = std::move(coloring.permutation);
     s.ordering.vertex_order = std::string(to_string(popt.coloring.vertex_order));

@@ -155,16 +155,21 @@ TEST_F(CudaBackendTest, UpdateIsSkippedWhenCurvatureIsNotPositive) {
 TEST_F(CudaBackendTest, SpmvIsEquivalentToReference) {
   for (const CsrMatrix<double>& a :
        {prism::poisson2d(1, 1), prism::poisson2d(31, 33), prism::poisson3d(17, 9, 13, 27),
-        prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")}) {
+        prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx"),
+        prism::csr_from_triplets(3, 3, {{0, 0, 1.0}, {2, 2, 2.0}}),  // an empty row
+        prism::poisson3d(10, 10, 10, 27)}) {                         // 32 threads per row
     SCOPED_TRACE(a.rows);
-    auto ag = gpu->make_matrix(a);
-    auto ac = cpu->make_matrix(a);
+    auto ac = cpu->make_matrix(a, prism::SpmvAlgorithm::automatic);
     auto x = both(random_vector(a.rows, 9)), y = both(std::vector<double>(a.rows, 0.0));
-    gpu->spmv(*ag, *x.g, *y.g);
     cpu->spmv(*ac, *x.c, *y.c);
     double scale = 0.0;
     for (double v : a.values) scale = std::max(scale, std::abs(v));
-    EXPECT_LE(max_abs_diff(host(*gpu, *y.g), host(*cpu, *y.c)), 1e-13 * scale * 27);
+    for (auto algorithm : {prism::SpmvAlgorithm::cusparse, prism::SpmvAlgorithm::csr_vector}) {
+      auto ag = gpu->make_matrix(a, algorithm);
+      EXPECT_EQ(ag->algorithm(), prism::to_string(algorithm));
+      gpu->spmv(*ag, *x.g, *y.g);
+      EXPECT_LE(max_abs_diff(host(*gpu, *y.g), host(*cpu, *y.c)), 1e-13 * scale * 27);
+    }
   }
 }
 

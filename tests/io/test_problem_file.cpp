@@ -44,6 +44,7 @@ TEST(ProblemFile, MinimalFileTakesEveryDefault) {
   EXPECT_EQ(spec.config.preconditioner.type, "ic0");
   EXPECT_EQ(spec.config.preconditioner.ordering, prism::Ordering::color);
   EXPECT_EQ(spec.config.preconditioner.coloring.vertex_order, prism::VertexOrder::natural);
+  EXPECT_FALSE(spec.config.preconditioner.coloring.balance);
   EXPECT_EQ(spec.config.preconditioner.ic0.initial_shift,
             defaults.config.preconditioner.ic0.initial_shift);
   EXPECT_EQ(spec.config.backend, prism::BackendKind::automatic);
@@ -74,6 +75,7 @@ TEST(ProblemFile, FullFileSetsEveryKey) {
   EXPECT_EQ(p.type, "ic0");
   EXPECT_EQ(p.ordering, prism::Ordering::natural);
   EXPECT_EQ(p.coloring.vertex_order, prism::VertexOrder::smallest_last);
+  EXPECT_TRUE(p.coloring.balance);
   EXPECT_EQ(p.trisolve, prism::TrisolveAlgorithm::reference);
   EXPECT_DOUBLE_EQ(p.ic0.initial_shift, 0.01);
   EXPECT_EQ(p.ic0.max_shift_retries, 5);
@@ -193,6 +195,10 @@ const InvalidCase invalid_cases[] = {
      19,
      {"preconditioner.coloring.vertex_order: unknown value 'random'",
       "natural | largest_first | smallest_last"}},
+    {"bad_coloring_balance.yaml",
+     8,
+     14,
+     {"preconditioner.coloring.balance: expected true or false, got 'yes'"}},
     {"bad_log_level.yaml", 6, 10, {"logging.level: unknown value 'verbose'", "trace"}},
     {"bad_ic0_for_jacobi.yaml", 7, 3, {"preconditioner.ic0", "type is jacobi"}},
     {"bad_generator_name.yaml",

@@ -11,6 +11,7 @@
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
+#include "kernels/cuda/spmv.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -23,16 +24,28 @@ using kernels::cuda::DeviceBuffer;
 using kernels::cuda::PinnedBuffer;
 namespace k = kernels::cuda;
 
-/// cusparseSpMV with CSR_ALG2 (bit-wise deterministic run to run), preprocessed once.
+/// y = A x with prism's CSR-vector kernel or cusparseSpMV (CSR_ALG2, bit-wise
+/// deterministic run to run, preprocessed once).
 class CudaMatrix final : public Matrix {
  public:
-  CudaMatrix(const CsrMatrix<double>& a, cusparseHandle_t handle, cudaStream_t stream)
-      : handle_(handle), csr_(a, stream) {}
+  CudaMatrix(const CsrMatrix<double>& a, SpmvAlgorithm algorithm, cusparseHandle_t handle,
+             cudaStream_t stream)
+      : handle_(handle),
+        stream_(stream),
+        use_cusparse_(algorithm == SpmvAlgorithm::cusparse),
+        threads_per_row_(kernels::cuda::spmv_threads_per_row(
+            a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 1.0)),
+        csr_(a, stream) {}
   index_t rows() const override { return csr_.rows(); }
   index_t nnz() const override { return csr_.nnz(); }
+  std::string algorithm() const override { return use_cusparse_ ? "cusparse" : "csr_vector"; }
   void update_values(const std::vector<double>& values) override { csr_.update_values(values); }
 
   void multiply(const CudaVector& x, CudaVector& y) const {
+    if (!use_cusparse_) {
+      kernels::cuda::spmv(csr_.view(), threads_per_row_, x.data(), y.data(), stream_);
+      return;
+    }
     const double one = 1.0, zero = 0.0;
     if (!prepared_) {
       std::size_t bytes = 0;
@@ -53,6 +66,9 @@ class CudaMatrix final : public Matrix {
  private:
   static constexpr cusparseSpMVAlg_t kAlgorithm = CUSPARSE_SPMV_CSR_ALG2;
   cusparseHandle_t handle_;
+  cudaStream_t stream_;
+  bool use_cusparse_;
+  int threads_per_row_;
   DeviceCsr csr_;
   mutable DeviceBuffer<char> buffer_;
   mutable bool prepared_ = false;
@@ -104,8 +120,9 @@ class CudaBackend final : public Backend {
     }
     return v;
   }
-  std::unique_ptr<Matrix> make_matrix(const CsrMatrix<double>& a) override {
-    return std::make_unique<CudaMatrix>(a, sparse_.get(), stream_.get());
+  std::unique_ptr<Matrix> make_matrix(const CsrMatrix<double>& a,
+                                      SpmvAlgorithm algorithm) override {
+    return std::make_unique<CudaMatrix>(a, algorithm, sparse_.get(), stream_.get());
   }
   std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,
                                                            Triangle triangle,

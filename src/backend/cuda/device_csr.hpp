@@ -6,6 +6,7 @@
 #include <prism/errors.hpp>
 
 #include "backend/cuda/cuda_handles.hpp"
+#include "kernels/csr_view.hpp"
 #include "kernels/cuda/device_memory.hpp"
 
 #include <string>
@@ -18,6 +19,7 @@ class DeviceCsr {
   DeviceCsr(const CsrMatrix<double>& a, cudaStream_t stream)
       : stream_(stream),
         rows_(a.rows),
+        cols_(a.cols),
         row_ptr_(a.row_ptr.size()),
         col_idx_(a.col_idx.size()),
         values_(a.values.size()) {
@@ -31,6 +33,9 @@ class DeviceCsr {
   index_t rows() const { return rows_; }
   index_t nnz() const { return static_cast<index_t>(values_.size()); }
   cusparseSpMatDescr_t descr() const { return descr_.get(); }
+  kernels::CsrView<double> view() const {
+    return {rows_, cols_, row_ptr_.data(), col_idx_.data(), values_.data()};
+  }
   double* values() { return values_.data(); }
 
   /// New values on the same pattern (asynchronous on the stream).
@@ -45,6 +50,7 @@ class DeviceCsr {
  private:
   cudaStream_t stream_;
   index_t rows_;
+  index_t cols_;
   kernels::cuda::DeviceBuffer<index_t> row_ptr_;
   kernels::cuda::DeviceBuffer<index_t> col_idx_;
   kernels::cuda::DeviceBuffer<double> values_;
