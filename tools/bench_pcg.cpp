@@ -42,15 +42,17 @@ struct Config {
   std::string preconditioner;
   prism::Ordering ordering;
   prism::TrisolveAlgorithm trisolve = prism::TrisolveAlgorithm::automatic;
+  prism::SpmvAlgorithm spmv = prism::SpmvAlgorithm::automatic;
 };
 
-// ic0-color-cusparse and ic0-color solve with the same colored factor: the level-set
-// baseline against prism's own triangular solve (auto: colorset on the GPU).
+// ic0-color-cusparse and ic0-color solve with the same colored factor: cuSPARSE alone
+// (SpSV + SpMV) against prism's own kernels (auto: colorset and csr_vector on the GPU).
 const std::vector<Config> kAllConfigs{
     {"none", "none", prism::Ordering::natural},
     {"jacobi", "jacobi", prism::Ordering::natural},
     {"ic0-natural", "ic0", prism::Ordering::natural},
-    {"ic0-color-cusparse", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::cusparse},
+    {"ic0-color-cusparse", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::cusparse,
+     prism::SpmvAlgorithm::cusparse},
     {"ic0-color", "ic0", prism::Ordering::color}};
 
 struct Result {
@@ -94,6 +96,7 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   config.preconditioner.type = c.preconditioner;
   config.preconditioner.ordering = c.ordering;
   config.preconditioner.trisolve = c.trisolve;
+  if (c.spmv != prism::SpmvAlgorithm::automatic) config.solver.spmv = c.spmv;
   config.solver.timing = prism::TimingMode::phases;
   prism::Solver solver(config);
   Result r;

@@ -41,6 +41,7 @@ struct SetStats {
 struct OrderingReport {
   std::string ordering = "natural";  ///< "natural" or "color"
   std::string vertex_order;          ///< coloring vertex order, when colored
+  bool balanced = false;             ///< the balancing pass ran (coloring.balance)
   SetStats colors;                   ///< colors (empty when natural)
   SetStats levels;                   ///< level sets of the lower triangle in the used order
 };

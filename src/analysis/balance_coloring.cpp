@@ -7,6 +7,8 @@
 #include <prism/analysis.hpp>
 #include <prism/errors.hpp>
 
+#include "analysis/color_order.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
@@ -75,29 +77,6 @@ void check_input(const CsrMatrix<double>& a, const Coloring& c) {
   }
 }
 
-// Colors renumbered by decreasing size (ties keep their order), color_ptr and the
-// permutation rebuilt with rows in increasing index within each color, as color_matrix.
-void renumber_by_size(Coloring& c, const std::vector<index_t>& size) {
-  const int num_colors = c.num_colors;
-  std::vector<int> by_size(num_colors);
-  std::iota(by_size.begin(), by_size.end(), 0);
-  std::stable_sort(by_size.begin(), by_size.end(),
-                   [&size](int x, int y) { return size[x] > size[y]; });
-  std::vector<int> new_id(num_colors);
-  for (int k = 0; k < num_colors; ++k) new_id[by_size[k]] = k;
-
-  const auto n = static_cast<index_t>(c.color.size());
-  c.color_ptr.assign(static_cast<std::size_t>(num_colors) + 1, 0);
-  for (index_t i = 0; i < n; ++i) {
-    c.color[i] = new_id[c.color[i]];
-    ++c.color_ptr[c.color[i] + 1];
-  }
-  std::partial_sum(c.color_ptr.begin(), c.color_ptr.end(), c.color_ptr.begin());
-  c.permutation.resize(n);
-  std::vector<index_t> next(c.color_ptr.begin(), c.color_ptr.end() - 1);
-  for (index_t i = 0; i < n; ++i) c.permutation[next[c.color[i]]++] = i;
-}
-
 }  // namespace
 
 void balance_coloring(const CsrMatrix<double>& a, Coloring& coloring) {
@@ -121,7 +100,7 @@ void balance_coloring(const CsrMatrix<double>& a, Coloring& coloring) {
   for (int c = 0; c < num_colors; ++c) num_outside += outside(c) ? 1 : 0;
 
   if (num_outside == 0) {
-    renumber_by_size(coloring, size);
+    analysis::renumber_colors_by_size(coloring);
     return;
   }
 
@@ -151,7 +130,7 @@ void balance_coloring(const CsrMatrix<double>& a, Coloring& coloring) {
     }
     if (!moved) break;
   }
-  renumber_by_size(coloring, size);
+  analysis::renumber_colors_by_size(coloring);
 }
 
 }  // namespace prism

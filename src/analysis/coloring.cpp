@@ -1,6 +1,8 @@
 #include <prism/analysis.hpp>
 #include <prism/errors.hpp>
 
+#include "analysis/color_order.hpp"
+
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/sequential_vertex_coloring.hpp>
 #include <boost/graph/smallest_last_ordering.hpp>
@@ -124,28 +126,9 @@ Coloring color_matrix(const CsrMatrix<double>& a, VertexOrder order) {
       g, boost::make_iterator_property_map(visit.begin(), boost::identity_property_map()),
       boost::make_iterator_property_map(greedy.begin(), boost::get(boost::vertex_index, g))));
 
-  // Largest color first: the color-set solve launches one kernel per color, and the
-  // big colors carry the parallel workload.
-  std::vector<index_t> size(num_colors, 0);
-  for (const Vertex c : greedy) ++size[c];
-  std::vector<int> by_size(num_colors);
-  std::iota(by_size.begin(), by_size.end(), 0);
-  std::stable_sort(by_size.begin(), by_size.end(),
-                   [&size](int x, int y) { return size[x] > size[y]; });
-  std::vector<int> new_id(num_colors);
-  for (int c = 0; c < num_colors; ++c) new_id[by_size[c]] = c;
-
   result.num_colors = num_colors;
-  result.color.resize(n);
-  result.color_ptr.assign(static_cast<std::size_t>(num_colors) + 1, 0);
-  for (index_t i = 0; i < n; ++i) {
-    result.color[i] = new_id[greedy[i]];
-    ++result.color_ptr[result.color[i] + 1];
-  }
-  std::partial_sum(result.color_ptr.begin(), result.color_ptr.end(), result.color_ptr.begin());
-  result.permutation.resize(n);
-  std::vector<index_t> next(result.color_ptr.begin(), result.color_ptr.end() - 1);
-  for (index_t i = 0; i < n; ++i) result.permutation[next[result.color[i]]++] = i;
+  result.color.assign(greedy.begin(), greedy.end());
+  analysis::renumber_colors_by_size(result);
   return result;
 }
 

@@ -421,9 +421,8 @@ InitialGuessSpec read_initial_guess(const Reader& r, const Entry& entry) {
 }
 
 void read_solver(const Reader& r, const Entry& entry, SolverOptions& options) {
-  const Map map =
-      r.expect_map(entry, "solver",
-                   {"tolerance", "max_iterations", "check_every", "timing", "spmv"});
+  const Map map = r.expect_map(entry, "solver",
+                               {"tolerance", "max_iterations", "check_every", "timing", "spmv"});
   if (const Entry* e = map.find("tolerance")) {
     options.tolerance = r.get_double(*e, "solver.tolerance");
     if (!(options.tolerance > 0.0 && options.tolerance < 1.0)) {

@@ -103,6 +103,7 @@ void Solver::setup(const CsrMatrix<double>& a) {
     s.setup.coloring_seconds = seconds_since(t);
     s.permutation = std::move(coloring.permutation);
     s.ordering.vertex_order = std::string(to_string(popt.coloring.vertex_order));
+    s.ordering.balanced = popt.coloring.balance;
     s.ordering.colors = set_stats(coloring.color_ptr);
   } else {
     s.permutation.clear();

@@ -1,0 +1,13 @@
+#pragma once
+// Shared by the greedy coloring and the balancing pass.
+
+#include <prism/analysis.hpp>
+
+namespace prism::analysis {
+
+/// Renumbers c.color by decreasing color size (ties keep their order) and rebuilds
+/// c.color_ptr and c.permutation, rows in increasing index within each color. The
+/// color-set solve launches one kernel per color; the big colors carry the work.
+void renumber_colors_by_size(Coloring& c);
+
+}  // namespace prism::analysis
