@@ -41,7 +41,7 @@ enum class TrisolveAlgorithm {
 
 /// Sparse matrix-vector product algorithm.
 enum class SpmvAlgorithm {
-  automatic,   ///< "auto": cpu: reference; cuda: csr_vector
+  automatic,   ///< "auto": cpu: reference; cuda: cusparse (measured the faster)
   cusparse,    ///< "cusparse": cusparseSpMV (CSR_ALG2), cuda only
   csr_vector,  ///< "csr_vector": prism's kernel, a power-of-two group of threads per row
                ///< sized from the mean row length; cuda (the cpu runs the reference)
