@@ -71,8 +71,11 @@ LevelSets level_sets(const CsrMatrix<double>& a);
 /// Size statistics of a partition given by its set pointers (ptr.size() = sets + 1).
 SetStats set_stats(const std::vector<index_t>& ptr);
 
-/// B = P A P^T with B(i, j) = A(perm[i], perm[j]).
-CsrMatrix<double> permute_symmetric(const CsrMatrix<double>& a, const std::vector<index_t>& perm);
+/// B = P A P^T with B(i, j) = A(perm[i], perm[j]). With `source`, also the entry of A
+/// each entry of B came from (b.values[k] = a.values[(*source)[k]]), so new values on
+/// the same pattern can be permuted by a gather.
+CsrMatrix<double> permute_symmetric(const CsrMatrix<double>& a, const std::vector<index_t>& perm,
+                                    std::vector<index_t>* source = nullptr);
 
 /// inverse[perm[i]] = i. Throws InvalidMatrixError if perm is not a permutation.
 std::vector<index_t> inverse_permutation(const std::vector<index_t>& perm);

@@ -27,7 +27,8 @@ std::vector<index_t> inverse_permutation(const std::vector<index_t>& perm) {
   return inverse;
 }
 
-CsrMatrix<double> permute_symmetric(const CsrMatrix<double>& a, const std::vector<index_t>& perm) {
+CsrMatrix<double> permute_symmetric(const CsrMatrix<double>& a, const std::vector<index_t>& perm,
+                                    std::vector<index_t>* source) {
   if (a.rows != a.cols) {
     throw InvalidMatrixError("cannot permute a matrix that is not square (" +
                              std::to_string(a.rows) + " x " + std::to_string(a.cols) + ")");
@@ -49,20 +50,23 @@ CsrMatrix<double> permute_symmetric(const CsrMatrix<double>& a, const std::vecto
   b.col_idx.resize(a.col_idx.size());
   b.values.resize(a.values.size());
 
-  std::vector<std::pair<index_t, double>> row;
+  if (source) source->resize(a.values.size());
+
+  std::vector<std::pair<index_t, index_t>> row;  // (new column, entry of a)
   for (index_t i = 0; i < n; ++i) {
     const index_t old = perm[i];
     row.clear();
     for (index_t k = a.row_ptr[old]; k < a.row_ptr[old + 1]; ++k) {
-      row.emplace_back(inverse[a.col_idx[k]], a.values[k]);
+      row.emplace_back(inverse[a.col_idx[k]], k);
     }
     // Columns are unique within a row, so sorting by column alone is deterministic.
     std::sort(row.begin(), row.end(),
               [](const auto& x, const auto& y) { return x.first < y.first; });
     index_t out = b.row_ptr[i];
-    for (const auto& [col, value] : row) {
+    for (const auto& [col, k] : row) {
       b.col_idx[out] = col;
-      b.values[out] = value;
+      b.values[out] = a.values[k];
+      if (source) (*source)[out] = k;
       ++out;
     }
   }

@@ -14,6 +14,10 @@ namespace prism::precond {
 Ic0Pattern::Ic0Pattern(const CsrMatrix<double>& a) : rows_(a.rows), a_nnz_(a.nnz()) {
   lower_.rows = lower_.cols = a.rows;
   lower_.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
+  // A symmetric pattern with a full diagonal has (nnz + n) / 2 entries in its lower half.
+  const std::size_t lower_nnz = (static_cast<std::size_t>(a.nnz()) + a.rows) / 2;
+  lower_.col_idx.reserve(lower_nnz);
+  lower_source_.reserve(lower_nnz);
   for (index_t i = 0; i < a.rows; ++i) {
     // Columns are sorted, so the lower triangle of a row is a prefix ending at the diagonal.
     index_t k = a.row_ptr[i];

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <numeric>
 
 namespace prism {
 namespace {
@@ -109,26 +110,15 @@ void Solver::setup(const CsrMatrix<double>& a) {
     s.permutation.clear();
   }
 
-  // Permute a copy whose values are the entry numbers (exact in double below 2^53), so
-  // refactor() can map new values into the permuted order without permuting again.
+  // Keep where each entry of the ordered matrix comes from, so refactor() maps new
+  // values with a gather instead of permuting again.
   t = std::chrono::steady_clock::now();
-  s.value_source.resize(a.values.size());
   if (s.permuted) {
-    CsrMatrix<double> numbering = a;
-    for (index_t k = 0; k < a.nnz(); ++k) numbering.values[k] = static_cast<double>(k);
-    numbering = permute_symmetric(numbering, s.permutation);
-    for (std::size_t k = 0; k < numbering.values.size(); ++k) {
-      s.value_source[k] = static_cast<index_t>(numbering.values[k]);
-    }
-    s.ordered = std::move(numbering);
-    for (std::size_t k = 0; k < s.value_source.size(); ++k) {
-      s.ordered.values[k] = a.values[s.value_source[k]];
-    }
+    s.ordered = permute_symmetric(a, s.permutation, &s.value_source);
   } else {
-    for (std::size_t k = 0; k < s.value_source.size(); ++k) {
-      s.value_source[k] = static_cast<index_t>(k);
-    }
     s.ordered = a;
+    s.value_source.resize(a.values.size());
+    std::iota(s.value_source.begin(), s.value_source.end(), 0);
   }
   s.setup.permutation_seconds = seconds_since(t);
 
