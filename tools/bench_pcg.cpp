@@ -43,6 +43,7 @@ struct Config {
   prism::Ordering ordering;
   prism::TrisolveAlgorithm trisolve = prism::TrisolveAlgorithm::automatic;
   prism::SpmvAlgorithm spmv = prism::SpmvAlgorithm::automatic;
+  prism::Ic0Factorization factorization = prism::Ic0Factorization::automatic;
 };
 
 // ic0-color-cusparse and ic0-color solve with the same colored factor: cuSPARSE alone
@@ -53,7 +54,9 @@ const std::vector<Config> kAllConfigs{
     {"ic0-natural", "ic0", prism::Ordering::natural},
     {"ic0-color-cusparse", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::cusparse,
      prism::SpmvAlgorithm::cusparse},
-    {"ic0-color", "ic0", prism::Ordering::color}};
+    {"ic0-color", "ic0", prism::Ordering::color},
+    {"ic0-color-device-factor", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::automatic,
+     prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::backend}};
 
 struct Result {
   std::string problem, config, backend, device, trisolve;
@@ -65,6 +68,7 @@ struct Result {
   double shift = 0;
   int retries = 0;
   double solve_median = 0, solve_min = 0;
+  double refactor_wall = 0, refactor_factorization = 0;  // medians
   double bytes_per_iteration = 0, bandwidth = 0;
   double true_residual = 0;
   prism::PhaseArray phase_per_iteration{}, phase_bytes_per_iteration{};
@@ -97,6 +101,7 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   config.preconditioner.ordering = c.ordering;
   config.preconditioner.trisolve = c.trisolve;
   if (c.spmv != prism::SpmvAlgorithm::automatic) config.solver.spmv = c.spmv;
+  config.preconditioner.ic0.factorization = c.factorization;
   config.solver.timing = prism::TimingMode::phases;
   prism::Solver solver(config);
   Result r;
@@ -146,6 +151,17 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   }
   r.solve_median = median(times);
   r.solve_min = *std::min_element(times.begin(), times.end());
+
+  // refactor(): new values on the same pattern (here the same values), as a time step.
+  std::vector<double> walls, factors;
+  for (int i = 0; i < repeats; ++i) {
+    const auto start = clock_type::now();
+    solver.refactor(p.a);
+    walls.push_back(since(start));
+    factors.push_back(solver.setup_report().factorization_seconds);
+  }
+  r.refactor_wall = median(walls);
+  r.refactor_factorization = median(factors);
   return r;
 }
 
@@ -212,6 +228,10 @@ void write_json(const std::string& path, const std::vector<Result>& results) {
     w.key("ic0_shift").value(r.shift);
     w.key("ic0_retries").value(r.retries);
     w.end_object();
+    w.key("refactor").begin_object();
+    w.key("wall_seconds").value(r.refactor_wall);
+    w.key("factorization_seconds").value(r.refactor_factorization);
+    w.end_object();
     w.key("solve_seconds_median").value(r.solve_median);
     w.key("solve_seconds_min").value(r.solve_min);
     const double per_it = r.iterations > 0 ? r.solve_median / r.iterations : 0.0;
@@ -242,11 +262,11 @@ void write_json(const std::string& path, const std::vector<Result>& results) {
 void print_row(const Result& r) {
   const double per_it = r.iterations > 0 ? r.solve_median / r.iterations : 0.0;
   const double bound = r.bandwidth > 0.0 ? r.bytes_per_iteration / r.bandwidth : 0.0;
-  std::printf("%-16s %-18s %-9s %6s %6d %9.1f %10.2f %9.3f %9.3f %8.1f%% %9.3f %5d\n",
+  std::printf("%-16s %-23s %-9s %5s %6d %9.1f %10.2f %8.3f %9.3f %8.1f%% %9.4f %9.4f %9.4f %5d\n",
               r.problem.c_str(), r.config.c_str(), r.trisolve.empty() ? "-" : r.trisolve.c_str(),
               r.converged ? "yes" : "NO", r.iterations, per_it * 1e6, r.solve_median * 1e3,
               r.setup_wall, bound * 1e6, per_it > 0 && bound > 0 ? 100.0 * bound / per_it : 0.0,
-              r.factorization, r.colors);
+              r.factorization, r.refactor_wall, r.refactor_factorization, r.colors);
 }
 
 }  // namespace
@@ -285,9 +305,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "usage: bench_pcg [options] PROBLEM.yaml...\n");
       return 1;
     }
-    std::printf("%-16s %-18s %-9s %6s %6s %9s %10s %9s %9s %9s %9s %5s\n", "problem", "config",
-                "trisolve", "conv", "iters", "us/iter", "solve ms", "setup s", "bound us",
-                "% bound", "factor s", "colors");
+    std::printf("%-16s %-23s %-9s %5s %6s %9s %10s %8s %9s %9s %9s %9s %9s %5s\n", "problem",
+                "config", "trisolve", "conv", "iters", "us/iter", "solve ms", "setup s", "bound us",
+                "% bound", "factor s", "refac s", "refac f s", "colors");
     std::vector<Result> results;
     for (const std::string& file : problems) {
       const prism::ProblemSpec spec = prism::load_problem_file(file);
@@ -298,7 +318,7 @@ int main(int argc, char** argv) {
         try {
           results.push_back(run_prism(spec, p, c, backend, repeats));
         } catch (const prism::ConfigError& e) {  // e.g. cusparse on the cpu backend
-          std::printf("%-16s %-18s skipped: %s\n", spec.name.c_str(), c.name.c_str(), e.what());
+          std::printf("%-16s %-23s skipped: %s\n", spec.name.c_str(), c.name.c_str(), e.what());
           continue;
         }
         print_row(results.back());

@@ -24,7 +24,7 @@ def main():
           "| set-up [ms] (coloring / factorization) | bound µs / it | % of bound |")
     print("|---|---|---|---|---|---|---|---|")
     order = {"none": 0, "jacobi": 1, "ic0-natural": 2, "ic0-color-cusparse": 3, "ic0-color": 4,
-             "cupy-none": 5, "cupy-jacobi": 6, "eigen-ic-cg": 7}
+             "ic0-color-device-factor": 5, "cupy-none": 6, "cupy-jacobi": 7, "eigen-ic-cg": 8}
     rows.sort(key=lambda r: (r["problem"], order.get(r["config"], 9)))
     for r in rows:
         it = r["iterations"]

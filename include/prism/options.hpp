@@ -47,6 +47,14 @@ enum class SpmvAlgorithm {
                ///< sized from the mean row length; cuda (the cpu runs the reference)
 };
 
+/// Where the IC(0) numeric factorization runs.
+enum class Ic0Factorization {
+  automatic,  ///< "auto": host (the measured default; see README)
+  host,       ///< "host": the reference kernel on the CPU, then uploaded
+  backend,    ///< "backend": in the backend's memory, color by color (the GPU on cuda),
+              ///< solved with the color-set solves
+};
+
 /// How much of each solve is timed.
 enum class TimingMode {
   phases,  ///< "phases": every phase of every iteration (events on the GPU)
@@ -84,6 +92,7 @@ struct ColoringOptions {
 struct Ic0Options {
   double initial_shift = 1e-3;
   int max_shift_retries = 30;
+  Ic0Factorization factorization = Ic0Factorization::automatic;
 };
 
 /// Preconditioner choice and its options.

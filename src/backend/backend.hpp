@@ -11,6 +11,8 @@
 #include <prism/options.hpp>
 #include <prism/report.hpp>
 
+#include "kernels/ic0.hpp"
+
 #include <array>
 #include <memory>
 #include <string>
@@ -59,6 +61,23 @@ class TriangularSolver {
   virtual void solve(const Vector& b, Vector& x) = 0;
 };
 
+/// An IC(0) factor computed and applied in the backend's memory, one independent block
+/// of rows (a color) at a time, every row of a block in parallel. The host keeps the
+/// scaling and the shift retry (precond/ic0_factor.hpp) and asks for one attempt at a
+/// time; the solves are the color-set solves.
+class Ic0Factor {
+ public:
+  virtual ~Ic0Factor() = default;
+  /// Factors tril(S A S) + shift I, given as `scaled` on the lower pattern (diagonal
+  /// last). On failure: the first row whose pivot is <= 0 or not finite, and the pivot.
+  virtual kernels::Ic0Status attempt(const std::vector<double>& scaled, double shift) = 0;
+  /// After a successful attempt: L = S^{-1} L_s with row_scale[i] = 1 / S_ii, and the
+  /// factor laid out for the solves.
+  virtual void finish(const std::vector<double>& row_scale) = 0;
+  /// Solves L x = b (lower) or L^T x = b (upper).
+  virtual void solve(Triangle triangle, const Vector& b, Vector& x) = 0;
+};
+
 /// Times the phases of each iteration. A backend may record asynchronously (events)
 /// and resolve the times only in per_iteration(), so timing adds no host round trip.
 class PhaseTimer {
@@ -91,6 +110,11 @@ class Backend {
   virtual std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,
                                                                    Triangle triangle,
                                                                    TrisolveAlgorithm algorithm) = 0;
+  /// An IC(0) factor on the pattern `lower` (diagonal last); `upper` is the pattern of
+  /// L^T (diagonal first) and upper_source maps its entries to entries of `lower`.
+  virtual std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
+                                                     const CsrMatrix<double>& upper,
+                                                     const std::vector<index_t>& upper_source) = 0;
   virtual void copy_from_host(const std::vector<double>& src, Vector& dst) = 0;
   virtual void copy_to_host(const Vector& src, std::vector<double>& dst) = 0;
 

@@ -5,9 +5,11 @@
 
 #include "kernels/blas1.hpp"
 #include "kernels/colorset.hpp"
+#include "kernels/ic0.hpp"
 #include "kernels/spmv.hpp"
 #include "kernels/trisolve.hpp"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -100,6 +102,57 @@ class CpuColorsetSolver final : public TriangularSolver {
   index_t nnz_;
 };
 
+/// The color-set IC(0) engine on the host: the reference factorization, the color-set
+/// reference solves. The twin of the CUDA engine, so its logic is tested everywhere.
+class CpuIc0Factor final : public Ic0Factor {
+ public:
+  CpuIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
+               const std::vector<index_t>& upper_source)
+      : lower_(lower),
+        upper_(upper),
+        upper_source_(upper_source),
+        lower_split_(with_unit_values(lower), Triangle::lower),
+        upper_split_(with_unit_values(upper), Triangle::upper) {}
+
+  kernels::Ic0Status attempt(const std::vector<double>& scaled, double shift) override {
+    lower_.values = scaled;
+    const kernels::CsrView<double> pattern{lower_.rows, lower_.cols, lower_.row_ptr.data(),
+                                           lower_.col_idx.data(), nullptr};
+    return ref::ic0_factorize(pattern, lower_.values.data(), shift);
+  }
+
+  void finish(const std::vector<double>& row_scale) override {
+    for (index_t i = 0; i < lower_.rows; ++i) {
+      for (index_t k = lower_.row_ptr[i]; k < lower_.row_ptr[i + 1]; ++k) {
+        lower_.values[k] *= row_scale[i];
+      }
+    }
+    for (std::size_t k = 0; k < upper_.values.size(); ++k) {
+      upper_.values[k] = lower_.values[upper_source_[k]];
+    }
+    lower_split_.update(lower_.values);
+    upper_split_.update(upper_.values);
+  }
+
+  void solve(Triangle triangle, const Vector& b, Vector& x) override {
+    const SplitTriangle& s = triangle == Triangle::lower ? lower_split_ : upper_split_;
+    ref::colorset_solve(s.view(), s.inverse_diagonal().data(), s.block_ptr().data(), s.num_blocks(),
+                        s.lower(), cast(b).data.data(), cast(x).data.data());
+  }
+
+ private:
+  /// SplitTriangle inverts the diagonal at construction; the pattern has no values yet.
+  static CsrMatrix<double> with_unit_values(CsrMatrix<double> t) {
+    std::fill(t.values.begin(), t.values.end(), 1.0);
+    return t;
+  }
+  CsrMatrix<double> lower_;
+  CsrMatrix<double> upper_;
+  std::vector<index_t> upper_source_;
+  SplitTriangle lower_split_;
+  SplitTriangle upper_split_;
+};
+
 class CpuTimer final : public PhaseTimer {
  public:
   void set_enabled(bool enabled) override { enabled_ = enabled; }
@@ -166,6 +219,11 @@ class CpuBackend final : public Backend {
     }
     throw ConfigError("trisolve '" + std::string(to_string(algorithm)) +
                       "' needs the cuda backend; the cpu backend has: auto, reference, colorset");
+  }
+  std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
+                                             const CsrMatrix<double>& upper,
+                                             const std::vector<index_t>& upper_source) override {
+    return std::make_unique<CpuIc0Factor>(lower, upper, upper_source);
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {

@@ -27,6 +27,10 @@ class SplitTriangle {
   const std::vector<double>& inverse_diagonal() const { return inverse_diagonal_; }
   const std::vector<index_t>& block_ptr() const { return block_ptr_; }
   int num_blocks() const { return static_cast<int>(block_ptr_.size()) - 1; }
+  /// strict().values[k] = values[strict_source()[k]] for the factor's `values`.
+  const std::vector<index_t>& strict_source() const { return strict_source_; }
+  /// The factor's entry holding row i's diagonal.
+  const std::vector<index_t>& diagonal_source() const { return diagonal_source_; }
   kernels::CsrView<double> view() const {
     return {strict_.rows, strict_.cols, strict_.row_ptr.data(), strict_.col_idx.data(),
             strict_.values.data()};

@@ -473,7 +473,8 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
     if (options.type != "ic0") {
       r.fail(e->key_mark, "preconditioner.ic0: options for ic0 given, but type is " + options.type);
     }
-    const Map ic0 = r.expect_map(*e, "preconditioner.ic0", {"initial_shift", "max_shift_retries"});
+    const Map ic0 = r.expect_map(*e, "preconditioner.ic0",
+                                 {"initial_shift", "max_shift_retries", "factorization"});
     if (const Entry* v = ic0.find("initial_shift")) {
       options.ic0.initial_shift = r.get_double(*v, "preconditioner.ic0.initial_shift");
       if (!(options.ic0.initial_shift > 0.0)) {
@@ -484,6 +485,10 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
     if (const Entry* v = ic0.find("max_shift_retries")) {
       options.ic0.max_shift_retries =
           static_cast<int>(r.get_int(*v, "preconditioner.ic0.max_shift_retries", 0));
+    }
+    if (const Entry* v = ic0.find("factorization")) {
+      options.ic0.factorization =
+          r.get_enum<Ic0Factorization>(*v, "preconditioner.ic0.factorization");
     }
   }
 }

@@ -55,12 +55,14 @@ Ic0Pattern::Ic0Pattern(const CsrMatrix<double>& a) : rows_(a.rows), a_nnz_(a.nnz
   }
 }
 
-FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0Options& options) {
+void Ic0Pattern::scale(const CsrMatrix<double>& a, std::vector<double>& scaled,
+                       std::vector<double>& row_scale) const {
   if (a.rows != rows_ || a.nnz() != a_nnz_) {
     throw InvalidMatrixError("ic0: matrix does not have the analyzed sparsity pattern");
   }
-  // scale[i] = a_ii^{-1/2}; the diagonal is the last entry of each L row.
-  std::vector<double> scale(static_cast<std::size_t>(rows_));
+  // s_i = a_ii^{-1/2}; the diagonal is the last entry of each L row.
+  std::vector<double> s(static_cast<std::size_t>(rows_));
+  row_scale.resize(s.size());
   for (index_t i = 0; i < rows_; ++i) {
     const double d = a.values[lower_source_[lower_.row_ptr[i + 1] - 1]];
     if (!(d > 0.0) || !std::isfinite(d)) {
@@ -68,24 +70,24 @@ FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0O
       msg << "ic0: diagonal entry of row " << i + 1 << " is not positive (" << d << ")";
       throw InvalidMatrixError(msg.str());
     }
-    scale[i] = 1.0 / std::sqrt(d);
+    row_scale[i] = std::sqrt(d);
+    s[i] = 1.0 / row_scale[i];
   }
-  std::vector<double> scaled(lower_.values.size());
+  scaled.resize(lower_.col_idx.size());
   for (index_t i = 0; i < rows_; ++i) {
     for (index_t k = lower_.row_ptr[i]; k < lower_.row_ptr[i + 1]; ++k) {
-      scaled[k] = a.values[lower_source_[k]] * scale[i] * scale[lower_.col_idx[k]];
+      scaled[k] = a.values[lower_source_[k]] * s[i] * s[lower_.col_idx[k]];
     }
   }
+}
 
-  const kernels::CsrView<double> pattern{lower_.rows, lower_.cols, lower_.row_ptr.data(),
-                                         lower_.col_idx.data(), nullptr};
+template <typename Attempt>
+FactorizationReport Ic0Pattern::retry(const Ic0Options& options, Attempt&& attempt) const {
   FactorizationReport report;
   report.performed = true;
   double shift = 0.0;
   for (;;) {
-    lower_.values = scaled;
-    const kernels::Ic0Status status =
-        kernels::reference::ic0_factorize(pattern, lower_.values.data(), shift);
+    const kernels::Ic0Status status = attempt(shift);
     if (status.ok()) break;
     if (report.retries >= options.max_shift_retries) {
       std::ostringstream msg;
@@ -98,16 +100,37 @@ FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0O
     shift = std::max(2.0 * shift, options.initial_shift);
   }
   report.shift = shift;
+  return report;
+}
 
+FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0Options& options) {
+  std::vector<double> scaled, row_scale;
+  scale(a, scaled, row_scale);
+  const kernels::CsrView<double> pattern{lower_.rows, lower_.cols, lower_.row_ptr.data(),
+                                         lower_.col_idx.data(), nullptr};
+  const FactorizationReport report = retry(options, [&](double shift) {
+    lower_.values = scaled;
+    return kernels::reference::ic0_factorize(pattern, lower_.values.data(), shift);
+  });
   // L = S^{-1} L_s: row i scaled by sqrt(a_ii).
   for (index_t i = 0; i < rows_; ++i) {
     for (index_t k = lower_.row_ptr[i]; k < lower_.row_ptr[i + 1]; ++k) {
-      lower_.values[k] /= scale[i];
+      lower_.values[k] *= row_scale[i];
     }
   }
   for (std::size_t k = 0; k < upper_.values.size(); ++k) {
     upper_.values[k] = lower_.values[upper_source_[k]];
   }
+  return report;
+}
+
+FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0Options& options,
+                                          backend::Ic0Factor& engine) {
+  std::vector<double> scaled, row_scale;
+  scale(a, scaled, row_scale);
+  const FactorizationReport report =
+      retry(options, [&](double shift) { return engine.attempt(scaled, shift); });
+  engine.finish(row_scale);
   return report;
 }
 
@@ -126,6 +149,13 @@ class Ic0 final : public Preconditioner {
     if (options.ic0.max_shift_retries < 0) {
       throw ConfigError("ic0: max_shift_retries must be >= 0");
     }
+    if (options.ic0.factorization == Ic0Factorization::backend &&
+        options.trisolve != TrisolveAlgorithm::automatic &&
+        options.trisolve != TrisolveAlgorithm::colorset) {
+      throw ConfigError(
+          "ic0: factorization 'backend' solves with the color-set solves; trisolve '" +
+          std::string(to_string(options.trisolve)) + "' cannot be combined with it");
+    }
   }
   std::string name() const override { return "ic0"; }
   std::string trisolve() const override { return trisolve_name_; }
@@ -134,10 +164,20 @@ class Ic0 final : public Preconditioner {
     pattern_ = std::make_unique<Ic0Pattern>(a);
     lower_.reset();
     upper_.reset();
+    engine_.reset();
     work_ = backend_.make_vector(a.rows);
+    if (options_.ic0.factorization == Ic0Factorization::backend) {
+      engine_ =
+          backend_.make_ic0_factor(pattern_->lower(), pattern_->upper(), pattern_->upper_source());
+      trisolve_name_ = "colorset";
+    }
   }
 
   void factorize(const CsrMatrix<double>& a) override {
+    if (engine_) {
+      report_ = pattern_->factorize(a, options_.ic0, *engine_);
+      return;
+    }
     report_ = pattern_->factorize(a, options_.ic0);
     if (lower_) {
       lower_->update_values(pattern_->lower().values);
@@ -153,17 +193,17 @@ class Ic0 final : public Preconditioner {
   }
 
   void apply(const backend::Vector& r, backend::Vector& z) override {
-    lower_->solve(r, *work_);  // L y = r
-    upper_->solve(*work_, z);  // L^T z = y
+    solve_lower(r, *work_);  // L y = r
+    solve_upper(*work_, z);  // L^T z = y
   }
 
   void apply_timed(const backend::Vector& r, backend::Vector& z, backend::PhaseTimer& timer,
                    PhaseArray& bytes) override {
     timer.begin(Phase::lower_solve);
-    lower_->solve(r, *work_);
+    solve_lower(r, *work_);
     timer.end(Phase::lower_solve);
     timer.begin(Phase::upper_solve);
-    upper_->solve(*work_, z);
+    solve_upper(*work_, z);
     timer.end(Phase::upper_solve);
     bytes[static_cast<int>(Phase::lower_solve)] += bytes_per_apply() / 2;
     bytes[static_cast<int>(Phase::upper_solve)] += bytes_per_apply() / 2;
@@ -178,11 +218,27 @@ class Ic0 final : public Preconditioner {
   FactorizationReport factorization_report() const override { return report_; }
 
  private:
+  void solve_lower(const backend::Vector& b, backend::Vector& x) {
+    if (engine_) {
+      engine_->solve(backend::Triangle::lower, b, x);
+    } else {
+      lower_->solve(b, x);
+    }
+  }
+  void solve_upper(const backend::Vector& b, backend::Vector& x) {
+    if (engine_) {
+      engine_->solve(backend::Triangle::upper, b, x);
+    } else {
+      upper_->solve(b, x);
+    }
+  }
+
   backend::Backend& backend_;
   PreconditionerOptions options_;
   std::unique_ptr<Ic0Pattern> pattern_;
   std::unique_ptr<backend::TriangularSolver> lower_;
   std::unique_ptr<backend::TriangularSolver> upper_;
+  std::unique_ptr<backend::Ic0Factor> engine_;  // factorization: backend
   std::unique_ptr<backend::Vector> work_;
   FactorizationReport report_;
   std::string trisolve_name_;

@@ -9,6 +9,8 @@
 #include <prism/options.hpp>
 #include <prism/report.hpp>
 
+#include "backend/backend.hpp"
+
 #include <vector>
 
 namespace prism::precond {
@@ -29,7 +31,22 @@ class Ic0Pattern {
   /// entry is not positive, NumericalError when every allowed shift fails.
   FactorizationReport factorize(const CsrMatrix<double>& a, const Ic0Options& options);
 
+  /// The same scaling and shift retry, with each attempt run by a backend's factor
+  /// (lower() and upper() keep no values then).
+  FactorizationReport factorize(const CsrMatrix<double>& a, const Ic0Options& options,
+                                backend::Ic0Factor& engine);
+
+  /// upper().values[k] = lower().values[upper_source()[k]]
+  const std::vector<index_t>& upper_source() const { return upper_source_; }
+
  private:
+  /// tril(S A S) on the lower pattern and row_scale[i] = 1 / S_ii = sqrt(a_ii).
+  void scale(const CsrMatrix<double>& a, std::vector<double>& scaled,
+             std::vector<double>& row_scale) const;
+  /// Runs attempts with the growing shift until one succeeds; throws NumericalError.
+  template <typename Attempt>
+  FactorizationReport retry(const Ic0Options& options, Attempt&& attempt) const;
+
   index_t rows_ = 0;
   index_t a_nnz_ = 0;
   std::vector<index_t> lower_source_;  // lower_.values[k] = a.values[lower_source_[k]]

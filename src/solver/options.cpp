@@ -48,6 +48,15 @@ const std::vector<std::pair<SpmvAlgorithm, std::string_view>>& enum_names<SpmvAl
 }
 
 template <>
+const std::vector<std::pair<Ic0Factorization, std::string_view>>& enum_names<Ic0Factorization>() {
+  static const std::vector<std::pair<Ic0Factorization, std::string_view>> names{
+      {Ic0Factorization::automatic, "auto"},
+      {Ic0Factorization::host, "host"},
+      {Ic0Factorization::backend, "backend"}};
+  return names;
+}
+
+template <>
 const std::vector<std::pair<TimingMode, std::string_view>>& enum_names<TimingMode>() {
   static const std::vector<std::pair<TimingMode, std::string_view>> names{
       {TimingMode::phases, "phases"}, {TimingMode::total, "total"}};
@@ -94,6 +103,7 @@ PRISM_INSTANTIATE_ENUM(VertexOrder)
 PRISM_INSTANTIATE_ENUM(TrisolveAlgorithm)
 PRISM_INSTANTIATE_ENUM(TimingMode)
 PRISM_INSTANTIATE_ENUM(SpmvAlgorithm)
+PRISM_INSTANTIATE_ENUM(Ic0Factorization)
 #undef PRISM_INSTANTIATE_ENUM
 
 const char* phase_name(Phase phase) {

@@ -246,6 +246,82 @@ TEST_F(CudaBackendTest, AutoTrisolvePicksColorsetForFewBlocksAndCusparseForMany)
             "colorset");
 }
 
+TEST_F(CudaBackendTest, DeviceIc0FactorIsEquivalentToReference) {
+  std::vector<std::pair<std::string, CsrMatrix<double>>> matrices{
+      {"n1", prism::poisson2d(1, 1)},
+      {"poisson3d_natural", prism::poisson3d(11, 9, 7)},
+      {"poisson3d27", prism::poisson3d(19, 17, 15, 27)},
+      {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")}};
+  const std::string bcsstk13 = prism::test::shared_matrix("bcsstk13.mtx.gz");
+  if (!bcsstk13.empty()) matrices.push_back({"bcsstk13", prism::read_matrix_market(bcsstk13)});
+  for (const auto& [name, original] : matrices) {
+    for (bool colored : {false, true}) {
+      SCOPED_TRACE(name + (colored ? " color" : " natural"));
+      const CsrMatrix<double> a =
+          colored ? prism::permute_symmetric(
+                        original,
+                        prism::color_matrix(original, prism::VertexOrder::natural).permutation)
+                  : original;
+      prism::precond::Ic0Pattern host_factor(a);
+      const prism::FactorizationReport rh = host_factor.factorize(a, {});
+      prism::precond::Ic0Pattern pattern(a);
+      auto engine = gpu->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source());
+      const prism::FactorizationReport rg = pattern.factorize(a, {}, *engine);
+      // Same breakdowns (bcsstk13 needs the shift), same shift.
+      EXPECT_EQ(rg.retries, rh.retries);
+      EXPECT_EQ(rg.shift, rh.shift);
+      for (auto tri : {prism::backend::Triangle::lower, prism::backend::Triangle::upper}) {
+        auto reference = cpu->make_triangular_solver(
+            tri == prism::backend::Triangle::lower ? host_factor.lower() : host_factor.upper(), tri,
+            prism::TrisolveAlgorithm::reference);
+        auto b = both(random_vector(a.rows, 31)), x = both(std::vector<double>(a.rows, 0.0));
+        engine->solve(tri, *b.g, *x.g);
+        reference->solve(*b.c, *x.c);
+        const auto xc = host(*cpu, *x.c);
+        double scale = 1.0;
+        for (double v : xc) scale = std::max(scale, std::abs(v));
+        EXPECT_LE(max_abs_diff(host(*gpu, *x.g), xc), 1e-12 * scale);
+      }
+    }
+  }
+}
+
+TEST(GpuSolveBackendFactorization, MatchesHostFactorizationAndRefactors) {
+  PRISM_SKIP_WITHOUT_GPU();
+  CsrMatrix<double> a = prism::poisson3d(24, 22, 20);
+  const std::vector<double> b = random_vector(a.rows, 6);
+  prism::SolverConfig config;
+  config.backend = prism::BackendKind::cuda;
+  config.solver.tolerance = 1e-10;
+  prism::Solver host(config);
+  config.preconditioner.ic0.factorization = prism::Ic0Factorization::backend;
+  prism::Solver device(config);
+  host.setup(a);
+  device.setup(a);
+  std::vector<double> xh, xd;
+  const auto rh = host.solve(b, xh);
+  const auto rd = device.solve(b, xd);
+  ASSERT_TRUE(rd.converged());
+  EXPECT_EQ(rd.trisolve, "colorset");
+  EXPECT_LE(std::abs(rd.iterations - rh.iterations), 2);
+  EXPECT_LE(prism::test::relative_residual(a, xd, b), 1e-9);
+
+  // Refactor on the device equals a fresh device setup.
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      a.values[k] = 2.0 * a.values[k] + (a.col_idx[k] == i ? 1.0 : 0.0);
+    }
+  }
+  device.refactor(a);
+  prism::Solver fresh(config);
+  fresh.setup(a);
+  std::vector<double> x1, x2;
+  const auto r1 = device.solve(b, x1);
+  const auto r2 = fresh.solve(b, x2);
+  EXPECT_EQ(r1.iterations, r2.iterations);
+  EXPECT_LE(max_abs_diff(x1, x2), 1e-12);
+}
+
 TEST_F(CudaBackendTest, ReferenceTrisolveIsRejectedOnTheGpu) {
   const auto a = prism::poisson2d(3, 3);
   EXPECT_THROW(gpu->make_triangular_solver(a, prism::backend::Triangle::lower,

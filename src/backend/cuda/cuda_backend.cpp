@@ -7,6 +7,7 @@
 #include "backend/cuda/cuda_timer.hpp"
 #include "backend/cuda/cuda_vector.hpp"
 #include "backend/cuda/cusparse_trisolve.hpp"
+#include "backend/cuda/ic0_factor.hpp"
 #include "backend/cuda/device_csr.hpp"
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/device_info.hpp"
@@ -149,6 +150,11 @@ class CudaBackend final : public Backend {
     throw ConfigError("trisolve '" + std::string(to_string(algorithm)) +
                       "' runs on the cpu backend only; the cuda backend has: auto, cusparse, "
                       "colorset");
+  }
+  std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
+                                             const CsrMatrix<double>& upper,
+                                             const std::vector<index_t>& upper_source) override {
+    return make_cuda_ic0_factor(lower, upper, upper_source, stream_.get());
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {

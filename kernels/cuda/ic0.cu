@@ -1,0 +1,91 @@
+#include "kernels/cuda/check.hpp"
+#include "kernels/cuda/ic0.hpp"
+
+namespace prism::kernels::cuda {
+namespace {
+
+constexpr int kThreads = 128;
+
+int blocks_for(long long n) {
+  return static_cast<int>((n + kThreads - 1) / kThreads);
+}
+
+__global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
+                         const index_t* __restrict__ col_idx, double* values, double shift,
+                         int* failed_row) {
+  const index_t i = begin + static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i >= end) return;
+  const index_t first = row_ptr[i], diag = row_ptr[i + 1] - 1;
+  // l_ik = (a_ik - sum_{j<k} l_ij l_kj) / l_kk over the common pattern of rows i and k,
+  // in the reference kernel's order and without fused multiply-adds (__dmul_rn,
+  // __dsub_rn), so the device factor is the reference factor bit for bit.
+  for (index_t p = first; p < diag; ++p) {
+    const index_t k = col_idx[p];
+    const index_t k_diag = row_ptr[k + 1] - 1;
+    index_t a = first, b = row_ptr[k];
+    double sum = values[p];
+    while (a < p && b < k_diag) {
+      const index_t ca = col_idx[a], cb = col_idx[b];
+      if (ca == cb) {
+        sum = __dsub_rn(sum, __dmul_rn(values[a], values[b]));
+        ++a;
+        ++b;
+      } else if (ca < cb) {
+        ++a;
+      } else {
+        ++b;
+      }
+    }
+    values[p] = sum / values[k_diag];
+  }
+  // l_ii = sqrt(a_ii + shift - sum_{j<i} l_ij^2)
+  double pivot = values[diag] + shift;
+  for (index_t p = first; p < diag; ++p) pivot = __dsub_rn(pivot, __dmul_rn(values[p], values[p]));
+  if (!(pivot > 0.0) || !isfinite(pivot)) {
+    values[diag] = pivot;
+    atomicMin(failed_row, static_cast<int>(i));
+    return;
+  }
+  values[diag] = sqrt(pivot);
+}
+
+__global__ void scale_rows_kernel(index_t rows, const index_t* __restrict__ row_ptr,
+                                  const double* __restrict__ row_scale,
+                                  double* __restrict__ values) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i >= rows) return;
+  const double s = row_scale[i];
+  for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) values[k] *= s;
+}
+
+__global__ void gather_inverse_kernel(index_t n, const index_t* __restrict__ source,
+                                      const double* __restrict__ values, double* __restrict__ out) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i < n) out[i] = 1.0 / values[source[i]];
+}
+
+}  // namespace
+
+void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* values,
+                     double shift, int* failed_row, cudaStream_t stream) {
+  if (end <= begin) return;
+  ic0_rows<<<blocks_for(end - begin), kThreads, 0, stream>>>(
+      begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void scale_rows(index_t rows, const index_t* row_ptr, const double* row_scale, double* values,
+                cudaStream_t stream) {
+  if (rows == 0) return;
+  scale_rows_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(rows, row_ptr, row_scale, values);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void gather_inverse(index_t n, const index_t* source, const double* values, double* out,
+                    cudaStream_t stream) {
+  if (n == 0) return;
+  gather_inverse_kernel<<<blocks_for(n), kThreads, 0, stream>>>(n, source, values, out);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace prism::kernels::cuda

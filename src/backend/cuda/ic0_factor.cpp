@@ -1,0 +1,140 @@
+#include "backend/cuda/ic0_factor.hpp"
+
+#include "backend/cuda/cuda_vector.hpp"
+#include "backend/split_triangle.hpp"
+#include "kernels/cuda/blas1.hpp"
+#include "kernels/cuda/colorset.hpp"
+#include "kernels/cuda/device_memory.hpp"
+#include "kernels/cuda/ic0.hpp"
+
+#include <algorithm>
+
+namespace prism::backend::cuda {
+namespace {
+
+using kernels::cuda::DeviceBuffer;
+using kernels::cuda::PinnedBuffer;
+
+/// SplitTriangle inverts the diagonal at construction; a pattern has no values yet.
+CsrMatrix<double> with_unit_values(CsrMatrix<double> t) {
+  std::fill(t.values.begin(), t.values.end(), 1.0);
+  return t;
+}
+
+template <typename T>
+DeviceBuffer<T> upload(const std::vector<T>& host, cudaStream_t stream) {
+  DeviceBuffer<T> d(host.size());
+  d.upload(host.data(), stream);
+  return d;
+}
+
+/// A strict triangle on the device, filled from L's values by a gather.
+struct DeviceStrict {
+  DeviceBuffer<index_t> row_ptr, col_idx, source;
+  DeviceBuffer<double> values;
+  std::vector<kernels::cuda::ColorsetStep> plan;
+};
+
+class CudaIc0Factor final : public Ic0Factor {
+ public:
+  CudaIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
+                const std::vector<index_t>& upper_source, cudaStream_t stream)
+      : stream_(stream), rows_(lower.rows), failed_(1) {
+    const SplitTriangle sl(with_unit_values(lower), Triangle::lower);
+    const SplitTriangle su(with_unit_values(upper), Triangle::upper);
+    // Rows of one block of the strict lower triangle never read each other: the
+    // factorization runs block by block, like the forward solve.
+    blocks_ = sl.block_ptr();
+    l_row_ptr_ = upload(lower.row_ptr, stream);
+    l_col_idx_ = upload(lower.col_idx, stream);
+    l_values_ = DeviceBuffer<double>(lower.col_idx.size());
+    host_row_ptr_ = lower.row_ptr;
+
+    lower_.row_ptr = upload(sl.strict().row_ptr, stream);
+    lower_.col_idx = upload(sl.strict().col_idx, stream);
+    lower_.source = upload(sl.strict_source(), stream);
+    lower_.values = DeviceBuffer<double>(sl.strict().col_idx.size());
+    lower_.plan = kernels::cuda::colorset_plan(sl.strict().row_ptr.data(), sl.block_ptr());
+
+    // U's strict entries come from L through U's own map into L.
+    std::vector<index_t> from_l(su.strict_source().size());
+    for (std::size_t k = 0; k < from_l.size(); ++k) from_l[k] = upper_source[su.strict_source()[k]];
+    upper_.row_ptr = upload(su.strict().row_ptr, stream);
+    upper_.col_idx = upload(su.strict().col_idx, stream);
+    upper_.source = upload(from_l, stream);
+    upper_.values = DeviceBuffer<double>(su.strict().col_idx.size());
+    upper_.plan = kernels::cuda::colorset_plan(su.strict().row_ptr.data(), su.block_ptr());
+
+    diagonal_source_ = upload(sl.diagonal_source(), stream);
+    inverse_diagonal_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
+    row_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host vectors above go away
+  }
+
+  kernels::Ic0Status attempt(const std::vector<double>& scaled, double shift) override {
+    l_values_.upload(scaled.data(), stream_);
+    PRISM_CUDA_CHECK(cudaMemsetAsync(failed_row_.data(), 0x7f, sizeof(int), stream_));
+    const kernels::CsrView<double> l{rows_, rows_, l_row_ptr_.data(), l_col_idx_.data(),
+                                     l_values_.data()};
+    for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
+      kernels::cuda::ic0_factor_rows(blocks_[b], blocks_[b + 1], l, l_values_.data(), shift,
+                                     failed_row_.data(), stream_);
+    }
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(failed_.data(), failed_row_.data(), sizeof(int),
+                                     cudaMemcpyDeviceToHost, stream_));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const int row = failed_.data()[0];
+    if (row == kernels::cuda::kNoFailedRow) return {};
+    // The failed row keeps its pivot in its diagonal slot.
+    double pivot = 0.0;
+    PRISM_CUDA_CHECK(cudaMemcpy(&pivot, l_values_.data() + host_row_ptr_[row + 1] - 1,
+                                sizeof(double), cudaMemcpyDeviceToHost));
+    return {row, pivot};
+  }
+
+  void finish(const std::vector<double>& row_scale) override {
+    row_scale_.upload(row_scale.data(), stream_);
+    kernels::cuda::scale_rows(rows_, l_row_ptr_.data(), row_scale_.data(), l_values_.data(),
+                              stream_);
+    for (DeviceStrict* s : {&lower_, &upper_}) {
+      kernels::cuda::gather(static_cast<index_t>(s->values.size()), s->source.data(),
+                            l_values_.data(), s->values.data(), stream_);
+    }
+    kernels::cuda::gather_inverse(rows_, diagonal_source_.data(), l_values_.data(),
+                                  inverse_diagonal_.data(), stream_);
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // row_scale is the caller's
+  }
+
+  void solve(Triangle triangle, const Vector& b, Vector& x) override {
+    const DeviceStrict& s = triangle == Triangle::lower ? lower_ : upper_;
+    const kernels::CsrView<double> view{rows_, rows_, s.row_ptr.data(), s.col_idx.data(),
+                                        s.values.data()};
+    kernels::cuda::colorset_solve(view, inverse_diagonal_.data(), s.plan,
+                                  triangle == Triangle::lower, cast(b).data(), cast(x).data(),
+                                  stream_);
+  }
+
+ private:
+  cudaStream_t stream_;
+  index_t rows_;
+  std::vector<index_t> blocks_;
+  std::vector<index_t> host_row_ptr_;
+  DeviceBuffer<index_t> l_row_ptr_, l_col_idx_;
+  DeviceBuffer<double> l_values_;
+  DeviceStrict lower_, upper_;
+  DeviceBuffer<index_t> diagonal_source_;
+  DeviceBuffer<double> inverse_diagonal_, row_scale_;
+  DeviceBuffer<int> failed_row_{1};
+  PinnedBuffer<int> failed_;
+};
+
+}  // namespace
+
+std::unique_ptr<Ic0Factor> make_cuda_ic0_factor(const CsrMatrix<double>& lower,
+                                                const CsrMatrix<double>& upper,
+                                                const std::vector<index_t>& upper_source,
+                                                cudaStream_t stream) {
+  return std::make_unique<CudaIc0Factor>(lower, upper, upper_source, stream);
+}
+
+}  // namespace prism::backend::cuda
