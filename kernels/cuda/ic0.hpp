@@ -10,8 +10,10 @@
 
 namespace prism::kernels::cuda {
 
-/// No failure recorded: the initial value of `failed_row`.
-inline constexpr int kNoFailedRow = 0x7fffffff;
+/// No failure recorded: the initial value of `failed_row`, which a byte-wise
+/// cudaMemset(0x7f) writes (larger than any row index prism accepts).
+inline constexpr int kNoFailedRowByte = 0x7f;
+inline constexpr int kNoFailedRow = 0x7f7f7f7f;
 
 /// Factors rows [begin, end) of `lower` (diagonal last; values in `values`, tril(A) in,
 /// L out) with the diagonal shifted by `shift`. A row whose pivot is <= 0 or not finite
