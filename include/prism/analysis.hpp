@@ -30,6 +30,14 @@ MatrixProperties inspect_matrix(const CsrMatrix<double>& a);
 /// matrix is square, symmetric in structure and values, and has a positive diagonal.
 void check_spd_candidate(const CsrMatrix<double>& a);
 
+/// For a structurally symmetric matrix, the entry holding a(j, i) for each entry
+/// k = a(i, j). Throws InvalidMatrixError on an entry without a mirror.
+std::vector<index_t> mirror_entries(const CsrMatrix<double>& a);
+
+/// check_spd_candidate() for new values on a pattern it already accepted: one pass with
+/// the mirror map. On a problem it runs the full check, which names it.
+void check_spd_candidate_values(const CsrMatrix<double>& a, const std::vector<index_t>& mirror);
+
 /// A multicolor ordering. Colors are renumbered by decreasing size (color 0 is the
 /// largest); within a color, rows keep their original relative order.
 struct Coloring {

@@ -28,6 +28,7 @@ struct Solver::Impl {
   // The pattern given to setup(), to recognise a refactor with the same pattern.
   std::vector<index_t> row_ptr;
   std::vector<index_t> col_idx;
+  std::vector<index_t> mirror;  // mirror[k]: the entry a(j, i) of entry k = a(i, j)
 
   bool permuted = false;
   std::vector<index_t> permutation;   // permutation[new] = old
@@ -90,6 +91,7 @@ void Solver::setup(const CsrMatrix<double>& a) {
 
   auto t = std::chrono::steady_clock::now();
   check_spd_candidate(a);
+  s.mirror = mirror_entries(a);
   s.setup.check_seconds = seconds_since(t);
   s.row_ptr = a.row_ptr;
   s.col_idx = a.col_idx;
@@ -141,7 +143,7 @@ void Solver::refactor(const CsrMatrix<double>& a) {
   }
   s.ready = false;
   auto t = std::chrono::steady_clock::now();
-  check_spd_candidate(a);
+  check_spd_candidate_values(a, s.mirror);
   s.setup = SetupReport{};
   s.setup.check_seconds = seconds_since(t);
   s.factorize_and_upload(a);

@@ -174,3 +174,39 @@ TEST(MatrixChecks, BrokenStorageIsReported) {
 
 }  // namespace
 }  // namespace prism
+
+namespace {
+
+TEST(MatrixChecks, MirrorEntriesPointAtTheTransposedEntry) {
+  const prism::CsrMatrix<double> a = prism::poisson3d(5, 4, 3, 27);
+  const std::vector<prism::index_t> mirror = prism::mirror_entries(a);
+  for (prism::index_t i = 0; i < a.rows; ++i) {
+    for (prism::index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const prism::index_t m = mirror[k];
+      ASSERT_EQ(a.col_idx[m], i);
+      ASSERT_GE(m, a.row_ptr[a.col_idx[k]]);
+      ASSERT_LT(m, a.row_ptr[a.col_idx[k] + 1]);
+    }
+  }
+  const auto one_sided = prism::csr_from_triplets(2, 2, {{0, 0, 1.0}, {0, 1, 1.0}, {1, 1, 1.0}});
+  EXPECT_THROW(prism::mirror_entries(one_sided), prism::InvalidMatrixError);
+}
+
+TEST(MatrixChecks, ValuesOnlyCheckAcceptsAndRejectsLikeTheFullCheck) {
+  prism::CsrMatrix<double> a = prism::poisson2d(6, 5);
+  const std::vector<prism::index_t> mirror = prism::mirror_entries(a);
+  EXPECT_NO_THROW(prism::check_spd_candidate_values(a, mirror));
+  prism::CsrMatrix<double> asym = a;
+  asym.values[1] += 0.5;  // an off-diagonal entry of row 1 without its mirror changing
+  try {
+    prism::check_spd_candidate_values(asym, mirror);
+    FAIL() << "expected InvalidMatrixError";
+  } catch (const prism::InvalidMatrixError& e) {
+    EXPECT_NE(std::string(e.what()).find("not symmetric"), std::string::npos) << e.what();
+  }
+  prism::CsrMatrix<double> negative = a;
+  negative.values[0] = -4.0;  // row 1's diagonal
+  EXPECT_THROW(prism::check_spd_candidate_values(negative, mirror), prism::InvalidMatrixError);
+}
+
+}  // namespace
