@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
     throw prism::cli::UsageError{"unknown command '" + command + "' (expected solve or info)"};
   } catch (const prism::cli::UsageError& e) {
     error_log->error("{} (see prism --help)", one_line(e.message));
+  } catch (const std::bad_alloc&) {
+    error_log->error("out of memory (the problem is too large for this machine's memory)");
   } catch (const std::exception& e) {
     error_log->error("{}", one_line(e.what()));
   }

@@ -510,6 +510,8 @@ void read_logging(const Reader& r, const Entry& entry, LoggingSpec& logging) {
 }
 
 std::vector<YAML::Node> parse_documents(const std::string& path, const Reader& r) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw IoError(path + ": is a directory, not a problem file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError(path + ": cannot open problem file");
   std::ostringstream text;
