@@ -1,0 +1,981 @@
+// Batched LU with partial pivoting, Cholesky, getrs and potrs on the GPU, after Dong,
+// Haidar, Luszczek, Harris, Tomov, Dongarra, "LU Factorization of Small Matrices:
+// Accelerating Batched DGETRF on the GPU" (HPCC 2014). Conventions: kernels/batched_factor.hpp.
+//
+// Status: written and compiled without a GPU; correctness is checked by
+// tests/kernels/test_batched_factor_cuda.cpp, speed by tools/bench_batched_factor.cu.
+// Correctness first: every kernel is the obvious one. What is still to tune is marked TUNE.
+//
+// Blocked getrf (n > shared_max_n), K = nb * update_depth (Sec. VI-D, multi-level update):
+//   for J in 0, K, 2K, ...:                        (big panel: columns [J, J + KB))
+//     for j in J, J + nb, ... < J + KB:            (panel: columns [j, j + jb))
+//       panel:    P [A(j:n, j:j+jb)] = L U, pivots ipiv[j .. j+jb)
+//       swap:     those pivots on the big panel's other columns [J, j), [j+jb, J+KB)
+//       row block: U12 = inv(L11) A12 on columns [j+jb, J+KB)   (trtri + gemm, or trsm)
+//       update:   A22 -= L21 U12 on rows [j+jb, n), columns [j+jb, J+KB)  (rank jb)
+//     swap:     all KB pivots of the big panel on columns [0, J) and [J+KB, n)
+//     row block: U12 = inv(L_KB) A12 on columns [J+KB, n)
+//     update:   A22 -= L21 U12 on rows [J+KB, n), columns [J+KB, n)        (rank KB)
+// With update_depth = 1 this is the plain right-looking algorithm (Algorithm 2).
+//
+// Memory traffic per panel step (TUNE: measure with ncu): the panel (m x 32) is read and
+// written once; the swap touches 2 * jb rows of the other columns; the trailing update
+// reads L21 and U12 once per 32 x 32 output tile and reads + writes A22 once.
+
+#include "kernels/cuda/batched_factor.hpp"
+
+#include "kernels/cuda/check.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+
+#include <prism/errors.hpp>
+
+namespace prism::kernels::cuda {
+namespace {
+
+constexpr int kNb = 32;               // panel width (the paper's nb)
+constexpr int kPanelThreads = 256;    // threads of the per-matrix kernels
+constexpr int kRegistersBlock = 128;  // threads of the register kernel (4 warps)
+constexpr int kTile = 32;             // gemm output tile (kTile x kTile) and k chunk
+constexpr int kRowBlockCols = 32;     // columns of A12 per row-block thread block
+constexpr int kSolveCols = 8;         // right-hand sides per pass of getrs / potrs
+constexpr int kSwapStage = 2048;      // elements staged per pass of the parallel swap
+// Static shared memory of the kernels that also take dynamic shared memory (upper bound).
+constexpr std::size_t kStaticSharedMargin = 1024;
+
+template <typename T>
+__device__ __forceinline__ T* matrix_ptr(const DeviceMatrixBatch<T>& m, std::int64_t b) {
+  return m.pointers != nullptr ? m.pointers[b] : m.base + b * m.stride;
+}
+
+template <typename T>
+__device__ __forceinline__ T abs_value(T v) {
+  return v < T(0) ? -v : v;
+}
+
+// (value, row) pair reduction: larger value wins, ties go to the smaller row (idamax).
+template <typename T>
+__device__ __forceinline__ void argmax_merge(T& v, int& r, T ov, int orow) {
+  if (ov > v || (ov == v && orow < r)) {
+    v = ov;
+    r = orow;
+  }
+}
+
+// Block-wide argmax of |P(r, c)| over rows [first, m); every thread gets the row. All
+// threads of the block must call it. scratch: 2 * 32 slots of T and int.
+template <typename T>
+__device__ int block_argmax(const T* col, int first, int m, T* s_val, int* s_row) {
+  T v = T(-1);
+  int r = INT_MAX;
+  for (int i = first + threadIdx.x; i < m; i += blockDim.x)
+    argmax_merge(v, r, abs_value(col[i]), i);
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) {
+    const T ov = __shfl_xor_sync(0xffffffffu, v, off);
+    const int orow = __shfl_xor_sync(0xffffffffu, r, off);
+    argmax_merge(v, r, ov, orow);
+  }
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) {
+    s_val[warp] = v;
+    s_row[warp] = r;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    const int warps = (blockDim.x + 31) / 32;
+    v = lane < warps ? s_val[lane] : T(-1);
+    r = lane < warps ? s_row[lane] : INT_MAX;
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) {
+      const T ov = __shfl_xor_sync(0xffffffffu, v, off);
+      const int orow = __shfl_xor_sync(0xffffffffu, r, off);
+      argmax_merge(v, r, ov, orow);
+    }
+    if (lane == 0) s_row[32] = r;
+  }
+  __syncthreads();
+  const int result = s_row[32];
+  __syncthreads();  // s_row may be reused right after
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------
+// n <= 32: one matrix per N lanes (N = 8, 16 or 32 >= n), row i in lane i's registers.
+// Pivoting moves no data: each lane tracks the position `pos` of its row; at step j the
+// pivot lane takes position j and the lane at position j takes the pivot's old position.
+// The pivot row is broadcast by shuffles; rows are stored at their final positions.
+// TUNE: N = 64 with two rows per lane; fewer shuffles (broadcast only k > j is already so).
+template <typename T, int N>
+__global__ void __launch_bounds__(kRegistersBlock)
+    getrf_registers_kernel(int n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info, int batch) {
+  constexpr int kPerWarp = 32 / N;
+  const int lane = threadIdx.x % 32;
+  const int row = lane % N;
+  const std::int64_t warp_id =
+      (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const std::int64_t b = warp_id * kPerWarp + lane / N;
+  const bool active = b < batch;
+  T* A = active ? matrix_ptr(a, b) : nullptr;
+  const std::int64_t lda = a.ld;
+  const bool has_row = active && row < n;
+  const unsigned seg_mask = N == 32 ? 0xffffffffu : ((1u << N) - 1u) << (lane / N * N);
+
+  T r[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) r[k] = (has_row && k < n) ? A[row + k * lda] : T(0);
+  int pos = row;
+  int my_info = 0;
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    if (j < n) {  // n is uniform: no divergence
+      T v = (has_row && pos >= j) ? abs_value(r[j]) : T(-1);
+      int p = (has_row && pos >= j) ? pos : INT_MAX;
+#pragma unroll
+      for (int off = N / 2; off > 0; off /= 2) {
+        const T ov = __shfl_xor_sync(0xffffffffu, v, off, N);
+        const int op = __shfl_xor_sync(0xffffffffu, p, off, N);
+        argmax_merge(v, p, ov, op);
+      }
+      const unsigned holders = __ballot_sync(0xffffffffu, has_row && pos == p) & seg_mask;
+      const int piv_lane = holders != 0 ? __ffs(holders) - 1 : (lane / N) * N;
+      const T pivot = __shfl_sync(0xffffffffu, r[j], piv_lane);
+      if (active && row == 0 && p != INT_MAX) ipiv[b * n + j] = p + 1;
+      if (has_row) {
+        const bool is_pivot = lane == piv_lane;
+        if (pos == j && !is_pivot) pos = p;
+        if (is_pivot) pos = j;
+      }
+      const bool update = has_row && pos > j && pivot != T(0);
+      if (pivot == T(0) && my_info == 0) my_info = j + 1;
+      if (update) r[j] /= pivot;  // l(i, j)
+#pragma unroll
+      for (int k = j + 1; k < N; ++k) {
+        const T u = __shfl_sync(0xffffffffu, r[k], piv_lane);  // u(j, k)
+        if (update) r[k] -= r[j] * u;
+      }
+    }
+  }
+  if (has_row) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      if (k < n) A[pos + k * lda] = r[k];
+    }
+  }
+  if (active && row == 0) info[b] = my_info;
+}
+
+// ---------------------------------------------------------------------------------------
+// Unblocked LU (getf2) of columns [c0, c0 + w) of an m-row panel P (leading dimension ldp,
+// shared or global memory) whose full width is `width`: swaps move whole panel rows (all
+// `width` columns), the rank-1 updates stay inside [c0, c0 + w). Pivot rows are recorded
+// as panel-local 0-based rows in s_piv[c]; s_info gets the first zero-pivot column + 1.
+template <typename T>
+__device__ void panel_getf2(T* P, int ldp, int m, int c0, int w, int width, int* s_piv, int* s_info,
+                            T* s_val, int* s_row) {
+  for (int c = c0; c < c0 + w && c < m; ++c) {
+    T* col = P + static_cast<std::int64_t>(c) * ldp;
+    const int p = block_argmax(col, c, m, s_val, s_row);
+    const T pivot = col[p];
+    __syncthreads();  // every thread has read the pivot before the swap moves it
+    if (threadIdx.x == 0) {
+      s_piv[c] = p;
+      if (pivot == T(0) && *s_info == 0) *s_info = c + 1;
+    }
+    if (pivot != T(0)) {
+      if (p != c) {
+        for (int k = threadIdx.x; k < width; k += blockDim.x) {
+          T* pk = P + static_cast<std::int64_t>(k) * ldp;
+          const T t = pk[c];
+          pk[c] = pk[p];
+          pk[p] = t;
+        }
+        __syncthreads();
+      }
+      for (int i = c + 1 + threadIdx.x; i < m; i += blockDim.x) col[i] /= pivot;
+      __syncthreads();
+      // a(i, k) -= l(i, c) u(c, k), i > c, c < k < c0 + w
+      const int rows = m - c - 1, cols = c0 + w - c - 1;
+      for (int e = threadIdx.x; e < rows * cols; e += blockDim.x) {
+        const int i = c + 1 + e % rows, k = c + 1 + e / rows;
+        T* pk = P + static_cast<std::int64_t>(k) * ldp;
+        pk[i] -= col[i] * pk[c];
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// Recursive panel LU (Sec. VI-B): split the columns in halves down to 8, factor the left
+// half, U12 = L11^{-1} A12 and A22 -= L21 U12 for the right half, factor the right half.
+// Equivalent to LAPACK's dgetrf2 because swaps move whole panel rows.
+template <typename T, int W>
+__device__ void panel_recursive(T* P, int ldp, int m, int c0, int w, int width, int* s_piv,
+                                int* s_info, T* s_val, int* s_row) {
+  if constexpr (W <= 8) {
+    panel_getf2(P, ldp, m, c0, w, width, s_piv, s_info, s_val, s_row);
+  } else {
+    if (w <= W / 2) {
+      panel_recursive<T, W / 2>(P, ldp, m, c0, w, width, s_piv, s_info, s_val, s_row);
+      return;
+    }
+    constexpr int h = W / 2;
+    panel_recursive<T, h>(P, ldp, m, c0, h, width, s_piv, s_info, s_val, s_row);
+    const int c1 = c0 + h, w2 = w - h;
+    // U12: one thread per right-half column, forward substitution with unit L11.
+    if (threadIdx.x < w2) {
+      T* pc = P + static_cast<std::int64_t>(c1 + threadIdx.x) * ldp;
+      for (int r = c0 + 1; r < c1 && r < m; ++r) {
+        T s = pc[r];
+        for (int k = c0; k < r; ++k) s -= P[r + static_cast<std::int64_t>(k) * ldp] * pc[k];
+        pc[r] = s;
+      }
+    }
+    __syncthreads();
+    // A22 -= L21 U12: rows [c1, m), columns [c1, c1 + w2)
+    const int rows = m - c1;
+    for (int e = threadIdx.x; e < rows * w2; e += blockDim.x) {
+      const int i = c1 + e % rows, cidx = c1 + e / rows;
+      T* pc = P + static_cast<std::int64_t>(cidx) * ldp;
+      T s = pc[i];
+      for (int k = c0; k < c1; ++k) s -= P[i + static_cast<std::int64_t>(k) * ldp] * pc[k];
+      pc[i] = s;
+    }
+    __syncthreads();
+    if (rows > 0) {
+      panel_recursive<T, h>(P, ldp, m, c1, w2, width, s_piv, s_info, s_val, s_row);
+    }
+  }
+}
+
+// Panel factorization of columns [j, j + jb), rows [j, n) of every matrix. One block per
+// matrix; in_shared: the panel is copied to shared memory and factored recursively,
+// otherwise column by column in global memory (the "classic" getf2).
+// TUNE: several panels per block for small m; fuse trtri of L11 while L11 is in shared memory.
+template <typename T>
+__global__ void __launch_bounds__(kPanelThreads)
+    getrf_panel_kernel(int n, int j, int jb, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
+                       bool in_shared) {
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ T s_val[32];
+  __shared__ int s_row[33];
+  __shared__ int s_piv[kNb];
+  __shared__ int s_info;
+  const std::int64_t b = blockIdx.x;
+  T* A = matrix_ptr(a, b);
+  const std::int64_t lda = a.ld;
+  const int m = n - j;
+  T* G = A + j + j * lda;  // panel origin in global memory
+  if (threadIdx.x == 0) s_info = 0;
+  if (in_shared) {
+    T* P = reinterpret_cast<T*>(smem_raw);
+    const int ldp = m;
+    for (int e = threadIdx.x; e < m * jb; e += blockDim.x) {
+      const int i = e % m, k = e / m;
+      P[i + k * ldp] = G[i + k * lda];
+    }
+    __syncthreads();
+    panel_recursive<T, kNb>(P, ldp, m, 0, jb, jb, s_piv, &s_info, s_val, s_row);
+    __syncthreads();
+    for (int e = threadIdx.x; e < m * jb; e += blockDim.x) {
+      const int i = e % m, k = e / m;
+      G[i + k * lda] = P[i + k * ldp];
+    }
+  } else {
+    __syncthreads();
+    panel_getf2(G, static_cast<int>(lda), m, 0, jb, jb, s_piv, &s_info, s_val, s_row);
+  }
+  __syncthreads();
+  for (int c = threadIdx.x; c < jb; c += blockDim.x) ipiv[b * n + j + c] = j + s_piv[c] + 1;
+  if (threadIdx.x == 0 && s_info != 0 && info[b] == 0) info[b] = j + s_info;
+}
+
+// ---------------------------------------------------------------------------------------
+// Row interchanges of pivots ipiv[j .. j + count) on columns [c0, c1) and [c2, c3).
+// parallel (Sec. VI-A): the `count` sequential swaps are composed into one permutation of
+// the affected rows (two vectors: destination rows and the rows their content comes from)
+// and applied to all columns at once, staged through shared memory.
+// serial: LAPACK laswp, one interchange after another, threads over columns.
+// TUNE: more blocks per matrix for wide column ranges; skip the serial composition when
+// count is small.
+template <typename T>
+__global__ void __launch_bounds__(kPanelThreads)
+    swap_rows_kernel(int n, int j, int count, int c0, int c1, int c2, int c3,
+                     DeviceMatrixBatch<T> a, const index_t* ipiv, bool parallel) {
+  extern __shared__ unsigned char smem_raw[];
+  const std::int64_t b = blockIdx.x;
+  T* A = matrix_ptr(a, b);
+  const std::int64_t lda = a.ld;
+  const index_t* piv = ipiv + b * n;
+  const int w1 = c1 - c0, total_cols = w1 + (c3 - c2);
+  auto column = [&](int t) { return t < w1 ? c0 + t : c2 + (t - w1); };
+  if (!parallel) {
+    for (int i = j; i < j + count; ++i) {
+      const int p = piv[i] - 1;
+      if (p != i) {
+        for (int t = threadIdx.x; t < total_cols; t += blockDim.x) {
+          T* col = A + column(t) * lda;
+          const T v = col[i];
+          col[i] = col[p];
+          col[p] = v;
+        }
+      }
+      __syncthreads();
+    }
+    return;
+  }
+  // content[r - j]: the row whose content ends up in row r (r in [j, n)).
+  int* content = reinterpret_cast<int*>(smem_raw);
+  int* dst = content + (n - j);
+  int* src = dst + 2 * count;
+  __shared__ int s_moved;
+  for (int r = threadIdx.x; r < n - j; r += blockDim.x) content[r] = j + r;
+  if (threadIdx.x == 0) s_moved = 0;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int i = j; i < j + count; ++i) {
+      const int p = piv[i] - 1;
+      const int t = content[i - j];
+      content[i - j] = content[p - j];
+      content[p - j] = t;
+    }
+  }
+  __syncthreads();
+  for (int r = threadIdx.x; r < n - j; r += blockDim.x) {
+    if (content[r] != j + r) {
+      const int slot = atomicAdd(&s_moved, 1);
+      dst[slot] = j + r;
+      src[slot] = content[r];
+    }
+  }
+  __syncthreads();
+  const int moved = s_moved;
+  if (moved == 0) return;
+  const int ints = (n - j) + 4 * count;
+  T* stage = reinterpret_cast<T*>(smem_raw + ((ints * sizeof(int) + 15) / 16) * 16);
+  const int chunk = max(1, kSwapStage / moved);  // columns staged at once
+  for (int t0 = 0; t0 < total_cols; t0 += chunk) {
+    const int cols = min(chunk, total_cols - t0);
+    for (int e = threadIdx.x; e < moved * cols; e += blockDim.x) {
+      const int d = e % moved, t = e / moved;
+      stage[e] = A[src[d] + column(t0 + t) * lda];
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < moved * cols; e += blockDim.x) {
+      const int d = e % moved, t = e / moved;
+      A[dst[d] + column(t0 + t) * lda] = stage[e];
+    }
+    __syncthreads();
+  }
+}
+
+// inv(L) of the unit lower kb x kb block at (j, j) into w (leading dimension kb): column
+// sweep X(i, :) -= L(i, k) X(k, :) for i > k, k = 0 .. kb-1, X = I at the start.
+// TUNE: L in shared memory; blocked inversion (two 16 x 16 inverses and a gemm).
+template <typename T>
+__global__ void __launch_bounds__(kPanelThreads)
+    trtri_unit_lower_kernel(int j, int kb, DeviceMatrixBatch<T> a, T* workspace) {
+  const std::int64_t b = blockIdx.x;
+  const T* A = matrix_ptr(a, b) + j + j * static_cast<std::int64_t>(a.ld);
+  const std::int64_t lda = a.ld;
+  T* X = workspace + b * kb * kb;
+  for (int e = threadIdx.x; e < kb * kb; e += blockDim.x) {
+    const int i = e % kb, c = e / kb;
+    X[e] = i == c ? T(1) : T(0);
+  }
+  __syncthreads();
+  for (int k = 0; k + 1 < kb; ++k) {
+    const int rows = kb - k - 1, cols = k + 1;
+    for (int e = threadIdx.x; e < rows * cols; e += blockDim.x) {
+      const int i = k + 1 + e % rows, c = e / rows;
+      X[i + c * kb] -= A[i + k * lda] * X[k + c * kb];
+    }
+    __syncthreads();
+  }
+}
+
+// Row block U12 = inv(L11) A12, L11 the unit lower kb x kb block at (j, j), A12 rows
+// [j, j + kb), columns [c0, c1). Grid: (batch, column tiles of kRowBlockCols). The tile is
+// staged in shared memory, then either multiplied by inv(L11) from `workspace` (trtri + gemm,
+// Sec. V-A3) or solved in place (trsm, one rank-1 update per row with a barrier).
+// TUNE: register blocking of the gemm form; tensor cores (DMMA) for kb = 64 / 128.
+template <typename T>
+__global__ void __launch_bounds__(kPanelThreads)
+    row_block_kernel(int j, int kb, int c0, int c1, DeviceMatrixBatch<T> a, const T* workspace,
+                     bool use_inverse) {
+  extern __shared__ unsigned char smem_raw[];
+  T* B = reinterpret_cast<T*>(smem_raw);  // kb x kRowBlockCols, leading dimension kb
+  const std::int64_t b = blockIdx.x;
+  T* A = matrix_ptr(a, b);
+  const std::int64_t lda = a.ld;
+  const int cfirst = c0 + blockIdx.y * kRowBlockCols;
+  const int cols = min(kRowBlockCols, c1 - cfirst);
+  if (cols <= 0) return;
+  for (int e = threadIdx.x; e < kb * cols; e += blockDim.x) {
+    const int r = e % kb, c = e / kb;
+    B[r + c * kb] = A[j + r + (cfirst + c) * lda];
+  }
+  __syncthreads();
+  if (use_inverse) {
+    const T* X = workspace + b * kb * kb;
+    for (int e = threadIdx.x; e < kb * cols; e += blockDim.x) {
+      const int r = e % kb, c = e / kb;
+      T s = B[r + c * kb];  // X(r, r) = 1
+      for (int k = 0; k < r; ++k) s += X[r + k * kb] * B[k + c * kb];
+      A[j + r + (cfirst + c) * lda] = s;
+    }
+  } else {
+    for (int k = 0; k + 1 < kb; ++k) {
+      const int rows = kb - k - 1;
+      for (int e = threadIdx.x; e < rows * cols; e += blockDim.x) {
+        const int r = k + 1 + e % rows, c = e / rows;
+        B[r + c * kb] -= A[j + r + (j + k) * lda] * B[k + c * kb];
+      }
+      __syncthreads();
+    }
+    for (int e = threadIdx.x; e < kb * cols; e += blockDim.x) {
+      const int r = e % kb, c = e / kb;
+      A[j + r + (cfirst + c) * lda] = B[r + c * kb];
+    }
+  }
+}
+
+// Trailing update inside each matrix: C -= L * U with C = rows [r0, r1) x columns [c0, c1),
+// L = rows [r0, r1) x columns [k0, k0 + kb), U = rows [k0, k0 + kb) x columns [c0, c1)
+// (kSyrk: U(k, c) = L(c, k) and only C(i, c) with i >= c is written: potrf's syrk).
+// Grid: (batch, row tiles x column tiles); 32 x 32 tile, 256 threads, 4 outputs each.
+// TUNE: 64 x 64 tiles with 4 x 4 register blocking, double buffering, DMMA tensor cores.
+template <typename T, bool kSyrk>
+__global__ void __launch_bounds__(256)
+    trailing_update_kernel(int r0, int r1, int c0, int c1, int k0, int kb, DeviceMatrixBatch<T> a,
+                           const index_t* stop_if_info) {
+  __shared__ T Ls[kTile][kTile + 1];
+  __shared__ T Us[kTile][kTile + 1];
+  const std::int64_t b = blockIdx.x;
+  if (stop_if_info != nullptr && stop_if_info[b] != 0) return;
+  const int tiles_r = (r1 - r0 + kTile - 1) / kTile;
+  const int tr = blockIdx.y % tiles_r, tc = blockIdx.y / tiles_r;
+  const int row0 = r0 + tr * kTile, col0 = c0 + tc * kTile;
+  if (kSyrk && col0 > row0 + kTile - 1) return;  // tile wholly above the diagonal
+  T* A = matrix_ptr(a, b);
+  const std::int64_t lda = a.ld;
+  const int tx = threadIdx.x % kTile, ty = threadIdx.x / kTile;  // ty in 0 .. 7
+  T acc[4] = {T(0), T(0), T(0), T(0)};
+  for (int kk = 0; kk < kb; kk += kTile) {
+    for (int e = threadIdx.x; e < kTile * kTile; e += blockDim.x) {
+      const int i = e % kTile, k = e / kTile;
+      const bool ok = row0 + i < r1 && kk + k < kb;
+      Ls[i][k] = ok ? A[row0 + i + (k0 + kk + k) * lda] : T(0);
+    }
+    for (int e = threadIdx.x; e < kTile * kTile; e += blockDim.x) {
+      if (kSyrk) {
+        const int c = e % kTile, k = e / kTile;
+        const bool ok = col0 + c < c1 && kk + k < kb;
+        Us[k][c] = ok ? A[col0 + c + (k0 + kk + k) * lda] : T(0);
+      } else {
+        const int k = e % kTile, c = e / kTile;
+        const bool ok = col0 + c < c1 && kk + k < kb;
+        Us[k][c] = ok ? A[k0 + kk + k + (col0 + c) * lda] : T(0);
+      }
+    }
+    __syncthreads();
+#pragma unroll 8
+    for (int k = 0; k < kTile; ++k) {
+      const T l = Ls[tx][k];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) acc[q] += l * Us[k][ty + 8 * q];
+    }
+    __syncthreads();
+  }
+  const int i = row0 + tx;
+  if (i >= r1) return;
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    const int c = col0 + ty + 8 * q;
+    if (c < c1 && (!kSyrk || i >= c)) A[i + c * lda] -= acc[q];
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Whole matrix in shared memory (n <= 128), one block per matrix; uniform n (n_array null)
+// or variable n (n_array, lda_array, pointer array). Right-looking getf2 with 4 barriers per
+// column. TUNE: several small matrices per block; register tiles instead of shared memory.
+template <typename T>
+__global__ void __launch_bounds__(kPanelThreads)
+    getrf_shared_kernel(const index_t* n_array, int n_uniform, DeviceMatrixBatch<T> a,
+                        const index_t* lda_array, index_t* ipiv, int ipiv_stride, index_t* info) {
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ T s_val[32];
+  __shared__ int s_row[33];
+  __shared__ int s_piv[kBatchedFactorVarMaxN];
+  __shared__ int s_info;
+  const std::int64_t b = blockIdx.x;
+  const int n = n_array != nullptr ? n_array[b] : n_uniform;
+  const std::int64_t lda = lda_array != nullptr ? lda_array[b] : a.ld;
+  T* A = matrix_ptr(a, b);
+  T* S = reinterpret_cast<T*>(smem_raw);
+  const int lds = n | 1;  // odd: rows of S fall in different banks
+  if (threadIdx.x == 0) s_info = 0;
+  for (int e = threadIdx.x; e < n * n; e += blockDim.x) {
+    const int i = e % n, k = e / n;
+    S[i + k * lds] = A[i + k * lda];
+  }
+  __syncthreads();
+  panel_getf2(S, lds, n, 0, n, n, s_piv, &s_info, s_val, s_row);
+  __syncthreads();
+  for (int e = threadIdx.x; e < n * n; e += blockDim.x) {
+    const int i = e % n, k = e / n;
+    A[i + k * lda] = S[i + k * lds];
+  }
+  for (int c = threadIdx.x; c < n; c += blockDim.x) ipiv[b * ipiv_stride + c] = s_piv[c] + 1;
+  if (threadIdx.x == 0) info[b] = s_info;
+}
+
+// ---------------------------------------------------------------------------------------
+// Cholesky of columns [0, w) of an m-row lower panel P (potf2, right-looking); the
+// diagonal block is rows [0, w). Returns (to all threads) the 1-based failing column or 0.
+template <typename T>
+__device__ int panel_potf2(T* P, int ldp, int m, int w) {
+  for (int c = 0; c < w; ++c) {
+    T* col = P + static_cast<std::int64_t>(c) * ldp;
+    const T d = col[c];
+    if (!(d > T(0))) return c + 1;  // every thread read the same d: uniform exit
+    const T l = sqrt(d);
+    __syncthreads();  // everyone has read col[c]
+    if (threadIdx.x == 0) col[c] = l;
+    for (int i = c + 1 + threadIdx.x; i < m; i += blockDim.x) col[i] /= l;
+    __syncthreads();
+    // a(i, k) -= l(i, c) l(k, c), c < k < w, i >= k
+    const int rows = m - c - 1, cols = w - c - 1;
+    for (int e = threadIdx.x; e < rows * cols; e += blockDim.x) {
+      const int i = c + 1 + e % rows, k = c + 1 + e / rows;
+      if (i >= k) P[i + static_cast<std::int64_t>(k) * ldp] -= col[i] * col[k];
+    }
+    __syncthreads();
+  }
+  return 0;
+}
+
+// potrf panel (blocked path) or whole matrix (j = 0, jb = n): rows [j, n), columns
+// [j, j + jb), in shared memory when in_shared, else in global memory. Skips matrices whose
+// info is already set.
+template <typename T>
+__global__ void __launch_bounds__(kPanelThreads)
+    potrf_panel_kernel(int n, int j, int jb, DeviceMatrixBatch<T> a, index_t* info,
+                       bool in_shared) {
+  extern __shared__ unsigned char smem_raw[];
+  const std::int64_t b = blockIdx.x;
+  if (j > 0 && info[b] != 0) return;
+  T* A = matrix_ptr(a, b);
+  const std::int64_t lda = a.ld;
+  const int m = n - j;
+  T* G = A + j + j * lda;
+  int fail = 0;
+  if (in_shared) {
+    T* P = reinterpret_cast<T*>(smem_raw);
+    const int ldp = m | 1;
+    for (int e = threadIdx.x; e < m * jb; e += blockDim.x) {
+      const int i = e % m, k = e / m;
+      if (i >= k) P[i + k * ldp] = G[i + k * lda];
+    }
+    __syncthreads();
+    fail = panel_potf2(P, ldp, m, jb);
+    __syncthreads();
+    for (int e = threadIdx.x; e < m * jb; e += blockDim.x) {
+      const int i = e % m, k = e / m;
+      if (i >= k) G[i + k * lda] = P[i + k * ldp];
+    }
+  } else {
+    fail = panel_potf2(G, static_cast<int>(lda), m, jb);
+  }
+  if (threadIdx.x == 0) info[b] = fail != 0 ? j + fail : 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// getrs / potrs: one block per matrix, kSolveCols right-hand sides at a time staged in
+// shared memory (n x kSolveCols), column-oriented substitution with one barrier per row;
+// each step divides by the diagonal on the fly, the stored value is divided at the end.
+// TUNE: several blocks per matrix for many right-hand sides; L^T access in potrs is strided.
+template <typename T, bool kCholesky>
+__global__ void __launch_bounds__(kPanelThreads)
+    solve_kernel(int n, int nrhs, DeviceMatrixBatch<const T> a, const index_t* ipiv,
+                 DeviceMatrixBatch<T> rhs) {
+  extern __shared__ unsigned char smem_raw[];
+  int* perm = reinterpret_cast<int*>(smem_raw);
+  T* X = reinterpret_cast<T*>(smem_raw + ((n * sizeof(int) + 15) / 16) * 16);
+  const std::int64_t b = blockIdx.x;
+  const T* A = matrix_ptr(a, b);
+  T* B = matrix_ptr(rhs, b);
+  const std::int64_t lda = a.ld, ldb = rhs.ld;
+  if (!kCholesky) {
+    for (int i = threadIdx.x; i < n; i += blockDim.x) perm[i] = i;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      const index_t* piv = ipiv + b * n;
+      for (int i = 0; i < n; ++i) {
+        const int p = piv[i] - 1, t = perm[i];
+        perm[i] = perm[p];
+        perm[p] = t;
+      }
+    }
+    __syncthreads();
+  }
+  for (int c0 = 0; c0 < nrhs; c0 += kSolveCols) {
+    const int cols = min(kSolveCols, nrhs - c0);
+    for (int e = threadIdx.x; e < n * cols; e += blockDim.x) {
+      const int i = e % n, c = e / n;
+      X[i + c * n] = B[(kCholesky ? i : perm[i]) + (c0 + c) * ldb];
+    }
+    __syncthreads();
+    // forward: L y = x (unit diagonal for LU)
+    for (int k = 0; k + 1 < n; ++k) {
+      const int rows = n - k - 1;
+      for (int e = threadIdx.x; e < rows * cols; e += blockDim.x) {
+        const int i = k + 1 + e % rows, c = e / rows;
+        T xk = X[k + c * n];
+        if (kCholesky) xk /= A[k + k * lda];
+        X[i + c * n] -= A[i + k * lda] * xk;
+      }
+      __syncthreads();
+    }
+    if (kCholesky) {
+      for (int e = threadIdx.x; e < n * cols; e += blockDim.x) {
+        const int i = e % n, c = e / n;
+        X[i + c * n] /= A[i + i * lda];
+      }
+      __syncthreads();
+    }
+    // backward: U x = y (LU) or L^T x = y (Cholesky)
+    for (int k = n - 1; k > 0; --k) {
+      for (int e = threadIdx.x; e < k * cols; e += blockDim.x) {
+        const int i = e % k, c = e / k;
+        const T xk = X[k + c * n] / A[k + k * lda];
+        X[i + c * n] -= (kCholesky ? A[k + i * lda] : A[i + k * lda]) * xk;
+      }
+      __syncthreads();
+    }
+    for (int e = threadIdx.x; e < n * cols; e += blockDim.x) {
+      const int i = e % n, c = e / n;
+      B[i + (c0 + c) * ldb] = X[i + c * n] / A[i + i * lda];
+    }
+    __syncthreads();
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Host side.
+
+// Dynamic shared memory a block may use on the current device (opt-in maximum less the
+// static shared memory of our kernels).
+int max_shared_optin() {
+  int device = 0, bytes = 0;
+  PRISM_CUDA_CHECK(cudaGetDevice(&device));
+  PRISM_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return bytes - static_cast<int>(kStaticSharedMargin);
+}
+
+template <typename Kernel>
+void allow_shared(Kernel kernel, std::size_t bytes) {
+  if (bytes > 48 * 1024) {
+    PRISM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(bytes)));
+  }
+}
+
+void check_uniform(const char* who, index_t n, index_t ld, index_t batch) {
+  if (n < 0 || batch < 0) throw ConfigError(std::string(who) + ": negative n or batch");
+  if (n > kBatchedFactorMaxN) {
+    throw ConfigError(std::string(who) + ": n = " + std::to_string(n) + " > " +
+                      std::to_string(kBatchedFactorMaxN));
+  }
+  if (ld < std::max<index_t>(1, n)) {
+    throw ConfigError(std::string(who) + ": leading dimension " + std::to_string(ld) +
+                      " < max(1, n = " + std::to_string(n) + ")");
+  }
+}
+
+template <typename T>
+std::size_t shared_matrix_bytes(int n) {
+  return static_cast<std::size_t>(n | 1) * n * sizeof(T);
+}
+
+template <typename T>
+void launch_getrf_shared(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
+                         index_t batch, cudaStream_t stream) {
+  const std::size_t bytes = shared_matrix_bytes<T>(n);
+  if (bytes > static_cast<std::size_t>(max_shared_optin())) {
+    throw ConfigError("getrf_batched: shared-memory path does not fit n = " + std::to_string(n));
+  }
+  allow_shared(getrf_shared_kernel<T>, bytes);
+  getrf_shared_kernel<T>
+      <<<batch, kPanelThreads, bytes, stream>>>(nullptr, n, a, nullptr, ipiv, n, info);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void launch_getrf_registers(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
+                            index_t batch, cudaStream_t stream) {
+  auto launch = [&](auto kernel, int lanes) {
+    const std::int64_t per_block = (kRegistersBlock / 32) * (32 / lanes);
+    const std::int64_t blocks = (batch + per_block - 1) / per_block;
+    kernel<<<static_cast<unsigned>(blocks), kRegistersBlock, 0, stream>>>(n, a, ipiv, info, batch);
+    PRISM_CUDA_CHECK_LAUNCH();
+  };
+  if (n <= 8) {
+    launch(getrf_registers_kernel<T, 8>, 8);
+  } else if (n <= 16) {
+    launch(getrf_registers_kernel<T, 16>, 16);
+  } else {
+    launch(getrf_registers_kernel<T, 32>, 32);
+  }
+}
+
+template <typename T>
+void launch_swap(index_t n, int j, int count, int c0, int c1, int c2, int c3,
+                 DeviceMatrixBatch<T> a, const index_t* ipiv, index_t batch, bool parallel,
+                 cudaStream_t stream) {
+  if (c1 <= c0 && c3 <= c2) return;
+  if (c1 < c0) c1 = c0;
+  if (c3 < c2) c3 = c2;
+  std::size_t bytes = 0;
+  if (parallel) {
+    // content[n - j], dst[2 count], src[2 count] ints, then the stage (moved <= 2 count
+    // <= 256 < kSwapStage rows, so chunk * moved <= kSwapStage elements).
+    const std::size_t ints = static_cast<std::size_t>(n - j) + 4 * count;
+    bytes = (ints * sizeof(int) + 15) / 16 * 16 + kSwapStage * sizeof(T);
+  }
+  allow_shared(swap_rows_kernel<T>, bytes);
+  swap_rows_kernel<T>
+      <<<batch, kPanelThreads, bytes, stream>>>(n, j, count, c0, c1, c2, c3, a, ipiv, parallel);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void launch_row_block(int j, int kb, int c0, int c1, DeviceMatrixBatch<T> a, const T* inverse,
+                      index_t batch, cudaStream_t stream) {
+  if (c1 <= c0) return;
+  const dim3 grid(batch, (c1 - c0 + kRowBlockCols - 1) / kRowBlockCols);
+  const std::size_t bytes = static_cast<std::size_t>(kb) * kRowBlockCols * sizeof(T);
+  allow_shared(row_block_kernel<T>, bytes);
+  row_block_kernel<T>
+      <<<grid, kPanelThreads, bytes, stream>>>(j, kb, c0, c1, a, inverse, inverse != nullptr);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T, bool kSyrk>
+void launch_update(int r0, int r1, int c0, int c1, int k0, int kb, DeviceMatrixBatch<T> a,
+                   const index_t* stop_if_info, index_t batch, cudaStream_t stream) {
+  if (r1 <= r0 || c1 <= c0 || kb <= 0) return;
+  const int tiles = ((r1 - r0 + kTile - 1) / kTile) * ((c1 - c0 + kTile - 1) / kTile);
+  const dim3 grid(batch, tiles);
+  trailing_update_kernel<T, kSyrk>
+      <<<grid, 256, 0, stream>>>(r0, r1, c0, c1, k0, kb, a, stop_if_info);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+int clamp_depth(int depth) {
+  return depth >= 4 ? 4 : (depth >= 2 ? 2 : 1);
+}
+
+template <typename T>
+void getrf_blocked(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info, index_t batch,
+                   void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
+                   const GetrfOptions& opt) {
+  const int big = kNb * clamp_depth(opt.update_depth);
+  T* inverse = nullptr;
+  if (opt.trtri_rowblock) {
+    const std::size_t need = static_cast<std::size_t>(batch) * big * big * sizeof(T);
+    if (workspace == nullptr || workspace_bytes < need) {
+      throw ConfigError("getrf_batched: trtri_rowblock needs " + std::to_string(need) +
+                        " bytes of workspace (getrf_workspace_bytes)");
+    }
+    inverse = static_cast<T*>(workspace);
+  }
+  const int optin = max_shared_optin();
+  PRISM_CUDA_CHECK(
+      cudaMemsetAsync(info, 0, static_cast<std::size_t>(batch) * sizeof(index_t), stream));
+
+  auto panel = [&](int j, int jb) {
+    const std::size_t bytes = static_cast<std::size_t>(n - j) * jb * sizeof(T);
+    const bool in_shared = opt.recursive_panel && bytes <= static_cast<std::size_t>(optin);
+    const std::size_t dyn = in_shared ? bytes : 0;
+    allow_shared(getrf_panel_kernel<T>, dyn);
+    getrf_panel_kernel<T>
+        <<<batch, kPanelThreads, dyn, stream>>>(n, j, jb, a, ipiv, info, in_shared);
+    PRISM_CUDA_CHECK_LAUNCH();
+  };
+  auto row_block = [&](int j, int kb, int c0, int c1) {
+    if (c1 <= c0) return;
+    if (inverse != nullptr) {
+      trtri_unit_lower_kernel<T><<<batch, kPanelThreads, 0, stream>>>(j, kb, a, inverse);
+      PRISM_CUDA_CHECK_LAUNCH();
+    }
+    launch_row_block<T>(j, kb, c0, c1, a, inverse, batch, stream);
+  };
+
+  for (int J = 0; J < n; J += big) {
+    const int KB = std::min(big, n - J);
+    for (int j = J; j < J + KB; j += kNb) {
+      const int jb = std::min(kNb, J + KB - j);
+      panel(j, jb);
+      launch_swap<T>(n, j, jb, J, j, j + jb, J + KB, a, ipiv, batch, opt.parallel_swap, stream);
+      row_block(j, jb, j + jb, J + KB);
+      launch_update<T, false>(j + jb, n, j + jb, J + KB, j, jb, a, nullptr, batch, stream);
+    }
+    launch_swap<T>(n, J, KB, 0, J, J + KB, n, a, ipiv, batch, opt.parallel_swap, stream);
+    row_block(J, KB, J + KB, n);
+    launch_update<T, false>(J + KB, n, J + KB, n, J, KB, a, nullptr, batch, stream);
+  }
+}
+
+template <typename T>
+void getrf_impl(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info, index_t batch,
+                void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
+                const GetrfOptions& opt) {
+  check_uniform("getrf_batched", n, a.ld, batch);
+  if (batch == 0) return;
+  if (n == 0) {
+    PRISM_CUDA_CHECK(
+        cudaMemsetAsync(info, 0, static_cast<std::size_t>(batch) * sizeof(index_t), stream));
+    return;
+  }
+  if (n <= std::min(opt.register_max_n, 32)) {
+    launch_getrf_registers<T>(n, a, ipiv, info, batch, stream);
+  } else if (n <= std::min<int>(opt.shared_max_n, kBatchedFactorVarMaxN)) {
+    launch_getrf_shared<T>(n, a, ipiv, info, batch, stream);
+  } else {
+    getrf_blocked<T>(n, a, ipiv, info, batch, workspace, workspace_bytes, stream, opt);
+  }
+}
+
+template <typename T>
+void getrf_var_impl(const index_t* n, index_t max_n, T* const* a, const index_t* lda, index_t* ipiv,
+                    index_t ipiv_stride, index_t* info, index_t batch, cudaStream_t stream) {
+  if (batch < 0 || max_n < 0) throw ConfigError("getrf_vbatched: negative batch or max_n");
+  if (max_n > kBatchedFactorVarMaxN) {
+    throw ConfigError("getrf_vbatched: max_n = " + std::to_string(max_n) + " > " +
+                      std::to_string(kBatchedFactorVarMaxN));
+  }
+  if (ipiv_stride < max_n) throw ConfigError("getrf_vbatched: ipiv_stride < max_n");
+  if (batch == 0) return;
+  const std::size_t bytes = shared_matrix_bytes<T>(std::max<index_t>(max_n, 1));
+  if (bytes > static_cast<std::size_t>(max_shared_optin())) {
+    throw ConfigError("getrf_vbatched: max_n = " + std::to_string(max_n) +
+                      " does not fit in shared memory");
+  }
+  allow_shared(getrf_shared_kernel<T>, bytes);
+  getrf_shared_kernel<T><<<batch, kPanelThreads, bytes, stream>>>(
+      n, 0, DeviceMatrixBatch<T>::pointer_array(a, 1), lda, ipiv, ipiv_stride, info);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void potrf_impl(index_t n, DeviceMatrixBatch<T> a, index_t* info, index_t batch,
+                cudaStream_t stream, const PotrfOptions& opt) {
+  check_uniform("potrf_batched", n, a.ld, batch);
+  if (batch == 0) return;
+  if (n == 0) {
+    PRISM_CUDA_CHECK(
+        cudaMemsetAsync(info, 0, static_cast<std::size_t>(batch) * sizeof(index_t), stream));
+    return;
+  }
+  const int optin = max_shared_optin();
+  auto panel = [&](int j, int jb) {
+    const std::size_t bytes = static_cast<std::size_t>((n - j) | 1) * jb * sizeof(T);
+    const bool in_shared = bytes <= static_cast<std::size_t>(optin);
+    const std::size_t dyn = in_shared ? bytes : 0;
+    allow_shared(potrf_panel_kernel<T>, dyn);
+    potrf_panel_kernel<T><<<batch, kPanelThreads, dyn, stream>>>(n, j, jb, a, info, in_shared);
+    PRISM_CUDA_CHECK_LAUNCH();
+  };
+  if (n <= std::min<int>(opt.shared_max_n, kBatchedFactorVarMaxN)) {
+    panel(0, n);
+    return;
+  }
+  for (int j = 0; j < n; j += kNb) {
+    const int jb = std::min(kNb, n - j);
+    panel(j, jb);
+    launch_update<T, true>(j + jb, n, j + jb, n, j, jb, a, info, batch, stream);
+  }
+}
+
+template <typename T, bool kCholesky>
+void solve_impl(const char* who, index_t n, index_t nrhs, DeviceMatrixBatch<const T> a,
+                const index_t* ipiv, DeviceMatrixBatch<T> b, index_t batch, cudaStream_t stream) {
+  check_uniform(who, n, a.ld, batch);
+  check_uniform(who, n, b.ld, batch);
+  if (nrhs < 0) throw ConfigError(std::string(who) + ": negative nrhs");
+  if (batch == 0 || n == 0 || nrhs == 0) return;
+  const std::size_t bytes =
+      ((n * sizeof(int) + 15) / 16) * 16 + static_cast<std::size_t>(n) * kSolveCols * sizeof(T);
+  allow_shared(solve_kernel<T, kCholesky>, bytes);
+  solve_kernel<T, kCholesky><<<batch, kPanelThreads, bytes, stream>>>(n, nrhs, a, ipiv, b);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+std::size_t getrf_workspace_bytes(index_t n, index_t batch, std::size_t elem_size,
+                                  const GetrfOptions& options) {
+  const bool blocked = n > std::min(options.register_max_n, 32) &&
+                       n > std::min<int>(options.shared_max_n, kBatchedFactorVarMaxN);
+  if (!blocked || !options.trtri_rowblock || batch <= 0) return 0;
+  const std::size_t big = static_cast<std::size_t>(kNb) * clamp_depth(options.update_depth);
+  return static_cast<std::size_t>(batch) * big * big * elem_size;
+}
+
+void getrf_batched(index_t n, DeviceMatrixBatch<double> a, index_t* ipiv, index_t* info,
+                   index_t batch, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
+                   const GetrfOptions& options) {
+  getrf_impl(n, a, ipiv, info, batch, workspace, workspace_bytes, stream, options);
+}
+void getrf_batched(index_t n, DeviceMatrixBatch<float> a, index_t* ipiv, index_t* info,
+                   index_t batch, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
+                   const GetrfOptions& options) {
+  getrf_impl(n, a, ipiv, info, batch, workspace, workspace_bytes, stream, options);
+}
+
+void getrf_vbatched(const index_t* n, index_t max_n, double* const* a, const index_t* lda,
+                    index_t* ipiv, index_t ipiv_stride, index_t* info, index_t batch,
+                    cudaStream_t stream) {
+  getrf_var_impl(n, max_n, a, lda, ipiv, ipiv_stride, info, batch, stream);
+}
+void getrf_vbatched(const index_t* n, index_t max_n, float* const* a, const index_t* lda,
+                    index_t* ipiv, index_t ipiv_stride, index_t* info, index_t batch,
+                    cudaStream_t stream) {
+  getrf_var_impl(n, max_n, a, lda, ipiv, ipiv_stride, info, batch, stream);
+}
+
+void getrs_batched(index_t n, index_t nrhs, DeviceMatrixBatch<const double> a, const index_t* ipiv,
+                   DeviceMatrixBatch<double> b, index_t batch, cudaStream_t stream) {
+  solve_impl<double, false>("getrs_batched", n, nrhs, a, ipiv, b, batch, stream);
+}
+void getrs_batched(index_t n, index_t nrhs, DeviceMatrixBatch<const float> a, const index_t* ipiv,
+                   DeviceMatrixBatch<float> b, index_t batch, cudaStream_t stream) {
+  solve_impl<float, false>("getrs_batched", n, nrhs, a, ipiv, b, batch, stream);
+}
+
+void potrf_batched(index_t n, DeviceMatrixBatch<double> a, index_t* info, index_t batch,
+                   cudaStream_t stream, const PotrfOptions& options) {
+  potrf_impl(n, a, info, batch, stream, options);
+}
+void potrf_batched(index_t n, DeviceMatrixBatch<float> a, index_t* info, index_t batch,
+                   cudaStream_t stream, const PotrfOptions& options) {
+  potrf_impl(n, a, info, batch, stream, options);
+}
+
+void potrs_batched(index_t n, index_t nrhs, DeviceMatrixBatch<const double> a,
+                   DeviceMatrixBatch<double> b, index_t batch, cudaStream_t stream) {
+  solve_impl<double, true>("potrs_batched", n, nrhs, a, nullptr, b, batch, stream);
+}
+void potrs_batched(index_t n, index_t nrhs, DeviceMatrixBatch<const float> a,
+                   DeviceMatrixBatch<float> b, index_t batch, cudaStream_t stream) {
+  solve_impl<float, true>("potrs_batched", n, nrhs, a, nullptr, b, batch, stream);
+}
+
+}  // namespace prism::kernels::cuda

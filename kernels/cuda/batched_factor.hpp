@@ -1,0 +1,152 @@
+#pragma once
+/// @file
+/// Batched LU with partial pivoting, Cholesky and the solves with their factors on the GPU,
+/// after Dong, Haidar, Luszczek, Harris, Tomov and Dongarra, "LU Factorization of Small
+/// Matrices: Accelerating Batched DGETRF on the GPU", HPCC 2014. Same conventions as the
+/// reference (kernels/batched_factor.hpp): column-major, 1-based LAPACK pivots stored n per
+/// matrix (cuBLAS' layout), per-matrix info, potrf on the lower triangle.
+///
+/// Matrices are passed like cuBLAS' batched routines take them: a device array of device
+/// pointers (cublas<t>getrfBatched, cusolverDn<t>potrfBatched), or one base pointer and a
+/// stride (the *StridedBatched form); see DeviceMatrixBatch. ipiv and info are device
+/// arrays. Every routine is asynchronous on `stream` and throws BackendError when a launch
+/// fails and ConfigError on invalid arguments (checked on the host only: n, lda, batch).
+///
+/// getrf paths, chosen per call from n and GetrfOptions (each switchable so that
+/// tools/bench_batched_factor.cu can measure it on and off):
+///  - n <= register_max_n (<= 32): one warp per matrix (several per warp for n <= 16), row i
+///    in lane i's registers; pivoting moves no data (lanes swap their row *positions*), rows
+///    are written to their final places at the end;
+///  - n <= shared_max_n (<= 128): the whole matrix in one thread block's shared memory;
+///  - otherwise the blocked right-looking algorithm of the paper with nb = 32 panels kept in
+///    place (column-major, no transposition): panel factorization (recursive or classic),
+///    row swaps outside the panel (parallel or serial), row block U12 = L11^{-1} A12 (trtri
+///    + gemm or trsm), trailing update A22 -= L21 U12 (batched gemm), with the trailing
+///    update optionally delayed over `update_depth` panels (multi-level blocking).
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/batched_factor.hpp"
+
+namespace prism::kernels::cuda {
+
+/// `batch` column-major matrices in device memory with leading dimension ld: either a
+/// device array of device pointers (pointers != nullptr) or base + b * stride.
+template <typename T>
+struct DeviceMatrixBatch {
+  T* const* pointers = nullptr;  ///< device array of `batch` device pointers, or null
+  T* base = nullptr;             ///< strided form: matrix b at base + b * stride
+  std::int64_t stride = 0;
+  index_t ld = 0;
+
+  /// cuBLAS *Batched form: `pointers` is a device array of device pointers.
+  static DeviceMatrixBatch pointer_array(T* const* pointers, index_t ld) {
+    DeviceMatrixBatch m;
+    m.pointers = pointers;
+    m.ld = ld;
+    return m;
+  }
+  /// cuBLAS *StridedBatched form.
+  static DeviceMatrixBatch strided(T* base, index_t ld, std::int64_t stride) {
+    DeviceMatrixBatch m;
+    m.base = base;
+    m.ld = ld;
+    m.stride = stride;
+    return m;
+  }
+  /// Read-only view (for the solves).
+  template <typename U = T,
+            typename = std::enable_if_t<std::is_same_v<U, T> && !std::is_const_v<U>>>
+  operator DeviceMatrixBatch<const U>() const {
+    DeviceMatrixBatch<const U> m;
+    m.pointers = pointers;
+    m.base = base;
+    m.stride = stride;
+    m.ld = ld;
+    return m;
+  }
+};
+
+/// getrf algorithm switches (the paper's techniques; defaults are the intended fast path,
+/// still to be tuned on the GPU).
+struct GetrfOptions {
+  /// n <= this (0, or 1..32) runs the warp-per-matrix register kernel.
+  int register_max_n = 32;
+  /// register_max_n < n <= this (0..128) runs the whole-matrix shared-memory kernel.
+  int shared_max_n = 64;
+  /// Blocked path: all swaps of a panel applied at once from two pivot vectors (Sec. VI-A)
+  /// instead of one row interchange after another (LAPACK laswp).
+  bool parallel_swap = true;
+  /// Blocked path: panel held in shared memory and factored recursively (32 -> 16 -> 8
+  /// columns, Sec. VI-B) instead of column by column in global memory (classic getf2).
+  bool recursive_panel = true;
+  /// Blocked path: U12 = inv(L11) A12 with inv(L11) from trtri (Sec. V-A3) instead of a
+  /// triangular solve (trsm). Needs workspace (getrf_workspace_bytes).
+  bool trtri_rowblock = true;
+  /// Blocked path: panels per trailing update (Sec. VI-D): 1 = plain right-looking (rank-32
+  /// updates); 2 or 4 = the next panels are updated as they come and the rest of the
+  /// trailing matrix once per 64 / 128 columns.
+  int update_depth = 2;
+};
+
+/// Device workspace getrf_batched needs with these options (0 when none).
+std::size_t getrf_workspace_bytes(index_t n, index_t batch, std::size_t elem_size,
+                                  const GetrfOptions& options = {});
+
+/// LU with partial pivoting of `batch` n x n matrices (n <= 512). ipiv: batch * n device
+/// ints, info: batch device ints (both fully written). `workspace` must hold
+/// getrf_workspace_bytes(...) bytes (may be null when that is 0).
+void getrf_batched(index_t n, DeviceMatrixBatch<double> a, index_t* ipiv, index_t* info,
+                   index_t batch, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
+                   const GetrfOptions& options = {});
+void getrf_batched(index_t n, DeviceMatrixBatch<float> a, index_t* ipiv, index_t* info,
+                   index_t batch, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
+                   const GetrfOptions& options = {});
+
+/// Variable-size LU (every n[b] <= max_n <= 128): n, a (device pointers), lda are device
+/// arrays of `batch` entries; pivots of matrix b at ipiv[b * ipiv_stride ...] (ipiv_stride
+/// >= max_n). max_n (a host value, >= every n[b]) sizes the shared memory; one thread
+/// block per matrix with the whole matrix in shared memory.
+void getrf_vbatched(const index_t* n, index_t max_n, double* const* a, const index_t* lda,
+                    index_t* ipiv, index_t ipiv_stride, index_t* info, index_t batch,
+                    cudaStream_t stream);
+void getrf_vbatched(const index_t* n, index_t max_n, float* const* a, const index_t* lda,
+                    index_t* ipiv, index_t ipiv_stride, index_t* info, index_t batch,
+                    cudaStream_t stream);
+
+/// Solves A X = B with getrf's factors, nrhs right-hand sides per matrix in b (overwritten).
+void getrs_batched(index_t n, index_t nrhs, DeviceMatrixBatch<const double> a, const index_t* ipiv,
+                   DeviceMatrixBatch<double> b, index_t batch, cudaStream_t stream);
+void getrs_batched(index_t n, index_t nrhs, DeviceMatrixBatch<const float> a, const index_t* ipiv,
+                   DeviceMatrixBatch<float> b, index_t batch, cudaStream_t stream);
+
+/// potrf switches.
+struct PotrfOptions {
+  /// n <= this (0..128) runs the whole-matrix shared-memory kernel; larger n the blocked
+  /// right-looking algorithm (nb = 32: potf2 of the panel in shared memory, batched syrk).
+  int shared_max_n = 64;
+};
+
+/// Cholesky of the lower triangles of `batch` n x n SPD matrices (n <= 512); info: batch
+/// device ints.
+void potrf_batched(index_t n, DeviceMatrixBatch<double> a, index_t* info, index_t batch,
+                   cudaStream_t stream, const PotrfOptions& options = {});
+void potrf_batched(index_t n, DeviceMatrixBatch<float> a, index_t* info, index_t batch,
+                   cudaStream_t stream, const PotrfOptions& options = {});
+
+/// Solves A X = B with potrf's factor L (L Y = B, L^T X = Y); b overwritten.
+void potrs_batched(index_t n, index_t nrhs, DeviceMatrixBatch<const double> a,
+                   DeviceMatrixBatch<double> b, index_t batch, cudaStream_t stream);
+void potrs_batched(index_t n, index_t nrhs, DeviceMatrixBatch<const float> a,
+                   DeviceMatrixBatch<float> b, index_t batch, cudaStream_t stream);
+
+/// Largest n getrf_batched / potrf_batched accept.
+inline constexpr index_t kBatchedFactorMaxN = 512;
+/// Largest n getrf_vbatched accepts.
+inline constexpr index_t kBatchedFactorVarMaxN = 128;
+
+}  // namespace prism::kernels::cuda

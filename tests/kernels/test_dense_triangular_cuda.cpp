@@ -1,0 +1,303 @@
+// CUDA dense triangular solves against the reference (kernels/reference/dense_triangular.cpp):
+// trsv for n in {1, 2, 31, 32, 33, 127, 128, 129, 1000, 4097}, every uplo x op x diag, both
+// precisions, every algorithm that applies (single_block for n <= 128, global_sync with and
+// without explicit diagonal-block inversion for every n); batched trsv with mixed sizes
+// (batch of 1 and of 300, n = 0 included); trsm with nrhs in {1, 7, 64, 1000}. NaN is planted
+// wherever BLAS must not read (other triangle, unit diagonal, lda padding) and the padding
+// rows of B must come back untouched. Matrices and the 16 n u bound: see
+// test_dense_triangular.cpp (kappa_inf <= 5; both solutions backward stable). Skips without
+// a device.
+
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <prism/errors.hpp>
+
+#include "common/gpu.hpp"
+#include "kernels/cuda/dense_triangular.hpp"
+#include "kernels/cuda/device_memory.hpp"
+#include "kernels/dense_triangular.hpp"
+
+namespace {
+
+using prism::index_t;
+using prism::kernels::TriDiag;
+using prism::kernels::TriOp;
+using prism::kernels::TriUplo;
+using prism::kernels::cuda::DeviceBuffer;
+using prism::kernels::cuda::TrsvAlgorithm;
+using prism::kernels::cuda::TrsvOptions;
+namespace ref = prism::kernels::reference;
+namespace gpu = prism::kernels::cuda;
+
+std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+double uniform(std::uint64_t& s) {
+  s += 0x9e3779b97f4a7c15ULL;
+  return static_cast<double>(mix(s) >> 11) * 0x1.0p-53;
+}
+
+// Same construction as test_dense_triangular.cpp.
+template <typename T>
+std::vector<T> make_triangle(TriUplo uplo, TriDiag diag, index_t n, index_t lda,
+                             std::uint64_t seed) {
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  std::vector<T> a(static_cast<std::size_t>(lda) * std::max<index_t>(n, 1), nan);
+  std::uint64_t s = seed;
+  for (index_t j = 0; j < n; ++j) {
+    for (index_t i = 0; i < n; ++i) {
+      const bool in = uplo == TriUplo::lower ? i > j : i < j;
+      T& v = a[i + static_cast<std::size_t>(j) * lda];
+      if (i == j) {
+        v = diag == TriDiag::unit ? nan
+                                  : static_cast<T>((uniform(s) < 0.5 ? -1 : 1) * (1 + uniform(s)));
+      } else if (in) {
+        v = static_cast<T>((2 * uniform(s) - 1) * 0.5 / n);
+      }
+    }
+  }
+  return a;
+}
+
+template <typename T>
+std::vector<T> make_rhs(std::size_t count, std::uint64_t seed) {
+  std::vector<T> b(count);
+  std::uint64_t s = seed;
+  for (auto& v : b) v = static_cast<T>(2 * uniform(s) - 1);
+  return b;
+}
+
+template <typename T>
+double bound(index_t n) {
+  return 16.0 * std::max<index_t>(n, 1) * std::numeric_limits<T>::epsilon() / 2;
+}
+
+// max over columns of ||got_j - want_j||_inf / ||want_j||_inf (inf when got has a NaN).
+template <typename T>
+double rel_error(const std::vector<T>& got, const std::vector<T>& want, index_t n, index_t nrhs,
+                 index_t ldb) {
+  double worst = 0;
+  for (index_t j = 0; j < nrhs; ++j) {
+    double diff = 0, norm = 0;
+    for (index_t i = 0; i < n; ++i) {
+      const double g = got[i + std::size_t(j) * ldb];
+      const double w = want[i + std::size_t(j) * ldb];
+      if (std::isnan(g)) return std::numeric_limits<double>::infinity();
+      diff = std::max(diff, std::abs(g - w));
+      norm = std::max(norm, std::abs(w));
+    }
+    if (norm > 0) worst = std::max(worst, diff / norm);
+  }
+  return worst;
+}
+
+template <typename T>
+DeviceBuffer<T> to_device(const std::vector<T>& h) {
+  DeviceBuffer<T> d(h.size());
+  d.upload(h.data(), nullptr);
+  return d;
+}
+
+template <typename T>
+std::vector<T> to_host(const DeviceBuffer<T>& d) {
+  std::vector<T> h(d.size());
+  if (!h.empty()) {
+    EXPECT_EQ(cudaMemcpy(h.data(), d.data(), h.size() * sizeof(T), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+  }
+  return h;
+}
+
+std::string name(TriUplo u, TriOp o, TriDiag d) {
+  return std::string(u == TriUplo::lower ? "L" : "U") + (o == TriOp::none ? "N" : "T") +
+         (d == TriDiag::unit ? "U" : "N");
+}
+
+const TriUplo kUplos[] = {TriUplo::lower, TriUplo::upper};
+const TriOp kOps[] = {TriOp::none, TriOp::transpose};
+const TriDiag kDiags[] = {TriDiag::non_unit, TriDiag::unit};
+
+template <typename T>
+void trsv_case(index_t n, const TrsvOptions& options, const char* label) {
+  DeviceBuffer<unsigned char> ws(gpu::trsv_workspace_bytes());
+  for (TriUplo u : kUplos) {
+    for (TriOp o : kOps) {
+      for (TriDiag d : kDiags) {
+        SCOPED_TRACE(::testing::Message() << name(u, o, d) << " n=" << n << " " << label << " "
+                                          << 8 * sizeof(T) << "-bit");
+        const index_t lda = n + 3;
+        const auto a = make_triangle<T>(u, d, n, lda, 17 * n + 1);
+        const auto b = make_rhs<T>(n, 31 * n + 5);
+        auto want = b;
+        ref::trsv(u, o, d, n, a.data(), lda, want.data());
+        auto da = to_device(a);
+        auto dx = to_device(b);
+        gpu::trsv(u, o, d, n, da.data(), lda, dx.data(), ws.data(), ws.size(), nullptr, options);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        EXPECT_LE(rel_error(to_host(dx), want, n, 1, n), bound<T>(n));
+        // A untouched (NaN compares unequal: compare bit patterns via memcmp).
+        const auto a_back = to_host(da);
+        EXPECT_EQ(0, std::memcmp(a_back.data(), a.data(), a.size() * sizeof(T)));
+      }
+    }
+  }
+}
+
+template <typename T>
+void trsv_all_algorithms(index_t n) {
+  if (n <= gpu::trsv_small_max_n) {
+    trsv_case<T>(n, TrsvOptions{TrsvAlgorithm::single_block, false, 4}, "single_block");
+  }
+  trsv_case<T>(n, TrsvOptions{TrsvAlgorithm::global_sync, false, 4}, "global_sync");
+  // invert_from_block_row = 0 exercises the inverse on every block row, even for n <= 32.
+  trsv_case<T>(n, TrsvOptions{TrsvAlgorithm::global_sync, true, 0}, "global_sync+inverse");
+  trsv_case<T>(n, TrsvOptions{}, "automatic");
+}
+
+class DenseTrsvCuda : public ::testing::TestWithParam<index_t> {};
+
+TEST_P(DenseTrsvCuda, IsEquivalentToReferenceDouble) {
+  PRISM_SKIP_WITHOUT_GPU();
+  trsv_all_algorithms<double>(GetParam());
+}
+TEST_P(DenseTrsvCuda, IsEquivalentToReferenceFloat) {
+  PRISM_SKIP_WITHOUT_GPU();
+  trsv_all_algorithms<float>(GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, DenseTrsvCuda,
+                         ::testing::Values(1, 2, 31, 32, 33, 127, 128, 129, 1000, 4097));
+
+template <typename T>
+void trsm_case(index_t m, index_t nrhs) {
+  for (TriUplo u : kUplos) {
+    for (TriOp o : kOps) {
+      for (TriDiag d : kDiags) {
+        SCOPED_TRACE(::testing::Message() << name(u, o, d) << " m=" << m << " nrhs=" << nrhs << " "
+                                          << 8 * sizeof(T) << "-bit");
+        const index_t lda = m + 1;
+        const index_t ldb = m + 2;
+        const auto a = make_triangle<T>(u, d, m, lda, 7 * m + 3);
+        const auto b = make_rhs<T>(std::size_t(ldb) * nrhs, 11 * m + nrhs);
+        auto want = b;
+        const T alpha = T(-0.75);
+        ref::trsm(u, o, d, m, nrhs, alpha, a.data(), lda, want.data(), ldb);
+        auto da = to_device(a);
+        auto db = to_device(b);
+        gpu::trsm(u, o, d, m, nrhs, alpha, da.data(), lda, db.data(), ldb, nullptr);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        const auto got = to_host(db);
+        EXPECT_LE(rel_error(got, want, m, nrhs, ldb), bound<T>(m));
+        for (index_t j = 0; j < nrhs; ++j) {
+          for (index_t i = m; i < ldb; ++i) {
+            ASSERT_EQ(got[i + std::size_t(j) * ldb], b[i + std::size_t(j) * ldb]);
+          }
+        }
+      }
+    }
+  }
+}
+
+struct TrsmCase {
+  index_t m, nrhs;
+};
+class DenseTrsmCuda : public ::testing::TestWithParam<TrsmCase> {};
+
+TEST_P(DenseTrsmCuda, IsEquivalentToReferenceDouble) {
+  PRISM_SKIP_WITHOUT_GPU();
+  trsm_case<double>(GetParam().m, GetParam().nrhs);
+}
+TEST_P(DenseTrsmCuda, IsEquivalentToReferenceFloat) {
+  PRISM_SKIP_WITHOUT_GPU();
+  trsm_case<float>(GetParam().m, GetParam().nrhs);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, DenseTrsmCuda,
+                         ::testing::Values(TrsmCase{1, 1}, TrsmCase{33, 1}, TrsmCase{129, 1},
+                                           TrsmCase{1, 7}, TrsmCase{31, 7}, TrsmCase{200, 7},
+                                           TrsmCase{32, 64}, TrsmCase{129, 64}, TrsmCase{33, 1000},
+                                           TrsmCase{1000, 1000}));
+
+template <typename T>
+void batched_case(index_t batch, index_t max_n) {
+  for (TriUplo u : kUplos) {
+    for (TriOp o : kOps) {
+      for (TriDiag d : kDiags) {
+        SCOPED_TRACE(::testing::Message() << name(u, o, d) << " batch=" << batch
+                                          << " max_n=" << max_n << " " << 8 * sizeof(T) << "-bit");
+        std::uint64_t s = 99 + batch;
+        std::vector<index_t> n(batch), lda(batch);
+        std::vector<std::vector<T>> a(batch), want(batch), b(batch);
+        std::vector<DeviceBuffer<T>> da, dx;
+        std::vector<const T*> ap(batch), dap(batch);
+        std::vector<T*> xp(batch), dxp(batch);
+        const index_t planted[] = {1, 2, 31, 32, 33, 127, 128, 0, 64, 96};
+        for (index_t k = 0; k < batch; ++k) {
+          n[k] =
+              k < 10 ? std::min(planted[k], max_n) : static_cast<index_t>(uniform(s) * (max_n + 1));
+          lda[k] = std::max<index_t>(1, n[k] + (k % 3));
+          a[k] = make_triangle<T>(u, d, n[k], lda[k], 1000 + k);
+          b[k] = make_rhs<T>(n[k], 2000 + k);
+          want[k] = b[k];
+          ap[k] = a[k].data();
+          xp[k] = want[k].data();
+          da.push_back(to_device(a[k]));
+          dx.push_back(to_device(b[k]));
+          dap[k] = da.back().data();
+          dxp[k] = dx.back().data();
+        }
+        ref::trsv_batched(u, o, d, batch, n.data(), ap.data(), lda.data(), xp.data());
+        auto dn = to_device(n);
+        auto dlda = to_device(lda);
+        auto dA = to_device(dap);
+        auto dX = to_device(dxp);
+        gpu::trsv_batched(u, o, d, batch, max_n, dn.data(), dA.data(), dlda.data(), dX.data(),
+                          nullptr);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        for (index_t k = 0; k < batch; ++k) {
+          if (n[k] == 0) continue;
+          EXPECT_LE(rel_error(to_host(dx[k]), want[k], n[k], 1, n[k]), bound<T>(n[k]))
+              << "system " << k << " n=" << n[k];
+        }
+      }
+    }
+  }
+}
+
+TEST(DenseTrsvBatchedCuda, MixedSizesAreEquivalentToReference) {
+  PRISM_SKIP_WITHOUT_GPU();
+  batched_case<double>(1, 128);
+  batched_case<double>(300, 128);
+  batched_case<double>(300, 40);  // smaller shared-memory footprint
+  batched_case<float>(1, 128);
+  batched_case<float>(300, 128);
+}
+
+TEST(DenseTriangularCuda, RejectsBadArguments) {
+  PRISM_SKIP_WITHOUT_GPU();
+  DeviceBuffer<double> a(4), x(2);
+  EXPECT_THROW(
+      gpu::trsv(TriUplo::lower, TriOp::none, TriDiag::non_unit, 200, a.data(), 200, x.data(),
+                nullptr, 0, nullptr, TrsvOptions{TrsvAlgorithm::single_block, false, 4}),
+      prism::ConfigError);
+  EXPECT_THROW(gpu::trsv(TriUplo::lower, TriOp::none, TriDiag::non_unit, 200, a.data(), 200,
+                         x.data(), nullptr, 0, nullptr),
+               prism::ConfigError);  // global_sync without workspace
+  EXPECT_THROW(gpu::trsv(TriUplo::lower, TriOp::none, TriDiag::non_unit, 2, a.data(), 1, x.data(),
+                         nullptr, 0, nullptr),
+               prism::ConfigError);
+}
+
+}  // namespace

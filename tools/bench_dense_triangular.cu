@@ -1,0 +1,375 @@
+// Dense triangular solves: prism against cuBLAS in the same run, and against the
+// device-to-device copy bandwidth measured in the same run.
+//  - trsv (lower, no transpose, non-unit; double and float; plus double lower/transpose):
+//    prism automatic, prism global_sync (+ inverse), cublas{D,S}trsv; n = 32 .. max_n.
+//  - trsm (lower, no transpose, non-unit, double): prism vs cublasDtrsm, n = 1024,
+//    nrhs in {64, 1000, 10000}.
+//  - batched (double, mixed sizes 1..128, 4096 blocks): prism trsv_batched vs a loop of
+//    cublasDtrsv and vs cublasDtrsmBatched (nrhs = 1, uniform n = 128: it takes one size).
+// Time: CUDA events, median (and min) of >= 10 runs after warm-up; the right-hand side is
+// restored (untimed) before every run. GB/s counts the triangle once:
+// bytes = (n(n+1)/2 + 2n) * sizeof(T) for trsv; %copy = GB/s / copy GB/s.
+//
+// usage: bench_dense_triangular OUT.json [--reps R] [--max-n N]
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda/check.hpp"
+#include "kernels/cuda/dense_triangular.hpp"
+#include "kernels/cuda/device_memory.hpp"
+#include "kernels/dense_triangular.hpp"
+
+namespace {
+
+using prism::index_t;
+using prism::kernels::TriDiag;
+using prism::kernels::TriOp;
+using prism::kernels::TriUplo;
+using prism::kernels::cuda::DeviceBuffer;
+namespace gpu = prism::kernels::cuda;
+
+struct Event {
+  cudaEvent_t e{};
+  Event() { PRISM_CUDA_CHECK(cudaEventCreate(&e)); }
+  ~Event() { cudaEventDestroy(e); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+};
+
+struct Stats {
+  double median_us = 0, min_us = 0;
+};
+
+Stats time_runs(int warmup, int reps, cudaStream_t stream, const std::function<void()>& before,
+                const std::function<void()>& work) {
+  for (int i = 0; i < warmup; ++i) {
+    before();
+    work();
+  }
+  std::vector<Event> start(reps), stop(reps);
+  for (int i = 0; i < reps; ++i) {
+    before();
+    PRISM_CUDA_CHECK(cudaEventRecord(start[i].e, stream));
+    work();
+    PRISM_CUDA_CHECK(cudaEventRecord(stop[i].e, stream));
+  }
+  PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<double> us(reps);
+  for (int i = 0; i < reps; ++i) {
+    float ms = 0;
+    PRISM_CUDA_CHECK(cudaEventElapsedTime(&ms, start[i].e, stop[i].e));
+    us[i] = 1e3 * ms;
+  }
+  std::sort(us.begin(), us.end());
+  const std::size_t k = us.size();
+  return {k % 2 ? us[k / 2] : 0.5 * (us[k / 2 - 1] + us[k / 2]), us.front()};
+}
+
+std::uint64_t g_state = 0x2545f4914f6cdd1dULL;
+double uniform() {
+  std::uint64_t z = (g_state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+}
+
+// Lower triangle well conditioned (diag 1..2, off-diagonal +-0.5/n), upper part zero.
+template <typename T>
+std::vector<T> make_lower(index_t n, index_t lda) {
+  std::vector<T> a(static_cast<std::size_t>(lda) * n, T(0));
+  for (index_t j = 0; j < n; ++j) {
+    a[j + std::size_t(j) * lda] = static_cast<T>(1 + uniform());
+    for (index_t i = j + 1; i < n; ++i) {
+      a[i + std::size_t(j) * lda] = static_cast<T>((2 * uniform() - 1) * 0.5 / n);
+    }
+  }
+  return a;
+}
+template <typename T>
+std::vector<T> make_vec(std::size_t n) {
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(2 * uniform() - 1);
+  return v;
+}
+
+template <typename T>
+std::vector<T> download(const DeviceBuffer<T>& d) {
+  std::vector<T> h(d.size());
+  PRISM_CUDA_CHECK(cudaMemcpy(h.data(), d.data(), h.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+template <typename T>
+double max_rel_diff(const std::vector<T>& a, const std::vector<T>& b) {
+  double d = 0, nrm = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    d = std::max(d, std::abs(double(a[i]) - double(b[i])));
+    nrm = std::max(nrm, std::abs(double(b[i])));
+  }
+  return nrm > 0 ? d / nrm : d;
+}
+
+struct Row {
+  std::string op, precision, method;
+  long long n, nrhs;
+  Stats t;
+  double gbs, pct_copy, gflops, diff_vs_cublas;
+};
+
+cublasStatus_t cublas_trsv(cublasHandle_t h, cublasOperation_t op, int n, const double* a, int lda,
+                           double* x) {
+  return cublasDtrsv(h, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_NON_UNIT, n, a, lda, x, 1);
+}
+cublasStatus_t cublas_trsv(cublasHandle_t h, cublasOperation_t op, int n, const float* a, int lda,
+                           float* x) {
+  return cublasStrsv(h, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_NON_UNIT, n, a, lda, x, 1);
+}
+
+template <typename T>
+void bench_trsv(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stream, TriOp op,
+                index_t n, int warmup, int reps, double copy_gbs) {
+  const char* prec = sizeof(T) == 8 ? "double" : "float";
+  const char* opname = op == TriOp::none ? "trsv_LNN" : "trsv_LTN";
+  const auto ha = make_lower<T>(n, n);
+  const auto hb = make_vec<T>(n);
+  DeviceBuffer<T> a(ha.size()), b0(n), x(n);
+  a.upload(ha.data(), stream);
+  b0.upload(hb.data(), stream);
+  DeviceBuffer<unsigned char> ws(gpu::trsv_workspace_bytes());
+  auto restore = [&] {
+    PRISM_CUDA_CHECK(
+        cudaMemcpyAsync(x.data(), b0.data(), n * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+  };
+  const double bytes = (0.5 * double(n) * (n + 1) + 2.0 * n) * sizeof(T);
+  const cublasOperation_t cop = op == TriOp::none ? CUBLAS_OP_N : CUBLAS_OP_T;
+
+  const Stats tc = time_runs(warmup, reps, stream, restore, [&] {
+    PRISM_CUBLAS_CHECK(cublas_trsv(handle, cop, n, a.data(), n, x.data()));
+  });
+  const auto x_cublas = download(x);
+  const double gbs_c = bytes / (tc.median_us * 1e-6) / 1e9;
+  rows.push_back({opname, prec, "cublas", n, 1, tc, gbs_c, 100 * gbs_c / copy_gbs, 0, 0});
+
+  struct Variant {
+    const char* name;
+    gpu::TrsvOptions opt;
+  };
+  std::vector<Variant> variants = {
+      {"prism_auto", {}},
+      {"prism_global_sync", {gpu::TrsvAlgorithm::global_sync, false, 4}},
+      {"prism_global_sync_inverse", {gpu::TrsvAlgorithm::global_sync, true, 4}}};
+  if (n <= gpu::trsv_small_max_n) {
+    variants.push_back({"prism_single_block", {gpu::TrsvAlgorithm::single_block, false, 4}});
+  }
+  for (const Variant& v : variants) {
+    const Stats tp = time_runs(warmup, reps, stream, restore, [&] {
+      gpu::trsv(TriUplo::lower, op, TriDiag::non_unit, n, a.data(), n, x.data(), ws.data(),
+                ws.size(), stream, v.opt);
+    });
+    const double gbs = bytes / (tp.median_us * 1e-6) / 1e9;
+    rows.push_back({opname, prec, v.name, n, 1, tp, gbs, 100 * gbs / copy_gbs, 0,
+                    max_rel_diff(download(x), x_cublas)});
+  }
+}
+
+void bench_trsm(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stream, index_t m,
+                index_t nrhs, int warmup, int reps, double copy_gbs) {
+  const auto ha = make_lower<double>(m, m);
+  const auto hb = make_vec<double>(std::size_t(m) * nrhs);
+  DeviceBuffer<double> a(ha.size()), b0(hb.size()), b(hb.size());
+  a.upload(ha.data(), stream);
+  b0.upload(hb.data(), stream);
+  auto restore = [&] {
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(b.data(), b0.data(), hb.size() * sizeof(double),
+                                     cudaMemcpyDeviceToDevice, stream));
+  };
+  const double flops = double(m) * m * nrhs;  // m^2 nrhs (multiply-adds counted as 2 / 2)
+  const double bytes = (0.5 * double(m) * (m + 1) + 2.0 * m * nrhs) * sizeof(double);
+  const double one = 1.0;
+  const Stats tc = time_runs(warmup, reps, stream, restore, [&] {
+    PRISM_CUBLAS_CHECK(cublasDtrsm(handle, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                                   CUBLAS_DIAG_NON_UNIT, m, nrhs, &one, a.data(), m, b.data(), m));
+  });
+  const auto ref = download(b);
+  auto push = [&](const char* method, const Stats& t, double diff) {
+    const double gbs = bytes / (t.median_us * 1e-6) / 1e9;
+    rows.push_back({"trsm_LNN", "double", method, m, nrhs, t, gbs, 100 * gbs / copy_gbs,
+                    flops / (t.median_us * 1e-6) / 1e9, diff});
+  };
+  push("cublas", tc, 0);
+  const Stats tp = time_runs(warmup, reps, stream, restore, [&] {
+    gpu::trsm(TriUplo::lower, TriOp::none, TriDiag::non_unit, m, nrhs, 1.0, a.data(), m, b.data(),
+              m, stream);
+  });
+  push("prism", tp, max_rel_diff(download(b), ref));
+}
+
+// Batched: `batch` lower non-unit blocks, sizes uniform in [1, max_n] (or all max_n).
+void bench_batched(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stream,
+                   index_t batch, index_t max_n, bool uniform_size, int warmup, int reps,
+                   double copy_gbs) {
+  std::vector<index_t> n(batch);
+  std::size_t total_a = 0, total_x = 0;
+  double bytes = 0;
+  for (index_t k = 0; k < batch; ++k) {
+    n[k] = uniform_size ? max_n : 1 + static_cast<index_t>(uniform() * max_n) % max_n;
+    total_a += std::size_t(n[k]) * n[k];
+    total_x += n[k];
+    bytes += (0.5 * double(n[k]) * (n[k] + 1) + 2.0 * n[k]) * sizeof(double);
+  }
+  std::vector<double> ha(total_a), hb = make_vec<double>(total_x);
+  std::vector<std::size_t> offa(batch), offx(batch);
+  for (index_t k = 0, oa = 0, ox = 0; k < batch; ++k) {
+    const auto blk = make_lower<double>(n[k], n[k]);
+    std::copy(blk.begin(), blk.end(), ha.begin() + oa);
+    offa[k] = oa;
+    offx[k] = ox;
+    oa += blk.size();
+    ox += n[k];
+  }
+  DeviceBuffer<double> a(total_a), b0(total_x), x(total_x);
+  a.upload(ha.data(), stream);
+  b0.upload(hb.data(), stream);
+  std::vector<const double*> hap(batch);
+  std::vector<double*> hxp(batch);
+  for (index_t k = 0; k < batch; ++k) {
+    hap[k] = a.data() + offa[k];
+    hxp[k] = x.data() + offx[k];
+  }
+  DeviceBuffer<index_t> dn(batch);
+  DeviceBuffer<const double*> dap(batch);
+  DeviceBuffer<double*> dxp(batch);
+  dn.upload(n.data(), stream);
+  dap.upload(hap.data(), stream);
+  dxp.upload(hxp.data(), stream);  // lda = n
+  auto restore = [&] {
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(x.data(), b0.data(), total_x * sizeof(double),
+                                     cudaMemcpyDeviceToDevice, stream));
+  };
+  const std::string op = std::string("trsv_batched_") + (uniform_size ? "uniform" : "mixed");
+  auto push = [&](const char* method, const Stats& t, double diff) {
+    const double gbs = bytes / (t.median_us * 1e-6) / 1e9;
+    rows.push_back({op, "double", method, max_n, batch, t, gbs, 100 * gbs / copy_gbs, 0, diff});
+  };
+  const Stats tl = time_runs(warmup, reps, stream, restore, [&] {
+    for (index_t k = 0; k < batch; ++k) {
+      PRISM_CUBLAS_CHECK(cublasDtrsv(handle, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                                     CUBLAS_DIAG_NON_UNIT, n[k], hap[k], n[k], hxp[k], 1));
+    }
+  });
+  const auto ref = download(x);
+  push("cublas_trsv_loop", tl, 0);
+  const Stats tp = time_runs(warmup, reps, stream, restore, [&] {
+    gpu::trsv_batched(TriUplo::lower, TriOp::none, TriDiag::non_unit, batch, max_n, dn.data(),
+                      dap.data(), dn.data(), dxp.data(), stream);
+  });
+  push("prism", tp, max_rel_diff(download(x), ref));
+  if (uniform_size) {  // cublasDtrsmBatched takes one size for the whole batch
+    const double one = 1.0;
+    const Stats tb = time_runs(warmup, reps, stream, restore, [&] {
+      PRISM_CUBLAS_CHECK(cublasDtrsmBatched(handle, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER,
+                                            CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, max_n, 1, &one,
+                                            dap.data(), max_n, dxp.data(), max_n, batch));
+    });
+    push("cublas_trsmBatched", tb, max_rel_diff(download(x), ref));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s OUT.json [--reps R] [--max-n N]\n", argv[0]);
+    return 2;
+  }
+  const std::string json_path = argv[1];
+  int reps = 15;
+  index_t max_n = 32768;
+  for (int i = 2; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--reps") reps = std::max(10, std::atoi(argv[i + 1]));
+    if (std::string(argv[i]) == "--max-n") max_n = std::atoi(argv[i + 1]);
+  }
+  const int warmup = 3;
+  cudaDeviceProp prop{};
+  PRISM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  cudaStream_t stream{};
+  PRISM_CUDA_CHECK(cudaStreamCreate(&stream));
+  cublasHandle_t handle{};
+  PRISM_CUBLAS_CHECK(cublasCreate(&handle));
+  PRISM_CUBLAS_CHECK(cublasSetStream(handle, stream));
+
+  // Achievable bandwidth: device-to-device copy of 1 GiB, bytes read + written.
+  double copy_gbs = 0;
+  {
+    const std::size_t bytes = std::size_t{1} << 30;
+    DeviceBuffer<unsigned char> src(bytes), dst(bytes);
+    PRISM_CUDA_CHECK(cudaMemset(src.data(), 1, bytes));
+    const Stats t = time_runs(
+        warmup, reps, stream, [] {},
+        [&] {
+          PRISM_CUDA_CHECK(
+              cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, stream));
+        });
+    copy_gbs = 2.0 * bytes / (t.median_us * 1e-6) / 1e9;
+  }
+  std::printf("GPU: %s (%d SMs)\ncopy bandwidth (1 GiB D2D, read+write): %.1f GB/s\n\n", prop.name,
+              prop.multiProcessorCount, copy_gbs);
+
+  std::vector<Row> rows;
+  for (index_t n = 32; n <= max_n; n *= 2) {
+    bench_trsv<double>(rows, handle, stream, TriOp::none, n, warmup, reps, copy_gbs);
+    bench_trsv<float>(rows, handle, stream, TriOp::none, n, warmup, reps, copy_gbs);
+    bench_trsv<double>(rows, handle, stream, TriOp::transpose, n, warmup, reps, copy_gbs);
+    if (n == 64) {  // n not a multiple of 32 next to a power of two
+      bench_trsv<double>(rows, handle, stream, TriOp::none, 100, warmup, reps, copy_gbs);
+    }
+  }
+  for (index_t nrhs : {64, 1000, 10000}) {
+    bench_trsm(rows, handle, stream, 1024, nrhs, warmup, reps, copy_gbs);
+  }
+  bench_batched(rows, handle, stream, 4096, 128, false, warmup, reps, copy_gbs);
+  bench_batched(rows, handle, stream, 4096, 128, true, warmup, reps, copy_gbs);
+  bench_batched(rows, handle, stream, 4096, 32, true, warmup, reps, copy_gbs);
+
+  std::printf("%-22s %-6s %-26s %7s %6s %11s %11s %9s %7s %9s %9s\n", "op", "prec", "method", "n",
+              "nrhs", "median_us", "min_us", "GB/s", "%copy", "GFLOP/s", "diff");
+  for (const Row& r : rows) {
+    std::printf("%-22s %-6s %-26s %7lld %6lld %11.1f %11.1f %9.1f %6.1f%% %9.1f %9.1e\n",
+                r.op.c_str(), r.precision.c_str(), r.method.c_str(), r.n, r.nrhs, r.t.median_us,
+                r.t.min_us, r.gbs, r.pct_copy, r.gflops, r.diff_vs_cublas);
+  }
+  std::ofstream out(json_path);
+  if (!out) throw std::runtime_error("cannot write " + json_path);
+  out << "{\n  \"gpu\": \"" << prop.name << "\",\n  \"sms\": " << prop.multiProcessorCount
+      << ",\n  \"copy_bandwidth_GBps\": " << copy_gbs << ",\n  \"reps\": " << reps
+      << ",\n  \"results\": [\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    out << "    {\"op\": \"" << r.op << "\", \"precision\": \"" << r.precision
+        << "\", \"method\": \"" << r.method << "\", \"n\": " << r.n << ", \"nrhs\": " << r.nrhs
+        << ", \"median_us\": " << r.t.median_us << ", \"min_us\": " << r.t.min_us
+        << ", \"GBps\": " << r.gbs << ", \"pct_copy_bandwidth\": " << r.pct_copy
+        << ", \"GFLOPs\": " << r.gflops << ", \"max_rel_diff_vs_cublas\": " << r.diff_vs_cublas
+        << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
+  }
+  out << "  ]\n}\n";
+  cublasDestroy(handle);
+  cudaStreamDestroy(stream);
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bench_dense_triangular: %s\n", e.what());
+  return 1;
+}
