@@ -73,8 +73,8 @@ class CudaIc0Factor final : public Ic0Factor {
 
   kernels::Ic0Status attempt(const std::vector<double>& scaled, double shift) override {
     l_values_.upload(scaled.data(), stream_);
-    PRISM_CUDA_CHECK(cudaMemsetAsync(failed_row_.data(), kernels::cuda::kNoFailedRowByte,
-                                     sizeof(int), stream_));
+    PRISM_CUDA_CHECK(
+        cudaMemsetAsync(failed_row_.data(), kernels::cuda::kNoFailedRowByte, sizeof(int), stream_));
     const kernels::CsrView<double> l{rows_, rows_, l_row_ptr_.data(), l_col_idx_.data(),
                                      l_values_.data()};
     for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
