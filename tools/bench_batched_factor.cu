@@ -34,6 +34,7 @@
 #include "kernels/cuda/batched_factor.hpp"
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/device_memory.hpp"
+#include "tools/bench_timing.hpp"
 
 namespace {
 
@@ -49,60 +50,9 @@ using gpu::DeviceBuffer;
     }                                                                                          \
   } while (0)
 
-struct Event {
-  cudaEvent_t e{};
-  Event() { PRISM_CUDA_CHECK(cudaEventCreate(&e)); }
-  ~Event() { cudaEventDestroy(e); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-};
-
-struct Stats {
-  double median_us = 0, min_us = 0;
-};
-
-Stats stats(std::vector<double> us) {
-  std::sort(us.begin(), us.end());
-  const std::size_t k = us.size();
-  return {k % 2 ? us[k / 2] : 0.5 * (us[k / 2 - 1] + us[k / 2]), us.front()};
-}
-
-// Times `reps` runs of work(); before() is enqueued untimed ahead of each run.
-Stats time_runs(int warmup, int reps, cudaStream_t stream, const std::function<void()>& before,
-                const std::function<void()>& work) {
-  for (int i = 0; i < warmup; ++i) {
-    before();
-    work();
-  }
-  std::vector<std::unique_ptr<Event>> start(reps), stop(reps);
-  for (int i = 0; i < reps; ++i) {
-    start[i] = std::make_unique<Event>();
-    stop[i] = std::make_unique<Event>();
-  }
-  for (int i = 0; i < reps; ++i) {
-    before();
-    PRISM_CUDA_CHECK(cudaEventRecord(start[i]->e, stream));
-    work();
-    PRISM_CUDA_CHECK(cudaEventRecord(stop[i]->e, stream));
-  }
-  PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<double> us(reps);
-  for (int i = 0; i < reps; ++i) {
-    float ms = 0;
-    PRISM_CUDA_CHECK(cudaEventElapsedTime(&ms, start[i]->e, stop[i]->e));
-    us[i] = 1e3 * ms;
-  }
-  return stats(us);
-}
-
-std::uint64_t g_state = 0x2545F4914F6CDD1DULL;
-double uniform() {
-  std::uint64_t z = (g_state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
-}
+using prism::bench::Stats;
+using prism::bench::time_runs;
+using prism::bench::uniform;
 
 // General: entries in (-1, 1). SPD: symmetric, entries in (-1, 1), diagonal n + 1.
 std::vector<double> make_batch(int n, int batch, bool spd) {

@@ -31,6 +31,7 @@
 #include "kernels/cuda/dense_triangular.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/dense_triangular.hpp"
+#include "tools/bench_timing.hpp"
 
 namespace {
 
@@ -41,50 +42,9 @@ using prism::kernels::TriUplo;
 using prism::kernels::cuda::DeviceBuffer;
 namespace gpu = prism::kernels::cuda;
 
-struct Event {
-  cudaEvent_t e{};
-  Event() { PRISM_CUDA_CHECK(cudaEventCreate(&e)); }
-  ~Event() { cudaEventDestroy(e); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-};
-
-struct Stats {
-  double median_us = 0, min_us = 0;
-};
-
-Stats time_runs(int warmup, int reps, cudaStream_t stream, const std::function<void()>& before,
-                const std::function<void()>& work) {
-  for (int i = 0; i < warmup; ++i) {
-    before();
-    work();
-  }
-  std::vector<Event> start(reps), stop(reps);
-  for (int i = 0; i < reps; ++i) {
-    before();
-    PRISM_CUDA_CHECK(cudaEventRecord(start[i].e, stream));
-    work();
-    PRISM_CUDA_CHECK(cudaEventRecord(stop[i].e, stream));
-  }
-  PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<double> us(reps);
-  for (int i = 0; i < reps; ++i) {
-    float ms = 0;
-    PRISM_CUDA_CHECK(cudaEventElapsedTime(&ms, start[i].e, stop[i].e));
-    us[i] = 1e3 * ms;
-  }
-  std::sort(us.begin(), us.end());
-  const std::size_t k = us.size();
-  return {k % 2 ? us[k / 2] : 0.5 * (us[k / 2 - 1] + us[k / 2]), us.front()};
-}
-
-std::uint64_t g_state = 0x2545f4914f6cdd1dULL;
-double uniform() {
-  std::uint64_t z = (g_state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-}
+using prism::bench::Stats;
+using prism::bench::time_runs;
+using prism::bench::uniform;
 
 // Lower triangle well conditioned (diag 1..2, off-diagonal +-0.5/n), upper part zero.
 template <typename T>
@@ -311,20 +271,7 @@ int main(int argc, char** argv) try {
   PRISM_CUBLAS_CHECK(cublasCreate(&handle));
   PRISM_CUBLAS_CHECK(cublasSetStream(handle, stream));
 
-  // Achievable bandwidth: device-to-device copy of 1 GiB, bytes read + written.
-  double copy_gbs = 0;
-  {
-    const std::size_t bytes = std::size_t{1} << 30;
-    DeviceBuffer<unsigned char> src(bytes), dst(bytes);
-    PRISM_CUDA_CHECK(cudaMemset(src.data(), 1, bytes));
-    const Stats t = time_runs(
-        warmup, reps, stream, [] {},
-        [&] {
-          PRISM_CUDA_CHECK(
-              cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, stream));
-        });
-    copy_gbs = 2.0 * bytes / (t.median_us * 1e-6) / 1e9;
-  }
+  const double copy_gbs = prism::bench::copy_bandwidth_gbs(warmup, reps, stream);
   std::printf("GPU: %s (%d SMs)\ncopy bandwidth (1 GiB D2D, read+write): %.1f GB/s\n\n", prop.name,
               prop.multiProcessorCount, copy_gbs);
 

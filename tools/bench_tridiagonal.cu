@@ -23,6 +23,7 @@
 
 #include "kernels/cuda/tridiagonal.hpp"
 #include "kernels/tridiagonal.hpp"
+#include "tools/bench_timing.hpp"
 
 namespace {
 
@@ -54,60 +55,9 @@ DevPtr dev_alloc(std::size_t bytes) {
   return DevPtr(p);
 }
 
-struct Event {
-  cudaEvent_t e{};
-  Event() { CHECK_CUDA(cudaEventCreate(&e)); }
-  ~Event() { cudaEventDestroy(e); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-};
-
-struct Stats {
-  double median_us = 0, min_us = 0;
-};
-
-Stats stats(std::vector<double> us) {
-  std::sort(us.begin(), us.end());
-  const std::size_t k = us.size();
-  return {k % 2 ? us[k / 2] : 0.5 * (us[k / 2 - 1] + us[k / 2]), us.front()};
-}
-
-// Times `reps` runs of work(): before(i) is enqueued untimed ahead of each run.
-template <typename Before, typename Work>
-Stats time_runs(int warmup, int reps, cudaStream_t stream, Before before, Work work) {
-  for (int i = 0; i < warmup; ++i) {
-    before();
-    work();
-  }
-  std::vector<std::unique_ptr<Event>> start(reps), stop(reps);
-  for (int i = 0; i < reps; ++i) {
-    start[i] = std::make_unique<Event>();
-    stop[i] = std::make_unique<Event>();
-  }
-  for (int i = 0; i < reps; ++i) {
-    before();
-    CHECK_CUDA(cudaEventRecord(start[i]->e, stream));
-    work();
-    CHECK_CUDA(cudaEventRecord(stop[i]->e, stream));
-  }
-  CHECK_CUDA(cudaStreamSynchronize(stream));
-  std::vector<double> us(reps);
-  for (int i = 0; i < reps; ++i) {
-    float ms = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&ms, start[i]->e, stop[i]->e));
-    us[i] = 1e3 * ms;
-  }
-  return stats(us);
-}
-
-std::uint64_t g_state = 0x1234567ULL;
-double uniform() {
-  std::uint64_t z = (g_state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
-}
+using prism::bench::Stats;
+using prism::bench::time_runs;
+using prism::bench::uniform;
 
 struct HostSystems {
   std::vector<double> a, b, c, d;
@@ -194,19 +144,7 @@ int main(int argc, char** argv) try {
   CHECK_CUSPARSE(cusparseCreate(&handle));
   CHECK_CUSPARSE(cusparseSetStream(handle, stream));
 
-  // Achievable bandwidth: device-to-device copy of 1 GiB, bytes read + written.
-  const std::size_t copy_bytes = std::size_t{1} << 30;
-  DevPtr src = dev_alloc(copy_bytes), dst = dev_alloc(copy_bytes);
-  CHECK_CUDA(cudaMemset(src.get(), 1, copy_bytes));
-  const Stats copy_t = time_runs(
-      warmup, reps, stream, [] {},
-      [&] {
-        CHECK_CUDA(
-            cudaMemcpyAsync(dst.get(), src.get(), copy_bytes, cudaMemcpyDeviceToDevice, stream));
-      });
-  const double copy_gbs = 2.0 * copy_bytes / (copy_t.median_us * 1e-6) / 1e9;
-  src.reset();
-  dst.reset();
+  const double copy_gbs = prism::bench::copy_bandwidth_gbs(warmup, reps, stream);
   std::printf(
       "GPU: %s (%d SMs)\ncopy bandwidth (1 GiB D2D, read+write): %.1f GB/s (median of %d)\n\n",
       prop.name, prop.multiProcessorCount, copy_gbs, reps);
