@@ -26,6 +26,7 @@
 
 #include "common/gpu.hpp"
 #include "kernels/batched_factor.hpp"
+#include "kernels/batched_factor_test_matrices.hpp"
 #include "kernels/cuda/batched_factor.hpp"
 #include "kernels/cuda/device_memory.hpp"
 
@@ -37,41 +38,7 @@ namespace gpu = prism::kernels::cuda;
 using gpu::DeviceBuffer;
 using gpu::DeviceMatrixBatch;
 
-enum class Kind { random, pivoting, singular, spd, not_spd };
-
-template <typename T>
-using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
-
-// Same generator as test_batched_factor.cpp.
-template <typename T>
-Mat<T> make_matrix(Kind kind, index_t n, index_t b, std::uint64_t seed) {
-  std::mt19937_64 rng(seed * 1000003u + static_cast<std::uint64_t>(b) * 7919u + n);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Mat<double> m(n, n);
-  for (index_t j = 0; j < n; ++j) {
-    for (index_t i = 0; i < n; ++i) m(i, j) = u(rng);
-  }
-  const index_t k = n > 0 ? b % n : 0;
-  if (kind == Kind::pivoting) {
-    for (index_t i = 0; i < n; ++i) m(i, i) *= 1e-9;
-  } else if (kind == Kind::singular) {
-    m.col(k).setZero();
-  } else if (kind == Kind::spd || kind == Kind::not_spd) {
-    Mat<double> s = m * m.transpose() / static_cast<double>(n);
-    s.diagonal().array() += 1.0;
-    if (kind == Kind::not_spd) s(k, k) = -1.0;
-    m = s;
-  }
-  return m.template cast<T>();
-}
-
-template <typename T>
-double unit_roundoff() {
-  return std::numeric_limits<T>::epsilon() / 2;
-}
-
-template <typename T>
-constexpr T kSentinel = T(-777);
+using namespace prism::test::batched;
 
 void sync() {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);

@@ -26,6 +26,7 @@
 #include "kernels/cuda/dense_triangular.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/dense_triangular.hpp"
+#include "kernels/dense_triangular_test_matrices.hpp"
 
 namespace {
 
@@ -39,50 +40,10 @@ using prism::kernels::cuda::TrsvOptions;
 namespace ref = prism::kernels::reference;
 namespace gpu = prism::kernels::cuda;
 
-std::uint64_t mix(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-double uniform(std::uint64_t& s) {
-  s += 0x9e3779b97f4a7c15ULL;
-  return static_cast<double>(mix(s) >> 11) * 0x1.0p-53;
-}
-
-// Same construction as test_dense_triangular.cpp.
-template <typename T>
-std::vector<T> make_triangle(TriUplo uplo, TriDiag diag, index_t n, index_t lda,
-                             std::uint64_t seed) {
-  const T nan = std::numeric_limits<T>::quiet_NaN();
-  std::vector<T> a(static_cast<std::size_t>(lda) * std::max<index_t>(n, 1), nan);
-  std::uint64_t s = seed;
-  for (index_t j = 0; j < n; ++j) {
-    for (index_t i = 0; i < n; ++i) {
-      const bool in = uplo == TriUplo::lower ? i > j : i < j;
-      T& v = a[i + static_cast<std::size_t>(j) * lda];
-      if (i == j) {
-        v = diag == TriDiag::unit ? nan
-                                  : static_cast<T>((uniform(s) < 0.5 ? -1 : 1) * (1 + uniform(s)));
-      } else if (in) {
-        v = static_cast<T>((2 * uniform(s) - 1) * 0.5 / n);
-      }
-    }
-  }
-  return a;
-}
-
-template <typename T>
-std::vector<T> make_rhs(std::size_t count, std::uint64_t seed) {
-  std::vector<T> b(count);
-  std::uint64_t s = seed;
-  for (auto& v : b) v = static_cast<T>(2 * uniform(s) - 1);
-  return b;
-}
-
-template <typename T>
-double bound(index_t n) {
-  return 16.0 * std::max<index_t>(n, 1) * std::numeric_limits<T>::epsilon() / 2;
-}
+using prism::test::bound;
+using prism::test::make_rhs;
+using prism::test::make_triangle;
+using prism::test::uniform;
 
 // max over columns of ||got_j - want_j||_inf / ||want_j||_inf (inf when got has a NaN).
 template <typename T>
