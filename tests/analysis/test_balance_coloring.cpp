@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/test_matrices.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <random>
@@ -22,25 +24,8 @@ namespace {
 const VertexOrder kOrders[] = {VertexOrder::natural, VertexOrder::largest_first,
                                VertexOrder::smallest_last};
 
-CsrMatrix<double> random_symmetric(index_t n, int edges, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_int_distribution<index_t> pick(0, n - 1);
-  std::vector<Triplet> t;
-  for (int e = 0; e < edges; ++e) {
-    const index_t i = pick(gen), j = pick(gen);
-    if (i == j) continue;
-    t.push_back({i, j, -1.0});
-    t.push_back({j, i, -1.0});
-  }
-  for (index_t i = 0; i < n; ++i) t.push_back({i, i, 100.0});
-  return csr_from_triplets(n, n, std::move(t));
-}
-
-CsrMatrix<double> diagonal_only(index_t n) {
-  std::vector<Triplet> t;
-  for (index_t i = 0; i < n; ++i) t.push_back({i, i, 1.0 + i});
-  return csr_from_triplets(n, n, std::move(t));
-}
+using test::diagonal_only;
+using test::random_symmetric;
 
 // Everything Coloring promises: valid, colors by decreasing size and non-empty,
 // color_ptr and permutation consistent with color, rows in index order in a color.

@@ -55,6 +55,29 @@ inline CsrMatrix<double> graph_laplacian_plus_identity(CsrMatrix<double> a) {
   return a;
 }
 
+/// A random symmetric graph pattern (about `edges` edges, -1 off the diagonal) with a
+/// dominant diagonal of 100.
+inline CsrMatrix<double> random_symmetric(index_t n, int edges, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<index_t> pick(0, n - 1);
+  std::vector<Triplet> t;
+  for (int e = 0; e < edges; ++e) {
+    const index_t i = pick(gen), j = pick(gen);
+    if (i == j) continue;
+    t.push_back({i, j, -1.0});
+    t.push_back({j, i, -1.0});
+  }
+  for (index_t i = 0; i < n; ++i) t.push_back({i, i, 100.0});
+  return csr_from_triplets(n, n, std::move(t));
+}
+
+/// A diagonal matrix (one color, no coupling), diagonal 1, 2, ..., n.
+inline CsrMatrix<double> diagonal_only(index_t n) {
+  std::vector<Triplet> t;
+  for (index_t i = 0; i < n; ++i) t.push_back({i, i, 1.0 + i});
+  return csr_from_triplets(n, n, std::move(t));
+}
+
 /// Uniform in [-1, 1), reproducible from the seed.
 inline std::vector<double> random_vector(index_t n, unsigned seed) {
   std::mt19937 gen(seed);
