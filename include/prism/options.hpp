@@ -55,10 +55,24 @@ enum class Ic0Factorization {
               ///< solved with the color-set solves
 };
 
+/// Precision of the IC(0) factor in the triangular solves.
+enum class Precision {
+  fp64,   ///< "double": factor and solves in double
+  mixed,  ///< "mixed": the factor stored in float (half the value bytes), the sums and
+          ///< vectors in double, inside the double CG
+};
+
 /// How much of each solve is timed.
 enum class TimingMode {
   phases,  ///< "phases": every phase of every iteration (events on the GPU)
   total,   ///< "total": only the whole solve, nothing recorded inside the iteration
+};
+
+/// Whether the PCG iteration is recorded once and replayed (a CUDA graph on the GPU).
+enum class GraphMode {
+  automatic,  ///< "auto": on when the backend records graphs and timing is total
+  on,         ///< "on": always (needs timing: total and the cuda backend)
+  off,        ///< "off": every operation launched one by one
 };
 
 /// Names of an enum's values, in declaration order (the strings used in YAML).
@@ -93,6 +107,8 @@ struct Ic0Options {
   double initial_shift = 1e-3;
   int max_shift_retries = 30;
   Ic0Factorization factorization = Ic0Factorization::automatic;
+  /// `mixed` needs the color-set solve (trisolve auto or colorset).
+  Precision precision = Precision::fp64;
 };
 
 /// Preconditioner choice and its options.
@@ -113,6 +129,7 @@ struct SolverOptions {
   int check_every = 1;
   TimingMode timing = TimingMode::phases;
   SpmvAlgorithm spmv = SpmvAlgorithm::automatic;
+  GraphMode graph = GraphMode::automatic;
 };
 
 /// Everything a Solver needs besides the matrix.

@@ -78,6 +78,7 @@ struct SolveReport {
   std::string device;          ///< the device, in words
   std::string preconditioner;  ///< registered name
   std::string trisolve;        ///< triangular solve algorithm used by ic0 ("" otherwise)
+  std::string precision;       ///< ic0 factor precision, "double" or "mixed" ("" otherwise)
   index_t rows = 0;
   index_t nnz = 0;
   double tolerance = 0.0;  ///< the stopping tolerance used
@@ -97,6 +98,7 @@ struct SolveReport {
   /// CPU); the bandwidth bound of the solve is sum(phase_bytes) / reference_bandwidth.
   double reference_bandwidth = 0.0;
   int check_every = 1;  ///< residual read back every this many iterations
+  bool graph = false;   ///< the iteration ran as a replayed graph (solver.graph)
 
   SetupReport setup;
   FactorizationReport factorization;

@@ -27,8 +27,12 @@ std::vector<ColorsetStep> colorset_plan(const index_t* host_row_ptr,
 
 /// Solves (D + S) x = b on the device; `strict` and the vectors are device arrays,
 /// `plan` lives on the host. Lower: steps first to last; upper: last to first.
-/// x may alias b. Asynchronous on `stream`.
+/// x may alias b. Asynchronous on `stream`. The float overload keeps the factor in
+/// float (precision: mixed) and still sums and stores x in double.
 void colorset_solve(CsrView<double> strict, const double* inverse_diagonal,
+                    const std::vector<ColorsetStep>& plan, bool lower, const double* b, double* x,
+                    cudaStream_t stream);
+void colorset_solve(CsrView<float> strict, const float* inverse_diagonal,
                     const std::vector<ColorsetStep>& plan, bool lower, const double* b, double* x,
                     cudaStream_t stream);
 

@@ -58,10 +58,30 @@ __global__ void scale_rows_kernel(index_t rows, const index_t* __restrict__ row_
   for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) values[k] *= s;
 }
 
-__global__ void gather_inverse_kernel(index_t n, const index_t* __restrict__ source,
-                                      const double* __restrict__ values, double* __restrict__ out) {
+template <typename Out>
+__global__ void gather_values_kernel(index_t n, const index_t* __restrict__ source,
+                                     const double* __restrict__ values, Out* __restrict__ out) {
   const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
-  if (i < n) out[i] = 1.0 / values[source[i]];
+  if (i < n) out[i] = static_cast<Out>(values[source[i]]);
+}
+
+template <typename Out>
+__global__ void gather_inverse_kernel(index_t n, const index_t* __restrict__ source,
+                                      const double* __restrict__ values, Out* __restrict__ out) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i < n) out[i] = static_cast<Out>(1.0 / values[source[i]]);
+}
+
+template <typename Out>
+void launch_gather(bool inverse, index_t n, const index_t* source, const double* values, Out* out,
+                   cudaStream_t stream) {
+  if (n == 0) return;
+  if (inverse) {
+    gather_inverse_kernel<Out><<<blocks_for(n), kThreads, 0, stream>>>(n, source, values, out);
+  } else {
+    gather_values_kernel<Out><<<blocks_for(n), kThreads, 0, stream>>>(n, source, values, out);
+  }
+  PRISM_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
@@ -81,11 +101,21 @@ void scale_rows(index_t rows, const index_t* row_ptr, const double* row_scale, d
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
+void gather_values(index_t n, const index_t* source, const double* values, double* out,
+                   cudaStream_t stream) {
+  launch_gather(false, n, source, values, out, stream);
+}
+void gather_values(index_t n, const index_t* source, const double* values, float* out,
+                   cudaStream_t stream) {
+  launch_gather(false, n, source, values, out, stream);
+}
 void gather_inverse(index_t n, const index_t* source, const double* values, double* out,
                     cudaStream_t stream) {
-  if (n == 0) return;
-  gather_inverse_kernel<<<blocks_for(n), kThreads, 0, stream>>>(n, source, values, out);
-  PRISM_CUDA_CHECK_LAUNCH();
+  launch_gather(true, n, source, values, out, stream);
+}
+void gather_inverse(index_t n, const index_t* source, const double* values, float* out,
+                    cudaStream_t stream) {
+  launch_gather(true, n, source, values, out, stream);
 }
 
 }  // namespace prism::kernels::cuda

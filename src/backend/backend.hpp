@@ -14,6 +14,7 @@
 #include "kernels/ic0.hpp"
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -93,6 +94,15 @@ class PhaseTimer {
   virtual std::vector<PhaseArray> per_iteration() = 0;
 };
 
+/// A sequence of queued operations recorded once and replayed as one unit (cuda: a
+/// CUDA graph), on the same vectors, matrices and factors it was recorded on.
+class Recording {
+ public:
+  virtual ~Recording() = default;
+  /// Queues the recorded operations again.
+  virtual void replay() = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -106,15 +116,19 @@ class Backend {
   virtual std::unique_ptr<Matrix> make_matrix(const CsrMatrix<double>& a,
                                               SpmvAlgorithm algorithm) = 0;
   /// The algorithm `automatic` picks the backend's best; an algorithm the backend
-  /// does not have throws ConfigError.
+  /// does not have throws ConfigError. Precision::mixed stores the factor in float and
+  /// needs the color-set solve (`automatic` then picks it; others throw ConfigError).
   virtual std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,
                                                                    Triangle triangle,
-                                                                   TrisolveAlgorithm algorithm) = 0;
+                                                                   TrisolveAlgorithm algorithm,
+                                                                   Precision precision) = 0;
   /// An IC(0) factor on the pattern `lower` (diagonal last); `upper` is the pattern of
-  /// L^T (diagonal first) and upper_source maps its entries to entries of `lower`.
+  /// L^T (diagonal first) and upper_source maps its entries to entries of `lower`. The
+  /// factorization runs in double; `precision` is that of the solves.
   virtual std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
                                                      const CsrMatrix<double>& upper,
-                                                     const std::vector<index_t>& upper_source) = 0;
+                                                     const std::vector<index_t>& upper_source,
+                                                     Precision precision) = 0;
   virtual void copy_from_host(const std::vector<double>& src, Vector& dst) = 0;
   virtual void copy_to_host(const Vector& src, std::vector<double>& dst) = 0;
 
@@ -138,6 +152,13 @@ class Backend {
   virtual ScalarValues read_scalars() = 0;
 
   virtual PhaseTimer& timer() = 0;
+
+  /// Whether record() works here (cuda: yes; cpu: no).
+  virtual bool can_record() const = 0;
+  /// Records the operations `body` queues without running them, for replay(); throws
+  /// BackendError when the backend cannot record. The body must only queue work: no
+  /// read_scalars(), copy_to_host() or other host round trip, and no timer phases.
+  virtual std::unique_ptr<Recording> record(const std::function<void()>& body) = 0;
 
   /// Achievable memory bandwidth in bytes/s (a large device-to-device copy, measured
   /// once on first call); 0 when the backend does not measure it.

@@ -85,8 +85,8 @@ class CpuTriangularSolver final : public TriangularSolver {
 /// The color-set reference: block by block, the twin of the CUDA color-set kernels.
 class CpuColorsetSolver final : public TriangularSolver {
  public:
-  CpuColorsetSolver(const CsrMatrix<double>& t, Triangle triangle)
-      : split_(t, triangle), nnz_(t.nnz()) {}
+  CpuColorsetSolver(const CsrMatrix<double>& t, Triangle triangle, Precision precision)
+      : split_(t, triangle, precision), nnz_(t.nnz()) {}
   index_t rows() const override { return split_.strict().rows; }
   index_t nnz() const override { return nnz_; }
   std::string algorithm() const override { return "colorset"; }
@@ -107,12 +107,12 @@ class CpuColorsetSolver final : public TriangularSolver {
 class CpuIc0Factor final : public Ic0Factor {
  public:
   CpuIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
-               const std::vector<index_t>& upper_source)
+               const std::vector<index_t>& upper_source, Precision precision)
       : lower_(lower),
         upper_(upper),
         upper_source_(upper_source),
-        lower_split_(with_unit_values(lower), Triangle::lower),
-        upper_split_(with_unit_values(upper), Triangle::upper) {}
+        lower_split_(with_unit_values(lower), Triangle::lower, precision),
+        upper_split_(with_unit_values(upper), Triangle::upper, precision) {}
 
   kernels::Ic0Status attempt(const std::vector<double>& scaled, double shift) override {
     lower_.values = scaled;
@@ -207,13 +207,20 @@ class CpuBackend final : public Backend {
   }
   std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,
                                                            Triangle triangle,
-                                                           TrisolveAlgorithm algorithm) override {
+                                                           TrisolveAlgorithm algorithm,
+                                                           Precision precision) override {
+    if (precision == Precision::mixed) {
+      if (algorithm != TrisolveAlgorithm::automatic && algorithm != TrisolveAlgorithm::colorset) {
+        throw_mixed_needs_colorset(algorithm);
+      }
+      return std::make_unique<CpuColorsetSolver>(t, triangle, precision);
+    }
     switch (algorithm) {
       case TrisolveAlgorithm::automatic:
       case TrisolveAlgorithm::reference:
         return std::make_unique<CpuTriangularSolver>(t, triangle);
       case TrisolveAlgorithm::colorset:
-        return std::make_unique<CpuColorsetSolver>(t, triangle);
+        return std::make_unique<CpuColorsetSolver>(t, triangle, precision);
       case TrisolveAlgorithm::cusparse:
         break;
     }
@@ -222,8 +229,9 @@ class CpuBackend final : public Backend {
   }
   std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
                                              const CsrMatrix<double>& upper,
-                                             const std::vector<index_t>& upper_source) override {
-    return std::make_unique<CpuIc0Factor>(lower, upper, upper_source);
+                                             const std::vector<index_t>& upper_source,
+                                             Precision precision) override {
+    return std::make_unique<CpuIc0Factor>(lower, upper, upper_source, precision);
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {
@@ -272,6 +280,10 @@ class CpuBackend final : public Backend {
     rz = rz_new;
   }
   ScalarValues read_scalars() override { return s_; }
+  bool can_record() const override { return false; }
+  std::unique_ptr<Recording> record(const std::function<void()>&) override {
+    throw BackendError("the cpu backend does not record graphs");
+  }
 
   PhaseTimer& timer() override { return timer_; }
   double reference_bandwidth() override { return 0.0; }

@@ -4,12 +4,13 @@
 
 #include "kernels/colorset.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace prism::backend {
 
-SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle)
-    : lower_(triangle == Triangle::lower), nnz_(t.nnz()) {
+SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision)
+    : lower_(triangle == Triangle::lower), precision_(precision), nnz_(t.nnz()) {
   strict_.rows = t.rows;
   strict_.cols = t.cols;
   strict_.row_ptr.assign(static_cast<std::size_t>(t.rows) + 1, 0);
@@ -51,6 +52,21 @@ void SplitTriangle::update(const std::vector<double>& values) {
     }
     inverse_diagonal_[i] = 1.0 / d;
   }
+  if (precision_ == Precision::mixed) {
+    for (double& v : strict_.values) v = static_cast<float>(v);
+    for (double& v : inverse_diagonal_) v = static_cast<float>(v);
+    auto finite = [](double v) { return std::isfinite(v); };
+    if (!std::all_of(strict_.values.begin(), strict_.values.end(), finite) ||
+        !std::all_of(inverse_diagonal_.begin(), inverse_diagonal_.end(), finite)) {
+      throw NumericalError(
+          "precision mixed: the triangular factor has values outside the float range");
+    }
+  }
+}
+
+void throw_mixed_needs_colorset(TrisolveAlgorithm algorithm) {
+  throw ConfigError("ic0 precision 'mixed' needs trisolve 'colorset' (or 'auto'), not '" +
+                    std::string(to_string(algorithm)) + "'");
 }
 
 }  // namespace prism::backend

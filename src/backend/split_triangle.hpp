@@ -2,9 +2,12 @@
 // The storage the color-set solves read: a triangular factor (diagonal last in each
 // lower row, first in each upper row) split into its strict triangle and its inverted
 // diagonal, with the independent row blocks of the strict triangle. Built once from the
-// pattern; update() refills the values on refactor.
+// pattern; update() refills the values on refactor. With Precision::mixed the strict
+// values and the inverse diagonal are rounded to float (kept in double here, so the
+// host twin computes exactly what the device's float storage holds).
 
 #include <prism/csr_matrix.hpp>
+#include <prism/options.hpp>
 
 #include "backend/backend.hpp"
 #include "kernels/csr_view.hpp"
@@ -16,13 +19,15 @@ namespace prism::backend {
 class SplitTriangle {
  public:
   /// Throws InvalidMatrixError when a row's diagonal is not where `triangle` puts it.
-  SplitTriangle(const CsrMatrix<double>& t, Triangle triangle);
+  SplitTriangle(const CsrMatrix<double>& t, Triangle triangle,
+                Precision precision = Precision::fp64);
 
   /// New values of the factor on the same pattern. Throws InvalidMatrixError on a zero
   /// diagonal or a wrong number of values.
   void update(const std::vector<double>& values);
 
   bool lower() const { return lower_; }
+  Precision precision() const { return precision_; }
   const CsrMatrix<double>& strict() const { return strict_; }
   const std::vector<double>& inverse_diagonal() const { return inverse_diagonal_; }
   const std::vector<index_t>& block_ptr() const { return block_ptr_; }
@@ -38,6 +43,7 @@ class SplitTriangle {
 
  private:
   bool lower_;
+  Precision precision_;
   index_t nnz_ = 0;
   CsrMatrix<double> strict_;
   std::vector<double> inverse_diagonal_;
@@ -45,5 +51,9 @@ class SplitTriangle {
   std::vector<index_t> diagonal_source_;
   std::vector<index_t> block_ptr_;
 };
+
+/// Precision::mixed lives in SplitTriangle, so only the color-set solves have it: the
+/// ConfigError for any other algorithm, shared by the backends.
+[[noreturn]] void throw_mixed_needs_colorset(TrisolveAlgorithm algorithm);
 
 }  // namespace prism::backend

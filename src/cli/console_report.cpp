@@ -34,9 +34,13 @@ void print_iteration_table(const SolveReport& r, int every) {
 void print_summary(const SolveReport& r, const std::string& problem_name) {
   spdlog::info("");
   spdlog::info("problem        {}: {} rows, {} nonzeros", problem_name, r.rows, r.nnz);
+  std::string details;
+  if (!r.trisolve.empty()) details += "trisolve " + r.trisolve;
+  if (r.precision == "mixed") details += ", precision mixed";
+  if (r.graph) details += std::string(details.empty() ? "" : ", ") + "CUDA graph";
   spdlog::info("solver         backend {} ({}), preconditioner {}{}, tolerance {:.1e}", r.backend,
-               r.device, r.preconditioner,
-               r.trisolve.empty() ? "" : " (trisolve " + r.trisolve + ")", r.tolerance);
+               r.device, r.preconditioner, details.empty() ? "" : " (" + details + ")",
+               r.tolerance);
   const OrderingReport& o = r.ordering;
   if (o.colors.count > 0) {
     spdlog::info(

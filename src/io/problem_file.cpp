@@ -421,8 +421,8 @@ InitialGuessSpec read_initial_guess(const Reader& r, const Entry& entry) {
 }
 
 void read_solver(const Reader& r, const Entry& entry, SolverOptions& options) {
-  const Map map = r.expect_map(entry, "solver",
-                               {"tolerance", "max_iterations", "check_every", "timing", "spmv"});
+  const Map map = r.expect_map(
+      entry, "solver", {"tolerance", "max_iterations", "check_every", "timing", "spmv", "graph"});
   if (const Entry* e = map.find("tolerance")) {
     options.tolerance = r.get_double(*e, "solver.tolerance");
     if (!(options.tolerance > 0.0 && options.tolerance < 1.0)) {
@@ -440,6 +440,9 @@ void read_solver(const Reader& r, const Entry& entry, SolverOptions& options) {
   }
   if (const Entry* e = map.find("spmv")) {
     options.spmv = r.get_enum<SpmvAlgorithm>(*e, "solver.spmv");
+  }
+  if (const Entry* e = map.find("graph")) {
+    options.graph = r.get_enum<GraphMode>(*e, "solver.graph");
   }
 }
 
@@ -473,8 +476,9 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
     if (options.type != "ic0") {
       r.fail(e->key_mark, "preconditioner.ic0: options for ic0 given, but type is " + options.type);
     }
-    const Map ic0 = r.expect_map(*e, "preconditioner.ic0",
-                                 {"initial_shift", "max_shift_retries", "factorization"});
+    const Map ic0 =
+        r.expect_map(*e, "preconditioner.ic0",
+                     {"initial_shift", "max_shift_retries", "factorization", "precision"});
     if (const Entry* v = ic0.find("initial_shift")) {
       options.ic0.initial_shift = r.get_double(*v, "preconditioner.ic0.initial_shift");
       if (!(options.ic0.initial_shift > 0.0)) {
@@ -489,6 +493,9 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
     if (const Entry* v = ic0.find("factorization")) {
       options.ic0.factorization =
           r.get_enum<Ic0Factorization>(*v, "preconditioner.ic0.factorization");
+    }
+    if (const Entry* v = ic0.find("precision")) {
+      options.ic0.precision = r.get_enum<Precision>(*v, "preconditioner.ic0.precision");
     }
   }
 }

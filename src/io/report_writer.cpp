@@ -50,6 +50,7 @@ std::string report_to_json(const SolveReport& r, const ReportContext& context) {
   w.key("device").value(r.device);
   w.key("preconditioner").value(r.preconditioner);
   w.key("trisolve").value(r.trisolve);
+  w.key("precision").value(r.precision);
   w.key("tolerance").value(r.tolerance);
   w.key("max_iterations").value(r.max_iterations);
   w.end_object();
@@ -95,6 +96,7 @@ std::string report_to_json(const SolveReport& r, const ReportContext& context) {
   w.key("seconds_per_iteration").value(r.iterations > 0 ? r.solve_seconds / r.iterations : 0.0);
   w.key("bytes_moved").value(total_bytes);
   w.key("check_every").value(r.check_every);
+  w.key("graph").value(r.graph);
   if (r.reference_bandwidth > 0.0) {
     const double bound = total_bytes / r.reference_bandwidth;
     w.key("reference_bandwidth_bytes_per_second").value(r.reference_bandwidth);

@@ -57,6 +57,20 @@ const std::vector<std::pair<Ic0Factorization, std::string_view>>& enum_names<Ic0
 }
 
 template <>
+const std::vector<std::pair<Precision, std::string_view>>& enum_names<Precision>() {
+  static const std::vector<std::pair<Precision, std::string_view>> names{
+      {Precision::fp64, "double"}, {Precision::mixed, "mixed"}};
+  return names;
+}
+
+template <>
+const std::vector<std::pair<GraphMode, std::string_view>>& enum_names<GraphMode>() {
+  static const std::vector<std::pair<GraphMode, std::string_view>> names{
+      {GraphMode::automatic, "auto"}, {GraphMode::on, "on"}, {GraphMode::off, "off"}};
+  return names;
+}
+
+template <>
 const std::vector<std::pair<TimingMode, std::string_view>>& enum_names<TimingMode>() {
   static const std::vector<std::pair<TimingMode, std::string_view>> names{
       {TimingMode::phases, "phases"}, {TimingMode::total, "total"}};
@@ -104,6 +118,8 @@ PRISM_INSTANTIATE_ENUM(TrisolveAlgorithm)
 PRISM_INSTANTIATE_ENUM(TimingMode)
 PRISM_INSTANTIATE_ENUM(SpmvAlgorithm)
 PRISM_INSTANTIATE_ENUM(Ic0Factorization)
+PRISM_INSTANTIATE_ENUM(GraphMode)
+PRISM_INSTANTIATE_ENUM(Precision)
 #undef PRISM_INSTANTIATE_ENUM
 
 const char* phase_name(Phase phase) {

@@ -23,6 +23,23 @@ bool positive(double v) {
   return v > 0.0 && std::isfinite(v);
 }
 
+/// solver.graph: `auto` records when the backend can and no phase is timed (a replayed
+/// graph records no per-phase events); `on` insists on both.
+bool use_graph(backend::Backend& backend, const SolverOptions& options) {
+  if (options.graph == GraphMode::off) return false;
+  if (options.graph == GraphMode::on) {
+    if (options.timing == TimingMode::phases) {
+      throw ConfigError("solver: graph: on needs timing: total (a graph replay is timed whole)");
+    }
+    if (!backend.can_record()) {
+      throw ConfigError("solver: graph: on needs a backend that records graphs (cuda); the " +
+                        backend.name() + " backend does not");
+    }
+    return true;
+  }
+  return options.timing == TimingMode::total && backend.can_record();
+}
+
 }  // namespace
 
 // Per iteration, with the scalars kept in the backend:
@@ -94,8 +111,9 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
   PhaseArray& bytes = result.phase_bytes;
   auto add = [&bytes](Phase phase, double amount) { bytes[static_cast<int>(phase)] += amount; };
   const double n_d = static_cast<double>(n);
-  std::vector<int> recorded;  // iteration numbers of the timer's records
-  for (int k = 1; k <= options.max_iterations; ++k) {
+  // Iteration k is first_half (ending with r_k and (r_k, r_k)), the convergence check,
+  // then second_half (the direction p_{k+1}).
+  auto first_half = [&] {
     timer.begin(Phase::spmv);
     backend.spmv(a, *p, *q);  // q = A p
     timer.end(Phase::spmv);
@@ -110,28 +128,8 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
     backend.cg_update(*p, *q, x, *r);  // x += alpha p; r -= alpha q; rr = (r, r)
     timer.end(Phase::update);
     add(Phase::update, 48.0 * n_d);
-    result.iterations = k;
-
-    if (k % options.check_every == 0 || k == options.max_iterations) {
-      s = backend.read_scalars();
-      result.residual_norm = std::sqrt(get(s, Scalar::rr));
-      result.history.push_back({k, result.residual_norm, result.residual_norm / scale, {}});
-      // rz <= 0: M is not positive definite; pq <= 0: A is not (along p).
-      if (!positive(get(s, Scalar::rz)) || !positive(get(s, Scalar::pq)) ||
-          !std::isfinite(result.residual_norm)) {
-        timer.next_iteration();
-        recorded.push_back(k);
-        result.status = SolveStatus::breakdown;
-        break;
-      }
-      if (result.residual_norm <= target) {
-        timer.next_iteration();
-        recorded.push_back(k);
-        result.status = SolveStatus::converged;
-        break;
-      }
-    }
-
+  };
+  auto second_half = [&] {
     preconditioner.apply_timed(*r, *z, timer, bytes);  // z = M^{-1} r
 
     timer.begin(Phase::dot);
@@ -143,10 +141,58 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
     backend.cg_direction(*z, *p);  // p = z + beta p; rz = rz_new
     timer.end(Phase::update);
     add(Phase::update, 24.0 * n_d);
-    timer.next_iteration();
-    recorded.push_back(k);
+  };
+
+  // With a graph, the work between two checks points (second_half of k - 1, first_half
+  // of k) is recorded once, at k = 2, and replayed; its modeled bytes are counted once
+  // per replay.
+  std::unique_ptr<backend::Recording> recording;
+  PhaseArray replay_bytes{};
+  result.graph = use_graph(backend, options);
+  std::vector<int> recorded;  // iteration numbers of the timer's records
+  for (int k = 1; k <= options.max_iterations; ++k) {
+    if (k > 1 && result.graph && !recording) {
+      const PhaseArray before = bytes;
+      recording = backend.record([&] {
+        second_half();
+        first_half();
+      });
+      for (int ph = 0; ph < kNumPhases; ++ph) replay_bytes[ph] = bytes[ph] - before[ph];
+      bytes = before;
+    }
+    if (k > 1) {
+      if (recording) {
+        recording->replay();
+        for (int ph = 0; ph < kNumPhases; ++ph) bytes[ph] += replay_bytes[ph];
+      } else {
+        second_half();
+      }
+      timer.next_iteration();
+      recorded.push_back(k - 1);
+    }
+    if (!recording) first_half();
+    result.iterations = k;
+
+    if (k % options.check_every == 0 || k == options.max_iterations) {
+      s = backend.read_scalars();
+      result.residual_norm = std::sqrt(get(s, Scalar::rr));
+      result.history.push_back({k, result.residual_norm, result.residual_norm / scale, {}});
+      // rz <= 0: M is not positive definite; pq <= 0: A is not (along p).
+      if (!positive(get(s, Scalar::rz)) || !positive(get(s, Scalar::pq)) ||
+          !std::isfinite(result.residual_norm)) {
+        result.status = SolveStatus::breakdown;
+        break;
+      }
+      if (result.residual_norm <= target) {
+        result.status = SolveStatus::converged;
+        break;
+      }
+    }
   }
-  if (result.status == SolveStatus::max_iterations) backend.read_scalars();  // drain the queue
+  if (result.iterations > 0) {
+    timer.next_iteration();
+    recorded.push_back(result.iterations);
+  }
   result.seconds = elapsed();
 
   // Attach the per-iteration times to the recorded iterations; with check_every > 1

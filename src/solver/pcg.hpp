@@ -18,6 +18,7 @@ struct PcgResult {
   double initial_residual_norm = 0.0;
   double residual_norm = 0.0;
   double seconds = 0.0;
+  bool graph = false;  ///< the iterations ran as replays of one recorded graph
   PhaseArray phase_bytes{};
   /// Entry 0 is the initial residual, then every checked iteration (all of them with
   /// check_every = 1); each entry's times cover the iterations since the previous one.

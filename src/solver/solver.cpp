@@ -201,7 +201,9 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
   report.device = be.device_name();
   report.preconditioner = s.preconditioner->name();
   report.trisolve = s.preconditioner->trisolve();
+  report.precision = s.preconditioner->precision();
   report.check_every = s.config.solver.check_every;
+  report.graph = result.graph;
   report.reference_bandwidth = be.reference_bandwidth();
   report.rows = n;
   report.nnz = s.ordered.nnz();

@@ -57,11 +57,17 @@ class CudaBackendTest : public ::testing::Test {
     return out;
   }
   /// The GPU solve with `algorithm` equals the CPU reference solve on the factor t, and
-  /// still does after new values arrive through update_values (the refactor path).
+  /// still does after new values arrive through update_values (the refactor path). With
+  /// Precision::mixed the reference is the CPU color-set twin on the same float values.
   void expect_trisolve_matches_reference(const CsrMatrix<double>& t, prism::backend::Triangle tri,
-                                         prism::TrisolveAlgorithm algorithm, unsigned seed) {
-    auto sg = gpu->make_triangular_solver(t, tri, algorithm);
-    auto sc = cpu->make_triangular_solver(t, tri, prism::TrisolveAlgorithm::reference);
+                                         prism::TrisolveAlgorithm algorithm, unsigned seed,
+                                         prism::Precision precision = prism::Precision::fp64) {
+    auto sg = gpu->make_triangular_solver(t, tri, algorithm, precision);
+    auto sc = cpu->make_triangular_solver(t, tri,
+                                          precision == prism::Precision::mixed
+                                              ? prism::TrisolveAlgorithm::colorset
+                                              : prism::TrisolveAlgorithm::reference,
+                                          precision);
     EXPECT_EQ(sg->algorithm(), prism::to_string(algorithm));
     auto b = both(random_vector(t.rows, seed)), x = both(std::vector<double>(t.rows, 0.0));
     sg->solve(*b.g, *x.g);
@@ -223,9 +229,42 @@ TEST_F(CudaBackendTest, ColorsetTriangularSolvesAreEquivalentToReference) {
         const CsrMatrix<double>& t =
             tri == prism::backend::Triangle::lower ? factor.lower() : factor.upper();
         expect_trisolve_matches_reference(t, tri, prism::TrisolveAlgorithm::colorset, 12);
+        expect_trisolve_matches_reference(t, tri, prism::TrisolveAlgorithm::colorset, 13,
+                                          prism::Precision::mixed);
       }
     }
   }
+}
+
+TEST_F(CudaBackendTest, MixedPrecisionSolveDiffersFromDoubleByFloatRounding) {
+  const CsrMatrix<double> a = prism::permute_symmetric(
+      prism::poisson3d(17, 16, 15),
+      prism::color_matrix(prism::poisson3d(17, 16, 15), prism::VertexOrder::natural).permutation);
+  prism::precond::Ic0Pattern factor(a);
+  factor.factorize(a, {});
+  const auto lower = prism::backend::Triangle::lower;
+  auto mixed = gpu->make_triangular_solver(
+      factor.lower(), lower, prism::TrisolveAlgorithm::automatic, prism::Precision::mixed);
+  auto full = gpu->make_triangular_solver(
+      factor.lower(), lower, prism::TrisolveAlgorithm::automatic, prism::Precision::fp64);
+  EXPECT_EQ(mixed->algorithm(), "colorset");
+  auto b = both(random_vector(a.rows, 4)), xm = both(std::vector<double>(a.rows, 0.0)),
+       xd = both(std::vector<double>(a.rows, 0.0));
+  mixed->solve(*b.g, *xm.g);
+  full->solve(*b.g, *xd.g);
+  const auto vm = host(*gpu, *xm.g), vd = host(*gpu, *xd.g);
+  double scale = 0.0;
+  for (double v : vd) scale = std::max(scale, std::abs(v));
+  // The factor's values carry float's relative error 2^-24 ~ 6e-8; a well-conditioned
+  // solve passes it on, amplified at most by a small factor.
+  const double diff = max_abs_diff(vm, vd);
+  EXPECT_GT(diff, 0.0);
+  EXPECT_LE(diff, 1e-5 * scale);
+  // cusparse has no float factor in a double solve.
+  EXPECT_THROW(
+      gpu->make_triangular_solver(factor.lower(), lower, prism::TrisolveAlgorithm::cusparse,
+                                  prism::Precision::mixed),
+      prism::ConfigError);
 }
 
 TEST_F(CudaBackendTest, AutoTrisolvePicksColorsetForFewBlocksAndCusparseForMany) {
@@ -233,7 +272,7 @@ TEST_F(CudaBackendTest, AutoTrisolvePicksColorsetForFewBlocksAndCusparseForMany)
   prism::precond::Ic0Pattern natural(a);
   natural.factorize(a, {});
   EXPECT_EQ(gpu->make_triangular_solver(natural.lower(), prism::backend::Triangle::lower,
-                                        prism::TrisolveAlgorithm::automatic)
+                                        prism::TrisolveAlgorithm::automatic, prism::Precision::fp64)
                 ->algorithm(),
             "cusparse");
   const CsrMatrix<double> colored =
@@ -241,7 +280,7 @@ TEST_F(CudaBackendTest, AutoTrisolvePicksColorsetForFewBlocksAndCusparseForMany)
   prism::precond::Ic0Pattern factor(colored);
   factor.factorize(colored, {});
   EXPECT_EQ(gpu->make_triangular_solver(factor.lower(), prism::backend::Triangle::lower,
-                                        prism::TrisolveAlgorithm::automatic)
+                                        prism::TrisolveAlgorithm::automatic, prism::Precision::fp64)
                 ->algorithm(),
             "colorset");
 }
@@ -265,7 +304,8 @@ TEST_F(CudaBackendTest, DeviceIc0FactorIsEquivalentToReference) {
       prism::precond::Ic0Pattern host_factor(a);
       const prism::FactorizationReport rh = host_factor.factorize(a, {});
       prism::precond::Ic0Pattern pattern(a);
-      auto engine = gpu->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source());
+      auto engine = gpu->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source(),
+                                         prism::Precision::fp64);
       const prism::FactorizationReport rg = pattern.factorize(a, {}, *engine);
       // Same breakdowns (bcsstk13 needs the shift), same shift.
       EXPECT_EQ(rg.retries, rh.retries);
@@ -273,7 +313,7 @@ TEST_F(CudaBackendTest, DeviceIc0FactorIsEquivalentToReference) {
       for (auto tri : {prism::backend::Triangle::lower, prism::backend::Triangle::upper}) {
         auto reference = cpu->make_triangular_solver(
             tri == prism::backend::Triangle::lower ? host_factor.lower() : host_factor.upper(), tri,
-            prism::TrisolveAlgorithm::reference);
+            prism::TrisolveAlgorithm::reference, prism::Precision::fp64);
         auto b = both(random_vector(a.rows, 31)), x = both(std::vector<double>(a.rows, 0.0));
         engine->solve(tri, *b.g, *x.g);
         reference->solve(*b.c, *x.c);
@@ -283,6 +323,30 @@ TEST_F(CudaBackendTest, DeviceIc0FactorIsEquivalentToReference) {
         EXPECT_LE(max_abs_diff(host(*gpu, *x.g), xc), 1e-12 * scale);
       }
     }
+  }
+}
+
+TEST_F(CudaBackendTest, DeviceIc0FactorInMixedPrecisionMatchesItsCpuTwin) {
+  const CsrMatrix<double> original = prism::poisson3d(19, 17, 15, 27);
+  const CsrMatrix<double> a = prism::permute_symmetric(
+      original, prism::color_matrix(original, prism::VertexOrder::natural).permutation);
+  prism::precond::Ic0Pattern pg(a), pc(a);
+  auto eg =
+      gpu->make_ic0_factor(pg.lower(), pg.upper(), pg.upper_source(), prism::Precision::mixed);
+  auto ec =
+      cpu->make_ic0_factor(pc.lower(), pc.upper(), pc.upper_source(), prism::Precision::mixed);
+  pg.factorize(a, {}, *eg);
+  pc.factorize(a, {}, *ec);
+  for (auto tri : {prism::backend::Triangle::lower, prism::backend::Triangle::upper}) {
+    auto b = both(random_vector(a.rows, 32)), x = both(std::vector<double>(a.rows, 0.0));
+    eg->solve(tri, *b.g, *x.g);
+    ec->solve(tri, *b.c, *x.c);
+    const auto xc = host(*cpu, *x.c);
+    double scale = 1.0;
+    for (double v : xc) scale = std::max(scale, std::abs(v));
+    // Same float values on both sides (the factorization is bit-identical in double);
+    // only the summation order of the double sums differs.
+    EXPECT_LE(max_abs_diff(host(*gpu, *x.g), xc), 1e-12 * scale);
   }
 }
 
@@ -324,9 +388,10 @@ TEST(GpuSolveBackendFactorization, MatchesHostFactorizationAndRefactors) {
 
 TEST_F(CudaBackendTest, ReferenceTrisolveIsRejectedOnTheGpu) {
   const auto a = prism::poisson2d(3, 3);
-  EXPECT_THROW(gpu->make_triangular_solver(a, prism::backend::Triangle::lower,
-                                           prism::TrisolveAlgorithm::reference),
-               prism::ConfigError);
+  EXPECT_THROW(
+      gpu->make_triangular_solver(a, prism::backend::Triangle::lower,
+                                  prism::TrisolveAlgorithm::reference, prism::Precision::fp64),
+      prism::ConfigError);
 }
 
 TEST_F(CudaBackendTest, PhaseTimerRecordsEveryIteration) {
@@ -440,6 +505,106 @@ TEST(GpuSolveRefactor, RefactorEqualsFreshSetup) {
   EXPECT_LE(max_abs_diff(x1, x2), 1e-12);
 }
 
+/// The iteration replayed as a CUDA graph runs the very same kernels on the very same
+/// data as plain launches: identical iterations and bit-identical solutions, for every
+/// preconditioner path and with and without check_every.
+TEST(GpuSolveGraph, ReplayEqualsPlainLaunches) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const CsrMatrix<double> a = prism::poisson3d(21, 20, 19);
+  const std::vector<double> b = random_vector(a.rows, 12);
+  struct Path {
+    std::string name;
+    std::string type;
+    prism::TrisolveAlgorithm trisolve;
+    prism::Ic0Factorization factorization;
+    prism::Precision precision;
+  };
+  const std::vector<Path> paths{
+      {"none", "none", prism::TrisolveAlgorithm::automatic, prism::Ic0Factorization::host,
+       prism::Precision::fp64},
+      {"jacobi", "jacobi", prism::TrisolveAlgorithm::automatic, prism::Ic0Factorization::host,
+       prism::Precision::fp64},
+      {"ic0 colorset", "ic0", prism::TrisolveAlgorithm::colorset, prism::Ic0Factorization::host,
+       prism::Precision::fp64},
+      {"ic0 cusparse", "ic0", prism::TrisolveAlgorithm::cusparse, prism::Ic0Factorization::host,
+       prism::Precision::fp64},
+      {"ic0 device factor mixed", "ic0", prism::TrisolveAlgorithm::automatic,
+       prism::Ic0Factorization::backend, prism::Precision::mixed}};
+  for (const Path& path : paths) {
+    for (int check_every : {1, 4}) {
+      SCOPED_TRACE(path.name + " check_every " + std::to_string(check_every));
+      prism::SolverConfig config;
+      config.backend = prism::BackendKind::cuda;
+      config.preconditioner.type = path.type;
+      config.preconditioner.trisolve = path.trisolve;
+      config.preconditioner.ic0.factorization = path.factorization;
+      config.preconditioner.ic0.precision = path.precision;
+      config.solver.tolerance = 1e-9;
+      config.solver.check_every = check_every;
+      config.solver.timing = prism::TimingMode::total;
+      config.solver.graph = prism::GraphMode::off;
+      prism::Solver plain(config);
+      config.solver.graph = prism::GraphMode::on;
+      prism::Solver graph(config);
+      plain.setup(a);
+      graph.setup(a);
+      std::vector<double> xp, xg;
+      const auto rp = plain.solve(b, xp);
+      const auto rg = graph.solve(b, xg);
+      ASSERT_TRUE(rg.converged());
+      EXPECT_FALSE(rp.graph);
+      EXPECT_TRUE(rg.graph);
+      EXPECT_EQ(rg.iterations, rp.iterations);
+      EXPECT_EQ(rg.history.size(), rp.history.size());
+      EXPECT_EQ(xg, xp);
+      EXPECT_EQ(rg.phase_bytes, rp.phase_bytes);
+      // A second solve records its own graph on the same solver.
+      std::vector<double> xg2;
+      EXPECT_EQ(graph.solve(b, xg2).iterations, rg.iterations);
+      EXPECT_EQ(xg2, xg);
+    }
+  }
+}
+
+TEST(GpuSolveGraph, GraphOnWithPhaseTimingIsAConfigError) {
+  PRISM_SKIP_WITHOUT_GPU();
+  prism::SolverConfig config;
+  config.backend = prism::BackendKind::cuda;
+  config.solver.graph = prism::GraphMode::on;
+  prism::Solver s(config);
+  s.setup(prism::poisson2d(10, 10));
+  std::vector<double> x;
+  EXPECT_THROW(s.solve(std::vector<double>(100, 1.0), x), prism::ConfigError);
+}
+
+TEST(GpuSolveMixed, ConvergesWithinTwoIterationsOfDouble) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const CsrMatrix<double> a = prism::poisson3d(30, 28, 26);
+  const std::vector<double> b = random_vector(a.rows, 21);
+  for (auto factorization : {prism::Ic0Factorization::host, prism::Ic0Factorization::backend}) {
+    prism::SolverConfig config;
+    config.backend = prism::BackendKind::cuda;
+    config.solver.tolerance = 1e-10;
+    config.preconditioner.ic0.factorization = factorization;
+    prism::Solver full(config);
+    config.preconditioner.ic0.precision = prism::Precision::mixed;
+    prism::Solver mixed(config);
+    full.setup(a);
+    mixed.setup(a);
+    std::vector<double> xf, xm;
+    const auto rf = full.solve(b, xf);
+    const auto rm = mixed.solve(b, xm);
+    ASSERT_TRUE(rm.converged());
+    EXPECT_EQ(rm.precision, "mixed");
+    EXPECT_EQ(rf.precision, "double");
+    EXPECT_LE(std::abs(rm.iterations - rf.iterations), 2);
+    EXPECT_LE(prism::test::relative_residual(a, xm, b), 1e-9);
+    // The float factor halves the value bytes of both solves.
+    const int lower = static_cast<int>(prism::Phase::lower_solve);
+    EXPECT_LT(rm.phase_bytes[lower] / rm.iterations, rf.phase_bytes[lower] / rf.iterations);
+  }
+}
+
 TEST(GpuSolveChecks, CheckEveryAndTimingTotal) {
   PRISM_SKIP_WITHOUT_GPU();
   const CsrMatrix<double> a = prism::poisson3d(24, 24, 24);
@@ -453,6 +618,7 @@ TEST(GpuSolveChecks, CheckEveryAndTimingTotal) {
   std::vector<double> x;
   const auto r = s.solve(b, x);
   ASSERT_TRUE(r.converged());
+  EXPECT_TRUE(r.graph);  // graph: auto records when nothing is timed per phase
   EXPECT_EQ(r.iterations % 10, 0);
   for (double t : r.phase_seconds) EXPECT_EQ(t, 0.0);
   EXPECT_LE(prism::test::relative_residual(a, x, b), 1e-8);

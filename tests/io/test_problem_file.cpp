@@ -71,6 +71,9 @@ TEST(ProblemFile, FullFileSetsEveryKey) {
   EXPECT_EQ(spec.initial_guess.seed, 99u);
   EXPECT_DOUBLE_EQ(spec.config.solver.tolerance, 1e-6);
   EXPECT_EQ(spec.config.solver.max_iterations, 250);
+  EXPECT_EQ(spec.config.solver.check_every, 5);
+  EXPECT_EQ(spec.config.solver.timing, prism::TimingMode::total);
+  EXPECT_EQ(spec.config.solver.graph, prism::GraphMode::off);
   const prism::PreconditionerOptions& p = spec.config.preconditioner;
   EXPECT_EQ(p.type, "ic0");
   EXPECT_EQ(p.ordering, prism::Ordering::natural);
@@ -79,6 +82,8 @@ TEST(ProblemFile, FullFileSetsEveryKey) {
   EXPECT_EQ(p.trisolve, prism::TrisolveAlgorithm::reference);
   EXPECT_DOUBLE_EQ(p.ic0.initial_shift, 0.01);
   EXPECT_EQ(p.ic0.max_shift_retries, 5);
+  EXPECT_EQ(p.ic0.factorization, prism::Ic0Factorization::backend);
+  EXPECT_EQ(p.ic0.precision, prism::Precision::mixed);
   EXPECT_EQ(spec.config.backend, prism::BackendKind::cpu);
   // Output paths are relative to the current directory, not to the YAML file.
   EXPECT_EQ(spec.output.report, "out/full.json");
@@ -190,6 +195,11 @@ const InvalidCase invalid_cases[] = {
     {"bad_coefficient_negative.yaml", 6, 23, {"matrix.coefficients[1]: must be > 0, got -3.0"}},
     {"bad_section_scalar.yaml", 5, 9, {"solver: expected a map, got '5'"}},
     {"bad_rhs_file_missing.yaml", 6, 3, {"rhs: missing required key 'file'"}},
+    {"bad_graph.yaml", 6, 10, {"solver.graph: unknown value 'always'", "auto | on | off"}},
+    {"bad_precision.yaml",
+     7,
+     16,
+     {"preconditioner.ic0.precision: unknown value 'half'", "double | mixed"}},
     {"bad_vertex_order.yaml",
      7,
      19,

@@ -279,6 +279,68 @@ TEST(Pcg, ColorsetReferenceSolvesLikeRowByRowReference) {
   EXPECT_LE(prism::test::relative_residual(a, x2, b), 1e-9);
 }
 
+TEST(Pcg, MixedPrecisionFactorConvergesLikeDouble) {
+  const CsrMatrix<double> a = prism::poisson3d(14, 13, 12);
+  const std::vector<double> b = random_vector(a.rows, 5);
+  prism::SolverConfig c = config("ic0", prism::Ordering::color);
+  prism::Solver full(c);
+  c.preconditioner.ic0.precision = prism::Precision::mixed;
+  prism::Solver mixed(c);
+  c.preconditioner.ic0.factorization = prism::Ic0Factorization::backend;
+  prism::Solver engine(c);
+  full.setup(a);
+  mixed.setup(a);
+  engine.setup(a);
+  std::vector<double> xf, xm, xe;
+  const prism::SolveReport rf = full.solve(b, xf);
+  const prism::SolveReport rm = mixed.solve(b, xm);
+  const prism::SolveReport re = engine.solve(b, xe);
+  ASSERT_TRUE(rm.converged());
+  EXPECT_EQ(rm.precision, "mixed");
+  EXPECT_EQ(rm.trisolve, "colorset");  // auto picks the solve that has the float factor
+  EXPECT_EQ(rf.precision, "double");
+  EXPECT_LE(std::abs(rm.iterations - rf.iterations), 2);
+  EXPECT_LE(prism::test::relative_residual(a, xm, b), 1e-9);
+  EXPECT_NE(xm, xf);  // the factor really was rounded
+  // The host factor and the factorization engine round the same double factor.
+  EXPECT_EQ(re.iterations, rm.iterations);
+  EXPECT_EQ(xe, xm);
+  // Modeled traffic: 4 instead of 8 value bytes per factor entry.
+  const int lower = static_cast<int>(prism::Phase::lower_solve);
+  EXPECT_LT(rm.phase_bytes[lower] / rm.iterations, rf.phase_bytes[lower] / rf.iterations);
+}
+
+TEST(Pcg, MixedPrecisionNeedsTheColorsetSolve) {
+  prism::SolverConfig c = config("ic0", prism::Ordering::color);
+  c.preconditioner.ic0.precision = prism::Precision::mixed;
+  c.preconditioner.trisolve = prism::TrisolveAlgorithm::reference;
+  EXPECT_THROW(prism::Solver{c}, prism::ConfigError);
+}
+
+TEST(Pcg, GraphOnIsAConfigErrorOnTheCpuAndWithPhaseTiming) {
+  const CsrMatrix<double> a = prism::poisson2d(10, 10);
+  const std::vector<double> b(a.rows, 1.0);
+  prism::SolverConfig c = config("jacobi", prism::Ordering::natural);
+  c.solver.graph = prism::GraphMode::on;
+  c.solver.timing = prism::TimingMode::total;
+  prism::Solver cpu(c);
+  cpu.setup(a);
+  std::vector<double> x;
+  EXPECT_THROW(cpu.solve(b, x), prism::ConfigError);  // the cpu backend records no graphs
+  c.solver.timing = prism::TimingMode::phases;
+  prism::Solver phases(c);
+  phases.setup(a);
+  EXPECT_THROW(phases.solve(b, x), prism::ConfigError);
+  // auto: plain launches on the cpu.
+  c.solver.graph = prism::GraphMode::automatic;
+  c.solver.timing = prism::TimingMode::total;
+  prism::Solver automatic(c);
+  automatic.setup(a);
+  const prism::SolveReport r = automatic.solve(b, x);
+  EXPECT_TRUE(r.converged());
+  EXPECT_FALSE(r.graph);
+}
+
 TEST(Pcg, CpuBackendRejectsGpuOnlyTrisolve) {
   prism::SolverConfig c = config("ic0", prism::Ordering::natural);
   c.preconditioner.trisolve = prism::TrisolveAlgorithm::cusparse;

@@ -9,12 +9,14 @@
 #include "backend/cuda/cusparse_trisolve.hpp"
 #include "backend/cuda/device_csr.hpp"
 #include "backend/cuda/ic0_factor.hpp"
+#include "backend/split_triangle.hpp"
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/spmv.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 namespace prism::backend {
@@ -88,6 +90,38 @@ void check_size(const Vector& x, const Vector& y, const char* op) {
   }
 }
 
+/// A CUDA graph captured from the backend's stream, launched on it.
+class CudaRecording final : public Recording {
+ public:
+  CudaRecording(GraphExec exec, cudaStream_t stream) : exec_(std::move(exec)), stream_(stream) {}
+  void replay() override { PRISM_CUDA_CHECK(cudaGraphLaunch(exec_.get(), stream_)); }
+
+ private:
+  GraphExec exec_;
+  cudaStream_t stream_;
+};
+
+/// Captures what `body` queues on `stream` into an instantiated graph. A failed capture
+/// is ended (the stream stays usable) before the error propagates.
+GraphExec capture(cudaStream_t stream, const std::function<void()>& body) {
+  PRISM_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  try {
+    body();
+  } catch (...) {
+    cudaGraph_t partial = nullptr;
+    cudaStreamEndCapture(stream, &partial);
+    if (partial != nullptr) cudaGraphDestroy(partial);
+    cudaGetLastError();  // clear the capture's sticky-free error state
+    throw;
+  }
+  cudaGraph_t raw = nullptr;
+  PRISM_CUDA_CHECK(cudaStreamEndCapture(stream, &raw));
+  const Graph graph(raw);
+  cudaGraphExec_t exec = nullptr;
+  PRISM_CUDA_CHECK(cudaGraphInstantiate(&exec, graph.get(), 0));
+  return GraphExec(exec);
+}
+
 /// `trisolve: auto` takes the color-set solve up to this many independent row blocks:
 /// at ~3 us per launch, 256 blocks cost about as much as one bandwidth-bound solve of
 /// a few million rows, and greedy colorings of FEM and circuit matrices stay far below.
@@ -129,7 +163,14 @@ class CudaBackend final : public Backend {
   }
   std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,
                                                            Triangle triangle,
-                                                           TrisolveAlgorithm algorithm) override {
+                                                           TrisolveAlgorithm algorithm,
+                                                           Precision precision) override {
+    if (precision == Precision::mixed) {
+      if (algorithm != TrisolveAlgorithm::automatic && algorithm != TrisolveAlgorithm::colorset) {
+        throw_mixed_needs_colorset(algorithm);
+      }
+      return make_colorset_trisolve(SplitTriangle(t, triangle, precision), stream_.get());
+    }
     switch (algorithm) {
       case TrisolveAlgorithm::automatic: {
         // Color-set pays one launch per independent row block: few blocks (a multicolor
@@ -153,8 +194,9 @@ class CudaBackend final : public Backend {
   }
   std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
                                              const CsrMatrix<double>& upper,
-                                             const std::vector<index_t>& upper_source) override {
-    return make_cuda_ic0_factor(lower, upper, upper_source, stream_.get());
+                                             const std::vector<index_t>& upper_source,
+                                             Precision precision) override {
+    return make_cuda_ic0_factor(lower, upper, upper_source, precision, stream_.get());
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {
@@ -215,6 +257,11 @@ class CudaBackend final : public Backend {
   }
 
   PhaseTimer& timer() override { return timer_; }
+
+  bool can_record() const override { return true; }
+  std::unique_ptr<Recording> record(const std::function<void()>& body) override {
+    return std::make_unique<CudaRecording>(capture(stream_.get(), body), stream_.get());
+  }
 
   double reference_bandwidth() override {
     if (bandwidth_ == 0.0) bandwidth_ = measure_copy_bandwidth();

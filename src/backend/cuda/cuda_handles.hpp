@@ -1,6 +1,6 @@
 #pragma once
 // RAII owners of the CUDA objects the backend holds: stream, cuSPARSE handle, the
-// cuSPARSE matrix / vector / SpSV descriptors, events.
+// cuSPARSE matrix / vector / SpSV descriptors, events, graphs.
 
 #include "kernels/cuda/check.hpp"
 
@@ -42,6 +42,8 @@ using SparseHandle = Owned<cusparseHandle_t, cusparseDestroy>;
 using SpMatDescr = Owned<cusparseSpMatDescr_t, cusparseDestroySpMat>;
 using DnVecDescr = Owned<cusparseDnVecDescr_t, cusparseDestroyDnVec>;
 using SpSVDescr = Owned<cusparseSpSVDescr_t, cusparseSpSV_destroyDescr>;
+using Graph = Owned<cudaGraph_t, cudaGraphDestroy>;
+using GraphExec = Owned<cudaGraphExec_t, cudaGraphExecDestroy>;
 
 inline Stream make_stream() {
   cudaStream_t s = nullptr;

@@ -1,5 +1,6 @@
 #include "backend/cuda/ic0_factor.hpp"
 
+#include "backend/cuda/colorset_trisolve.hpp"
 #include "backend/cuda/cuda_vector.hpp"
 #include "backend/split_triangle.hpp"
 #include "kernels/cuda/blas1.hpp"
@@ -28,17 +29,18 @@ DeviceBuffer<T> upload(const std::vector<T>& host, cudaStream_t stream) {
   return d;
 }
 
-/// A strict triangle on the device, filled from L's values by a gather.
+/// A strict triangle on the device, its values (and the inverse diagonal) gathered
+/// from L's in the solves' precision.
 struct DeviceStrict {
   DeviceBuffer<index_t> row_ptr, col_idx, source;
-  DeviceBuffer<double> values;
+  ColorsetValues values;
   std::vector<kernels::cuda::ColorsetStep> plan;
 };
 
 class CudaIc0Factor final : public Ic0Factor {
  public:
   CudaIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
-                const std::vector<index_t>& upper_source, cudaStream_t stream)
+                const std::vector<index_t>& upper_source, Precision precision, cudaStream_t stream)
       : stream_(stream), rows_(lower.rows), failed_(1) {
     const SplitTriangle sl(with_unit_values(lower), Triangle::lower);
     const SplitTriangle su(with_unit_values(upper), Triangle::upper);
@@ -53,7 +55,7 @@ class CudaIc0Factor final : public Ic0Factor {
     lower_.row_ptr = upload(sl.strict().row_ptr, stream);
     lower_.col_idx = upload(sl.strict().col_idx, stream);
     lower_.source = upload(sl.strict_source(), stream);
-    lower_.values = DeviceBuffer<double>(sl.strict().col_idx.size());
+    lower_.values = ColorsetValues(sl.strict().col_idx.size(), rows_, precision);
     lower_.plan = kernels::cuda::colorset_plan(sl.strict().row_ptr.data(), sl.block_ptr());
 
     // U's strict entries come from L through U's own map into L.
@@ -62,11 +64,10 @@ class CudaIc0Factor final : public Ic0Factor {
     upper_.row_ptr = upload(su.strict().row_ptr, stream);
     upper_.col_idx = upload(su.strict().col_idx, stream);
     upper_.source = upload(from_l, stream);
-    upper_.values = DeviceBuffer<double>(su.strict().col_idx.size());
+    upper_.values = ColorsetValues(su.strict().col_idx.size(), rows_, precision);
     upper_.plan = kernels::cuda::colorset_plan(su.strict().row_ptr.data(), su.block_ptr());
 
     diagonal_source_ = upload(sl.diagonal_source(), stream);
-    inverse_diagonal_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
     row_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
     PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host vectors above go away
   }
@@ -97,22 +98,18 @@ class CudaIc0Factor final : public Ic0Factor {
     row_scale_.upload(row_scale.data(), stream_);
     kernels::cuda::scale_rows(rows_, l_row_ptr_.data(), row_scale_.data(), l_values_.data(),
                               stream_);
+    // Each triangle keeps its own copy of the inverse diagonal: 8 (or 4) B per row
+    // buys solves that read only their own arrays.
     for (DeviceStrict* s : {&lower_, &upper_}) {
-      kernels::cuda::gather(static_cast<index_t>(s->values.size()), s->source.data(),
-                            l_values_.data(), s->values.data(), stream_);
+      s->values.gather(s->source.data(), diagonal_source_.data(), l_values_.data(), stream_);
     }
-    kernels::cuda::gather_inverse(rows_, diagonal_source_.data(), l_values_.data(),
-                                  inverse_diagonal_.data(), stream_);
     PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // row_scale is the caller's
   }
 
   void solve(Triangle triangle, const Vector& b, Vector& x) override {
     const DeviceStrict& s = triangle == Triangle::lower ? lower_ : upper_;
-    const kernels::CsrView<double> view{rows_, rows_, s.row_ptr.data(), s.col_idx.data(),
-                                        s.values.data()};
-    kernels::cuda::colorset_solve(view, inverse_diagonal_.data(), s.plan,
-                                  triangle == Triangle::lower, cast(b).data(), cast(x).data(),
-                                  stream_);
+    s.values.solve(rows_, s.row_ptr.data(), s.col_idx.data(), s.plan, triangle == Triangle::lower,
+                   cast(b).data(), cast(x).data(), stream_);
   }
 
  private:
@@ -124,7 +121,7 @@ class CudaIc0Factor final : public Ic0Factor {
   DeviceBuffer<double> l_values_;
   DeviceStrict lower_, upper_;
   DeviceBuffer<index_t> diagonal_source_;
-  DeviceBuffer<double> inverse_diagonal_, row_scale_;
+  DeviceBuffer<double> row_scale_;
   DeviceBuffer<int> failed_row_{1};
   PinnedBuffer<int> failed_;
 };
@@ -134,8 +131,8 @@ class CudaIc0Factor final : public Ic0Factor {
 std::unique_ptr<Ic0Factor> make_cuda_ic0_factor(const CsrMatrix<double>& lower,
                                                 const CsrMatrix<double>& upper,
                                                 const std::vector<index_t>& upper_source,
-                                                cudaStream_t stream) {
-  return std::make_unique<CudaIc0Factor>(lower, upper, upper_source, stream);
+                                                Precision precision, cudaStream_t stream) {
+  return std::make_unique<CudaIc0Factor>(lower, upper, upper_source, precision, stream);
 }
 
 }  // namespace prism::backend::cuda
