@@ -44,10 +44,14 @@ struct Config {
   prism::TrisolveAlgorithm trisolve = prism::TrisolveAlgorithm::automatic;
   prism::SpmvAlgorithm spmv = prism::SpmvAlgorithm::automatic;
   prism::Ic0Factorization factorization = prism::Ic0Factorization::automatic;
+  prism::Precision precision = prism::Precision::fp64;
+  prism::GraphMode graph = prism::GraphMode::automatic;  ///< of the timed solves
 };
 
 // ic0-color-cusparse and ic0-color solve with the same colored factor: cuSPARSE alone
 // (SpSV + SpMV) against prism's own kernels (auto: colorset and csr_vector on the GPU).
+// The timed solves use timing: total, so graph: auto replays a CUDA graph on the GPU;
+// ic0-color-launches is ic0-color with every kernel launched one by one.
 const std::vector<Config> kAllConfigs{
     {"none", "none", prism::Ordering::natural},
     {"jacobi", "jacobi", prism::Ordering::natural},
@@ -56,10 +60,16 @@ const std::vector<Config> kAllConfigs{
      prism::SpmvAlgorithm::cusparse},
     {"ic0-color", "ic0", prism::Ordering::color},
     {"ic0-color-device-factor", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::automatic,
-     prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::backend}};
+     prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::backend},
+    {"ic0-color-launches", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::automatic,
+     prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::automatic, prism::Precision::fp64,
+     prism::GraphMode::off},
+    {"ic0-color-mixed", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::automatic,
+     prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::backend, prism::Precision::mixed}};
 
 struct Result {
   std::string problem, config, backend, device, trisolve;
+  bool graph = false;  ///< the timed solves replayed a CUDA graph
   long long rows = 0, nnz = 0;
   int colors = 0, levels = 0;
   bool converged = false;
@@ -102,7 +112,9 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   config.preconditioner.trisolve = c.trisolve;
   if (c.spmv != prism::SpmvAlgorithm::automatic) config.solver.spmv = c.spmv;
   config.preconditioner.ic0.factorization = c.factorization;
+  config.preconditioner.ic0.precision = c.precision;
   config.solver.timing = prism::TimingMode::phases;
+  config.solver.graph = prism::GraphMode::off;
   prism::Solver solver(config);
   Result r;
   r.problem = spec.name;
@@ -142,12 +154,14 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   // The speed: whole solves with nothing recorded inside the iteration.
   prism::SolverOptions total = config.solver;
   total.timing = prism::TimingMode::total;
+  total.graph = c.graph;
   solver.set_solver_options(total);
   std::vector<double> times;
   for (int i = 0; i < repeats + 1; ++i) {
     x = p.x0;
     const prism::SolveReport rep = solver.solve(p.b, x);
     if (i > 0) times.push_back(rep.solve_seconds);  // the first is a warm-up
+    r.graph = rep.graph;
   }
   r.solve_median = median(times);
   r.solve_min = *std::min_element(times.begin(), times.end());
@@ -212,6 +226,7 @@ void write_json(const std::string& path, const std::vector<Result>& results) {
     w.key("backend").value(r.backend);
     w.key("device").value(r.device);
     w.key("trisolve").value(r.trisolve);
+    w.key("graph").value(r.graph);
     w.key("rows").value(r.rows);
     w.key("nnz").value(r.nnz);
     w.key("colors").value(r.colors);
@@ -262,11 +277,13 @@ void write_json(const std::string& path, const std::vector<Result>& results) {
 void print_row(const Result& r) {
   const double per_it = r.iterations > 0 ? r.solve_median / r.iterations : 0.0;
   const double bound = r.bandwidth > 0.0 ? r.bytes_per_iteration / r.bandwidth : 0.0;
-  std::printf("%-16s %-23s %-9s %5s %6d %9.1f %10.2f %8.3f %9.3f %8.1f%% %9.4f %9.4f %9.4f %5d\n",
-              r.problem.c_str(), r.config.c_str(), r.trisolve.empty() ? "-" : r.trisolve.c_str(),
-              r.converged ? "yes" : "NO", r.iterations, per_it * 1e6, r.solve_median * 1e3,
-              r.setup_wall, bound * 1e6, per_it > 0 && bound > 0 ? 100.0 * bound / per_it : 0.0,
-              r.factorization, r.refactor_wall, r.refactor_factorization, r.colors);
+  std::printf(
+      "%-16s %-23s %-9s %5s %5s %6d %9.1f %10.2f %8.3f %9.3f %8.1f%% %9.4f %9.4f %9.4f %5d\n",
+      r.problem.c_str(), r.config.c_str(), r.trisolve.empty() ? "-" : r.trisolve.c_str(),
+      r.graph ? "yes" : "no", r.converged ? "yes" : "NO", r.iterations, per_it * 1e6,
+      r.solve_median * 1e3, r.setup_wall, bound * 1e6,
+      per_it > 0 && bound > 0 ? 100.0 * bound / per_it : 0.0, r.factorization, r.refactor_wall,
+      r.refactor_factorization, r.colors);
 }
 
 }  // namespace
@@ -274,7 +291,7 @@ void print_row(const Result& r) {
 int main(int argc, char** argv) {
   int repeats = 5;
   std::string json_path, dump_dir,
-      configs = ",none,jacobi,ic0-natural,ic0-color-cusparse,ic0-color,";
+      configs = ",none,jacobi,ic0-natural,ic0-color-cusparse,ic0-color,ic0-color-launches,";
   bool eigen = true;
   prism::BackendKind backend = prism::BackendKind::automatic;
   std::vector<std::string> problems;
@@ -305,9 +322,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "usage: bench_pcg [options] PROBLEM.yaml...\n");
       return 1;
     }
-    std::printf("%-16s %-23s %-9s %5s %6s %9s %10s %8s %9s %9s %9s %9s %9s %5s\n", "problem",
-                "config", "trisolve", "conv", "iters", "us/iter", "solve ms", "setup s", "bound us",
-                "% bound", "factor s", "refac s", "refac f s", "colors");
+    std::printf("%-16s %-23s %-9s %5s %5s %6s %9s %10s %8s %9s %9s %9s %9s %9s %5s\n", "problem",
+                "config", "trisolve", "graph", "conv", "iters", "us/iter", "solve ms", "setup s",
+                "bound us", "% bound", "factor s", "refac s", "refac f s", "colors");
     std::vector<Result> results;
     for (const std::string& file : problems) {
       const prism::ProblemSpec spec = prism::load_problem_file(file);
