@@ -46,6 +46,7 @@ struct Config {
   prism::Ic0Factorization factorization = prism::Ic0Factorization::automatic;
   prism::Precision precision = prism::Precision::fp64;
   prism::GraphMode graph = prism::GraphMode::automatic;  ///< of the timed solves
+  prism::ColorsetLayout layout = prism::ColorsetLayout::automatic;
 };
 
 // ic0-color-cusparse and ic0-color solve with the same colored factor: cuSPARSE alone
@@ -65,7 +66,13 @@ const std::vector<Config> kAllConfigs{
      prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::automatic, prism::Precision::fp64,
      prism::GraphMode::off},
     {"ic0-color-mixed", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::automatic,
-     prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::backend, prism::Precision::mixed}};
+     prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::backend, prism::Precision::mixed},
+    {"ic0-color-csr", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::colorset,
+     prism::SpmvAlgorithm::cusparse, prism::Ic0Factorization::automatic, prism::Precision::fp64,
+     prism::GraphMode::automatic, prism::ColorsetLayout::csr},
+    {"ic0-color-sell", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::colorset,
+     prism::SpmvAlgorithm::sell, prism::Ic0Factorization::automatic, prism::Precision::fp64,
+     prism::GraphMode::automatic, prism::ColorsetLayout::sell}};
 
 struct Result {
   std::string problem, config, backend, device, trisolve;
@@ -113,6 +120,7 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   if (c.spmv != prism::SpmvAlgorithm::automatic) config.solver.spmv = c.spmv;
   config.preconditioner.ic0.factorization = c.factorization;
   config.preconditioner.ic0.precision = c.precision;
+  config.preconditioner.colorset_layout = c.layout;
   config.solver.timing = prism::TimingMode::phases;
   config.solver.graph = prism::GraphMode::off;
   prism::Solver solver(config);

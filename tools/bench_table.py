@@ -23,8 +23,9 @@ def main():
     print("| problem | configuration | iterations | µs / iteration | time to 1e-8 [ms] "
           "| set-up [ms] (coloring / factorization) | bound µs / it | % of bound |")
     print("|---|---|---|---|---|---|---|---|")
-    order = ["none", "jacobi", "ic0-natural", "ic0-color-cusparse", "ic0-color-launches",
-             "ic0-color", "ic0-color-device-factor", "ic0-color-mixed", "cupy-none", "cupy-jacobi",
+    order = ["none", "jacobi", "ic0-natural", "ic0-color-cusparse", "ic0-color-csr",
+             "ic0-color-launches", "ic0-color", "ic0-color-sell", "ic0-color-device-factor",
+             "ic0-color-mixed", "cupy-none", "cupy-jacobi",
              "eigen-ic-cg"]
     rank = {name: i for i, name in enumerate(order)}
     rows.sort(key=lambda r: (r["problem"], rank.get(r["config"], len(order))))
@@ -59,8 +60,10 @@ def solve_us(r):
 def trisolve_table(rows, bandwidth):
     """One triangular solve (mean of lower and upper), per problem: cusparseSpSV on the
     natural-order factor and on the colored factor, prism's color-set solve on the same
-    colored factor (double, and float factor with precision mixed)."""
-    configs = ["ic0-natural", "ic0-color-cusparse", "ic0-color", "ic0-color-mixed"]
+    colored factor (CSR layout, the automatic layout, and the float factor of precision
+    mixed)."""
+    configs = ["ic0-natural", "ic0-color-cusparse", "ic0-color-csr", "ic0-color",
+               "ic0-color-mixed"]
     by_problem = {}
     for r in rows:
         if r["config"] in configs:
@@ -69,9 +72,9 @@ def trisolve_table(rows, bandwidth):
         return
     print("\nOne triangular solve, µs (mean of lower and upper; per-phase events), and "
           "% of the copy bandwidth for its modeled bytes:\n")
-    print("| problem | SpSV natural | SpSV colored | colorset colored | colorset mixed "
-          "| colorset vs SpSV natural | vs SpSV colored |")
-    print("|---|---|---|---|---|---|---|")
+    print("| problem | SpSV natural | SpSV colored | colorset CSR | colorset (auto layout) "
+          "| colorset mixed | colorset vs SpSV natural | vs SpSV colored |")
+    print("|---|---|---|---|---|---|---|---|")
     for problem, cfg in sorted(by_problem.items()):
         cells, times = [], {}
         for c in configs:

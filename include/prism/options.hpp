@@ -45,11 +45,21 @@ enum class SpmvAlgorithm {
   cusparse,    ///< "cusparse": cusparseSpMV (CSR_ALG2), cuda only
   csr_vector,  ///< "csr_vector": prism's kernel, a power-of-two group of threads per row
                ///< sized from the mean row length; cuda (the cpu runs the reference)
+  sell,        ///< "sell": prism's kernel on the SELL-32 layout (kernels/sell.hpp), one
+               ///< thread per row; cuda (the cpu runs the reference)
+};
+
+/// Storage of the strict triangle in the GPU color-set solves.
+enum class ColorsetLayout {
+  automatic,  ///< "auto": sell unless padding makes it move too many bytes, then csr
+  csr,        ///< "csr": CSR, a power-of-two group of threads per row
+  sell,       ///< "sell": SELL-32 (kernels/sell.hpp), one thread per row, coalesced
 };
 
 /// Where the IC(0) numeric factorization runs.
 enum class Ic0Factorization {
-  automatic,  ///< "auto": host (the measured default; see README)
+  automatic,  ///< "auto": backend on cuda for color-set solves of a multicolor order,
+              ///< else host (see README)
   host,       ///< "host": the reference kernel on the CPU, then uploaded
   backend,    ///< "backend": in the backend's memory, color by color (the GPU on cuda),
               ///< solved with the color-set solves
@@ -117,6 +127,7 @@ struct PreconditionerOptions {
   Ordering ordering = Ordering::color;
   ColoringOptions coloring;
   TrisolveAlgorithm trisolve = TrisolveAlgorithm::automatic;
+  ColorsetLayout colorset_layout = ColorsetLayout::automatic;
   Ic0Options ic0;
 };
 

@@ -100,17 +100,12 @@ __global__ void rotate_rz(double* scalars) {
   scalars[kRz] = scalars[kRzNew];
 }
 
-__global__ void gather_kernel(index_t n, const index_t* __restrict__ perm,
-                              const double* __restrict__ x, double* __restrict__ y) {
+template <typename Out>
+__global__ void gather_values_kernel(index_t n, const index_t* __restrict__ source,
+                                     const double* __restrict__ x, Out* __restrict__ y) {
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
-    y[i] = x[perm[i]];
-  }
-}
-
-__global__ void scatter_kernel(index_t n, const index_t* __restrict__ perm,
-                               const double* __restrict__ x, double* __restrict__ y) {
-  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
-    y[perm[i]] = x[i];
+    const index_t k = source[i];
+    y[i] = k >= 0 ? static_cast<Out>(x[k]) : Out(0);
   }
 }
 
@@ -156,13 +151,17 @@ void cg_direction(index_t n, const double* z, double* p, double* scalars, cudaSt
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
-void gather(index_t n, const index_t* perm, const double* x, double* y, cudaStream_t stream) {
-  gather_kernel<<<grid_for(n), kThreads, 0, stream>>>(n, perm, x, y);
+void gather_values(index_t n, const index_t* source, const double* x, double* y,
+                   cudaStream_t stream) {
+  if (n == 0) return;
+  gather_values_kernel<<<grid_for(n), kThreads, 0, stream>>>(n, source, x, y);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
-void scatter(index_t n, const index_t* perm, const double* x, double* y, cudaStream_t stream) {
-  scatter_kernel<<<grid_for(n), kThreads, 0, stream>>>(n, perm, x, y);
+void gather_values(index_t n, const index_t* source, const double* x, float* y,
+                   cudaStream_t stream) {
+  if (n == 0) return;
+  gather_values_kernel<<<grid_for(n), kThreads, 0, stream>>>(n, source, x, y);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

@@ -35,10 +35,10 @@ void cg_update(index_t n, const double* p, const double* q, double* x, double* r
 /// then s[rz] = s[rz_new].
 void cg_direction(index_t n, const double* z, double* p, double* scalars, cudaStream_t stream);
 
-/// y[i] = x[perm[i]]
-void gather(index_t n, const index_t* perm, const double* x, double* y, cudaStream_t stream);
-
-/// y[perm[i]] = x[i]
-void scatter(index_t n, const index_t* perm, const double* x, double* y, cudaStream_t stream);
+/// y[i] = x[source[i]], and 0 where source[i] < 0 (padding); the float overload rounds.
+void gather_values(index_t n, const index_t* source, const double* x, double* y,
+                   cudaStream_t stream);
+void gather_values(index_t n, const index_t* source, const double* x, float* y,
+                   cudaStream_t stream);
 
 }  // namespace prism::kernels::cuda

@@ -59,13 +59,6 @@ __global__ void scale_rows_kernel(index_t rows, const index_t* __restrict__ row_
 }
 
 template <typename Out>
-__global__ void gather_values_kernel(index_t n, const index_t* __restrict__ source,
-                                     const double* __restrict__ values, Out* __restrict__ out) {
-  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
-  if (i < n) out[i] = static_cast<Out>(values[source[i]]);
-}
-
-template <typename Out>
 __global__ void gather_inverse_kernel(index_t n, const index_t* __restrict__ source,
                                       const double* __restrict__ values, Out* __restrict__ out) {
   const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
@@ -73,14 +66,10 @@ __global__ void gather_inverse_kernel(index_t n, const index_t* __restrict__ sou
 }
 
 template <typename Out>
-void launch_gather(bool inverse, index_t n, const index_t* source, const double* values, Out* out,
-                   cudaStream_t stream) {
+void launch_gather_inverse(index_t n, const index_t* source, const double* values, Out* out,
+                           cudaStream_t stream) {
   if (n == 0) return;
-  if (inverse) {
-    gather_inverse_kernel<Out><<<blocks_for(n), kThreads, 0, stream>>>(n, source, values, out);
-  } else {
-    gather_values_kernel<Out><<<blocks_for(n), kThreads, 0, stream>>>(n, source, values, out);
-  }
+  gather_inverse_kernel<Out><<<blocks_for(n), kThreads, 0, stream>>>(n, source, values, out);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
@@ -101,21 +90,13 @@ void scale_rows(index_t rows, const index_t* row_ptr, const double* row_scale, d
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
-void gather_values(index_t n, const index_t* source, const double* values, double* out,
-                   cudaStream_t stream) {
-  launch_gather(false, n, source, values, out, stream);
-}
-void gather_values(index_t n, const index_t* source, const double* values, float* out,
-                   cudaStream_t stream) {
-  launch_gather(false, n, source, values, out, stream);
-}
 void gather_inverse(index_t n, const index_t* source, const double* values, double* out,
                     cudaStream_t stream) {
-  launch_gather(true, n, source, values, out, stream);
+  launch_gather_inverse(n, source, values, out, stream);
 }
 void gather_inverse(index_t n, const index_t* source, const double* values, float* out,
                     cudaStream_t stream) {
-  launch_gather(true, n, source, values, out, stream);
+  launch_gather_inverse(n, source, values, out, stream);
 }
 
 }  // namespace prism::kernels::cuda

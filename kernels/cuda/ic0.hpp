@@ -25,12 +25,6 @@ void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* 
 void scale_rows(index_t rows, const index_t* row_ptr, const double* row_scale, double* values,
                 cudaStream_t stream);
 
-/// out[i] = values[source[i]], rounded to float by the float overload.
-void gather_values(index_t n, const index_t* source, const double* values, double* out,
-                   cudaStream_t stream);
-void gather_values(index_t n, const index_t* source, const double* values, float* out,
-                   cudaStream_t stream);
-
 /// out[i] = 1 / values[source[i]], computed in double (then rounded by the float overload).
 void gather_inverse(index_t n, const index_t* source, const double* values, double* out,
                     cudaStream_t stream);

@@ -47,6 +47,15 @@ class Matrix {
 
 enum class Triangle { lower, upper };
 
+/// How a triangular factor is stored and solved.
+struct TrisolveSpec {
+  TrisolveAlgorithm algorithm = TrisolveAlgorithm::automatic;
+  /// mixed: the factor in float; needs the color-set solve (automatic then picks it).
+  Precision precision = Precision::fp64;
+  /// Storage of the color-set solve's strict triangle (cuda; the cpu has one).
+  ColorsetLayout layout = ColorsetLayout::automatic;
+};
+
 /// A triangular factor prepared for repeated solves (analysis done at creation).
 /// Lower factors store the diagonal last in each row, upper ones first.
 class TriangularSolver {
@@ -56,6 +65,8 @@ class TriangularSolver {
   virtual index_t nnz() const = 0;
   /// The algorithm actually used ("reference", "cusparse", "colorset").
   virtual std::string algorithm() const = 0;
+  /// Storage of the factor the solve reads ("csr", or "sell" for SELL-32).
+  virtual std::string layout() const { return "csr"; }
   /// Replaces the values, same pattern (refactor); reuses the analysis.
   virtual void update_values(const std::vector<double>& values) = 0;
   /// Solves T x = b.
@@ -77,6 +88,8 @@ class Ic0Factor {
   virtual void finish(const std::vector<double>& row_scale) = 0;
   /// Solves L x = b (lower) or L^T x = b (upper).
   virtual void solve(Triangle triangle, const Vector& b, Vector& x) = 0;
+  /// Storage of the factor the solves read ("csr", or "sell" for SELL-32).
+  virtual std::string layout() const { return "csr"; }
 };
 
 /// Times the phases of each iteration. A backend may record asynchronously (events)
@@ -116,19 +129,19 @@ class Backend {
   virtual std::unique_ptr<Matrix> make_matrix(const CsrMatrix<double>& a,
                                               SpmvAlgorithm algorithm) = 0;
   /// The algorithm `automatic` picks the backend's best; an algorithm the backend
-  /// does not have throws ConfigError. Precision::mixed stores the factor in float and
-  /// needs the color-set solve (`automatic` then picks it; others throw ConfigError).
+  /// does not have, or mixed precision with another algorithm than the color-set
+  /// solve, throws ConfigError.
   virtual std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,
                                                                    Triangle triangle,
-                                                                   TrisolveAlgorithm algorithm,
-                                                                   Precision precision) = 0;
+                                                                   const TrisolveSpec& spec) = 0;
   /// An IC(0) factor on the pattern `lower` (diagonal last); `upper` is the pattern of
   /// L^T (diagonal first) and upper_source maps its entries to entries of `lower`. The
-  /// factorization runs in double; `precision` is that of the solves.
+  /// factorization runs in double; `spec` (precision, layout) is that of the color-set
+  /// solves.
   virtual std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
                                                      const CsrMatrix<double>& upper,
                                                      const std::vector<index_t>& upper_source,
-                                                     Precision precision) = 0;
+                                                     const TrisolveSpec& spec) = 0;
   virtual void copy_from_host(const std::vector<double>& src, Vector& dst) = 0;
   virtual void copy_to_host(const Vector& src, std::vector<double>& dst) = 0;
 

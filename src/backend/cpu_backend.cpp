@@ -207,8 +207,9 @@ class CpuBackend final : public Backend {
   }
   std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,
                                                            Triangle triangle,
-                                                           TrisolveAlgorithm algorithm,
-                                                           Precision precision) override {
+                                                           const TrisolveSpec& spec) override {
+    const TrisolveAlgorithm algorithm = spec.algorithm;
+    const Precision precision = spec.precision;
     if (precision == Precision::mixed) {
       if (algorithm != TrisolveAlgorithm::automatic && algorithm != TrisolveAlgorithm::colorset) {
         throw_mixed_needs_colorset(algorithm);
@@ -230,8 +231,8 @@ class CpuBackend final : public Backend {
   std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
                                              const CsrMatrix<double>& upper,
                                              const std::vector<index_t>& upper_source,
-                                             Precision precision) override {
-    return std::make_unique<CpuIc0Factor>(lower, upper, upper_source, precision);
+                                             const TrisolveSpec& spec) override {
+    return std::make_unique<CpuIc0Factor>(lower, upper, upper_source, spec.precision);
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {

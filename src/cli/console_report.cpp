@@ -35,7 +35,11 @@ void print_summary(const SolveReport& r, const std::string& problem_name) {
   spdlog::info("");
   spdlog::info("problem        {}: {} rows, {} nonzeros", problem_name, r.rows, r.nnz);
   std::string details;
-  if (!r.trisolve.empty()) details += "trisolve " + r.trisolve;
+  if (!r.trisolve.empty()) {
+    details += "trisolve " + r.trisolve;
+    if (r.trisolve == "colorset") details += " " + r.trisolve_layout;
+  }
+  if (!r.spmv.empty()) details += std::string(details.empty() ? "" : ", ") + "spmv " + r.spmv;
   if (r.precision == "mixed") details += ", precision mixed";
   if (r.graph) details += std::string(details.empty() ? "" : ", ") + "CUDA graph";
   spdlog::info("solver         backend {} ({}), preconditioner {}{}, tolerance {:.1e}", r.backend,

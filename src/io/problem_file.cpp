@@ -453,7 +453,8 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
     return;
   }
   const Map map =
-      r.expect_map(entry, "preconditioner", {"type", "ordering", "coloring", "trisolve", "ic0"});
+      r.expect_map(entry, "preconditioner",
+                   {"type", "ordering", "coloring", "trisolve", "colorset_layout", "ic0"});
   if (const Entry* e = map.find("type"))
     options.type = r.get_choice(*e, "preconditioner.type", names);
   if (const Entry* e = map.find("ordering")) {
@@ -471,6 +472,9 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
   }
   if (const Entry* e = map.find("trisolve")) {
     options.trisolve = r.get_enum<TrisolveAlgorithm>(*e, "preconditioner.trisolve");
+  }
+  if (const Entry* e = map.find("colorset_layout")) {
+    options.colorset_layout = r.get_enum<ColorsetLayout>(*e, "preconditioner.colorset_layout");
   }
   if (const Entry* e = map.find("ic0")) {
     if (options.type != "ic0") {

@@ -50,6 +50,8 @@ std::string report_to_json(const SolveReport& r, const ReportContext& context) {
   w.key("device").value(r.device);
   w.key("preconditioner").value(r.preconditioner);
   w.key("trisolve").value(r.trisolve);
+  w.key("trisolve_layout").value(r.trisolve_layout);
+  w.key("spmv").value(r.spmv);
   w.key("precision").value(r.precision);
   w.key("tolerance").value(r.tolerance);
   w.key("max_iterations").value(r.max_iterations);

@@ -40,6 +40,8 @@ class Preconditioner {
   }
   /// Triangular solve algorithm in use ("" for preconditioners without one).
   virtual std::string trisolve() const { return ""; }
+  /// Storage of the factor the solves read ("csr" or "sell"; "" without one).
+  virtual std::string trisolve_layout() const { return ""; }
   /// Precision of the factor ("double" or "mixed"; "" for preconditioners without one).
   virtual std::string precision() const { return ""; }
   /// Breakdown handling of the last factorize() (only factorizations fill it).

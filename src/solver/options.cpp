@@ -43,7 +43,17 @@ const std::vector<std::pair<SpmvAlgorithm, std::string_view>>& enum_names<SpmvAl
   static const std::vector<std::pair<SpmvAlgorithm, std::string_view>> names{
       {SpmvAlgorithm::automatic, "auto"},
       {SpmvAlgorithm::cusparse, "cusparse"},
-      {SpmvAlgorithm::csr_vector, "csr_vector"}};
+      {SpmvAlgorithm::csr_vector, "csr_vector"},
+      {SpmvAlgorithm::sell, "sell"}};
+  return names;
+}
+
+template <>
+const std::vector<std::pair<ColorsetLayout, std::string_view>>& enum_names<ColorsetLayout>() {
+  static const std::vector<std::pair<ColorsetLayout, std::string_view>> names{
+      {ColorsetLayout::automatic, "auto"},
+      {ColorsetLayout::csr, "csr"},
+      {ColorsetLayout::sell, "sell"}};
   return names;
 }
 
@@ -120,6 +130,7 @@ PRISM_INSTANTIATE_ENUM(SpmvAlgorithm)
 PRISM_INSTANTIATE_ENUM(Ic0Factorization)
 PRISM_INSTANTIATE_ENUM(GraphMode)
 PRISM_INSTANTIATE_ENUM(Precision)
+PRISM_INSTANTIATE_ENUM(ColorsetLayout)
 #undef PRISM_INSTANTIATE_ENUM
 
 const char* phase_name(Phase phase) {

@@ -202,6 +202,8 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
   report.preconditioner = s.preconditioner->name();
   report.trisolve = s.preconditioner->trisolve();
   report.precision = s.preconditioner->precision();
+  report.trisolve_layout = s.preconditioner->trisolve_layout();
+  report.spmv = s.device_matrix->algorithm();
   report.check_every = s.config.solver.check_every;
   report.graph = result.graph;
   report.reference_bandwidth = be.reference_bandwidth();

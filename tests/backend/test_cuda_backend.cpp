@@ -59,15 +59,19 @@ class CudaBackendTest : public ::testing::Test {
   /// The GPU solve with `algorithm` equals the CPU reference solve on the factor t, and
   /// still does after new values arrive through update_values (the refactor path). With
   /// Precision::mixed the reference is the CPU color-set twin on the same float values.
-  void expect_trisolve_matches_reference(const CsrMatrix<double>& t, prism::backend::Triangle tri,
-                                         prism::TrisolveAlgorithm algorithm, unsigned seed,
-                                         prism::Precision precision = prism::Precision::fp64) {
-    auto sg = gpu->make_triangular_solver(t, tri, algorithm, precision);
-    auto sc = cpu->make_triangular_solver(t, tri,
-                                          precision == prism::Precision::mixed
-                                              ? prism::TrisolveAlgorithm::colorset
+  void expect_trisolve_matches_reference(
+      const CsrMatrix<double>& t, prism::backend::Triangle tri, prism::TrisolveAlgorithm algorithm,
+      unsigned seed, prism::Precision precision = prism::Precision::fp64,
+      prism::ColorsetLayout layout = prism::ColorsetLayout::automatic) {
+    auto sg = gpu->make_triangular_solver(t, tri, {algorithm, precision, layout});
+    if (layout != prism::ColorsetLayout::automatic) {
+      EXPECT_EQ(sg->layout(), prism::to_string(layout));
+    }
+    auto sc = cpu->make_triangular_solver(
+        t, tri,
+        {precision == prism::Precision::mixed ? prism::TrisolveAlgorithm::colorset
                                               : prism::TrisolveAlgorithm::reference,
-                                          precision);
+         precision});
     EXPECT_EQ(sg->algorithm(), prism::to_string(algorithm));
     auto b = both(random_vector(t.rows, seed)), x = both(std::vector<double>(t.rows, 0.0));
     sg->solve(*b.g, *x.g);
@@ -170,13 +174,51 @@ TEST_F(CudaBackendTest, SpmvIsEquivalentToReference) {
     cpu->spmv(*ac, *x.c, *y.c);
     double scale = 0.0;
     for (double v : a.values) scale = std::max(scale, std::abs(v));
-    for (auto algorithm : {prism::SpmvAlgorithm::cusparse, prism::SpmvAlgorithm::csr_vector}) {
+    for (auto algorithm : {prism::SpmvAlgorithm::cusparse, prism::SpmvAlgorithm::csr_vector,
+                           prism::SpmvAlgorithm::sell}) {
+      SCOPED_TRACE(prism::to_string(algorithm));
       auto ag = gpu->make_matrix(a, algorithm);
       EXPECT_EQ(ag->algorithm(), prism::to_string(algorithm));
       gpu->spmv(*ag, *x.g, *y.g);
       EXPECT_LE(max_abs_diff(host(*gpu, *y.g), host(*cpu, *y.c)), 1e-13 * scale * 27);
+      // New values on the same pattern (refactor): 3 A x.
+      std::vector<double> tripled = a.values;
+      for (double& v : tripled) v *= 3.0;
+      ag->update_values(tripled);
+      gpu->spmv(*ag, *x.g, *y.g);
+      auto y3 = host(*gpu, *y.g);
+      for (double& v : y3) v /= 3.0;
+      EXPECT_LE(max_abs_diff(y3, host(*cpu, *y.c)), 1e-13 * scale * 27);
     }
   }
+}
+
+TEST_F(CudaBackendTest, AutoLayoutsPickSellUnlessPaddingIsLarge) {
+  // Poisson: SELL-32 stores ~1.0 entries per nonzero.
+  const CsrMatrix<double> p = prism::poisson3d(20, 20, 20);
+  EXPECT_EQ(gpu->make_matrix(p, prism::SpmvAlgorithm::automatic)->algorithm(), "sell");
+  // An arrow matrix: one dense row pads its whole slice, 32x the nonzeros of the rest.
+  std::vector<prism::Triplet> t;
+  const index_t n = 4096;
+  for (index_t i = 0; i < n; ++i) t.push_back({i, i, 4.0});
+  for (index_t j = 1; j < n; ++j) t.push_back({0, j, 1.0});
+  EXPECT_EQ(gpu->make_matrix(prism::csr_from_triplets(n, n, t), prism::SpmvAlgorithm::automatic)
+                ->algorithm(),
+            "cusparse");
+  // Color-set solves: SELL on a colored factor; CSR where the independent blocks are
+  // tiny (a natural order: one partial slice per block).
+  const CsrMatrix<double> colored =
+      prism::permute_symmetric(p, prism::color_matrix(p, prism::VertexOrder::natural).permutation);
+  prism::precond::Ic0Pattern fc(colored), fn(p);
+  fc.factorize(colored, {});
+  fn.factorize(p, {});
+  const auto lower = prism::backend::Triangle::lower;
+  EXPECT_EQ(gpu->make_triangular_solver(fc.lower(), lower, {prism::TrisolveAlgorithm::colorset})
+                ->layout(),
+            "sell");
+  EXPECT_EQ(gpu->make_triangular_solver(fn.lower(), lower, {prism::TrisolveAlgorithm::colorset})
+                ->layout(),
+            "csr");
 }
 
 TEST_F(CudaBackendTest, CusparseTriangularSolvesAreEquivalentToReference) {
@@ -228,9 +270,13 @@ TEST_F(CudaBackendTest, ColorsetTriangularSolvesAreEquivalentToReference) {
       for (auto tri : {prism::backend::Triangle::lower, prism::backend::Triangle::upper}) {
         const CsrMatrix<double>& t =
             tri == prism::backend::Triangle::lower ? factor.lower() : factor.upper();
-        expect_trisolve_matches_reference(t, tri, prism::TrisolveAlgorithm::colorset, 12);
-        expect_trisolve_matches_reference(t, tri, prism::TrisolveAlgorithm::colorset, 13,
-                                          prism::Precision::mixed);
+        for (auto layout : {prism::ColorsetLayout::csr, prism::ColorsetLayout::sell}) {
+          SCOPED_TRACE(prism::to_string(layout));
+          expect_trisolve_matches_reference(t, tri, prism::TrisolveAlgorithm::colorset, 12,
+                                            prism::Precision::fp64, layout);
+          expect_trisolve_matches_reference(t, tri, prism::TrisolveAlgorithm::colorset, 13,
+                                            prism::Precision::mixed, layout);
+        }
       }
     }
   }
@@ -244,9 +290,9 @@ TEST_F(CudaBackendTest, MixedPrecisionSolveDiffersFromDoubleByFloatRounding) {
   factor.factorize(a, {});
   const auto lower = prism::backend::Triangle::lower;
   auto mixed = gpu->make_triangular_solver(
-      factor.lower(), lower, prism::TrisolveAlgorithm::automatic, prism::Precision::mixed);
+      factor.lower(), lower, {prism::TrisolveAlgorithm::automatic, prism::Precision::mixed});
   auto full = gpu->make_triangular_solver(
-      factor.lower(), lower, prism::TrisolveAlgorithm::automatic, prism::Precision::fp64);
+      factor.lower(), lower, {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64});
   EXPECT_EQ(mixed->algorithm(), "colorset");
   auto b = both(random_vector(a.rows, 4)), xm = both(std::vector<double>(a.rows, 0.0)),
        xd = both(std::vector<double>(a.rows, 0.0));
@@ -262,8 +308,8 @@ TEST_F(CudaBackendTest, MixedPrecisionSolveDiffersFromDoubleByFloatRounding) {
   EXPECT_LE(diff, 1e-5 * scale);
   // cusparse has no float factor in a double solve.
   EXPECT_THROW(
-      gpu->make_triangular_solver(factor.lower(), lower, prism::TrisolveAlgorithm::cusparse,
-                                  prism::Precision::mixed),
+      gpu->make_triangular_solver(factor.lower(), lower,
+                                  {prism::TrisolveAlgorithm::cusparse, prism::Precision::mixed}),
       prism::ConfigError);
 }
 
@@ -271,18 +317,20 @@ TEST_F(CudaBackendTest, AutoTrisolvePicksColorsetForFewBlocksAndCusparseForMany)
   const CsrMatrix<double> a = prism::poisson3d(30, 30, 30);
   prism::precond::Ic0Pattern natural(a);
   natural.factorize(a, {});
-  EXPECT_EQ(gpu->make_triangular_solver(natural.lower(), prism::backend::Triangle::lower,
-                                        prism::TrisolveAlgorithm::automatic, prism::Precision::fp64)
-                ->algorithm(),
-            "cusparse");
+  EXPECT_EQ(
+      gpu->make_triangular_solver(natural.lower(), prism::backend::Triangle::lower,
+                                  {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64})
+          ->algorithm(),
+      "cusparse");
   const CsrMatrix<double> colored =
       prism::permute_symmetric(a, prism::color_matrix(a, prism::VertexOrder::natural).permutation);
   prism::precond::Ic0Pattern factor(colored);
   factor.factorize(colored, {});
-  EXPECT_EQ(gpu->make_triangular_solver(factor.lower(), prism::backend::Triangle::lower,
-                                        prism::TrisolveAlgorithm::automatic, prism::Precision::fp64)
-                ->algorithm(),
-            "colorset");
+  EXPECT_EQ(
+      gpu->make_triangular_solver(factor.lower(), prism::backend::Triangle::lower,
+                                  {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64})
+          ->algorithm(),
+      "colorset");
 }
 
 TEST_F(CudaBackendTest, DeviceIc0FactorIsEquivalentToReference) {
@@ -303,24 +351,29 @@ TEST_F(CudaBackendTest, DeviceIc0FactorIsEquivalentToReference) {
                   : original;
       prism::precond::Ic0Pattern host_factor(a);
       const prism::FactorizationReport rh = host_factor.factorize(a, {});
-      prism::precond::Ic0Pattern pattern(a);
-      auto engine = gpu->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source(),
-                                         prism::Precision::fp64);
-      const prism::FactorizationReport rg = pattern.factorize(a, {}, *engine);
-      // Same breakdowns (bcsstk13 needs the shift), same shift.
-      EXPECT_EQ(rg.retries, rh.retries);
-      EXPECT_EQ(rg.shift, rh.shift);
-      for (auto tri : {prism::backend::Triangle::lower, prism::backend::Triangle::upper}) {
-        auto reference = cpu->make_triangular_solver(
-            tri == prism::backend::Triangle::lower ? host_factor.lower() : host_factor.upper(), tri,
-            prism::TrisolveAlgorithm::reference, prism::Precision::fp64);
-        auto b = both(random_vector(a.rows, 31)), x = both(std::vector<double>(a.rows, 0.0));
-        engine->solve(tri, *b.g, *x.g);
-        reference->solve(*b.c, *x.c);
-        const auto xc = host(*cpu, *x.c);
-        double scale = 1.0;
-        for (double v : xc) scale = std::max(scale, std::abs(v));
-        EXPECT_LE(max_abs_diff(host(*gpu, *x.g), xc), 1e-12 * scale);
+      for (auto layout : {prism::ColorsetLayout::csr, prism::ColorsetLayout::sell}) {
+        SCOPED_TRACE(prism::to_string(layout));
+        prism::precond::Ic0Pattern pattern(a);
+        auto engine = gpu->make_ic0_factor(
+            pattern.lower(), pattern.upper(), pattern.upper_source(),
+            {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64, layout});
+        EXPECT_EQ(engine->layout(), prism::to_string(layout));
+        const prism::FactorizationReport rg = pattern.factorize(a, {}, *engine);
+        // Same breakdowns (bcsstk13 needs the shift), same shift.
+        EXPECT_EQ(rg.retries, rh.retries);
+        EXPECT_EQ(rg.shift, rh.shift);
+        for (auto tri : {prism::backend::Triangle::lower, prism::backend::Triangle::upper}) {
+          auto reference = cpu->make_triangular_solver(
+              tri == prism::backend::Triangle::lower ? host_factor.lower() : host_factor.upper(),
+              tri, {prism::TrisolveAlgorithm::reference, prism::Precision::fp64});
+          auto b = both(random_vector(a.rows, 31)), x = both(std::vector<double>(a.rows, 0.0));
+          engine->solve(tri, *b.g, *x.g);
+          reference->solve(*b.c, *x.c);
+          const auto xc = host(*cpu, *x.c);
+          double scale = 1.0;
+          for (double v : xc) scale = std::max(scale, std::abs(v));
+          EXPECT_LE(max_abs_diff(host(*gpu, *x.g), xc), 1e-12 * scale);
+        }
       }
     }
   }
@@ -331,10 +384,10 @@ TEST_F(CudaBackendTest, DeviceIc0FactorInMixedPrecisionMatchesItsCpuTwin) {
   const CsrMatrix<double> a = prism::permute_symmetric(
       original, prism::color_matrix(original, prism::VertexOrder::natural).permutation);
   prism::precond::Ic0Pattern pg(a), pc(a);
-  auto eg =
-      gpu->make_ic0_factor(pg.lower(), pg.upper(), pg.upper_source(), prism::Precision::mixed);
-  auto ec =
-      cpu->make_ic0_factor(pc.lower(), pc.upper(), pc.upper_source(), prism::Precision::mixed);
+  auto eg = gpu->make_ic0_factor(pg.lower(), pg.upper(), pg.upper_source(),
+                                 {prism::TrisolveAlgorithm::automatic, prism::Precision::mixed});
+  auto ec = cpu->make_ic0_factor(pc.lower(), pc.upper(), pc.upper_source(),
+                                 {prism::TrisolveAlgorithm::automatic, prism::Precision::mixed});
   pg.factorize(a, {}, *eg);
   pc.factorize(a, {}, *ec);
   for (auto tri : {prism::backend::Triangle::lower, prism::backend::Triangle::upper}) {
@@ -390,7 +443,7 @@ TEST_F(CudaBackendTest, ReferenceTrisolveIsRejectedOnTheGpu) {
   const auto a = prism::poisson2d(3, 3);
   EXPECT_THROW(
       gpu->make_triangular_solver(a, prism::backend::Triangle::lower,
-                                  prism::TrisolveAlgorithm::reference, prism::Precision::fp64),
+                                  {prism::TrisolveAlgorithm::reference, prism::Precision::fp64}),
       prism::ConfigError);
 }
 

@@ -141,8 +141,9 @@ TEST(Ic0Factor, BackendEngineOnTheCpuMatchesTheHostFactorization) {
     prism::precond::Ic0Pattern host(a);
     const prism::FactorizationReport rh = host.factorize(a, {});
     prism::precond::Ic0Pattern pattern(a);
-    auto engine = backend->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source(),
-                                           prism::Precision::fp64);
+    auto engine =
+        backend->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source(),
+                                 {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64});
     const prism::FactorizationReport re = pattern.factorize(a, {}, *engine);
     EXPECT_EQ(re.retries, rh.retries);
     EXPECT_EQ(re.shift, rh.shift);
@@ -156,7 +157,7 @@ TEST(Ic0Factor, BackendEngineOnTheCpuMatchesTheHostFactorization) {
       backend->copy_to_host(*xv, x);
       auto solver = backend->make_triangular_solver(
           tri == prism::backend::Triangle::lower ? host.lower() : host.upper(), tri,
-          prism::TrisolveAlgorithm::reference, prism::Precision::fp64);
+          {prism::TrisolveAlgorithm::reference, prism::Precision::fp64});
       solver->solve(*bv, *xv);
       std::vector<double> expected;
       backend->copy_to_host(*xv, expected);

@@ -1,64 +1,125 @@
 #include "backend/cuda/colorset_trisolve.hpp"
 
 #include "backend/cuda/cuda_vector.hpp"
+#include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/ic0.hpp"
+#include "kernels/cuda/sell.hpp"
+#include "kernels/sell.hpp"
+
+#include <numeric>
 
 namespace prism::backend::cuda {
 
 using kernels::cuda::DeviceBuffer;
 
-ColorsetValues::ColorsetValues(std::size_t nnz, index_t rows, Precision precision)
-    : precision_(precision) {
-  const auto n = static_cast<std::size_t>(rows);
+namespace {
+
+template <typename T>
+DeviceBuffer<T> upload_now(const std::vector<T>& host, cudaStream_t stream) {
+  DeviceBuffer<T> d(host.size());
+  d.upload(host.data(), stream);
+  PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host vector may go away
+  return d;
+}
+
+}  // namespace
+
+DeviceColorset::DeviceColorset(const SplitTriangle& split,
+                               const std::vector<index_t>& strict_to_factor, Precision precision,
+                               ColorsetLayout layout, cudaStream_t stream)
+    : lower_(split.lower()), precision_(precision), rows_(split.strict().rows) {
+  const CsrMatrix<double>& strict = split.strict();
+  const kernels::CsrView<double> view{strict.rows, strict.cols, strict.row_ptr.data(),
+                                      strict.col_idx.data(), nullptr};
+  std::vector<index_t> source;  // stored entry <- strict CSR entry
+  if (layout != ColorsetLayout::csr) {
+    kernels::SellLayout sell = kernels::sell_layout(view, split.block_ptr());
+    if (layout == ColorsetLayout::sell ||
+        kernels::sell_padding(sell, strict.nnz()) <= kernels::kSellAutoMaxPadding) {
+      sell_ = true;
+      slice_ptr_ = upload_now(sell.slice_ptr, stream);
+      col_idx_ = upload_now(sell.col_idx, stream);
+      range_ptr_ = std::move(sell.range_ptr);
+      range_slice_ = std::move(sell.range_slice);
+      source = std::move(sell.source);
+    }
+  }
+  if (!sell_) {
+    row_ptr_ = upload_now(strict.row_ptr, stream);
+    col_idx_ = upload_now(strict.col_idx, stream);
+    plan_ = kernels::cuda::colorset_plan(strict.row_ptr.data(), split.block_ptr());
+    source.resize(strict.col_idx.size());
+    std::iota(source.begin(), source.end(), index_t{0});
+  }
+  if (!strict_to_factor.empty()) {
+    std::vector<index_t> to_factor(source.size());
+    for (std::size_t k = 0; k < source.size(); ++k) {
+      to_factor[k] = source[k] >= 0 ? strict_to_factor[source[k]] : -1;
+    }
+    factor_source_ = upload_now(to_factor, stream);
+  }
+  host_source_ = std::move(source);
+  const std::size_t stored = host_source_.size(), n = static_cast<std::size_t>(rows_);
   if (precision_ == Precision::mixed) {
-    values32_ = DeviceBuffer<float>(nnz);
+    values32_ = DeviceBuffer<float>(stored);
     inverse32_ = DeviceBuffer<float>(n);
   } else {
-    values_ = DeviceBuffer<double>(nnz);
+    values_ = DeviceBuffer<double>(stored);
     inverse_ = DeviceBuffer<double>(n);
   }
 }
 
-void ColorsetValues::upload(const std::vector<double>& values,
-                            const std::vector<double>& inverse_diagonal, cudaStream_t stream) {
+void DeviceColorset::upload(const SplitTriangle& split, cudaStream_t stream) {
+  const std::vector<double>& strict = split.strict().values;
+  auto fill = [&](auto& values, auto& inverse, auto zero) {
+    using T = decltype(zero);
+    std::vector<T> v(host_source_.size());
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      v[k] = host_source_[k] >= 0 ? static_cast<T>(strict[host_source_[k]]) : zero;
+    }
+    const std::vector<T> d(split.inverse_diagonal().begin(), split.inverse_diagonal().end());
+    values.upload(v.data(), stream);
+    inverse.upload(d.data(), stream);
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));  // v and d go away
+  };
   if (precision_ == Precision::mixed) {
-    const std::vector<float> v(values.begin(), values.end());
-    const std::vector<float> d(inverse_diagonal.begin(), inverse_diagonal.end());
-    values32_.upload(v.data(), stream);
-    inverse32_.upload(d.data(), stream);
-    // v and d go away here: wait until they are on the device.
-    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return;
+    fill(values32_, inverse32_, 0.0f);
+  } else {
+    fill(values_, inverse_, 0.0);
   }
-  values_.upload(values.data(), stream);
-  inverse_.upload(inverse_diagonal.data(), stream);
 }
 
-void ColorsetValues::gather(const index_t* strict_source, const index_t* diagonal_source,
-                            const double* factor, cudaStream_t stream) {
+void DeviceColorset::gather(const double* factor, const index_t* diagonal_source,
+                            cudaStream_t stream) {
   namespace k = kernels::cuda;
+  const auto stored = static_cast<index_t>(host_source_.size());
   if (precision_ == Precision::mixed) {
-    k::gather_values(static_cast<index_t>(values32_.size()), strict_source, factor,
-                     values32_.data(), stream);
-    k::gather_inverse(static_cast<index_t>(inverse32_.size()), diagonal_source, factor,
-                      inverse32_.data(), stream);
+    k::gather_values(stored, factor_source_.data(), factor, values32_.data(), stream);
+    k::gather_inverse(rows_, diagonal_source, factor, inverse32_.data(), stream);
   } else {
-    k::gather_values(static_cast<index_t>(values_.size()), strict_source, factor, values_.data(),
-                     stream);
-    k::gather_inverse(static_cast<index_t>(inverse_.size()), diagonal_source, factor,
-                      inverse_.data(), stream);
+    k::gather_values(stored, factor_source_.data(), factor, values_.data(), stream);
+    k::gather_inverse(rows_, diagonal_source, factor, inverse_.data(), stream);
   }
 }
 
-void ColorsetValues::solve(index_t rows, const index_t* row_ptr, const index_t* col_idx,
-                           const std::vector<kernels::cuda::ColorsetStep>& plan, bool lower,
-                           const double* b, double* x, cudaStream_t stream) const {
-  if (precision_ == Precision::mixed) {
-    const kernels::CsrView<float> view{rows, rows, row_ptr, col_idx, values32_.data()};
-    kernels::cuda::colorset_solve(view, inverse32_.data(), plan, lower, b, x, stream);
+template <typename V>
+void DeviceColorset::solve_with(const V* values, const V* inverse, const double* b, double* x,
+                                cudaStream_t stream) const {
+  if (sell_) {
+    const kernels::cuda::SellView<V> view{slice_ptr_.data(), col_idx_.data(), values};
+    kernels::cuda::sell_colorset_solve(view, inverse, range_ptr_, range_slice_, lower_, b, x,
+                                       stream);
   } else {
-    const kernels::CsrView<double> view{rows, rows, row_ptr, col_idx, values_.data()};
-    kernels::cuda::colorset_solve(view, inverse_.data(), plan, lower, b, x, stream);
+    const kernels::CsrView<V> view{rows_, rows_, row_ptr_.data(), col_idx_.data(), values};
+    kernels::cuda::colorset_solve(view, inverse, plan_, lower_, b, x, stream);
+  }
+}
+
+void DeviceColorset::solve(const double* b, double* x, cudaStream_t stream) const {
+  if (precision_ == Precision::mixed) {
+    solve_with(values32_.data(), inverse32_.data(), b, x, stream);
+  } else {
+    solve_with(values_.data(), inverse_.data(), b, x, stream);
   }
 }
 
@@ -66,51 +127,38 @@ namespace {
 
 class ColorsetTrisolve final : public TriangularSolver {
  public:
-  ColorsetTrisolve(SplitTriangle split, cudaStream_t stream)
+  ColorsetTrisolve(SplitTriangle split, ColorsetLayout layout, cudaStream_t stream)
       : split_(std::move(split)),
         stream_(stream),
-        row_ptr_(split_.strict().row_ptr.size()),
-        col_idx_(split_.strict().col_idx.size()),
-        values_(split_.strict().col_idx.size(), split_.strict().rows, split_.precision()),
-        plan_(kernels::cuda::colorset_plan(split_.strict().row_ptr.data(), split_.block_ptr())) {
-    row_ptr_.upload(split_.strict().row_ptr.data(), stream_);
-    col_idx_.upload(split_.strict().col_idx.data(), stream_);
-    upload_values();
+        device_(split_, {}, split_.precision(), layout, stream) {
+    device_.upload(split_, stream_);
   }
 
   index_t rows() const override { return split_.strict().rows; }
   index_t nnz() const override { return split_.strict().nnz() + split_.strict().rows; }
   std::string algorithm() const override { return "colorset"; }
+  std::string layout() const override { return device_.layout(); }
 
   void update_values(const std::vector<double>& values) override {
     split_.update(values);
-    upload_values();
+    device_.upload(split_, stream_);
   }
 
   void solve(const Vector& b, Vector& x) override {
-    values_.solve(rows(), row_ptr_.data(), col_idx_.data(), plan_, split_.lower(), cast(b).data(),
-                  cast(x).data(), stream_);
+    device_.solve(cast(b).data(), cast(x).data(), stream_);
   }
 
  private:
-  void upload_values() {
-    values_.upload(split_.strict().values, split_.inverse_diagonal(), stream_);
-    // The host copies may change on the next update(): wait until they are on the device.
-    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-
   SplitTriangle split_;
   cudaStream_t stream_;
-  DeviceBuffer<index_t> row_ptr_;
-  DeviceBuffer<index_t> col_idx_;
-  ColorsetValues values_;
-  std::vector<kernels::cuda::ColorsetStep> plan_;
+  DeviceColorset device_;
 };
 
 }  // namespace
 
-std::unique_ptr<TriangularSolver> make_colorset_trisolve(SplitTriangle split, cudaStream_t stream) {
-  return std::make_unique<ColorsetTrisolve>(std::move(split), stream);
+std::unique_ptr<TriangularSolver> make_colorset_trisolve(SplitTriangle split, ColorsetLayout layout,
+                                                         cudaStream_t stream) {
+  return std::make_unique<ColorsetTrisolve>(std::move(split), layout, stream);
 }
 
 }  // namespace prism::backend::cuda

@@ -1,6 +1,7 @@
 #pragma once
 // The color-set triangular solve on the CUDA backend: the strict triangle and the
-// inverse diagonal in device memory, one kernel launch per independent row block.
+// inverse diagonal in device memory, one kernel launch per independent row block, the
+// strict triangle stored as CSR or SELL-32 and its values in double or float.
 
 #include "backend/backend.hpp"
 #include "backend/split_triangle.hpp"
@@ -10,35 +11,52 @@
 #include <cuda_runtime.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace prism::backend::cuda {
 
-/// The values a color-set solve reads, in the solve's precision: the strict triangle's
-/// values and the inverse diagonal in double, or in float for Precision::mixed.
-class ColorsetValues {
+/// One triangle of a color-set solve on the device: pattern, values, inverse diagonal.
+class DeviceColorset {
  public:
-  ColorsetValues() = default;
-  ColorsetValues(std::size_t nnz, index_t rows, Precision precision);
+  DeviceColorset() = default;
+  /// Lays out `split`'s strict triangle (its values are not uploaded). With
+  /// `strict_to_factor` (strict entry k comes from entry strict_to_factor[k] of a factor
+  /// on the device), gather() can fill the values on the device.
+  DeviceColorset(const SplitTriangle& split, const std::vector<index_t>& strict_to_factor,
+                 Precision precision, ColorsetLayout layout, cudaStream_t stream);
 
-  /// From the host (SplitTriangle's values, already rounded when mixed).
-  void upload(const std::vector<double>& values, const std::vector<double>& inverse_diagonal,
-              cudaStream_t stream);
-  /// From a factor's values on the device: values[k] = factor[strict_source[k]],
-  /// inverse[i] = 1 / factor[diagonal_source[i]] (computed in double, rounded when mixed).
-  void gather(const index_t* strict_source, const index_t* diagonal_source, const double* factor,
-              cudaStream_t stream);
-  /// Solves (D + S) x = b with S's pattern given by row_ptr / col_idx (device arrays).
-  void solve(index_t rows, const index_t* row_ptr, const index_t* col_idx,
-             const std::vector<kernels::cuda::ColorsetStep>& plan, bool lower, const double* b,
-             double* x, cudaStream_t stream) const;
+  /// "csr" or "sell".
+  std::string layout() const { return sell_ ? "sell" : "csr"; }
+  /// Values from the host: split's strict values and inverse diagonal (rounded already
+  /// when mixed). Synchronizes: the host vectors may change afterwards.
+  void upload(const SplitTriangle& split, cudaStream_t stream);
+  /// Values from the factor on the device: the strict entries through strict_to_factor,
+  /// the inverse diagonal 1 / factor[diagonal_source[i]] (device array).
+  void gather(const double* factor, const index_t* diagonal_source, cudaStream_t stream);
+  /// Solves (D + S) x = b. x may alias b.
+  void solve(const double* b, double* x, cudaStream_t stream) const;
 
  private:
+  template <typename V>
+  void solve_with(const V* values, const V* inverse, const double* b, double* x,
+                  cudaStream_t stream) const;
+
+  bool lower_ = true;
+  bool sell_ = false;
   Precision precision_ = Precision::fp64;
+  index_t rows_ = 0;
+  // CSR: row_ptr_, col_idx_, plan_. SELL: slice_ptr_, col_idx_, range_ptr_, range_slice_.
+  kernels::cuda::DeviceBuffer<index_t> row_ptr_, slice_ptr_, col_idx_;
+  std::vector<kernels::cuda::ColorsetStep> plan_;
+  std::vector<index_t> range_ptr_, range_slice_;
+  std::vector<index_t> host_source_;                    // stored entry <- strict CSR entry
+  kernels::cuda::DeviceBuffer<index_t> factor_source_;  // stored entry <- factor entry
   kernels::cuda::DeviceBuffer<double> values_, inverse_;
   kernels::cuda::DeviceBuffer<float> values32_, inverse32_;
 };
 
-std::unique_ptr<TriangularSolver> make_colorset_trisolve(SplitTriangle split, cudaStream_t stream);
+std::unique_ptr<TriangularSolver> make_colorset_trisolve(SplitTriangle split, ColorsetLayout layout,
+                                                         cudaStream_t stream);
 
 }  // namespace prism::backend::cuda

@@ -13,7 +13,9 @@
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
+#include "kernels/cuda/sell.hpp"
 #include "kernels/cuda/spmv.hpp"
+#include "kernels/sell.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -27,28 +29,54 @@ using kernels::cuda::DeviceBuffer;
 using kernels::cuda::PinnedBuffer;
 namespace k = kernels::cuda;
 
-/// y = A x with prism's CSR-vector kernel or cusparseSpMV (CSR_ALG2, bit-wise
-/// deterministic run to run, preprocessed once).
+/// y = A x with cusparseSpMV (CSR_ALG2, bit-wise deterministic run to run, preprocessed
+/// once) or prism's kernels: CSR-vector, or SELL-32 (a copy of the values in the SELL
+/// layout, refilled from the CSR values on the device by update_values()).
 class CudaMatrix final : public Matrix {
  public:
   CudaMatrix(const CsrMatrix<double>& a, SpmvAlgorithm algorithm, cusparseHandle_t handle,
              cudaStream_t stream)
       : handle_(handle),
         stream_(stream),
-        // auto: cuSPARSE, measured faster than csr_vector on G3_circuit (72 vs 85 us)
-        // and level with it on Poisson 2D/3D (tools/bench_pcg, README).
-        use_cusparse_(algorithm != SpmvAlgorithm::csr_vector),
+        algorithm_(algorithm),
         threads_per_row_(kernels::cuda::spmv_threads_per_row(
             a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 1.0)),
-        csr_(a, stream) {}
+        csr_(a, stream) {
+    if (algorithm_ == SpmvAlgorithm::csr_vector || algorithm_ == SpmvAlgorithm::cusparse) return;
+    // auto: SELL-32 unless its padding is large, then cuSPARSE (measured faster than
+    // csr_vector: 72 vs 85 us on G3_circuit; kernels/sell.hpp has the SELL figures).
+    kernels::SellLayout sell = kernels::sell_layout(
+        {a.rows, a.cols, a.row_ptr.data(), a.col_idx.data(), nullptr}, {0, a.rows});
+    if (algorithm_ == SpmvAlgorithm::automatic) {
+      algorithm_ = kernels::sell_padding(sell, a.nnz()) <= kernels::kSellAutoMaxPadding
+                       ? SpmvAlgorithm::sell
+                       : SpmvAlgorithm::cusparse;
+    }
+    if (algorithm_ == SpmvAlgorithm::sell) {
+      sell_slice_ptr_ = upload_now(sell.slice_ptr, stream);
+      sell_col_idx_ = upload_now(sell.col_idx, stream);
+      sell_source_ = upload_now(sell.source, stream);
+      sell_values_ = DeviceBuffer<double>(sell.col_idx.size());
+      refill_sell();
+    }
+  }
   index_t rows() const override { return csr_.rows(); }
   index_t nnz() const override { return csr_.nnz(); }
-  std::string algorithm() const override { return use_cusparse_ ? "cusparse" : "csr_vector"; }
-  void update_values(const std::vector<double>& values) override { csr_.update_values(values); }
+  std::string algorithm() const override { return std::string(to_string(algorithm_)); }
+  void update_values(const std::vector<double>& values) override {
+    csr_.update_values(values);
+    refill_sell();
+  }
 
   void multiply(const CudaVector& x, CudaVector& y) const {
-    if (!use_cusparse_) {
+    if (algorithm_ == SpmvAlgorithm::csr_vector) {
       kernels::cuda::spmv(csr_.view(), threads_per_row_, x.data(), y.data(), stream_);
+      return;
+    }
+    if (algorithm_ == SpmvAlgorithm::sell) {
+      kernels::cuda::sell_spmv(csr_.rows(),
+                               {sell_slice_ptr_.data(), sell_col_idx_.data(), sell_values_.data()},
+                               x.data(), y.data(), stream_);
       return;
     }
     const double one = 1.0, zero = 0.0;
@@ -70,11 +98,27 @@ class CudaMatrix final : public Matrix {
 
  private:
   static constexpr cusparseSpMVAlg_t kAlgorithm = CUSPARSE_SPMV_CSR_ALG2;
+
+  template <typename T>
+  static DeviceBuffer<T> upload_now(const std::vector<T>& host, cudaStream_t stream) {
+    DeviceBuffer<T> d(host.size());
+    d.upload(host.data(), stream);
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host vector goes away
+    return d;
+  }
+  void refill_sell() {
+    if (algorithm_ != SpmvAlgorithm::sell) return;
+    kernels::cuda::gather_values(static_cast<index_t>(sell_values_.size()), sell_source_.data(),
+                                 csr_.values(), sell_values_.data(), stream_);
+  }
+
   cusparseHandle_t handle_;
   cudaStream_t stream_;
-  bool use_cusparse_;
+  SpmvAlgorithm algorithm_;
   int threads_per_row_;
   DeviceCsr csr_;
+  DeviceBuffer<index_t> sell_slice_ptr_, sell_col_idx_, sell_source_;
+  DeviceBuffer<double> sell_values_;
   mutable DeviceBuffer<char> buffer_;
   mutable bool prepared_ = false;
 };
@@ -163,13 +207,14 @@ class CudaBackend final : public Backend {
   }
   std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,
                                                            Triangle triangle,
-                                                           TrisolveAlgorithm algorithm,
-                                                           Precision precision) override {
-    if (precision == Precision::mixed) {
+                                                           const TrisolveSpec& spec) override {
+    const TrisolveAlgorithm algorithm = spec.algorithm;
+    if (spec.precision == Precision::mixed) {
       if (algorithm != TrisolveAlgorithm::automatic && algorithm != TrisolveAlgorithm::colorset) {
         throw_mixed_needs_colorset(algorithm);
       }
-      return make_colorset_trisolve(SplitTriangle(t, triangle, precision), stream_.get());
+      return make_colorset_trisolve(SplitTriangle(t, triangle, spec.precision), spec.layout,
+                                    stream_.get());
     }
     switch (algorithm) {
       case TrisolveAlgorithm::automatic: {
@@ -177,12 +222,12 @@ class CudaBackend final : public Backend {
         // order) make it the fast choice, many (a natural order) make it a slow one.
         SplitTriangle split(t, triangle);
         if (split.num_blocks() <= kMaxAutoColorsetBlocks) {
-          return make_colorset_trisolve(std::move(split), stream_.get());
+          return make_colorset_trisolve(std::move(split), spec.layout, stream_.get());
         }
         return make_cusparse_trisolve(t, triangle, sparse_.get(), stream_.get());
       }
       case TrisolveAlgorithm::colorset:
-        return make_colorset_trisolve(SplitTriangle(t, triangle), stream_.get());
+        return make_colorset_trisolve(SplitTriangle(t, triangle), spec.layout, stream_.get());
       case TrisolveAlgorithm::cusparse:
         return make_cusparse_trisolve(t, triangle, sparse_.get(), stream_.get());
       case TrisolveAlgorithm::reference:
@@ -195,8 +240,8 @@ class CudaBackend final : public Backend {
   std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
                                              const CsrMatrix<double>& upper,
                                              const std::vector<index_t>& upper_source,
-                                             Precision precision) override {
-    return make_cuda_ic0_factor(lower, upper, upper_source, precision, stream_.get());
+                                             const TrisolveSpec& spec) override {
+    return make_cuda_ic0_factor(lower, upper, upper_source, spec, stream_.get());
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {

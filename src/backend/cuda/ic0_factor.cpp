@@ -29,18 +29,11 @@ DeviceBuffer<T> upload(const std::vector<T>& host, cudaStream_t stream) {
   return d;
 }
 
-/// A strict triangle on the device, its values (and the inverse diagonal) gathered
-/// from L's in the solves' precision.
-struct DeviceStrict {
-  DeviceBuffer<index_t> row_ptr, col_idx, source;
-  ColorsetValues values;
-  std::vector<kernels::cuda::ColorsetStep> plan;
-};
-
 class CudaIc0Factor final : public Ic0Factor {
  public:
   CudaIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
-                const std::vector<index_t>& upper_source, Precision precision, cudaStream_t stream)
+                const std::vector<index_t>& upper_source, const TrisolveSpec& spec,
+                cudaStream_t stream)
       : stream_(stream), rows_(lower.rows), failed_(1) {
     const SplitTriangle sl(with_unit_values(lower), Triangle::lower);
     const SplitTriangle su(with_unit_values(upper), Triangle::upper);
@@ -52,21 +45,11 @@ class CudaIc0Factor final : public Ic0Factor {
     l_values_ = DeviceBuffer<double>(lower.col_idx.size());
     host_row_ptr_ = lower.row_ptr;
 
-    lower_.row_ptr = upload(sl.strict().row_ptr, stream);
-    lower_.col_idx = upload(sl.strict().col_idx, stream);
-    lower_.source = upload(sl.strict_source(), stream);
-    lower_.values = ColorsetValues(sl.strict().col_idx.size(), rows_, precision);
-    lower_.plan = kernels::cuda::colorset_plan(sl.strict().row_ptr.data(), sl.block_ptr());
-
     // U's strict entries come from L through U's own map into L.
     std::vector<index_t> from_l(su.strict_source().size());
     for (std::size_t k = 0; k < from_l.size(); ++k) from_l[k] = upper_source[su.strict_source()[k]];
-    upper_.row_ptr = upload(su.strict().row_ptr, stream);
-    upper_.col_idx = upload(su.strict().col_idx, stream);
-    upper_.source = upload(from_l, stream);
-    upper_.values = ColorsetValues(su.strict().col_idx.size(), rows_, precision);
-    upper_.plan = kernels::cuda::colorset_plan(su.strict().row_ptr.data(), su.block_ptr());
-
+    lower_ = DeviceColorset(sl, sl.strict_source(), spec.precision, spec.layout, stream);
+    upper_ = DeviceColorset(su, from_l, spec.precision, spec.layout, stream);
     diagonal_source_ = upload(sl.diagonal_source(), stream);
     row_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
     PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host vectors above go away
@@ -100,17 +83,16 @@ class CudaIc0Factor final : public Ic0Factor {
                               stream_);
     // Each triangle keeps its own copy of the inverse diagonal: 8 (or 4) B per row
     // buys solves that read only their own arrays.
-    for (DeviceStrict* s : {&lower_, &upper_}) {
-      s->values.gather(s->source.data(), diagonal_source_.data(), l_values_.data(), stream_);
+    for (DeviceColorset* t : {&lower_, &upper_}) {
+      t->gather(l_values_.data(), diagonal_source_.data(), stream_);
     }
     PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // row_scale is the caller's
   }
 
   void solve(Triangle triangle, const Vector& b, Vector& x) override {
-    const DeviceStrict& s = triangle == Triangle::lower ? lower_ : upper_;
-    s.values.solve(rows_, s.row_ptr.data(), s.col_idx.data(), s.plan, triangle == Triangle::lower,
-                   cast(b).data(), cast(x).data(), stream_);
+    (triangle == Triangle::lower ? lower_ : upper_).solve(cast(b).data(), cast(x).data(), stream_);
   }
+  std::string layout() const override { return lower_.layout(); }
 
  private:
   cudaStream_t stream_;
@@ -119,7 +101,7 @@ class CudaIc0Factor final : public Ic0Factor {
   std::vector<index_t> host_row_ptr_;
   DeviceBuffer<index_t> l_row_ptr_, l_col_idx_;
   DeviceBuffer<double> l_values_;
-  DeviceStrict lower_, upper_;
+  DeviceColorset lower_, upper_;
   DeviceBuffer<index_t> diagonal_source_;
   DeviceBuffer<double> row_scale_;
   DeviceBuffer<int> failed_row_{1};
@@ -131,8 +113,8 @@ class CudaIc0Factor final : public Ic0Factor {
 std::unique_ptr<Ic0Factor> make_cuda_ic0_factor(const CsrMatrix<double>& lower,
                                                 const CsrMatrix<double>& upper,
                                                 const std::vector<index_t>& upper_source,
-                                                Precision precision, cudaStream_t stream) {
-  return std::make_unique<CudaIc0Factor>(lower, upper, upper_source, precision, stream);
+                                                const TrisolveSpec& spec, cudaStream_t stream) {
+  return std::make_unique<CudaIc0Factor>(lower, upper, upper_source, spec, stream);
 }
 
 }  // namespace prism::backend::cuda

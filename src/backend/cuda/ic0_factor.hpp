@@ -13,6 +13,6 @@ namespace prism::backend::cuda {
 std::unique_ptr<Ic0Factor> make_cuda_ic0_factor(const CsrMatrix<double>& lower,
                                                 const CsrMatrix<double>& upper,
                                                 const std::vector<index_t>& upper_source,
-                                                Precision precision, cudaStream_t stream);
+                                                const TrisolveSpec& spec, cudaStream_t stream);
 
 }  // namespace prism::backend::cuda

@@ -1,0 +1,37 @@
+#pragma once
+// SELL-32 kernels (layout: kernels/sell.hpp): one thread per row, the k-th entries of a
+// slice's 32 rows read with one coalesced load, padding (column -1) skipped.
+
+#include "kernels/sell.hpp"
+
+#include <cuda_runtime.h>
+
+#include <vector>
+
+namespace prism::kernels::cuda {
+
+/// A SELL layout's arrays on the device; V is the value type (double, or float for the
+/// mixed-precision factor).
+template <typename V>
+struct SellView {
+  const index_t* slice_ptr = nullptr;
+  const index_t* col_idx = nullptr;
+  const V* values = nullptr;
+};
+
+/// y = A x for a layout with one range (rows [0, rows)). Asynchronous on `stream`.
+void sell_spmv(index_t rows, SellView<double> a, const double* x, double* y, cudaStream_t stream);
+
+/// Color-set solve (D + S) x = b, S in SELL with one range per independent row block
+/// (`range_ptr` / `range_slice` from the layout, on the host), D given inverted; lower:
+/// ranges first to last, upper: last to first. x may alias b. Sums in double.
+void sell_colorset_solve(SellView<double> strict, const double* inverse_diagonal,
+                         const std::vector<index_t>& range_ptr,
+                         const std::vector<index_t>& range_slice, bool lower, const double* b,
+                         double* x, cudaStream_t stream);
+void sell_colorset_solve(SellView<float> strict, const float* inverse_diagonal,
+                         const std::vector<index_t>& range_ptr,
+                         const std::vector<index_t>& range_slice, bool lower, const double* b,
+                         double* x, cudaStream_t stream);
+
+}  // namespace prism::kernels::cuda
