@@ -1,4 +1,5 @@
 #include "kernels/cuda/blas1.hpp"
+#include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/check.hpp"
 
 #include <algorithm>
@@ -19,21 +20,8 @@ __device__ bool is_positive(double v) {
 }
 
 /// Sum of `value` over the block (blockDim.x == kThreads); valid in thread 0.
-__device__ double block_sum(double value) {
-  __shared__ double warp_sums[kThreads / 32];
-  for (int offset = 16; offset > 0; offset /= 2) {
-    value += __shfl_down_sync(0xffffffffu, value, offset);
-  }
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (lane == 0) warp_sums[warp] = value;
-  __syncthreads();
-  if (warp == 0) {
-    value = lane < kThreads / 32 ? warp_sums[lane] : 0.0;
-    for (int offset = 16; offset > 0; offset /= 2) {
-      value += __shfl_down_sync(0xffffffffu, value, offset);
-    }
-  }
-  return value;
+__device__ __forceinline__ double block_sum(double value) {
+  return cuda::block_sum<kThreads>(value);
 }
 
 __global__ void dot_partials(index_t n, const double* __restrict__ x, const double* __restrict__ y,
@@ -121,6 +109,12 @@ void dot(index_t n, const double* x, const double* y, double* partials, double* 
   dot_partials<<<blocks, kThreads, 0, stream>>>(n, x, y, partials);
   PRISM_CUDA_CHECK_LAUNCH();
   finish_sum<<<1, kThreads, 0, stream>>>(partials, blocks, scalars, out);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void sum_partials(const double* partials, int count, double* scalars, int out,
+                  cudaStream_t stream) {
+  finish_sum<<<1, kThreads, 0, stream>>>(partials, count, scalars, out);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

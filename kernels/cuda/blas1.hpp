@@ -19,6 +19,10 @@ inline constexpr int kReductionBlocks = 1024;
 void dot(index_t n, const double* x, const double* y, double* partials, double* scalars, int out,
          cudaStream_t stream);
 
+/// scalars[out] = sum of partials[0, count), in a fixed order: the second pass of a
+/// reduction whose first pass is fused into another kernel (e.g. sell_spmv_dot).
+void sum_partials(const double* partials, int count, double* scalars, int out, cudaStream_t stream);
+
 /// y += a x
 void axpy(index_t n, double a, const double* x, double* y, cudaStream_t stream);
 

@@ -1,5 +1,9 @@
+#include "kernels/cuda/blas1.hpp"
+#include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/sell.hpp"
+
+#include <algorithm>
 
 namespace prism::kernels::cuda {
 namespace {
@@ -25,6 +29,21 @@ __global__ void __launch_bounds__(kBlockThreads)
   const index_t row = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
   if (row >= rows) return;
   y[row] = sell_row_sum(a, row / kSellSlice, row % kSellSlice, x);
+}
+
+/// Grid-stride over the rows, so a fixed number of blocks writes the partial sums.
+__global__ void __launch_bounds__(kBlockThreads)
+    sell_spmv_dot_kernel(index_t rows, SellView<double> a, const double* __restrict__ x,
+                         double* __restrict__ y, double* __restrict__ partials) {
+  double dot = 0.0;
+  for (index_t row = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x; row < rows;
+       row += static_cast<index_t>(gridDim.x) * kBlockThreads) {
+    const double yi = sell_row_sum(a, row / kSellSlice, row % kSellSlice, x);
+    y[row] = yi;
+    dot += x[row] * yi;
+  }
+  dot = block_sum<kBlockThreads>(dot);
+  if (threadIdx.x == 0) partials[blockIdx.x] = dot;
 }
 
 /// Rows [begin, end) of one independent block, its slices from first_slice on. b is
@@ -65,6 +84,14 @@ void sell_spmv(index_t rows, SellView<double> a, const double* x, double* y, cud
   if (rows == 0) return;
   sell_spmv_kernel<<<blocks_for(rows), kBlockThreads, 0, stream>>>(rows, a, x, y);
   PRISM_CUDA_CHECK_LAUNCH();
+}
+
+int sell_spmv_dot(index_t rows, SellView<double> a, const double* x, double* y, double* partials,
+                  cudaStream_t stream) {
+  const int blocks = std::max(1, std::min(blocks_for(rows), kReductionBlocks));
+  sell_spmv_dot_kernel<<<blocks, kBlockThreads, 0, stream>>>(rows, a, x, y, partials);
+  PRISM_CUDA_CHECK_LAUNCH();
+  return blocks;
 }
 
 void sell_colorset_solve(SellView<double> strict, const double* inverse_diagonal,

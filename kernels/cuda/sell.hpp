@@ -22,6 +22,12 @@ struct SellView {
 /// y = A x for a layout with one range (rows [0, rows)). Asynchronous on `stream`.
 void sell_spmv(index_t rows, SellView<double> a, const double* x, double* y, cudaStream_t stream);
 
+/// y = A x and partials[b] = the part of x . y summed by block b, for b < the returned
+/// count (at most kReductionBlocks of kernels/cuda/blas1.hpp; finish with sum_partials):
+/// SpMV and the curvature p . Ap of CG in one pass. Asynchronous on `stream`.
+int sell_spmv_dot(index_t rows, SellView<double> a, const double* x, double* y, double* partials,
+                  cudaStream_t stream);
+
 /// Color-set solve (D + S) x = b, S in SELL with one range per independent row block
 /// (`range_ptr` / `range_slice` from the layout, on the host), D given inverted; lower:
 /// ranges first to last, upper: last to first. x may alias b. Sums in double.

@@ -147,6 +147,10 @@ class Backend {
 
   /// y = A x
   virtual void spmv(const Matrix& a, const Vector& x, Vector& y) = 0;
+  /// y = A x and s[out] = x . y: one pass where fuses_spmv_dot(a), else spmv then dot.
+  virtual void spmv_dot(const Matrix& a, const Vector& x, Vector& y, Scalar out) = 0;
+  /// Whether spmv_dot() on `a` reads x and y once (no separate dot pass).
+  virtual bool fuses_spmv_dot(const Matrix& a) const = 0;
   /// s[out] = x . y
   virtual void dot(const Vector& x, const Vector& y, Scalar out) = 0;
   /// y += a x

@@ -246,6 +246,11 @@ class CpuBackend final : public Backend {
   void spmv(const Matrix& a, const Vector& x, Vector& y) override {
     ref::spmv(cast(a).view(), cast(x).data.data(), cast(y).data.data());
   }
+  void spmv_dot(const Matrix& a, const Vector& x, Vector& y, Scalar out) override {
+    spmv(a, x, y);
+    dot(x, y, out);
+  }
+  bool fuses_spmv_dot(const Matrix&) const override { return false; }
   void dot(const Vector& x, const Vector& y, Scalar out) override {
     check_size(x, y, "dot");
     s_[static_cast<int>(out)] = ref::dot(x.size(), cast(x).data.data(), cast(y).data.data());

@@ -46,8 +46,9 @@ bool use_graph(backend::Backend& backend, const SolverOptions& options) {
 //   q = A p;  pq = (p, q);  alpha = rz / pq;  x += alpha p;  r -= alpha q;  rr = (r, r)
 //   [every check_every iterations: read rr, pq, rz and test convergence / breakdown]
 //   z = M^{-1} r;  rz_new = (r, z);  beta = rz_new / rz;  p = z + beta p
-// Memory traffic per iteration, n rows: SpMV 12 nnz + 20 n, two dots 32 n, fused
-// update 48 n, direction update 24 n, plus the preconditioner's own.
+// Memory traffic per iteration, n rows: SpMV 12 nnz + 20 n, two dots 32 n (16 n when
+// the backend fuses (p, q) into the SpMV), fused update 48 n, direction update 24 n,
+// plus the preconditioner's own.
 PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
               precond::Preconditioner& preconditioner, const backend::Vector& b, backend::Vector& x,
               const SolverOptions& options) {
@@ -113,16 +114,24 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
   const double n_d = static_cast<double>(n);
   // Iteration k is first_half (ending with r_k and (r_k, r_k)), the convergence check,
   // then second_half (the direction p_{k+1}).
+  // With a fused SpMV + dot the curvature costs no pass of its own (its time and bytes
+  // are the SpMV's).
+  const bool fused = backend.fuses_spmv_dot(a);
   auto first_half = [&] {
     timer.begin(Phase::spmv);
-    backend.spmv(a, *p, *q);  // q = A p
+    if (fused) {
+      backend.spmv_dot(a, *p, *q, Scalar::pq);  // q = A p, pq = (p, q)
+    } else {
+      backend.spmv(a, *p, *q);
+    }
     timer.end(Phase::spmv);
     add(Phase::spmv, spmv_bytes(a));
-
-    timer.begin(Phase::dot);
-    backend.dot(*p, *q, Scalar::pq);
-    timer.end(Phase::dot);
-    add(Phase::dot, 16.0 * n_d);
+    if (!fused) {
+      timer.begin(Phase::dot);
+      backend.dot(*p, *q, Scalar::pq);
+      timer.end(Phase::dot);
+      add(Phase::dot, 16.0 * n_d);
+    }
 
     timer.begin(Phase::update);
     backend.cg_update(*p, *q, x, *r);  // x += alpha p; r -= alpha q; rr = (r, r)

@@ -181,6 +181,15 @@ TEST_F(CudaBackendTest, SpmvIsEquivalentToReference) {
       EXPECT_EQ(ag->algorithm(), prism::to_string(algorithm));
       gpu->spmv(*ag, *x.g, *y.g);
       EXPECT_LE(max_abs_diff(host(*gpu, *y.g), host(*cpu, *y.c)), 1e-13 * scale * 27);
+      // y = A x with x . y in the same pass (fused for sell).
+      EXPECT_EQ(gpu->fuses_spmv_dot(*ag), algorithm == prism::SpmvAlgorithm::sell);
+      auto y2 = both(std::vector<double>(a.rows, 0.0));
+      gpu->spmv_dot(*ag, *x.g, *y2.g, Scalar::pq);
+      cpu->spmv_dot(*ac, *x.c, *y2.c, Scalar::pq);
+      EXPECT_LE(max_abs_diff(host(*gpu, *y2.g), host(*cpu, *y2.c)), 1e-13 * scale * 27);
+      const double pq_g = gpu->read_scalars()[static_cast<int>(Scalar::pq)];
+      const double pq_c = cpu->read_scalars()[static_cast<int>(Scalar::pq)];
+      EXPECT_NEAR(pq_g, pq_c, 1e-12 * (1.0 + std::abs(pq_c)) * std::sqrt(a.rows + 1.0));
       // New values on the same pattern (refactor): 3 A x.
       std::vector<double> tripled = a.values;
       for (double& v : tripled) v *= 3.0;

@@ -68,6 +68,13 @@ class CudaMatrix final : public Matrix {
     refill_sell();
   }
 
+  bool is_sell() const { return algorithm_ == SpmvAlgorithm::sell; }
+  /// SELL only: y = A x and the per-block parts of x . y in `partials`; returns their count.
+  int multiply_dot(const CudaVector& x, CudaVector& y, double* partials) const {
+    return kernels::cuda::sell_spmv_dot(csr_.rows(), sell_view(), x.data(), y.data(), partials,
+                                        stream_);
+  }
+
   void multiply(const CudaVector& x, CudaVector& y) const {
     if (algorithm_ == SpmvAlgorithm::csr_vector) {
       kernels::cuda::spmv(csr_.view(), threads_per_row_, x.data(), y.data(), stream_);
@@ -105,6 +112,9 @@ class CudaMatrix final : public Matrix {
     d.upload(host.data(), stream);
     PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host vector goes away
     return d;
+  }
+  kernels::cuda::SellView<double> sell_view() const {
+    return {sell_slice_ptr_.data(), sell_col_idx_.data(), sell_values_.data()};
   }
   void refill_sell() {
     if (algorithm_ != SpmvAlgorithm::sell) return;
@@ -261,6 +271,18 @@ class CudaBackend final : public Backend {
   void spmv(const Matrix& a, const Vector& x, Vector& y) override {
     cast_matrix(a).multiply(cast(x), cast(y));
   }
+  void spmv_dot(const Matrix& a, const Vector& x, Vector& y, Scalar out) override {
+    const CudaMatrix& m = cast_matrix(a);
+    if (m.is_sell()) {
+      const int blocks = m.multiply_dot(cast(x), cast(y), partials_.data());
+      k::sum_partials(partials_.data(), blocks, scalars_.data(), static_cast<int>(out),
+                      stream_.get());
+      return;
+    }
+    spmv(a, x, y);
+    dot(x, y, out);
+  }
+  bool fuses_spmv_dot(const Matrix& a) const override { return cast_matrix(a).is_sell(); }
   void dot(const Vector& x, const Vector& y, Scalar out) override {
     check_size(x, y, "dot");
     k::dot(x.size(), cast(x).data(), cast(y).data(), partials_.data(), scalars_.data(),
