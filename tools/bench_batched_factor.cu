@@ -2,9 +2,15 @@
 // vendor routines in the same run: cublasDgetrfBatched for LU with partial pivoting,
 // cusolverDnDpotrfBatched for Cholesky. Double precision, n = 16 ... 512, batch 10^4 for
 // n <= 128, 3000 for n = 192 and 256, 1000 for n >= 384 (--batch-scale scales them).
-// Every getrf technique of Dong et al. (HPCC 2014) is measured on and off: the register
-// (n <= 32) and shared-memory (n <= 128) whole-matrix kernels against the blocked path, and
-// on the blocked path parallel swap, recursive panel, trtri + gemm and delayed updates.
+// Every getrf technique of Dong et al. (HPCC 2014) is measured on and off: the default
+// (register kernels up to GetrfOptions::register_max_n, then blocked) against the register
+// kernels up to n = 64, the shared-memory whole-matrix kernel (n <= 128) and the blocked
+// path, and on the blocked path the register panel against the recursive
+// shared-memory and the classic panel, parallel swap, trtri + gemm and the delayed updates
+// (depth 1, 2 and 4; the default picks 1 or 2 by n). potrf: default (register kernels up
+// to PotrfOptions::register_max_n, else blocked) against the register kernels up to n = 64,
+// the shared-memory whole-matrix kernel and the blocked path with the register or the
+// shared-memory panel.
 //
 // Time: CUDA events around the factorization only (a device copy restores the input
 // before each run, untimed); median and min of --reps runs (>= 10) after 3 warm-ups.
@@ -116,46 +122,73 @@ struct Row {
 struct Method {
   std::string name;
   gpu::GetrfOptions opt;
-  bool applies_small = true;  // meaningful for n <= 128
-  bool applies_large = true;  // meaningful for n > 64 (blocked path)
+  bool applies_small = true;  // meaningful for n <= 64 (the register kernels' range)
+  bool applies_large = true;  // meaningful for n > 64
 };
 
 std::vector<Method> getrf_methods() {
   std::vector<Method> m;
   m.push_back({"prism-default", {}, true, true});
   gpu::GetrfOptions o;
-  o.register_max_n = 32;
-  o.shared_max_n = 0;
-  m.push_back({"registers(n<=32)", o, true, false});
-  o = {};
+  o.register_max_n = 64;
+  m.push_back({"registers(n<=64)", o, true, false});
   o.register_max_n = 0;
   o.shared_max_n = 128;
-  m.push_back({"shared(n<=128)", o, true, false});
+  m.push_back({"shared(n<=128)", o, true, true});
   gpu::GetrfOptions blocked;
   blocked.register_max_n = 0;
   blocked.shared_max_n = 0;
   m.push_back({"blocked-all-on", blocked, true, true});
   o = blocked;
-  o.parallel_swap = false;
-  m.push_back({"blocked-serial-swap", o, false, true});
-  o = blocked;
+  o.register_panel = false;
+  m.push_back({"blocked-recursive-panel", o, false, true});
   o.recursive_panel = false;
   m.push_back({"blocked-classic-panel", o, false, true});
+  o = blocked;
+  o.parallel_swap = false;
+  m.push_back({"blocked-serial-swap", o, false, true});
   o = blocked;
   o.trtri_rowblock = false;
   m.push_back({"blocked-trsm", o, false, true});
   o = blocked;
   o.update_depth = 1;
   m.push_back({"blocked-depth1", o, false, true});
+  o.update_depth = 2;
+  m.push_back({"blocked-depth2", o, false, true});
   o = blocked;
   o.update_depth = 4;
   m.push_back({"blocked-depth4", o, false, true});
   o = blocked;
+  o.register_panel = false;
   o.parallel_swap = false;
   o.recursive_panel = false;
   o.trtri_rowblock = false;
   o.update_depth = 1;
   m.push_back({"blocked-all-off", o, true, true});
+  return m;
+}
+
+struct PotrfMethod {
+  std::string name;
+  gpu::PotrfOptions opt;
+  int max_n = 512;  // largest n the method is distinct for
+};
+
+std::vector<PotrfMethod> potrf_methods() {
+  std::vector<PotrfMethod> m;
+  m.push_back({"prism-default", {}});
+  gpu::PotrfOptions o;
+  o.register_max_n = 64;
+  m.push_back({"registers(n<=64)", o, 64});
+  o.register_max_n = 0;
+  o.shared_max_n = 128;
+  m.push_back({"shared(n<=128)", o, 128});
+  o = {};
+  o.register_max_n = 0;
+  o.shared_max_n = 0;
+  m.push_back({"blocked", o});
+  o.register_panel = false;
+  m.push_back({"blocked-shared-panel", o});
   return m;
 }
 
@@ -178,7 +211,7 @@ int main(int argc, char** argv) try {
   const std::string json_path = argv[1];
   int reps = 15;
   double batch_scale = 1.0;
-  std::vector<int> sizes = {16, 32, 48, 64, 96, 128, 192, 256, 384, 512};
+  std::vector<int> sizes = {16, 24, 32, 40, 48, 56, 64, 96, 128, 192, 256, 384, 512};
   for (int i = 2; i + 1 < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--reps") reps = std::max(10, std::atoi(argv[i + 1]));
@@ -266,9 +299,9 @@ int main(int argc, char** argv) try {
         const double vendor_us = vendor.t.median_us;
         record(vendor, getrf_flops, vendor_us);
         for (const Method& m : getrf_methods()) {
-          const bool small = n <= 128, large = n > 64;
-          if (!((small && m.applies_small) || (large && m.applies_large))) continue;
-          if (m.name == "registers(n<=32)" && n > 32) continue;
+          const bool small = n <= 64;
+          if (!((small && m.applies_small) || (!small && m.applies_large))) continue;
+          if (m.name == "shared(n<=128)" && n > 128) continue;
           const std::size_t ws_bytes = gpu::getrf_workspace_bytes(n, batch, sizeof(double), m.opt);
           DeviceBuffer<unsigned char> ws(ws_bytes);
           Row row{"getrf", m.name};
@@ -288,16 +321,12 @@ int main(int argc, char** argv) try {
         quality(vendor);
         const double vendor_us = vendor.t.median_us;
         record(vendor, potrf_flops, vendor_us);
-        for (const int shared_max_n : {0, 64, 128}) {
-          if (shared_max_n > 0 && n > shared_max_n) continue;
-          gpu::PotrfOptions o;
-          o.shared_max_n = shared_max_n;
-          Row row{"potrf", shared_max_n == 0
-                               ? "prism-blocked"
-                               : "prism-shared(n<=" + std::to_string(shared_max_n) + ")"};
+        for (const PotrfMethod& m : potrf_methods()) {
+          if (n > m.max_n) continue;
+          Row row{"potrf", m.name};
           row.t = time_runs(warmup, reps, stream, restore, [&] {
             gpu::potrf_batched(n, gpu::DeviceMatrixBatch<double>::pointer_array(d_ptrs.data(), n),
-                               info.data(), batch, stream, o);
+                               info.data(), batch, stream, m.opt);
           });
           quality(row);
           record(row, potrf_flops, vendor_us);

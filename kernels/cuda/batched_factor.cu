@@ -2,11 +2,12 @@
 // Haidar, Luszczek, Harris, Tomov, Dongarra, "LU Factorization of Small Matrices:
 // Accelerating Batched DGETRF on the GPU" (HPCC 2014). Conventions: kernels/batched_factor.hpp.
 //
-// Status: written and compiled without a GPU; correctness is checked by
-// tests/kernels/test_batched_factor_cuda.cpp, speed by tools/bench_batched_factor.cu.
-// Correctness first: every kernel is the obvious one. What is still to tune is marked TUNE.
+// Correctness is checked by tests/kernels/test_batched_factor_cuda.cpp (every path against
+// the reference), speed by tools/bench_batched_factor.cu. What is still to tune is marked
+// TUNE. Paths: kernels/cuda/batched_factor.hpp.
 //
-// Blocked getrf (n > shared_max_n), K = nb * update_depth (Sec. VI-D, multi-level update):
+// Blocked getrf (n beyond the register and shared-memory paths), K = nb * update_depth
+//   (Sec. VI-D, multi-level update):
 //   for J in 0, K, 2K, ...:                        (big panel: columns [J, J + KB))
 //     for j in J, J + nb, ... < J + KB:            (panel: columns [j, j + jb))
 //       panel:    P [A(j:n, j:j+jb)] = L U, pivots ipiv[j .. j+jb)
@@ -31,7 +32,10 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 
 #include <prism/errors.hpp>
 
@@ -40,13 +44,16 @@ namespace {
 
 constexpr int kNb = 32;               // panel width (the paper's nb)
 constexpr int kPanelThreads = 256;    // threads of the per-matrix kernels
-constexpr int kRegistersBlock = 128;  // threads of the register kernel (4 warps)
-constexpr int kTile = 32;             // gemm output tile (kTile x kTile) and k chunk
-constexpr int kRowBlockCols = 32;     // columns of A12 per row-block thread block
-constexpr int kSolveCols = 8;         // right-hand sides per pass of getrs / potrs
-constexpr int kSwapStage = 2048;      // elements staged per pass of the parallel swap
-// Static shared memory of the kernels that also take dynamic shared memory (upper bound).
-constexpr std::size_t kStaticSharedMargin = 1024;
+constexpr int kRegistersBlock = 128;  // threads of the warp-per-matrix register kernels
+// Blocked getrf, update_depth = 0 (automatic): depth 2 from this n on, else 1. Measured on
+// the H200 (double, register panel, trtri): depth 1 / depth 2 took 6312 / 6898 us at
+// n = 128, 5725 / 5785 at 192, 11983 / 11377 at 256, 12066 / 11064 at 384, 25574 / 22938
+// at 512.
+constexpr int kGetrfDepth2MinN = 256;
+constexpr int kTile = 32;          // gemm output tile (kTile x kTile) and k chunk
+constexpr int kRowBlockCols = 32;  // columns of A12 per row-block thread block
+constexpr int kSolveCols = 8;      // right-hand sides per pass of getrs / potrs
+constexpr int kSwapStage = 2048;   // elements staged per pass of the parallel swap
 
 template <typename T>
 __device__ __forceinline__ T* matrix_ptr(const DeviceMatrixBatch<T>& m, std::int64_t b) {
@@ -106,68 +113,354 @@ __device__ int block_argmax(const T* col, int first, int m, T* s_val, int* s_row
 }
 
 // ---------------------------------------------------------------------------------------
-// n <= 32: one matrix per N lanes (N = 8, 16 or 32 >= n), row i in lane i's registers.
-// Pivoting moves no data: each lane tracks the position `pos` of its row; at step j the
-// pivot lane takes position j and the lane at position j takes the pivot's old position.
-// The pivot row is broadcast by shuffles; rows are stored at their final positions.
-// TUNE: N = 64 with two rows per lane; fewer shuffles (broadcast only k > j is already so).
+// Register kernels: every row of the matrix (or of the panel) stays in one thread's
+// registers for the whole factorization; only the row or column a step broadcasts goes
+// through shared memory (16-byte vector stores by its owner, broadcast vector loads by all),
+// double-buffered so that one barrier per column suffices: the buffer written at step c + 2
+// was last read before every thread passed the barrier of step c + 1.
+
+// 16-byte vectors of T for the shared-memory broadcasts.
+template <typename T>
+struct Vec16;
+template <>
+struct Vec16<double> {
+  using type = double2;
+  static constexpr int size = 2;
+  __device__ static type make(const double* r) { return make_double2(r[0], r[1]); }
+  __device__ static double at(const type& v, int q) { return q == 0 ? v.x : v.y; }
+};
+template <>
+struct Vec16<float> {
+  using type = float4;
+  static constexpr int size = 4;
+  __device__ static type make(const float* r) { return make_float4(r[0], r[1], r[2], r[3]); }
+  __device__ static float at(const type& v, int q) {
+    return q == 0 ? v.x : (q == 1 ? v.y : (q == 2 ? v.z : v.w));
+  }
+};
+
+// s[k] = r[k] for k >= first (a few entries before `first` too: whole vectors). `first` is
+// a constant after unrolling, so every test here folds away and r stays in registers.
 template <typename T, int N>
+__device__ __forceinline__ void store_row_tail(T* s, const T (&r)[N], int first) {
+  using V = Vec16<T>;
+  static_assert(N % V::size == 0, "row length must be a multiple of the vector width");
+#pragma unroll
+  for (int k = 0; k < N; k += V::size) {
+    if (k + V::size > first) *reinterpret_cast<typename V::type*>(s + k) = V::make(r + k);
+  }
+}
+
+// r[k] -= m * u[k] for first <= k < N; u in shared memory, the same for all threads.
+template <typename T, int N>
+__device__ __forceinline__ void axpy_row_tail(T (&r)[N], T m, const T* u, int first) {
+  using V = Vec16<T>;
+#pragma unroll
+  for (int k = 0; k < N; k += V::size) {
+    if (k + V::size > first) {
+      const typename V::type v = *reinterpret_cast<const typename V::type*>(u + k);
+#pragma unroll
+      for (int q = 0; q < V::size; ++q) {
+        if (k + q >= first) r[k + q] -= m * V::at(v, q);
+      }
+    }
+  }
+}
+
+// Pivot search key of a candidate entry: |x|, NaN counted as 0 so that a column of NaNs
+// still yields a valid pivot position (the factors are NaN then, as they must be).
+template <typename T>
+__device__ __forceinline__ T pivot_key(T x) {
+  return x == x ? abs_value(x) : T(0);
+}
+
+// Reduces (key, position) pairs over groups of `width` lanes (a power of two <= 32):
+// larger key wins, ties go to the smaller position (idamax); every lane of a group gets
+// the result. (A max reduction of the keys followed by a min of the positions holding it
+// issues fewer instructions but measured 7% slower at n = 16: two dependent chains.)
+template <typename T>
+__device__ __forceinline__ void group_argmax(T& key, int& pos, int width) {
+  for (int off = width / 2; off > 0; off /= 2) {
+    const T ok = __shfl_xor_sync(0xffffffffu, key, off, width);
+    const int op = __shfl_xor_sync(0xffffffffu, pos, off, width);
+    argmax_merge(key, pos, ok, op);
+  }
+}
+
+// n <= 32: one matrix per kLanes lanes (8, 16 or 32 >= n), row i in lane i's registers
+// (kCols >= n entries: 8, 16, 24 or 32). Pivoting moves no data: each lane tracks the
+// position `pos` of its row; at step j the pivot row takes position j and the row at
+// position j takes the pivot's old position (so the recorded pivot is LAPACK's). The pivot
+// row's owner leaves it in shared memory for its segment (one __syncwarp per column); rows
+// are stored at their final places at the end.
+template <typename T, int kLanes, int kCols>
 __global__ void __launch_bounds__(kRegistersBlock)
-    getrf_registers_kernel(int n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info, int batch) {
-  constexpr int kPerWarp = 32 / N;
-  const int lane = threadIdx.x % 32;
-  const int row = lane % N;
-  const std::int64_t warp_id =
-      (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  const std::int64_t b = warp_id * kPerWarp + lane / N;
+    getrf_warp_kernel(int n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info, int batch) {
+  constexpr int kSegments = kRegistersBlock / kLanes;
+  __shared__ __align__(16) T s_rows[kSegments][2][kCols];
+  const int seg = threadIdx.x / kLanes;
+  const int row = threadIdx.x % kLanes;
+  const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * kSegments + seg;
   const bool active = b < batch;
   T* A = active ? matrix_ptr(a, b) : nullptr;
   const std::int64_t lda = a.ld;
   const bool has_row = active && row < n;
-  const unsigned seg_mask = N == 32 ? 0xffffffffu : ((1u << N) - 1u) << (lane / N * N);
 
-  T r[N];
+  T r[kCols];
 #pragma unroll
-  for (int k = 0; k < N; ++k) r[k] = (has_row && k < n) ? A[row + k * lda] : T(0);
+  for (int k = 0; k < kCols; ++k) r[k] = (has_row && k < n) ? A[row + k * lda] : T(0);
   int pos = row;
   int my_info = 0;
 #pragma unroll
-  for (int j = 0; j < N; ++j) {
+  for (int j = 0; j < kCols; ++j) {
     if (j < n) {  // n is uniform: no divergence
-      T v = (has_row && pos >= j) ? abs_value(r[j]) : T(-1);
-      int p = (has_row && pos >= j) ? pos : INT_MAX;
-#pragma unroll
-      for (int off = N / 2; off > 0; off /= 2) {
-        const T ov = __shfl_xor_sync(0xffffffffu, v, off, N);
-        const int op = __shfl_xor_sync(0xffffffffu, p, off, N);
-        argmax_merge(v, p, ov, op);
-      }
-      const unsigned holders = __ballot_sync(0xffffffffu, has_row && pos == p) & seg_mask;
-      const int piv_lane = holders != 0 ? __ffs(holders) - 1 : (lane / N) * N;
-      const T pivot = __shfl_sync(0xffffffffu, r[j], piv_lane);
-      if (active && row == 0 && p != INT_MAX) ipiv[b * n + j] = p + 1;
+      T* s = s_rows[seg][j & 1];
+      const bool eligible = has_row && pos >= j;
+      T v = eligible ? pivot_key(r[j]) : T(-1);
+      int p = eligible ? pos : INT_MAX;
+      group_argmax(v, p, kLanes);
+      const bool is_pivot = eligible && pos == p;
+      if (is_pivot) store_row_tail(s, r, j);
+      __syncwarp();
+      const T pivot = s[j];
+      if (active && row == 0) ipiv[b * n + j] = p + 1;
       if (has_row) {
-        const bool is_pivot = lane == piv_lane;
-        if (pos == j && !is_pivot) pos = p;
-        if (is_pivot) pos = j;
+        if (pos == j && !is_pivot) {
+          pos = p;
+        } else if (is_pivot) {
+          pos = j;
+        }
       }
-      const bool update = has_row && pos > j && pivot != T(0);
-      if (pivot == T(0) && my_info == 0) my_info = j + 1;
-      if (update) r[j] /= pivot;  // l(i, j)
-#pragma unroll
-      for (int k = j + 1; k < N; ++k) {
-        const T u = __shfl_sync(0xffffffffu, r[k], piv_lane);  // u(j, k)
-        if (update) r[k] -= r[j] * u;
+      if (pivot == T(0)) {
+        if (my_info == 0) my_info = j + 1;
+      } else if (has_row && pos > j) {
+        r[j] /= pivot;  // l(i, j)
+        axpy_row_tail(r, r[j], s, j + 1);
       }
     }
   }
   if (has_row) {
 #pragma unroll
-    for (int k = 0; k < N; ++k) {
+    for (int k = 0; k < kCols; ++k) {
       if (k < n) A[pos + k * lda] = r[k];
     }
   }
   if (active && row == 0) info[b] = my_info;
+}
+
+// LU with partial pivoting of rows [j0, n) x columns [j0, j0 + jb) of every matrix (jb <=
+// NC): the whole matrix (j0 = 0, jb = n <= 64) or a panel of the blocked algorithm (NC =
+// 32, n - j0 <= 512). One block per matrix, one thread per row (blockDim.x = n - j0 rounded
+// up to 32), the row's jb entries in registers; pivoting by positions as in the warp
+// kernel. Pivot search: a warp reduction, each warp's candidate row left in shared memory,
+// one barrier, then a reduction over the warps' candidates. Pivots (ipiv[j0 + c] = j0 +
+// row + 1) and info (set at j0 = 0, else only raised from 0) as LAPACK's getrf.
+template <typename T, int NC, int kMaxRows>
+__global__ void __launch_bounds__(kMaxRows)
+    getrf_rows_kernel(int n, int j0, int jb, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info) {
+  constexpr int kWarps = kMaxRows / 32;
+  __shared__ __align__(16) T s_rows[2][kWarps][NC];
+  __shared__ T s_val[2][kWarps];
+  __shared__ int s_pos[2][kWarps];
+  const std::int64_t b = blockIdx.x;
+  const int m = n - j0;
+  const int i = threadIdx.x, lane = i % 32, warp = i / 32;
+  const int warps = static_cast<int>(blockDim.x) / 32;
+  const bool has_row = i < m;
+  const std::int64_t lda = a.ld;
+  T* G = matrix_ptr(a, b) + j0 + j0 * lda;
+
+  T r[NC];
+#pragma unroll
+  for (int k = 0; k < NC; ++k) r[k] = (has_row && k < jb) ? G[i + k * lda] : T(0);
+  int pos = i;
+  int my_info = 0;
+#pragma unroll
+  for (int c = 0; c < NC; ++c) {
+    if (c < jb) {  // uniform
+      const int buf = c & 1;
+      const bool eligible = has_row && pos >= c;
+      T v = eligible ? pivot_key(r[c]) : T(-1);
+      int p = eligible ? pos : INT_MAX;
+      group_argmax(v, p, 32);
+      if (lane == 0) {
+        s_val[buf][warp] = v;
+        s_pos[buf][warp] = p;
+      }
+      if (eligible && pos == p) store_row_tail(s_rows[buf][warp], r, c);
+      __syncthreads();
+      // Candidates of the warps: lane l holds warp l % kWarps's; the reduction carries the
+      // warp index along.
+      const int cw = lane % kWarps;
+      T wv = cw < warps ? s_val[buf][cw] : T(-1);
+      int wp = cw < warps ? s_pos[buf][cw] : INT_MAX;
+      int ww = cw;
+      for (int off = kWarps / 2; off > 0; off /= 2) {
+        const T ov = __shfl_xor_sync(0xffffffffu, wv, off);
+        const int op = __shfl_xor_sync(0xffffffffu, wp, off);
+        const int ow = __shfl_xor_sync(0xffffffffu, ww, off);
+        if (ov > wv || (ov == wv && op < wp)) {
+          wv = ov;
+          wp = op;
+          ww = ow;
+        }
+      }
+      const T* u = s_rows[buf][ww];
+      const T pivot = u[c];
+      if (i == 0) ipiv[b * n + j0 + c] = j0 + wp + 1;
+      const bool is_pivot = has_row && pos == wp;
+      if (has_row) {
+        if (pos == c && !is_pivot) {
+          pos = wp;
+        } else if (is_pivot) {
+          pos = c;
+        }
+      }
+      if (pivot == T(0)) {
+        if (my_info == 0) my_info = c + 1;
+      } else if (has_row && pos > c) {
+        r[c] /= pivot;
+        axpy_row_tail(r, r[c], u, c + 1);
+      }
+    }
+  }
+  if (has_row) {
+#pragma unroll
+    for (int k = 0; k < NC; ++k) {
+      if (k < jb) G[pos + k * lda] = r[k];
+    }
+  }
+  if (i == 0) {
+    if (j0 == 0) {
+      info[b] = my_info;
+    } else if (my_info != 0 && info[b] == 0) {
+      info[b] = j0 + my_info;
+    }
+  }
+}
+
+// Cholesky step c, shared by the two potrf register kernels, for the thread holding row
+// i >= 0 (has_row) of r (lower part: entries k <= i). d = the updated a(c, c), published
+// by row c at the previous step (or the load). Row c + 1 applies its own rank-1 update to
+// its diagonal right away and publishes it in d_next, so that one barrier per step
+// suffices; the other rows update after the barrier (potrs_finish_step).
+template <typename T, int NC>
+__device__ __forceinline__ void potrf_scale_step(T (&r)[NC], int c, int i, bool has_row, T l,
+                                                 T* col, T* d_next) {
+  if (!has_row) return;
+  if (i == c) {
+    r[c] = l;
+  } else if (i > c) {
+    r[c] /= l;  // l(i, c)
+    col[i] = r[c];
+    if (c + 1 < NC && i == c + 1) {
+      r[c + 1] -= r[c] * r[c];
+      *d_next = r[c + 1];
+    }
+  }
+}
+
+// n <= 32: Cholesky of one matrix per kLanes lanes (8, 16 or 32 >= n), row i (its lower
+// part, kCols >= n entries: 8, 16, 24 or 32) in lane i's registers; each step's scaled column goes
+// through shared memory (one value per lane, one __syncwarp per column). A non-positive pivot stops
+// that matrix only (its lanes keep meeting the __syncwarp).
+template <typename T, int kLanes, int kCols>
+__global__ void __launch_bounds__(kRegistersBlock)
+    potrf_warp_kernel(int n, DeviceMatrixBatch<T> a, index_t* info, int batch) {
+  constexpr int kSegments = kRegistersBlock / kLanes;
+  __shared__ __align__(16) T s_col[kSegments][2][kLanes];
+  __shared__ T s_d[kSegments][2];
+  const int seg = threadIdx.x / kLanes;
+  const int row = threadIdx.x % kLanes;
+  const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * kSegments + seg;
+  const bool active = b < batch;
+  T* A = active ? matrix_ptr(a, b) : nullptr;
+  const std::int64_t lda = a.ld;
+  const bool has_row = active && row < n;
+
+  T r[kCols];
+#pragma unroll
+  for (int k = 0; k < kCols; ++k) r[k] = (has_row && k < n && k <= row) ? A[row + k * lda] : T(0);
+  s_col[seg][0][row] = T(0);
+  s_col[seg][1][row] = T(0);
+  if (row == 0) s_d[seg][0] = r[0];
+  __syncwarp();
+  int fail = active ? 0 : -1;  // inactive segments do nothing
+#pragma unroll
+  for (int c = 0; c < kCols; ++c) {
+    if (c < n) {  // uniform
+      const int buf = c & 1;
+      if (fail == 0) {
+        const T d = s_d[seg][buf];
+        if (!(d > T(0))) {
+          fail = c + 1;
+        } else {
+          potrf_scale_step(r, c, row, has_row, T(sqrt(d)), s_col[seg][buf], &s_d[seg][buf ^ 1]);
+        }
+      }
+      __syncwarp();
+      if (fail == 0 && has_row && row > c + 1) axpy_row_tail(r, r[c], s_col[seg][buf], c + 1);
+    }
+  }
+  if (has_row) {
+#pragma unroll
+    for (int k = 0; k < kCols; ++k) {
+      if (k < n && k <= row) A[row + k * lda] = r[k];
+    }
+  }
+  if (active && row == 0) info[b] = fail;
+}
+
+// Cholesky of rows [j0, n) x columns [j0, j0 + jb) (jb <= NC; lower part): the whole
+// matrix (j0 = 0, jb = n <= 64) or a panel of the blocked algorithm (NC = 32, n - j0 <=
+// 512: potf2 of the diagonal block and L21 = A21 L11^{-T} in one pass). One block per
+// matrix, one thread per row (blockDim.x = n - j0 rounded up to 32), one barrier per
+// column. Skips matrices whose info is already set (j0 > 0); info = j0 + failing column.
+// (Splitting a panel's rows over several blocks, each refactoring the diagonal block,
+// measured within 3% of this on the H200: the syrk, not the panel, dominates large n.)
+template <typename T, int NC, int kMaxRows>
+__global__ void __launch_bounds__(kMaxRows)
+    potrf_rows_kernel(int n, int j0, int jb, DeviceMatrixBatch<T> a, index_t* info) {
+  __shared__ __align__(16) T s_col[2][kMaxRows];
+  __shared__ T s_d[2];
+  const std::int64_t b = blockIdx.x;
+  if (j0 > 0 && info[b] != 0) return;  // uniform: the whole block leaves
+  const int m = n - j0;
+  const int i = threadIdx.x;
+  const bool has_row = i < m;
+  const std::int64_t lda = a.ld;
+  T* G = matrix_ptr(a, b) + j0 + j0 * lda;
+
+  T r[NC];
+#pragma unroll
+  for (int k = 0; k < NC; ++k) r[k] = (has_row && k < jb && k <= i) ? G[i + k * lda] : T(0);
+  for (int k = i; k < NC; k += blockDim.x) {  // entries no row of this panel writes stay 0
+    s_col[0][k] = T(0);
+    s_col[1][k] = T(0);
+  }
+  if (i == 0) s_d[0] = r[0];
+  __syncthreads();
+  int fail = 0;
+#pragma unroll
+  for (int c = 0; c < NC; ++c) {
+    if (c < jb) {
+      const int buf = c & 1;
+      const T d = s_d[buf];
+      // Every thread read the same d: `fail` is uniform. (A `break` here instead made the
+      // compiler keep two copies of the row: 255 registers and spills in double.)
+      if (fail == 0 && !(d > T(0))) fail = c + 1;
+      if (fail == 0) potrf_scale_step(r, c, i, has_row, T(sqrt(d)), s_col[buf], &s_d[buf ^ 1]);
+      __syncthreads();
+      if (fail == 0 && has_row && i > c + 1) axpy_row_tail(r, r[c], s_col[buf], c + 1);
+    }
+  }
+  if (has_row) {
+#pragma unroll
+    for (int k = 0; k < NC; ++k) {
+      if (k < jb && k <= i) G[i + k * lda] = r[k];
+    }
+  }
+  if (i == 0) info[b] = fail != 0 ? j0 + fail : 0;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -448,14 +741,30 @@ __global__ void __launch_bounds__(kPanelThreads)
 // Trailing update inside each matrix: C -= L * U with C = rows [r0, r1) x columns [c0, c1),
 // L = rows [r0, r1) x columns [k0, k0 + kb), U = rows [k0, k0 + kb) x columns [c0, c1)
 // (kSyrk: U(k, c) = L(c, k) and only C(i, c) with i >= c is written: potrf's syrk).
-// Grid: (batch, row tiles x column tiles); 32 x 32 tile, 256 threads, 4 outputs each.
+// Grid: (batch, row tiles x column tiles); 32 x 32 tile, 256 threads, a 2 x 2 block of
+// outputs per thread: per k one 2-vector of L and one of U from shared memory for 4 FMAs.
+// Traffic per tile and k chunk: 32 x 32 of L and of U read once; C read and written once.
 // TUNE: 64 x 64 tiles with 4 x 4 register blocking, double buffering, DMMA tensor cores.
+template <typename T>
+struct Vec2;
+template <>
+struct Vec2<double> {
+  using type = double2;
+};
+template <>
+struct Vec2<float> {
+  using type = float2;
+};
+
 template <typename T, bool kSyrk>
 __global__ void __launch_bounds__(256)
     trailing_update_kernel(int r0, int r1, int c0, int c1, int k0, int kb, DeviceMatrixBatch<T> a,
                            const index_t* stop_if_info) {
-  __shared__ T Ls[kTile][kTile + 1];
-  __shared__ T Us[kTile][kTile + 1];
+  using V2 = typename Vec2<T>::type;
+  // Ls[k][i] = L(row0 + i, k), Us[k][c] = U(k, col0 + c); rows padded by 2 (even, so that
+  // the 2-vectors stay aligned) against bank conflicts of the column-wise U stores.
+  __shared__ __align__(16) T Ls[kTile][kTile + 2];
+  __shared__ __align__(16) T Us[kTile][kTile + 2];
   const std::int64_t b = blockIdx.x;
   if (stop_if_info != nullptr && stop_if_info[b] != 0) return;
   const int tiles_r = (r1 - r0 + kTile - 1) / kTile;
@@ -464,13 +773,13 @@ __global__ void __launch_bounds__(256)
   if (kSyrk && col0 > row0 + kTile - 1) return;  // tile wholly above the diagonal
   T* A = matrix_ptr(a, b);
   const std::int64_t lda = a.ld;
-  const int tx = threadIdx.x % kTile, ty = threadIdx.x / kTile;  // ty in 0 .. 7
-  T acc[4] = {T(0), T(0), T(0), T(0)};
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;  // rows 2tx, 2tx+1; cols 2ty, 2ty+1
+  T acc[2][2] = {{T(0), T(0)}, {T(0), T(0)}};
   for (int kk = 0; kk < kb; kk += kTile) {
     for (int e = threadIdx.x; e < kTile * kTile; e += blockDim.x) {
       const int i = e % kTile, k = e / kTile;
       const bool ok = row0 + i < r1 && kk + k < kb;
-      Ls[i][k] = ok ? A[row0 + i + (k0 + kk + k) * lda] : T(0);
+      Ls[k][i] = ok ? A[row0 + i + (k0 + kk + k) * lda] : T(0);
     }
     for (int e = threadIdx.x; e < kTile * kTile; e += blockDim.x) {
       if (kSyrk) {
@@ -486,18 +795,24 @@ __global__ void __launch_bounds__(256)
     __syncthreads();
 #pragma unroll 8
     for (int k = 0; k < kTile; ++k) {
-      const T l = Ls[tx][k];
-#pragma unroll
-      for (int q = 0; q < 4; ++q) acc[q] += l * Us[k][ty + 8 * q];
+      const V2 l = *reinterpret_cast<const V2*>(&Ls[k][2 * tx]);
+      const V2 u = *reinterpret_cast<const V2*>(&Us[k][2 * ty]);
+      acc[0][0] += l.x * u.x;
+      acc[0][1] += l.x * u.y;
+      acc[1][0] += l.y * u.x;
+      acc[1][1] += l.y * u.y;
     }
     __syncthreads();
   }
-  const int i = row0 + tx;
-  if (i >= r1) return;
 #pragma unroll
-  for (int q = 0; q < 4; ++q) {
-    const int c = col0 + ty + 8 * q;
-    if (c < c1 && (!kSyrk || i >= c)) A[i + c * lda] -= acc[q];
+  for (int q = 0; q < 2; ++q) {
+    const int i = row0 + 2 * tx + q;
+    if (i >= r1) continue;
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+      const int c = col0 + 2 * ty + s;
+      if (c < c1 && (!kSyrk || i >= c)) A[i + c * lda] -= acc[q][s];
+    }
   }
 }
 
@@ -670,21 +985,71 @@ __global__ void __launch_bounds__(kPanelThreads)
 // ---------------------------------------------------------------------------------------
 // Host side.
 
-// Dynamic shared memory a block may use on the current device (opt-in maximum less the
-// static shared memory of our kernels).
-int max_shared_optin() {
-  int device = 0, bytes = 0;
-  PRISM_CUDA_CHECK(cudaGetDevice(&device));
-  PRISM_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return bytes - static_cast<int>(kStaticSharedMargin);
-}
+// Dynamic shared memory of a kernel that takes some. By default a kernel may take
+// 48 KiB less its static shared memory; beyond that the limit must be raised (opt-in, up
+// to the device's opt-in maximum less the static part). The first GPU run failed exactly
+// at that edge: 48 KiB of dynamic memory, below the old `> 48 KiB` test, plus a few hundred
+// bytes static. Here the static size is read from the kernel itself and the limit raised
+// (monotonically, once per kernel, device and new maximum) whenever a launch needs more.
+class DynamicShared {
+ public:
+  // Largest dynamic shared memory `kernel` can be given on the current device.
+  static std::size_t capacity(const void* kernel) { return entry(kernel).capacity; }
+
+  // Makes a launch of `kernel` with `bytes` of dynamic shared memory valid; ConfigError
+  // (naming `who`) when it cannot fit.
+  static void reserve(const void* kernel, std::size_t bytes, const char* who) {
+    std::lock_guard<std::mutex> lock(mutex());
+    Entry& e = entry_locked(kernel);
+    if (bytes > e.capacity) {
+      throw ConfigError(std::string(who) + ": needs " + std::to_string(bytes) +
+                        " bytes of shared memory per block, the device allows " +
+                        std::to_string(e.capacity));
+    }
+    if (bytes > e.limit) {
+      PRISM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(bytes)));
+      e.limit = bytes;
+    }
+  }
+
+ private:
+  struct Entry {
+    std::size_t capacity = 0;  // opt-in maximum less the static shared memory
+    std::size_t limit = 0;     // the kernel's current cudaFuncAttributeMaxDynamicSharedMemorySize
+  };
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static Entry& entry(const void* kernel) {
+    std::lock_guard<std::mutex> lock(mutex());
+    return entry_locked(kernel);
+  }
+  static Entry& entry_locked(const void* kernel) {
+    static std::map<std::pair<const void*, int>, Entry> entries;
+    int device = 0;
+    PRISM_CUDA_CHECK(cudaGetDevice(&device));
+    const auto key = std::make_pair(kernel, device);
+    auto it = entries.find(key);
+    if (it == entries.end()) {
+      cudaFuncAttributes attr{};
+      PRISM_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+      int optin = 0;
+      PRISM_CUDA_CHECK(
+          cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+      Entry e;
+      e.capacity = static_cast<std::size_t>(optin) - attr.sharedSizeBytes;
+      e.limit = static_cast<std::size_t>(attr.maxDynamicSharedSizeBytes);
+      it = entries.emplace(key, e).first;
+    }
+    return it->second;
+  }
+};
 
 template <typename Kernel>
-void allow_shared(Kernel kernel, std::size_t bytes) {
-  if (bytes > 48 * 1024) {
-    PRISM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(bytes)));
-  }
+const void* kernel_id(Kernel kernel) {
+  return reinterpret_cast<const void*>(kernel);
 }
 
 void check_uniform(const char* who, index_t n, index_t ld, index_t batch) {
@@ -699,6 +1064,10 @@ void check_uniform(const char* who, index_t n, index_t ld, index_t batch) {
   }
 }
 
+int round_up_warp(int rows) {
+  return (rows + 31) / 32 * 32;
+}
+
 template <typename T>
 std::size_t shared_matrix_bytes(int n) {
   return static_cast<std::size_t>(n | 1) * n * sizeof(T);
@@ -708,31 +1077,85 @@ template <typename T>
 void launch_getrf_shared(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
                          index_t batch, cudaStream_t stream) {
   const std::size_t bytes = shared_matrix_bytes<T>(n);
-  if (bytes > static_cast<std::size_t>(max_shared_optin())) {
-    throw ConfigError("getrf_batched: shared-memory path does not fit n = " + std::to_string(n));
-  }
-  allow_shared(getrf_shared_kernel<T>, bytes);
+  DynamicShared::reserve(kernel_id(getrf_shared_kernel<T>), bytes, "getrf_batched (shared path)");
   getrf_shared_kernel<T>
       <<<batch, kPanelThreads, bytes, stream>>>(nullptr, n, a, nullptr, ipiv, n, info);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
+// n <= 32: getrf_warp_kernel with the smallest segment that holds a row.
 template <typename T>
-void launch_getrf_registers(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
-                            index_t batch, cudaStream_t stream) {
+void launch_getrf_warp(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
+                       index_t batch, cudaStream_t stream) {
   auto launch = [&](auto kernel, int lanes) {
-    const std::int64_t per_block = (kRegistersBlock / 32) * (32 / lanes);
+    const std::int64_t per_block = kRegistersBlock / lanes;
     const std::int64_t blocks = (batch + per_block - 1) / per_block;
     kernel<<<static_cast<unsigned>(blocks), kRegistersBlock, 0, stream>>>(n, a, ipiv, info, batch);
     PRISM_CUDA_CHECK_LAUNCH();
   };
   if (n <= 8) {
-    launch(getrf_registers_kernel<T, 8>, 8);
+    launch(getrf_warp_kernel<T, 8, 8>, 8);
   } else if (n <= 16) {
-    launch(getrf_registers_kernel<T, 16>, 16);
+    launch(getrf_warp_kernel<T, 16, 16>, 16);
+  } else if (n <= 24) {
+    launch(getrf_warp_kernel<T, 32, 24>, 32);
   } else {
-    launch(getrf_registers_kernel<T, 32>, 32);
+    launch(getrf_warp_kernel<T, 32, 32>, 32);
   }
+}
+
+// getrf_rows_kernel on rows [j0, n), columns [j0, j0 + jb): the whole matrix for 32 < n <=
+// 64 (j0 = 0), or a blocked-path panel (jb <= 32).
+template <typename T>
+void launch_getrf_rows(index_t n, int j0, int jb, DeviceMatrixBatch<T> a, index_t* ipiv,
+                       index_t* info, index_t batch, cudaStream_t stream) {
+  const int threads = round_up_warp(n - j0);
+  if (jb <= 32) {
+    getrf_rows_kernel<T, 32, kBatchedFactorMaxN>
+        <<<batch, threads, 0, stream>>>(n, j0, jb, a, ipiv, info);
+  } else if (jb <= 48) {
+    getrf_rows_kernel<T, 48, 64><<<batch, threads, 0, stream>>>(n, j0, jb, a, ipiv, info);
+  } else {
+    getrf_rows_kernel<T, 64, 64><<<batch, threads, 0, stream>>>(n, j0, jb, a, ipiv, info);
+  }
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void launch_potrf_warp(index_t n, DeviceMatrixBatch<T> a, index_t* info, index_t batch,
+                       cudaStream_t stream) {
+  auto launch = [&](auto kernel, int lanes) {
+    const std::int64_t per_block = kRegistersBlock / lanes;
+    const std::int64_t blocks = (batch + per_block - 1) / per_block;
+    kernel<<<static_cast<unsigned>(blocks), kRegistersBlock, 0, stream>>>(n, a, info, batch);
+    PRISM_CUDA_CHECK_LAUNCH();
+  };
+  if (n <= 8) {
+    launch(potrf_warp_kernel<T, 8, 8>, 8);
+  } else if (n <= 16) {
+    launch(potrf_warp_kernel<T, 16, 16>, 16);
+  } else if (n <= 24) {
+    launch(potrf_warp_kernel<T, 32, 24>, 32);
+  } else {
+    launch(potrf_warp_kernel<T, 32, 32>, 32);
+  }
+}
+
+// potrf_rows_kernel: the whole matrix for 32 < n <= 64 (j0 = 0, jb = n), or a blocked-path
+// panel (jb <= 32).
+template <typename T>
+void launch_potrf_rows(index_t n, int j0, int jb, DeviceMatrixBatch<T> a, index_t* info,
+                       index_t batch, cudaStream_t stream) {
+  const int threads = round_up_warp(n - j0);
+  if (jb <= kNb) {
+    potrf_rows_kernel<T, kNb, kBatchedFactorMaxN>
+        <<<batch, threads, 0, stream>>>(n, j0, jb, a, info);
+  } else if (jb <= 48) {
+    potrf_rows_kernel<T, 48, 64><<<batch, threads, 0, stream>>>(n, j0, jb, a, info);
+  } else {
+    potrf_rows_kernel<T, 64, 64><<<batch, threads, 0, stream>>>(n, j0, jb, a, info);
+  }
+  PRISM_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
@@ -749,7 +1172,7 @@ void launch_swap(index_t n, int j, int count, int c0, int c1, int c2, int c3,
     const std::size_t ints = static_cast<std::size_t>(n - j) + 4 * count;
     bytes = (ints * sizeof(int) + 15) / 16 * 16 + kSwapStage * sizeof(T);
   }
-  allow_shared(swap_rows_kernel<T>, bytes);
+  DynamicShared::reserve(kernel_id(swap_rows_kernel<T>), bytes, "getrf_batched (row swap)");
   swap_rows_kernel<T>
       <<<batch, kPanelThreads, bytes, stream>>>(n, j, count, c0, c1, c2, c3, a, ipiv, parallel);
   PRISM_CUDA_CHECK_LAUNCH();
@@ -761,7 +1184,7 @@ void launch_row_block(int j, int kb, int c0, int c1, DeviceMatrixBatch<T> a, con
   if (c1 <= c0) return;
   const dim3 grid(batch, (c1 - c0 + kRowBlockCols - 1) / kRowBlockCols);
   const std::size_t bytes = static_cast<std::size_t>(kb) * kRowBlockCols * sizeof(T);
-  allow_shared(row_block_kernel<T>, bytes);
+  DynamicShared::reserve(kernel_id(row_block_kernel<T>), bytes, "getrf_batched (row block)");
   row_block_kernel<T>
       <<<grid, kPanelThreads, bytes, stream>>>(j, kb, c0, c1, a, inverse, inverse != nullptr);
   PRISM_CUDA_CHECK_LAUNCH();
@@ -778,7 +1201,9 @@ void launch_update(int r0, int r1, int c0, int c1, int k0, int kb, DeviceMatrixB
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
-int clamp_depth(int depth) {
+// Panels per trailing update on the blocked path: 1, 2 or 4 (GetrfOptions::update_depth).
+int update_depth(index_t n, const GetrfOptions& opt) {
+  const int depth = opt.update_depth > 0 ? opt.update_depth : (n >= kGetrfDepth2MinN ? 2 : 1);
   return depth >= 4 ? 4 : (depth >= 2 ? 2 : 1);
 }
 
@@ -786,7 +1211,7 @@ template <typename T>
 void getrf_blocked(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info, index_t batch,
                    void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
                    const GetrfOptions& opt) {
-  const int big = kNb * clamp_depth(opt.update_depth);
+  const int big = kNb * update_depth(n, opt);
   T* inverse = nullptr;
   if (opt.trtri_rowblock) {
     const std::size_t need = static_cast<std::size_t>(batch) * big * big * sizeof(T);
@@ -796,15 +1221,19 @@ void getrf_blocked(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* in
     }
     inverse = static_cast<T*>(workspace);
   }
-  const int optin = max_shared_optin();
+  const std::size_t panel_capacity = DynamicShared::capacity(kernel_id(getrf_panel_kernel<T>));
   PRISM_CUDA_CHECK(
       cudaMemsetAsync(info, 0, static_cast<std::size_t>(batch) * sizeof(index_t), stream));
 
   auto panel = [&](int j, int jb) {
+    if (opt.register_panel) {
+      launch_getrf_rows<T>(n, j, jb, a, ipiv, info, batch, stream);
+      return;
+    }
     const std::size_t bytes = static_cast<std::size_t>(n - j) * jb * sizeof(T);
-    const bool in_shared = opt.recursive_panel && bytes <= static_cast<std::size_t>(optin);
+    const bool in_shared = opt.recursive_panel && bytes <= panel_capacity;
     const std::size_t dyn = in_shared ? bytes : 0;
-    allow_shared(getrf_panel_kernel<T>, dyn);
+    DynamicShared::reserve(kernel_id(getrf_panel_kernel<T>), dyn, "getrf_batched (panel)");
     getrf_panel_kernel<T>
         <<<batch, kPanelThreads, dyn, stream>>>(n, j, jb, a, ipiv, info, in_shared);
     PRISM_CUDA_CHECK_LAUNCH();
@@ -833,6 +1262,16 @@ void getrf_blocked(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* in
   }
 }
 
+// Which getrf path runs for n under `opt` (see GetrfOptions).
+enum class GetrfPath { warp, rows, shared, blocked };
+
+GetrfPath getrf_path(index_t n, const GetrfOptions& opt) {
+  if (n <= std::min(opt.register_max_n, 32)) return GetrfPath::warp;
+  if (n <= std::min(opt.register_max_n, 64)) return GetrfPath::rows;
+  if (n <= std::min<int>(opt.shared_max_n, kBatchedFactorVarMaxN)) return GetrfPath::shared;
+  return GetrfPath::blocked;
+}
+
 template <typename T>
 void getrf_impl(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info, index_t batch,
                 void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
@@ -844,12 +1283,19 @@ void getrf_impl(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
         cudaMemsetAsync(info, 0, static_cast<std::size_t>(batch) * sizeof(index_t), stream));
     return;
   }
-  if (n <= std::min(opt.register_max_n, 32)) {
-    launch_getrf_registers<T>(n, a, ipiv, info, batch, stream);
-  } else if (n <= std::min<int>(opt.shared_max_n, kBatchedFactorVarMaxN)) {
-    launch_getrf_shared<T>(n, a, ipiv, info, batch, stream);
-  } else {
-    getrf_blocked<T>(n, a, ipiv, info, batch, workspace, workspace_bytes, stream, opt);
+  switch (getrf_path(n, opt)) {
+    case GetrfPath::warp:
+      launch_getrf_warp<T>(n, a, ipiv, info, batch, stream);
+      break;
+    case GetrfPath::rows:
+      launch_getrf_rows<T>(n, 0, n, a, ipiv, info, batch, stream);
+      break;
+    case GetrfPath::shared:
+      launch_getrf_shared<T>(n, a, ipiv, info, batch, stream);
+      break;
+    case GetrfPath::blocked:
+      getrf_blocked<T>(n, a, ipiv, info, batch, workspace, workspace_bytes, stream, opt);
+      break;
   }
 }
 
@@ -864,11 +1310,7 @@ void getrf_var_impl(const index_t* n, index_t max_n, T* const* a, const index_t*
   if (ipiv_stride < max_n) throw ConfigError("getrf_vbatched: ipiv_stride < max_n");
   if (batch == 0) return;
   const std::size_t bytes = shared_matrix_bytes<T>(std::max<index_t>(max_n, 1));
-  if (bytes > static_cast<std::size_t>(max_shared_optin())) {
-    throw ConfigError("getrf_vbatched: max_n = " + std::to_string(max_n) +
-                      " does not fit in shared memory");
-  }
-  allow_shared(getrf_shared_kernel<T>, bytes);
+  DynamicShared::reserve(kernel_id(getrf_shared_kernel<T>), bytes, "getrf_vbatched");
   getrf_shared_kernel<T><<<batch, kPanelThreads, bytes, stream>>>(
       n, 0, DeviceMatrixBatch<T>::pointer_array(a, 1), lda, ipiv, ipiv_stride, info);
   PRISM_CUDA_CHECK_LAUNCH();
@@ -884,22 +1326,35 @@ void potrf_impl(index_t n, DeviceMatrixBatch<T> a, index_t* info, index_t batch,
         cudaMemsetAsync(info, 0, static_cast<std::size_t>(batch) * sizeof(index_t), stream));
     return;
   }
-  const int optin = max_shared_optin();
-  auto panel = [&](int j, int jb) {
+  if (n <= std::min(opt.register_max_n, 32)) {
+    launch_potrf_warp<T>(n, a, info, batch, stream);
+    return;
+  }
+  if (n <= std::min(opt.register_max_n, 64)) {
+    launch_potrf_rows<T>(n, 0, n, a, info, batch, stream);
+    return;
+  }
+  const std::size_t panel_capacity = DynamicShared::capacity(kernel_id(potrf_panel_kernel<T>));
+  // The first panel (j = 0) sets every info; later ones skip the matrices that failed.
+  auto shared_panel = [&](int j, int jb) {
     const std::size_t bytes = static_cast<std::size_t>((n - j) | 1) * jb * sizeof(T);
-    const bool in_shared = bytes <= static_cast<std::size_t>(optin);
+    const bool in_shared = bytes <= panel_capacity;
     const std::size_t dyn = in_shared ? bytes : 0;
-    allow_shared(potrf_panel_kernel<T>, dyn);
+    DynamicShared::reserve(kernel_id(potrf_panel_kernel<T>), dyn, "potrf_batched (panel)");
     potrf_panel_kernel<T><<<batch, kPanelThreads, dyn, stream>>>(n, j, jb, a, info, in_shared);
     PRISM_CUDA_CHECK_LAUNCH();
   };
   if (n <= std::min<int>(opt.shared_max_n, kBatchedFactorVarMaxN)) {
-    panel(0, n);
+    shared_panel(0, n);
     return;
   }
   for (int j = 0; j < n; j += kNb) {
     const int jb = std::min(kNb, n - j);
-    panel(j, jb);
+    if (opt.register_panel) {
+      launch_potrf_rows<T>(n, j, jb, a, info, batch, stream);
+    } else {
+      shared_panel(j, jb);
+    }
     launch_update<T, true>(j + jb, n, j + jb, n, j, jb, a, info, batch, stream);
   }
 }
@@ -913,7 +1368,7 @@ void solve_impl(const char* who, index_t n, index_t nrhs, DeviceMatrixBatch<cons
   if (batch == 0 || n == 0 || nrhs == 0) return;
   const std::size_t bytes =
       ((n * sizeof(int) + 15) / 16) * 16 + static_cast<std::size_t>(n) * kSolveCols * sizeof(T);
-  allow_shared(solve_kernel<T, kCholesky>, bytes);
+  DynamicShared::reserve(kernel_id(solve_kernel<T, kCholesky>), bytes, who);
   solve_kernel<T, kCholesky><<<batch, kPanelThreads, bytes, stream>>>(n, nrhs, a, ipiv, b);
   PRISM_CUDA_CHECK_LAUNCH();
 }
@@ -922,10 +1377,10 @@ void solve_impl(const char* who, index_t n, index_t nrhs, DeviceMatrixBatch<cons
 
 std::size_t getrf_workspace_bytes(index_t n, index_t batch, std::size_t elem_size,
                                   const GetrfOptions& options) {
-  const bool blocked = n > std::min(options.register_max_n, 32) &&
-                       n > std::min<int>(options.shared_max_n, kBatchedFactorVarMaxN);
-  if (!blocked || !options.trtri_rowblock || batch <= 0) return 0;
-  const std::size_t big = static_cast<std::size_t>(kNb) * clamp_depth(options.update_depth);
+  if (getrf_path(n, options) != GetrfPath::blocked || !options.trtri_rowblock || batch <= 0) {
+    return 0;
+  }
+  const std::size_t big = static_cast<std::size_t>(kNb) * update_depth(n, options);
   return static_cast<std::size_t>(batch) * big * big * elem_size;
 }
 

@@ -14,15 +14,26 @@
 ///
 /// getrf paths, chosen per call from n and GetrfOptions (each switchable so that
 /// tools/bench_batched_factor.cu can measure it on and off):
-///  - n <= register_max_n (<= 32): one warp per matrix (several per warp for n <= 16), row i
-///    in lane i's registers; pivoting moves no data (lanes swap their row *positions*), rows
-///    are written to their final places at the end;
-///  - n <= shared_max_n (<= 128): the whole matrix in one thread block's shared memory;
+///  - n <= 32 (register_max_n): one warp per matrix (several per warp for n <= 16), row i
+///    in lane i's registers; pivoting moves no data (lanes swap their row *positions*), the
+///    pivot row is broadcast through shared memory, rows are written to their final places
+///    at the end;
+///  - 32 < n <= 56 (register_max_n, up to 64): the same with one thread per row and 64
+///    threads per matrix, one barrier per column;
+///  - n <= shared_max_n (<= 128; off by default): the whole matrix in one thread block's
+///    shared memory;
 ///  - otherwise the blocked right-looking algorithm of the paper with nb = 32 panels kept in
-///    place (column-major, no transposition): panel factorization (recursive or classic),
-///    row swaps outside the panel (parallel or serial), row block U12 = L11^{-1} A12 (trtri
-///    + gemm or trsm), trailing update A22 -= L21 U12 (batched gemm), with the trailing
-///    update optionally delayed over `update_depth` panels (multi-level blocking).
+///    place (column-major, no transposition): panel factorization (rows in registers,
+///    recursive in shared memory, or classic), row swaps outside the panel (parallel or
+///    serial), row block U12 = L11^{-1} A12 (trtri + gemm or trsm), trailing update
+///    A22 -= L21 U12 (batched gemm), with the trailing update optionally delayed over
+///    `update_depth` panels (multi-level blocking).
+///
+/// potrf paths (PotrfOptions): n <= 32 one warp per matrix, 32 < n <= 40 (up to 64) one
+/// thread per row, both with the rows in registers; optionally the whole matrix in shared
+/// memory; else blocked right-looking (nb = 32: potf2 + triangular solve of the m x 32
+/// panel, with one thread per row in registers or in shared memory; then a batched syrk of
+/// the trailing lower triangle).
 
 #include <cstddef>
 #include <cstdint>
@@ -71,26 +82,37 @@ struct DeviceMatrixBatch {
   }
 };
 
-/// getrf algorithm switches (the paper's techniques; defaults are the intended fast path,
-/// still to be tuned on the GPU).
+/// getrf algorithm switches. The defaults are the fastest measured on an H200 (double,
+/// tools/bench_batched_factor.cu, batch 10^4; tools/batched_factor.md has the table).
 struct GetrfOptions {
-  /// n <= this (0, or 1..32) runs the warp-per-matrix register kernel.
-  int register_max_n = 32;
-  /// register_max_n < n <= this (0..128) runs the whole-matrix shared-memory kernel.
-  int shared_max_n = 64;
+  /// n <= this (0..64) runs a register kernel: one warp per matrix for n <= 32, one thread
+  /// per row (64 threads) for 32 < n <= 64. Default 56: the one-thread-per-row kernel beat
+  /// the blocked path on the H200 up to there and lost beyond (double, batch 10^4: n = 48,
+  /// 618 us against 964; n = 56, 1105 against 1107; n = 64, 1314 against 1220).
+  int register_max_n = 56;
+  /// register_max_n < n <= this (0..128) runs the whole-matrix shared-memory kernel. Off
+  /// by default: slower than the register kernels and the blocked path at every n measured
+  /// on the H200 (double, batch 10^4: n = 64, 2048 us against 1218 blocked; n = 96 and
+  /// 128, 0.88x and 0.42x cuBLAS against 1.78x and 1.81x blocked).
+  int shared_max_n = 0;
   /// Blocked path: all swaps of a panel applied at once from two pivot vectors (Sec. VI-A)
   /// instead of one row interchange after another (LAPACK laswp).
   bool parallel_swap = true;
-  /// Blocked path: panel held in shared memory and factored recursively (32 -> 16 -> 8
-  /// columns, Sec. VI-B) instead of column by column in global memory (classic getf2).
+  /// Blocked path: the panel factored with one thread per row, the rows in registers (one
+  /// barrier per column). Takes precedence over recursive_panel.
+  bool register_panel = true;
+  /// Blocked path without register_panel: panel held in shared memory and factored
+  /// recursively (32 -> 16 -> 8 columns, Sec. VI-B) instead of column by column in global
+  /// memory (classic getf2).
   bool recursive_panel = true;
   /// Blocked path: U12 = inv(L11) A12 with inv(L11) from trtri (Sec. V-A3) instead of a
   /// triangular solve (trsm). Needs workspace (getrf_workspace_bytes).
   bool trtri_rowblock = true;
   /// Blocked path: panels per trailing update (Sec. VI-D): 1 = plain right-looking (rank-32
   /// updates); 2 or 4 = the next panels are updated as they come and the rest of the
-  /// trailing matrix once per 64 / 128 columns.
-  int update_depth = 2;
+  /// trailing matrix once per 64 / 128 columns; 0 = automatic: 1 below n = 256, 2 from
+  /// there (the fastest measured on the H200, see kGetrfDepth2MinN in the .cu file).
+  int update_depth = 0;
 };
 
 /// Device workspace getrf_batched needs with these options (0 when none).
@@ -124,11 +146,21 @@ void getrs_batched(index_t n, index_t nrhs, DeviceMatrixBatch<const double> a, c
 void getrs_batched(index_t n, index_t nrhs, DeviceMatrixBatch<const float> a, const index_t* ipiv,
                    DeviceMatrixBatch<float> b, index_t batch, cudaStream_t stream);
 
-/// potrf switches.
+/// potrf switches (defaults: the fastest measured, see GetrfOptions).
 struct PotrfOptions {
-  /// n <= this (0..128) runs the whole-matrix shared-memory kernel; larger n the blocked
-  /// right-looking algorithm (nb = 32: potf2 of the panel in shared memory, batched syrk).
-  int shared_max_n = 64;
+  /// n <= this (0..64) runs a register kernel: one warp per matrix for n <= 32, one thread
+  /// per row (64 threads) for 32 < n <= 64. Default 40: the one-thread-per-row kernel against
+  /// the blocked path with the register panel on the H200 (double, batch 10^4): n = 40,
+  /// 284 us against 298; n = 48, 325 against 319; n = 56, 786 against 356; n = 64, 801
+  /// against 375.
+  int register_max_n = 40;
+  /// register_max_n < n <= this (0..128) runs the whole-matrix shared-memory kernel. Off by
+  /// default: the first H200 run measured it slower than the blocked path at every n >= 48
+  /// (n = 64: 1642 us against 1089 us; n = 128: 24718 against 3975).
+  int shared_max_n = 0;
+  /// Blocked path: the m x 32 panel factored with one thread per row, the rows in registers
+  /// (one barrier per column), instead of in shared memory with 256 threads.
+  bool register_panel = true;
 };
 
 /// Cholesky of the lower triangles of `batch` n x n SPD matrices (n <= 512); info: batch
