@@ -1,16 +1,18 @@
 // Dense triangular solves: prism against cuBLAS in the same run, and against the
 // device-to-device copy bandwidth measured in the same run.
 //  - trsv (lower, no transpose, non-unit; double and float; plus double lower/transpose):
-//    prism automatic, prism global_sync (+ inverse), cublas{D,S}trsv; n = 32 .. max_n.
-//  - trsm (lower, no transpose, non-unit, double): prism vs cublasDtrsm, n = 1024,
-//    nrhs in {64, 1000, 10000}.
+//    prism automatic, single_block (n <= 128), global_sync with 32-, 64- and 128-row block
+//    rows (64 and 128 also with inverted diagonal chunks), cublas{D,S}trsv; n = 32 .. max_n.
+//  - trsm (lower, non-unit): prism vs cublas{D,S}trsm; double no-transpose at n = 1024 with
+//    nrhs in {64, 1000, 10000} and at n = 4096 with nrhs in {64, 4096}; double transpose
+//    and float no-transpose at n = 1024, nrhs = 1000 and 10000.
 //  - batched (double, mixed sizes 1..128, 4096 blocks): prism trsv_batched vs a loop of
 //    cublasDtrsv and vs cublasDtrsmBatched (nrhs = 1, uniform n = 128: it takes one size).
 // Time: CUDA events, median (and min) of >= 10 runs after warm-up; the right-hand side is
 // restored (untimed) before every run. GB/s counts the triangle once:
 // bytes = (n(n+1)/2 + 2n) * sizeof(T) for trsv; %copy = GB/s / copy GB/s.
 //
-// usage: bench_dense_triangular OUT.json [--reps R] [--max-n N]
+// usage: bench_dense_triangular OUT.json [--reps R] [--max-n N] [--only trsv|trsm|batched]
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -127,12 +129,16 @@ void bench_trsv(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stre
     const char* name;
     gpu::TrsvOptions opt;
   };
-  std::vector<Variant> variants = {
-      {"prism_auto", {}},
-      {"prism_global_sync", {gpu::TrsvAlgorithm::global_sync, false, 4}},
-      {"prism_global_sync_inverse", {gpu::TrsvAlgorithm::global_sync, true, 4}}};
+  const auto gs = gpu::TrsvAlgorithm::global_sync;
+  std::vector<Variant> variants = {{"prism_auto", {}},
+                                   {"prism_global_sync_32", {gs, false, 4, 32}},
+                                   {"prism_global_sync_64", {gs, false, 4, 64}},
+                                   {"prism_global_sync_64_inverse", {gs, true, 4, 64}},
+                                   {"prism_global_sync_64_inverse_16", {gs, true, 16, 64}},
+                                   {"prism_global_sync_128", {gs, false, 4, 128}},
+                                   {"prism_global_sync_128_inverse", {gs, true, 4, 128}}};
   if (n <= gpu::trsv_small_max_n) {
-    variants.push_back({"prism_single_block", {gpu::TrsvAlgorithm::single_block, false, 4}});
+    variants.push_back({"prism_single_block", {gpu::TrsvAlgorithm::single_block, false, 4, 0}});
   }
   for (const Variant& v : variants) {
     const Stats tp = time_runs(warmup, reps, stream, restore, [&] {
@@ -145,34 +151,50 @@ void bench_trsv(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stre
   }
 }
 
-void bench_trsm(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stream, index_t m,
-                index_t nrhs, int warmup, int reps, double copy_gbs) {
-  const auto ha = make_lower<double>(m, m);
-  const auto hb = make_vec<double>(std::size_t(m) * nrhs);
-  DeviceBuffer<double> a(ha.size()), b0(hb.size()), b(hb.size());
+cublasStatus_t cublas_trsm(cublasHandle_t h, cublasOperation_t op, int m, int nrhs, const double* a,
+                           int lda, double* b, int ldb) {
+  const double one = 1.0;
+  return cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_NON_UNIT, m, nrhs,
+                     &one, a, lda, b, ldb);
+}
+cublasStatus_t cublas_trsm(cublasHandle_t h, cublasOperation_t op, int m, int nrhs, const float* a,
+                           int lda, float* b, int ldb) {
+  const float one = 1.0f;
+  return cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_NON_UNIT, m, nrhs,
+                     &one, a, lda, b, ldb);
+}
+
+template <typename T>
+void bench_trsm(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stream, TriOp op,
+                index_t m, index_t nrhs, int warmup, int reps, double copy_gbs) {
+  const char* prec = sizeof(T) == 8 ? "double" : "float";
+  const char* opname = op == TriOp::none ? "trsm_LNN" : "trsm_LTN";
+  const auto ha = make_lower<T>(m, m);
+  const auto hb = make_vec<T>(std::size_t(m) * nrhs);
+  DeviceBuffer<T> a(ha.size()), b0(hb.size()), b(hb.size());
   a.upload(ha.data(), stream);
   b0.upload(hb.data(), stream);
   auto restore = [&] {
-    PRISM_CUDA_CHECK(cudaMemcpyAsync(b.data(), b0.data(), hb.size() * sizeof(double),
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(b.data(), b0.data(), hb.size() * sizeof(T),
                                      cudaMemcpyDeviceToDevice, stream));
   };
   const double flops = double(m) * m * nrhs;  // m^2 nrhs (multiply-adds counted as 2 / 2)
-  const double bytes = (0.5 * double(m) * (m + 1) + 2.0 * m * nrhs) * sizeof(double);
-  const double one = 1.0;
+  const double bytes = (0.5 * double(m) * (m + 1) + 2.0 * m * nrhs) * sizeof(T);
+  const cublasOperation_t cop = op == TriOp::none ? CUBLAS_OP_N : CUBLAS_OP_T;
   const Stats tc = time_runs(warmup, reps, stream, restore, [&] {
-    PRISM_CUBLAS_CHECK(cublasDtrsm(handle, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                                   CUBLAS_DIAG_NON_UNIT, m, nrhs, &one, a.data(), m, b.data(), m));
+    PRISM_CUBLAS_CHECK(cublas_trsm(handle, cop, m, nrhs, a.data(), m, b.data(), m));
   });
   const auto ref = download(b);
   auto push = [&](const char* method, const Stats& t, double diff) {
     const double gbs = bytes / (t.median_us * 1e-6) / 1e9;
-    rows.push_back({"trsm_LNN", "double", method, m, nrhs, t, gbs, 100 * gbs / copy_gbs,
+    rows.push_back({opname, prec, method, m, nrhs, t, gbs, 100 * gbs / copy_gbs,
                     flops / (t.median_us * 1e-6) / 1e9, diff});
   };
   push("cublas", tc, 0);
+  // The plain API (stream-ordered workspace allocation inside every call).
   const Stats tp = time_runs(warmup, reps, stream, restore, [&] {
-    gpu::trsm(TriUplo::lower, TriOp::none, TriDiag::non_unit, m, nrhs, 1.0, a.data(), m, b.data(),
-              m, stream);
+    gpu::trsm(TriUplo::lower, op, TriDiag::non_unit, m, nrhs, T(1), a.data(), m, b.data(), m,
+              stream);
   });
   push("prism", tp, max_rel_diff(download(b), ref));
 }
@@ -252,16 +274,20 @@ void bench_batched(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t s
 
 int main(int argc, char** argv) try {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s OUT.json [--reps R] [--max-n N]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s OUT.json [--reps R] [--max-n N] [--only trsv|trsm|batched]\n",
+                 argv[0]);
     return 2;
   }
   const std::string json_path = argv[1];
   int reps = 15;
   index_t max_n = 32768;
+  std::string only;
   for (int i = 2; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--reps") reps = std::max(10, std::atoi(argv[i + 1]));
     if (std::string(argv[i]) == "--max-n") max_n = std::atoi(argv[i + 1]);
+    if (std::string(argv[i]) == "--only") only = argv[i + 1];
   }
+  auto part = [&](const char* what) { return only.empty() || only == what; };
   const int warmup = 3;
   cudaDeviceProp prop{};
   PRISM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -276,28 +302,57 @@ int main(int argc, char** argv) try {
               prop.multiProcessorCount, copy_gbs);
 
   std::vector<Row> rows;
-  for (index_t n = 32; n <= max_n; n *= 2) {
+  // Rows are printed as they are measured, so a run cut short still leaves its numbers.
+  std::size_t printed = 0;
+  auto print_new = [&] {
+    for (; printed < rows.size(); ++printed) {
+      const Row& r = rows[printed];
+      std::printf("%-22s %-6s %-32s %7lld %6lld %11.1f %11.1f %9.1f %6.1f%% %9.1f %9.1e\n",
+                  r.op.c_str(), r.precision.c_str(), r.method.c_str(), r.n, r.nrhs, r.t.median_us,
+                  r.t.min_us, r.gbs, r.pct_copy, r.gflops, r.diff_vs_cublas);
+    }
+    std::fflush(stdout);
+  };
+  std::printf("%-22s %-6s %-32s %7s %6s %11s %11s %9s %7s %9s %9s\n", "op", "prec", "method", "n",
+              "nrhs", "median_us", "min_us", "GB/s", "%copy", "GFLOP/s", "diff");
+  for (index_t n = 32; part("trsv") && n <= max_n; n *= 2) {
     bench_trsv<double>(rows, handle, stream, TriOp::none, n, warmup, reps, copy_gbs);
+    print_new();
     bench_trsv<float>(rows, handle, stream, TriOp::none, n, warmup, reps, copy_gbs);
+    print_new();
     bench_trsv<double>(rows, handle, stream, TriOp::transpose, n, warmup, reps, copy_gbs);
+    print_new();
     if (n == 64) {  // n not a multiple of 32 next to a power of two
       bench_trsv<double>(rows, handle, stream, TriOp::none, 100, warmup, reps, copy_gbs);
+      print_new();
     }
   }
   for (index_t nrhs : {64, 1000, 10000}) {
-    bench_trsm(rows, handle, stream, 1024, nrhs, warmup, reps, copy_gbs);
+    if (!part("trsm")) break;
+    bench_trsm<double>(rows, handle, stream, TriOp::none, 1024, nrhs, warmup, reps, copy_gbs);
+    print_new();
   }
-  bench_batched(rows, handle, stream, 4096, 128, false, warmup, reps, copy_gbs);
-  bench_batched(rows, handle, stream, 4096, 128, true, warmup, reps, copy_gbs);
-  bench_batched(rows, handle, stream, 4096, 32, true, warmup, reps, copy_gbs);
+  for (index_t nrhs : {64, 4096}) {
+    if (!part("trsm")) break;
+    bench_trsm<double>(rows, handle, stream, TriOp::none, 4096, nrhs, warmup, reps, copy_gbs);
+    print_new();
+  }
+  for (index_t nrhs : {1000, 10000}) {
+    if (!part("trsm")) break;
+    bench_trsm<double>(rows, handle, stream, TriOp::transpose, 1024, nrhs, warmup, reps, copy_gbs);
+    print_new();
+    bench_trsm<float>(rows, handle, stream, TriOp::none, 1024, nrhs, warmup, reps, copy_gbs);
+    print_new();
+  }
+  if (part("batched")) {
+    bench_batched(rows, handle, stream, 4096, 128, false, warmup, reps, copy_gbs);
+    print_new();
+    bench_batched(rows, handle, stream, 4096, 128, true, warmup, reps, copy_gbs);
+    print_new();
+    bench_batched(rows, handle, stream, 4096, 32, true, warmup, reps, copy_gbs);
+    print_new();
+  }
 
-  std::printf("%-22s %-6s %-26s %7s %6s %11s %11s %9s %7s %9s %9s\n", "op", "prec", "method", "n",
-              "nrhs", "median_us", "min_us", "GB/s", "%copy", "GFLOP/s", "diff");
-  for (const Row& r : rows) {
-    std::printf("%-22s %-6s %-26s %7lld %6lld %11.1f %11.1f %9.1f %6.1f%% %9.1f %9.1e\n",
-                r.op.c_str(), r.precision.c_str(), r.method.c_str(), r.n, r.nrhs, r.t.median_us,
-                r.t.min_us, r.gbs, r.pct_copy, r.gflops, r.diff_vs_cublas);
-  }
   std::ofstream out(json_path);
   if (!out) throw std::runtime_error("cannot write " + json_path);
   out << "{\n  \"gpu\": \"" << prop.name << "\",\n  \"sms\": " << prop.multiProcessorCount

@@ -7,23 +7,22 @@
 //   upper/none:      L'(i, j) = A(n-1-i, n-1-j)        x'(i) = x(n-1-i)
 //   upper/transpose: L'(i, j) = A(j, i)                x'(i) = x(i)
 // i.e. reverse = (upper != transpose) and swap = transpose. With swap the rows of L' are
-// the columns of A, so the tile loader lets the fast thread index run along the storage
-// rows of A (coalesced) and transposes the tile into shared memory on the way (Hogg,
+// the columns of A, so the tile loaders let the fast thread index run along the storage
+// rows of A (coalesced) and transpose the tile on its way into shared memory (Hogg,
 // Section 7: "transpose critical-path blocks while prefetching").
 //
-// Still to tune on the GPU (nothing here has been run on a device yet):
-//  - single_block: threads per block (128), the full-triangle shared cache (85 KB at
-//    n = 128 in double limits the batched kernel to 2 blocks/SM: double-buffer block
-//    columns instead), shuffle vs the paper's volatile shared slot in the diagonal solve.
-//  - global_sync: warps per block (4; the paper used 8), blocks per SM, polling with
-//    __nanosleep, the cost of __threadfence on Hopper, invert_from_block_row.
-//  - trsm: one 32-row register tile per thread (64 threads/block) is simple but shared-
-//    memory-load bound (one broadcast load per FMA); a 2D register tile (e.g. 8 rows x 4
-//    columns per thread) and cp.async double buffering are the next steps; for nrhs
-//    small (< ~64) route to trsv per column.
+// Global-memory synchronisation (global_sync trsv and trsm): a producer thread block stores
+// its solution, passes __syncthreads() and one thread adds to a counter with
+// red.release.gpu; a consumer's thread 0 spins with ld.acquire.gpu, then __syncthreads().
+// This is the fence-free release/acquire pattern of the PTX memory model (as in CUTLASS's
+// GenericBarrier); consumers read the published data only after the acquire. Blocks take
+// their work from an atomic ticket and only ever wait on work with a smaller ticket, which
+// was taken by a block already running: no wait can depend on a block that is not resident,
+// whatever the grid size and occupancy.
 
 #include "kernels/cuda/dense_triangular.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -35,16 +34,64 @@
 namespace prism::kernels::cuda {
 namespace {
 
-constexpr int kTile = 32;        // diagonal block size = warp size
-constexpr int kLds = kTile + 1;  // padded leading dimension of shared tiles (no bank conflicts
-                                 // when a tile is transposed on the way in)
+constexpr int kTile = 32;        // trsv chunk / diagonal block size = warp size
+constexpr int kLds = kTile + 1;  // padded leading dimension of 32x32 shared tiles (no bank
+                                 // conflicts when a tile is transposed on the way in)
 constexpr unsigned kFullMask = 0xffffffffu;
 
-constexpr int kSmallThreads = 128;  // single_block / batched: warp 0 solves, 1..3 prefetch
-constexpr int kSyncWarps = 4;       // global_sync: warps per thread block
-constexpr int kSyncThreads = 32 * kSyncWarps;
-constexpr int kColsPerWarp = kTile / kSyncWarps;
-constexpr int kTrsmCols = 64;  // trsm: columns of X per thread block (one per thread)
+constexpr int kSmallThreads = 128;  // single_block / batched
+constexpr int kSyncThreads = 256;   // global_sync: 8 warps per thread block
+
+// ------------------------------------------------------------------------------------------
+// Primitives: asynchronous copies and release/acquire counters.
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+/// Copies one element global -> shared asynchronously; when !valid nothing is read and the
+/// destination is zero-filled (src must still be a valid address: pass the matrix base).
+template <typename T>
+__device__ __forceinline__ void cp_async(T* dst, const T* src, bool valid) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async element of 4 or 8 bytes");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(smem_u32(dst)), "l"(src),
+               "n"(sizeof(T)), "r"(valid ? static_cast<int>(sizeof(T)) : 0)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+/// Waits until at most kPending of this thread's committed groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+__device__ __forceinline__ int load_acquire(const int* p) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void add_release(int* p, int v) {
+  asm volatile("red.release.gpu.global.add.s32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+}
+
+/// Thread 0 spins until *counter >= target; every thread gets the value it saw. Must be
+/// called by the whole block (it synchronises); `seen` is a __shared__ slot, and every
+/// thread must have passed a barrier since it last read it. The polls are acquire loads:
+/// relaxed polls plus one acquire fence measured slower on an H200 (the fence also waits
+/// for the thread's copies in flight).
+__device__ int block_wait(const int* counter, int target, int* seen) {
+  if (threadIdx.x == 0) {
+    int v;
+    while ((v = load_acquire(counter)) < target) {
+    }
+    *seen = v;
+  }
+  __syncthreads();
+  return *seen;
+}
 
 /// The effective lower-triangular matrix L' of the file comment, on top of A.
 template <typename T, bool kRev, bool kSwap>
@@ -53,8 +100,8 @@ struct LowerView {
   long long lda;
   int n;
   __device__ int p(int i) const { return kRev ? n - 1 - i : i; }
-  /// L'(i, j) for 0 <= i, j < n.
-  __device__ T at(int i, int j) const {
+  /// Address of L'(i, j) for 0 <= i, j < n.
+  __device__ const T* ptr(int i, int j) const {
     int r = p(i);
     int c = p(j);
     if (kSwap) {
@@ -62,18 +109,17 @@ struct LowerView {
       r = c;
       c = t;
     }
-    return __ldg(a + r + static_cast<long long>(c) * lda);
+    return a + r + static_cast<long long>(c) * lda;
   }
 };
 
-/// Block-cooperative load of tile (bi, bj) of L' into s: s[c * kLds + r] = L'(32 bi + r,
-/// 32 bj + c). A diagonal tile gets zeros above the diagonal and the reciprocal of the
-/// diagonal (1 when unit) on it, so no solve divides; rows/columns past n are padded with
-/// an identity so partial blocks need no special cases. Threads t0 .. t0 + nthreads - 1
-/// take part (tid is relative to t0).
+/// Requests tile (bi, bj) of L' into s asynchronously: s[c * kLds + r] = L'(32 bi + r,
+/// 32 bj + c). Entries past n, above the diagonal of a diagonal tile and (unit) on it are
+/// zero-filled without being read; prepare_diag_tile finishes a diagonal tile once it has
+/// landed. Threads tid in [0, nthreads) take part.
 template <typename T, bool kRev, bool kSwap>
-__device__ void load_tile(const LowerView<T, kRev, kSwap>& L, int bi, int bj, bool unit, T* s,
-                          int tid, int nthreads) {
+__device__ void issue_tile32(const LowerView<T, kRev, kSwap>& L, int bi, int bj, bool unit, T* s,
+                             int tid, int nthreads) {
   for (int e = tid; e < kTile * kTile; e += nthreads) {
     const int fast = e & (kTile - 1);
     const int slow = e / kTile;
@@ -81,24 +127,22 @@ __device__ void load_tile(const LowerView<T, kRev, kSwap>& L, int bi, int bj, bo
     const int c = kSwap ? fast : slow;
     const int i = kTile * bi + r;
     const int j = kTile * bj + c;
-    T v;
-    if (bi == bj) {
-      if (r < c) {
-        v = T(0);
-      } else if (r == c) {
-        v = (i >= L.n || unit) ? T(1) : T(1) / L.at(i, i);
-      } else {
-        v = i < L.n ? L.at(i, j) : T(0);
-      }
-    } else {
-      v = (i < L.n && j < L.n) ? L.at(i, j) : T(0);
-    }
-    s[c * kLds + r] = v;
+    bool ok = i < L.n && j < L.n;
+    if (bi == bj) ok = ok && (r > c || (r == c && !unit));
+    cp_async(s + c * kLds + r, ok ? L.ptr(i, j) : L.a, ok);
   }
 }
 
-/// One warp solves a 32x32 diagonal tile (reciprocal diagonal, see load_tile): lane r holds
-/// b'(r) in val and returns x'(r). The solved entry is broadcast with a shuffle: the
+/// One warp, after the tile has landed: diagonal entry -> its reciprocal (1 when unit or
+/// past n, so padded rows are an identity and no solve divides).
+template <typename T>
+__device__ void prepare_diag_tile(T* s, int first_row, int n, bool unit, int lane) {
+  T& d = s[lane * kLds + lane];
+  d = (unit || first_row + lane >= n) ? T(1) : T(1) / d;
+}
+
+/// One warp solves a 32x32 diagonal tile (reciprocal diagonal, lower part read only): lane r
+/// holds b'(r) in val and returns x'(r). The solved entry is broadcast with a shuffle: the
 /// paper's volatile shared slot relies on implicit warp synchrony, which Volta and later
 /// no longer guarantee without __syncwarp.
 template <typename T>
@@ -122,43 +166,27 @@ __device__ T warp_inverse_multiply(const T* inv, T val, int lane) {
   return out;
 }
 
-/// Inverts the lower-triangular diagonal tile s (reciprocal diagonal) into inv with
-/// Higham's method B (Higham, SIAM J. Sci. Comput. 16, 1995; Hogg Section 4): for block
-/// sizes b = 1, 2, 4, 8, 16, each pair [L11 0; L21 L22] with X11 = inv(L11) known gets
-/// X21 = inv(L22) (-L21 X11) by forward substitution, one thread per column of X21.
-/// Must be called by the whole block (it synchronises).
-template <typename T>
-__device__ void invert_tile(const T* s, T* inv, int tid, int nthreads) {
-  for (int e = tid; e < kTile * kTile; e += nthreads) {
-    const int r = e & (kTile - 1);
-    const int c = e / kTile;
-    inv[c * kLds + r] = r == c ? s[c * kLds + c] : T(0);
-  }
-  __syncthreads();
-  for (int b = 1; b < kTile; b *= 2) {
-    if (tid < kTile / 2) {  // (16 / b) pairs x b columns = 16 jobs per level
-      const int q = tid / b;
-      const int c = tid % b;
-      const int o = 2 * b * q;
-      auto S = [&](int i, int j) { return s[j * kLds + i]; };
-      T* xc = inv + (o + c) * kLds;  // column o + c of the inverse
-      for (int i = 0; i < b; ++i) {  // w = -L21 X11(:, c); X11(k, c) = 0 for k < c
-        T acc = T(0);
-        for (int k = c; k < b; ++k) acc += S(o + b + i, o + k) * xc[o + k];
-        xc[o + b + i] = -acc;
-      }
-      for (int i = 0; i < b; ++i) {  // X21(:, c) = inv(L22) w
-        T v = xc[o + b + i];
-        for (int k = 0; k < i; ++k) v -= S(o + b + i, o + b + k) * xc[o + b + k];
-        xc[o + b + i] = v * S(o + b + i, o + b + i);
+/// One warp computes columns c0 .. c0 + kN - 1 of inv(S) for a prepared diagonal tile S
+/// (lane = row): forward substitution on unit vectors, kN independent chains interleaved.
+/// The result is exactly zero above the diagonal.
+template <typename T, int kN>
+__device__ void warp_inverse_columns(const T* s, int c0, int lane, T (&v)[kN]) {
+#pragma unroll
+  for (int j = 0; j < kN; ++j) v[j] = lane == c0 + j ? T(1) : T(0);
+  for (int i = c0; i < kTile; ++i) {
+    const T di = s[i * kLds + i];
+    const T li = s[i * kLds + lane];
+#pragma unroll
+    for (int j = 0; j < kN; ++j) {
+      const T xi = __shfl_sync(kFullMask, v[j], i) * di;
+      if (lane == i) {
+        v[j] = xi;
+      } else if (lane > i) {
+        v[j] -= li * xi;
       }
     }
-    __syncthreads();
   }
 }
-
-// ------------------------------------------------------------------------------------------
-// single_block and batched trsv (n <= 128): Hogg Section 2, Listing 2.
 
 __host__ __device__ constexpr int tri_tiles(int nb) {
   return nb * (nb + 1) / 2;
@@ -170,8 +198,14 @@ __device__ int tile_slot(int bi, int bj, int nb) {
   return bj * nb - bj * (bj - 1) / 2 + (bi - bj);
 }
 
+// ------------------------------------------------------------------------------------------
+// single_block and batched trsv (n <= 128): Hogg Section 2, Listing 2. Every tile is
+// requested up front (one cp.async group per block column), so the memory latency is paid
+// about once instead of once per tile and per block column; the solve of block column k
+// waits only for the group of column k.
+
 template <typename T, bool kRev, bool kSwap>
-__device__ void small_solve(int n, const T* a, int lda, T* x, bool unit, T* smem) {
+__device__ void small_solve(int n, const T* a, long long lda, T* x, bool unit, T* smem) {
   const int nb = (n + kTile - 1) / kTile;
   const int tid = threadIdx.x;
   const int lane = tid & (kTile - 1);
@@ -181,23 +215,35 @@ __device__ void small_solve(int n, const T* a, int lda, T* x, bool unit, T* smem
   T* xs = smem + tri_tiles(nb) * tile_elems;
   const LowerView<T, kRev, kSwap> L{a, lda, n};
 
-  for (int i = tid; i < nb * kTile; i += blockDim.x) xs[i] = i < n ? x[L.p(i)] : T(0);
-  for (int bi = 0; bi < nb; ++bi) {
-    load_tile(L, bi, 0, unit, tiles + tile_slot(bi, 0, nb) * tile_elems, tid, blockDim.x);
+  for (int bj = 0; bj < nb; ++bj) {
+    for (int bi = bj; bi < nb; ++bi) {
+      issue_tile32(L, bi, bj, unit, tiles + tile_slot(bi, bj, nb) * tile_elems, tid, blockDim.x);
+    }
+    cp_async_commit();
   }
-  __syncthreads();
+  for (int i = tid; i < nb * kTile; i += blockDim.x) xs[i] = i < n ? x[L.p(i)] : T(0);
   for (int k = 0; k < nb; ++k) {
+    switch (nb - 1 - k) {  // wait for block column k (nb <= 4 groups)
+      case 0:
+        cp_async_wait<0>();
+        break;
+      case 1:
+        cp_async_wait<1>();
+        break;
+      case 2:
+        cp_async_wait<2>();
+        break;
+      default:
+        cp_async_wait<3>();
+        break;
+    }
+    __syncthreads();
     if (warp == 0) {
       // x'(block k) = L'(k, k)^{-1} b'(block k), right-hand side in registers.
-      const T val =
-          warp_diag_solve(tiles + tile_slot(k, k, nb) * tile_elems, xs[kTile * k + lane], lane);
-      xs[kTile * k + lane] = val;
-    } else {
-      // Meanwhile the other warps prefetch block column k + 1.
-      for (int bi = k + 1; bi < nb; ++bi) {
-        load_tile(L, bi, k + 1, unit, tiles + tile_slot(bi, k + 1, nb) * tile_elems, tid - kTile,
-                  blockDim.x - kTile);
-      }
+      T* d = tiles + tile_slot(k, k, nb) * tile_elems;
+      prepare_diag_tile(d, kTile * k, n, unit, lane);
+      __syncwarp();
+      xs[kTile * k + lane] = warp_diag_solve(d, xs[kTile * k + lane], lane);
     }
     __syncthreads();
     // b'(below) -= L'(below, k) x'(block k), one thread per row.
@@ -210,14 +256,14 @@ __device__ void small_solve(int n, const T* a, int lda, T* x, bool unit, T* smem
       for (int c = 0; c < kTile; ++c) acc += t[c * kLds + rr] * xs[kTile * k + c];
       xs[kTile * (k + 1) + r] -= acc;
     }
-    __syncthreads();
+    // The next iteration's __syncthreads orders these updates before the next solve.
   }
   for (int i = tid; i < n; i += blockDim.x) x[L.p(i)] = xs[i];
 }
 
 template <typename T, bool kRev, bool kSwap>
 __global__ void __launch_bounds__(kSmallThreads)
-    trsv_small_kernel(int n, const T* a, int lda, T* x, bool unit) {
+    trsv_small_kernel(int n, const T* a, long long lda, T* x, bool unit) {
   extern __shared__ __align__(16) unsigned char small_smem[];
   small_solve<T, kRev, kSwap>(n, a, lda, x, unit, reinterpret_cast<T*>(small_smem));
 }
@@ -241,195 +287,533 @@ std::size_t small_smem_bytes(int max_n, std::size_t elem) {
 // ------------------------------------------------------------------------------------------
 // global_sync trsv (any n): Hogg Sections 3, 4 and 7, Listings 3 and 4.
 //
-// sync[0]: number of solved block columns (block row R publishes R + 1 after its x block is
-// visible); sync[1]: next block row to hand out. Both are zeroed on the stream before the
-// launch. Deadlock freedom: a thread block takes its row from sync[1] only once it runs,
-// so rows are handed out in increasing order to resident blocks, and a block only waits on
-// smaller rows, all held by resident blocks that are themselves waiting only on smaller
-// rows; by induction every wait ends. This holds for any grid size and occupancy.
+// sync[0]: number of solved 32-row chunks of x' (a block row of kChunks chunks adds kChunks
+// once its x is stored); sync[1]: ticket of the next block row. Both are zeroed on the
+// stream before the launch. Block rows finish in order (row R needs all of row R - 1), so
+// sync[0] >= c + 1 means chunk c is final.
+//
+// A thread block owns kRows = 32 kChunks rows of L' and 256 threads: thread (g, r) with
+// r = tid % kRows accumulates row r over column group g of every 32-wide column tile. The
+// off-diagonal tiles stream through a ring of kStages shared-memory slots filled by
+// cp.async kStages - 1 tiles ahead, issued before any wait; the x chunk of a tile is copied
+// with it when already known to be solved, otherwise fetched once the counter says so.
+// With kStages >= kChunks the whole critical block L'(R, R-1) is in flight before the wait
+// for block row R - 1 starts. The diagonal block (packed 32x32 tiles) is requested first
+// and prepared (reciprocal diagonal; optionally inverted) while the stream runs.
+//
+// Memory traffic per block row: the kRows x 32 R kChunks tile stream (once), 32 values of x
+// per tile (from L2), the packed diagonal block; no shared-memory traffic beyond one read
+// of each element.
 
-/// Lane 0 of the warp spins until sync[0] >= target; returns what it saw (warp-uniform).
-/// The fence after the poll orders the later x loads (ld.cg, from L2) after it.
-__device__ int warp_wait_solved(const int* solved, int target, int lane) {
-  int seen = 0;
-  if (lane == 0) {
-    const volatile int* p = solved;
-    while ((seen = *p) < target) {
-    }
-    __threadfence();
-  }
-  __syncwarp();
-  return __shfl_sync(kFullMask, seen, 0);
+template <int kChunks>
+struct SyncShape {
+  static constexpr int kRows = kTile * kChunks;
+  static constexpr int kGroups = kSyncThreads / kRows;  // column groups per tile
+  static constexpr int kCols = kTile / kGroups;         // columns per group
+  static constexpr int kStages = kChunks == 1 ? 6 : 4;  // ring depth, >= kChunks
+  static constexpr int kInvCols = kTile * kChunks / (kSyncThreads / kTile);  // per warp
+  static_assert(kStages >= kChunks, "the critical block must fit in the ring");
+};
+
+template <typename T, bool kSwap, int kChunks>
+__host__ __device__ constexpr std::size_t sync_slot_elems() {
+  return kSwap ? static_cast<std::size_t>(SyncShape<kChunks>::kRows) * kLds
+               : static_cast<std::size_t>(SyncShape<kChunks>::kRows) * kTile;
 }
 
-template <typename T, bool kRev, bool kSwap, bool kInvert>
+template <typename T, bool kSwap, int kChunks>
+constexpr std::size_t sync_smem_bytes() {
+  using S = SyncShape<kChunks>;
+  return (S::kStages * sync_slot_elems<T, kSwap, kChunks>() +
+          static_cast<std::size_t>(tri_tiles(kChunks)) * kTile * kLds + S::kGroups * S::kRows +
+          S::kStages * kTile) *
+         sizeof(T);
+}
+
+/// Requests column tile t of block row row0 (kRows x 32) into a ring slot, plus its x chunk
+/// (by warp 0) when with_x.
+template <typename T, bool kRev, bool kSwap, int kChunks>
+__device__ void issue_row_tile(const LowerView<T, kRev, kSwap>& L, const T* x, int row0, int t,
+                               bool with_x, T* slot, T* xslot, int tid) {
+  constexpr int kRows = SyncShape<kChunks>::kRows;
+  constexpr int kElems = kRows * kTile;
+#pragma unroll 4
+  for (int e = tid; e < kElems; e += kSyncThreads) {
+    const int r = kSwap ? e / kTile : e % kRows;
+    const int c = kSwap ? e % kTile : e / kRows;
+    const bool ok = row0 + r < L.n;
+    T* dst = kSwap ? slot + r * kLds + c : slot + c * kRows + r;
+    cp_async(dst, ok ? L.ptr(row0 + r, kTile * t + c) : L.a, ok);
+  }
+  if (with_x && tid < kTile) cp_async(xslot + tid, x + L.p(kTile * t + tid), true);
+}
+
+template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>
 __global__ void __launch_bounds__(kSyncThreads)
     trsv_sync_kernel(int n, const T* a, long long lda, T* x, bool unit, int* sync,
                      int invert_from) {
-  __shared__ T diag[kTile * kLds];
-  __shared__ T inv[kInvert ? kTile * kLds : 1];
-  __shared__ T red[kSyncWarps][kTile];
-  __shared__ T pre[kTile];
-  __shared__ int s_row;
+  using S = SyncShape<kChunks>;
+  constexpr int kRows = S::kRows;
+  constexpr int kStages = S::kStages;
+  constexpr std::size_t kSlot = sync_slot_elems<T, kSwap, kChunks>();
+  extern __shared__ __align__(16) unsigned char sync_smem[];
+  T* ring = reinterpret_cast<T*>(sync_smem);
+  T* diag = ring + kStages * kSlot;                   // packed lower tiles of L'(R, R)
+  T* red = diag + tri_tiles(kChunks) * kTile * kLds;  // [kGroups][kRows] partial sums
+  T* xwin = red + S::kGroups * kRows;                 // [kStages][32] x chunk per slot
+  __shared__ int s_row, s_seen;
+  __shared__ int s_xok[kStages];
+
   const int tid = threadIdx.x;
   const int lane = tid & (kTile - 1);
   const int warp = tid / kTile;
-  if (tid == 0) s_row = atomicAdd(sync + 1, 1);
+  const int g = tid / kRows;
+  const int r = tid % kRows;
+  if (tid == 0) {
+    s_row = atomicAdd(sync + 1, 1);
+    s_seen = load_acquire(sync);
+  }
   __syncthreads();
   const int R = s_row;
+  int ready = s_seen;  // solved chunks known to this block (block-uniform)
+  const int row0 = kRows * R;
+  const int ntiles = kChunks * R;  // off-diagonal column tiles
   const LowerView<T, kRev, kSwap> L{a, lda, n};
-  const int row = kTile * R + lane;  // the row of L' this lane accumulates (no-swap layout)
 
-  // Critical-path block L'(R, R-1) into registers in the no-swap layout (transposed through
-  // shared memory when swapped): thread (warp, lane) holds L'(row, 32(R-1) + warp*8 + k).
-  T crit[kColsPerWarp];
-  if (R > 0) {
-    load_tile(L, R, R - 1, unit, diag, tid, kSyncThreads);
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < kColsPerWarp; ++k) crit[k] = diag[(warp * kColsPerWarp + k) * kLds + lane];
-    __syncthreads();
+  // Diagonal block first (its own group), then the first kStages - 1 tiles.
+  for (int q = 0; q < kChunks; ++q) {
+    for (int q2 = q; q2 < kChunks; ++q2) {
+      issue_tile32(L, kChunks * R + q2, kChunks * R + q, unit,
+                   diag + tile_slot(q2, q, kChunks) * kTile * kLds, tid, kSyncThreads);
+    }
   }
-  load_tile(L, R, R, unit, diag, tid, kSyncThreads);
-  const T b = (warp == 0 && row < n) ? __ldcg(x + L.p(row)) : T(0);
+  cp_async_commit();
+  for (int t = 0; t < kStages - 1; ++t) {
+    if (t < ntiles) {
+      const bool with_x = t < ready;
+      issue_row_tile<T, kRev, kSwap, kChunks>(L, x, row0, t, with_x, ring + t * kSlot,
+                                              xwin + t * kTile, tid);
+      if (tid == 0) s_xok[t] = with_x;
+    }
+    cp_async_commit();
+  }
+  T bq[kChunks];  // warp 0: b' of rows row0 + 32 q + lane
+#pragma unroll
+  for (int q = 0; q < kChunks; ++q) {
+    const int row = row0 + kTile * q + lane;
+    bq[q] = (warp == 0 && row < n) ? __ldcg(x + L.p(row)) : T(0);
+  }
+
+  // Prepare the diagonal tiles while the stream is in flight.
+  cp_async_wait<kStages - 1>();
   __syncthreads();
-  const bool use_inverse = kInvert && R >= invert_from;
-  if (use_inverse) invert_tile(diag, inv, tid, kSyncThreads);  // block-uniform branch
-
-  int ready = 0;         // solved block columns this warp knows of
-  T acc = T(0);          // no swap: partial sum of row `row` over this warp's columns
-  T part[kColsPerWarp];  // swap: partial sums of rows 32R + warp*8 + k over column `lane`
-#pragma unroll
-  for (int k = 0; k < kColsPerWarp; ++k) part[k] = T(0);
-
-  for (int j = 0; j + 1 < R; ++j) {
-    // Issue the loads of block (R, j) before waiting: they do not depend on x.
-    T av[kColsPerWarp];
-#pragma unroll
-    for (int k = 0; k < kColsPerWarp; ++k) {
-      if (!kSwap) {
-        av[k] = row < n ? L.at(row, kTile * j + warp * kColsPerWarp + k) : T(0);
-      } else {
-        const int r = kTile * R + warp * kColsPerWarp + k;  // coalesced along columns of L'
-        av[k] = r < n ? L.at(r, kTile * j + lane) : T(0);
-      }
-    }
-    if (j >= ready) ready = warp_wait_solved(sync, j + 1, lane);
-    if (!kSwap) {
-#pragma unroll
-      for (int k = 0; k < kColsPerWarp; ++k) {
-        acc += av[k] * __ldcg(x + L.p(kTile * j + warp * kColsPerWarp + k));
-      }
-    } else {
-      const T xv = __ldcg(x + L.p(kTile * j + lane));
-#pragma unroll
-      for (int k = 0; k < kColsPerWarp; ++k) part[k] += av[k] * xv;
-    }
+  if (warp < kChunks) {
+    prepare_diag_tile(diag + tile_slot(warp, warp, kChunks) * kTile * kLds, row0 + kTile * warp, n,
+                      unit, lane);
   }
-  if (kSwap) {
-    // 8 warp reductions, before the last wait (off the critical path: Listing 4).
-#pragma unroll
-    for (int k = 0; k < kColsPerWarp; ++k) {
-      T v = part[k];
-#pragma unroll
-      for (int off = kTile / 2; off > 0; off /= 2) v += __shfl_xor_sync(kFullMask, v, off);
-      if (lane == 0) pre[warp * kColsPerWarp + k] = v;
-    }
-  }
-  if (R > 0) {
-    if (R - 1 >= ready) ready = warp_wait_solved(sync, R, lane);
-#pragma unroll
-    for (int k = 0; k < kColsPerWarp; ++k) {
-      acc += crit[k] * __ldcg(x + L.p(kTile * (R - 1) + warp * kColsPerWarp + k));
-    }
-  }
-  red[warp][lane] = acc;
   __syncthreads();
+  if (kInvert && kChunks * R + kChunks - 1 >= invert_from) {  // block-uniform
+    constexpr int kWarpsPerTile = kSyncThreads / kTile / kChunks;
+    const int q = warp / kWarpsPerTile;
+    const int c0 = (warp % kWarpsPerTile) * S::kInvCols;
+    T* tile = diag + tile_slot(q, q, kChunks) * kTile * kLds;
+    const bool invert = kChunks * R + q >= invert_from;  // warp-uniform
+    T v[S::kInvCols];
+    if (invert) warp_inverse_columns(tile, c0, lane, v);
+    __syncthreads();
+    if (invert) {
+#pragma unroll
+      for (int j = 0; j < S::kInvCols; ++j) tile[(c0 + j) * kLds + lane] = v[j];
+    }
+    __syncthreads();
+  }
+
+  T acc = T(0);
+  for (int t = 0; t < ntiles; ++t) {
+    const int tn = t + kStages - 1;
+    if (tn < ntiles) {
+      const int sn = tn % kStages;
+      const bool with_x = tn < ready;
+      issue_row_tile<T, kRev, kSwap, kChunks>(L, x, row0, tn, with_x, ring + sn * kSlot,
+                                              xwin + sn * kTile, tid);
+      if (tid == 0) s_xok[sn] = with_x;
+    }
+    cp_async_commit();
+    cp_async_wait<kStages - 1>();
+    __syncthreads();
+    const int slot = t % kStages;
+    if (!s_xok[slot]) {  // block-uniform: the stream caught up with the solved frontier
+      if (t >= ready) ready = block_wait(sync, t + 1, &s_seen);
+      // Warp 0 fetches x for this tile and for the tiles in flight behind it that are now
+      // known to be solved. Flags of later slots only: every thread has read this one.
+      if (warp == 0) {
+        const int last = min(min(ntiles, t + kStages), ready);
+        bool fill[kStages];
+#pragma unroll
+        for (int k = 0; k < kStages; ++k) {
+          const int u = t + k;
+          fill[k] = u < last && (k == 0 || !s_xok[u % kStages]);
+        }
+        __syncwarp();
+#pragma unroll
+        for (int k = 0; k < kStages; ++k) {
+          if (fill[k]) {
+            const int u = t + k;
+            xwin[(u % kStages) * kTile + lane] = __ldcg(x + L.p(kTile * u + lane));
+            if (lane == 0 && k > 0) s_xok[u % kStages] = 1;
+          }
+        }
+      }
+      __syncthreads();
+    }
+    const T* s = ring + slot * kSlot;
+    const T* xw = xwin + slot * kTile;
+#pragma unroll
+    for (int k = 0; k < S::kCols; ++k) {
+      const int c = g * S::kCols + k;
+      acc += (kSwap ? s[r * kLds + c] : s[c * kRows + r]) * xw[c];
+    }
+    __syncthreads();  // the slot is refilled by the next iteration
+  }
+  cp_async_wait<0>();
+
+  red[g * kRows + r] = acc;
+  __syncthreads();
+  // The diagonal block by warp 0 alone, right-hand sides in registers (no block barriers on
+  // the critical path): chunk q is solved (or multiplied by its inverse), stored, and
+  // eliminated from the chunks below it with shuffles.
   if (warp == 0) {
-    T val = b;
+    T v[kChunks];
 #pragma unroll
-    for (int w = 0; w < kSyncWarps; ++w) val -= red[w][lane];
-    if (kSwap && R > 0) val -= pre[lane];
-    val = use_inverse ? warp_inverse_multiply(inv, val, lane) : warp_diag_solve(diag, val, lane);
-    if (row < n) x[L.p(row)] = val;
-    __threadfence();  // x block visible device-wide before the counter moves
+    for (int q = 0; q < kChunks; ++q) {
+      v[q] = bq[q];
+#pragma unroll
+      for (int k = 0; k < S::kGroups; ++k) v[q] -= red[k * kRows + kTile * q + lane];
+    }
+#pragma unroll
+    for (int q = 0; q < kChunks; ++q) {
+      const T* d = diag + tile_slot(q, q, kChunks) * kTile * kLds;
+      const bool inverse = kInvert && kChunks * R + q >= invert_from;
+      const T xq = inverse ? warp_inverse_multiply(d, v[q], lane) : warp_diag_solve(d, v[q], lane);
+      const int row = row0 + kTile * q + lane;
+      if (row < n) x[L.p(row)] = xq;
+      if (q + 1 < kChunks) {
+#pragma unroll 8
+        for (int c = 0; c < kTile; ++c) {
+          const T xc = __shfl_sync(kFullMask, xq, c);
+#pragma unroll
+          for (int q2 = q + 1; q2 < kChunks; ++q2) {
+            v[q2] -= diag[tile_slot(q2, q, kChunks) * kTile * kLds + c * kLds + lane] * xc;
+          }
+        }
+      }
+    }
     __syncwarp();
-    if (lane == 0) atomicAdd(sync, 1);
+    if (lane == 0) add_release(sync, kChunks);
   }
 }
 
 // ------------------------------------------------------------------------------------------
-// trsm: one thread per column of X; block row I of X' is a 32-entry register tile per
-// thread; L'(I, J) and X'(J, block's columns) are staged through padded shared memory with
-// coalesced loads (left-looking: acc = alpha B'(I) - sum_{J<I} L'(I, J) X'(J), then the
-// diagonal solve in registers). Solved rows go back to B and are re-read (from L2) by
-// later block rows of the same thread block.
+// trsm: data flow over 64x64 tiles of X'. Tile (I, J) (ticket I * col_tiles + J) computes
+//   X'(I, J) = L'(I, I)^{-1} (alpha B'(I, J) - sum_{l < I} L'(I, l) X'(l, J))
+// with the sum as a GEMM over 64x64x64 steps (TrsmGemm: FP64 tensor cores for double, a
+// 4x4 register tile per thread for float; L' tiles stored [k][r], X' tiles [k][c]; cp.async
+// double buffering, the L' tile of step l + 1 always and the X' tile when already
+// published), then the diagonal solve by warps (8 columns each, rows in lanes, shuffles),
+// stores X'(I, J) and publishes done[J] += 1. The diagonal tile of L' and B'(I, J) are
+// requested before the GEMM. Memory traffic per tile: I + 1 tiles of L' (from L2 after the
+// first column of tiles), I tiles of X' (from L2), B'(I, J) read and written once.
 
-template <typename T, bool kRev>
-__device__ void load_x_tile(const T* b, long long ldb, int m, int nrhs, int bi, int col0, T* xs,
-                            int tid) {
-  for (int e = tid; e < kTile * kTrsmCols; e += kTrsmCols) {
-    const int r = e & (kTile - 1);
-    const int c = e / kTile;
-    const int i = kTile * bi + r;
-    const int col = col0 + c;
-    const int pi = kRev ? m - 1 - i : i;
-    xs[r * (kTrsmCols + 1) + c] =
-        (i < m && col < nrhs) ? b[pi + static_cast<long long>(col) * ldb] : T(0);
+constexpr int kMb = 64;            // rows of a tile = diagonal block size
+constexpr int kNb = 64;            // columns of a tile
+constexpr int kTrsmThreads = 256;  // 16 x 16 threads, 4 x 4 results each
+constexpr int kLdA = kMb + 4;      // As[k][r]: rows 16-byte aligned for vector reads
+constexpr int kLdX = kNb + 1;      // Bs[k][c]
+constexpr int kLdT = kMb + 1;      // Ld[k][r] and Ts[c][r]
+
+template <typename T>
+constexpr std::size_t trsm_smem_bytes() {
+  return (2 * kMb * kLdA + 2 * kMb * kLdX + kMb * kLdT + kNb * kLdT) * sizeof(T);
+}
+
+/// As[k * kLdA + r] = L'(64 bi + r, 64 bj + k) (diagonal tile: lower part only, unit
+/// diagonal not read; zero past m).
+template <typename T, bool kRev, bool kSwap>
+__device__ void issue_trsm_l_tile(const LowerView<T, kRev, kSwap>& L, int bi, int bj, bool unit,
+                                  T* dst, int ld, int tid) {
+#pragma unroll 4
+  for (int e = tid; e < kMb * kMb; e += kTrsmThreads) {
+    int r, k;
+    if (!kSwap) {  // rows of A are rows of L': r fast
+      r = e & (kMb - 1);
+      k = e / kMb;
+    } else {  // rows of A are columns of L': 8 consecutive k x 4 r per 32 lanes (bank-spread)
+      k = (e & 7) | (((e >> 5) & 7) << 3);
+      r = ((e >> 3) & 3) | ((e >> 8) << 2);
+    }
+    const int i = kMb * bi + r;
+    const int j = kMb * bj + k;
+    bool ok = i < L.n && j < L.n;
+    if (bi == bj) ok = ok && (r > k || (r == k && !unit));
+    cp_async(dst + k * ld + r, ok ? L.ptr(i, j) : L.a, ok);
   }
 }
 
-template <typename T, bool kRev, bool kSwap>
-__global__ void __launch_bounds__(kTrsmCols)
-    trsm_kernel(int m, int nrhs, T alpha, const T* a, long long lda, T* b, long long ldb,
-                bool unit) {
-  __shared__ T ls[kTile * kLds];
-  __shared__ T xs[kTile * (kTrsmCols + 1)];
-  const int tid = threadIdx.x;
-  const int col0 = blockIdx.x * kTrsmCols;
-  const int nb = (m + kTile - 1) / kTile;
-  const LowerView<T, kRev, kSwap> L{a, lda, m};
-  for (int I = 0; I < nb; ++I) {
-    T acc[kTile];
-    __syncthreads();  // xs and ls free
-    load_x_tile<T, kRev>(b, ldb, m, nrhs, I, col0, xs, tid);
-    __syncthreads();
-#pragma unroll
-    for (int r = 0; r < kTile; ++r) acc[r] = alpha * xs[r * (kTrsmCols + 1) + tid];
-    for (int J = 0; J < I; ++J) {
-      __syncthreads();
-      load_tile(L, I, J, unit, ls, tid, kTrsmCols);
-      load_x_tile<T, kRev>(b, ldb, m, nrhs, J, col0, xs, tid);
-      __syncthreads();
+/// Tile (bi, J) of X' = B' (rows reversed when kRev): kTransposed ? dst[k * ld + c] :
+/// dst[c * ld + k] with k the row in the tile and c the column; zero past m or nrhs.
+template <typename T, bool kRev, bool kTransposed>
+__device__ void issue_trsm_x_tile(const T* b, long long ldb, int m, int nrhs, int bi, int J, T* dst,
+                                  int ld, int tid) {
 #pragma unroll 4
-      for (int k = 0; k < kTile; ++k) {
-        const T xk = xs[k * (kTrsmCols + 1) + tid];
+  for (int e = tid; e < kMb * kNb; e += kTrsmThreads) {
+    const int k = e & (kMb - 1);
+    const int c = e / kMb;
+    const int i = kMb * bi + k;
+    const int col = kNb * J + c;
+    const bool ok = i < m && col < nrhs;
+    const T* src = ok ? b + (kRev ? m - 1 - i : i) + static_cast<long long>(col) * ldb : b;
+    cp_async(kTransposed ? dst + k * ld + c : dst + c * ld + k, src, ok);
+  }
+}
+
+/// The GEMM of a trsm tile: acc += L'-tile x X'-tile (64 x 64 x 64; As[k][r], Bs[k][c]),
+/// then Ts[c][r] = alpha Ts[c][r] - acc. Generic: SIMT, thread (ty, tx) of 16 x 16 owns rows
+/// 4 ty + i (one 2- or 4-wide vector read of As per k) and columns tx + 16 j.
+template <typename T>
+struct TrsmGemm {
+  T acc[4][4];
+  __device__ void zero() {
 #pragma unroll
-        for (int r = 0; r < kTile; ++r) acc[r] -= ls[k * kLds + r] * xk;
-      }
+    for (int i = 0; i < 4; ++i) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) acc[i][j] = T(0);
     }
-    __syncthreads();
-    load_tile(L, I, I, unit, ls, tid, kTrsmCols);
-    __syncthreads();
+  }
+  __device__ void mma(const T* As, const T* Bs, int tid) {
+    const T* as = As + 4 * (tid >> 4);
+    const T* bs = Bs + (tid & 15);
+#pragma unroll 8
+    for (int k = 0; k < kMb; ++k) {
+      T av[4];
+      load4(as + k * kLdA, av);
+      T bv[4];
 #pragma unroll
-    for (int r = 0; r < kTile; ++r) {
-      acc[r] *= ls[r * kLds + r];
+      for (int j = 0; j < 4; ++j) bv[j] = bs[k * kLdX + 16 * j];
 #pragma unroll
-      for (int r2 = r + 1; r2 < kTile; ++r2) acc[r2] -= ls[r * kLds + r2] * acc[r];
-    }
+      for (int i = 0; i < 4; ++i) {
 #pragma unroll
-    for (int r = 0; r < kTile; ++r) xs[r * (kTrsmCols + 1) + tid] = acc[r];
-    __syncthreads();
-    for (int e = tid; e < kTile * kTrsmCols; e += kTrsmCols) {
-      const int r = e & (kTile - 1);
-      const int c = e / kTile;
-      const int i = kTile * I + r;
-      const int col = col0 + c;
-      if (i < m && col < nrhs) {
-        b[L.p(i) + static_cast<long long>(col) * ldb] = xs[r * (kTrsmCols + 1) + c];
+        for (int j = 0; j < 4; ++j) acc[i][j] += av[i] * bv[j];
       }
     }
   }
+  __device__ void finish(T* Ts, T alpha, int tid) const {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        T& t = Ts[((tid & 15) + 16 * j) * kLdT + 4 * (tid >> 4) + i];
+        t = alpha * t - acc[i][j];
+      }
+    }
+  }
+  __device__ static void load4(const double* p, double (&v)[4]) {
+    const double2 lo = *reinterpret_cast<const double2*>(p);
+    const double2 hi = *reinterpret_cast<const double2*>(p + 2);
+    v[0] = lo.x;
+    v[1] = lo.y;
+    v[2] = hi.x;
+    v[3] = hi.y;
+  }
+  __device__ static void load4(const float* p, float (&v)[4]) {
+    const float4 q = *reinterpret_cast<const float4*>(p);
+    v[0] = q.x;
+    v[1] = q.y;
+    v[2] = q.z;
+    v[3] = q.w;
+  }
+};
+
+/// Double: FP64 tensor cores (mma.sync m8n8k4, sm_80 and later). Warp w owns the 32 x 16
+/// block at rows 32 (w & 1), columns 16 (w >> 1): 4 x 2 fragments of 8 x 8. Fragments
+/// (PTX ISA, m8n8k4 .f64): A(g, t), B(t, g), C(g, 2t + {0, 1}) with g = lane / 4,
+/// t = lane % 4.
+template <>
+struct TrsmGemm<double> {
+  double acc[4][2][2];
+  __device__ void zero() {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+#pragma unroll
+      for (int j = 0; j < 2; ++j) acc[i][j][0] = acc[i][j][1] = 0.0;
+    }
+  }
+  __device__ void mma(const double* As, const double* Bs, int tid) {
+    const int lane = tid & 31;
+    const int warp = tid >> 5;
+    const double* as = As + (lane & 3) * kLdA + 32 * (warp & 1) + (lane >> 2);
+    const double* bs = Bs + (lane & 3) * kLdX + 16 * (warp >> 1) + (lane >> 2);
+#pragma unroll 4
+    for (int k = 0; k < kMb; k += 4) {
+      double a[4], b[2];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) a[i] = as[k * kLdA + 8 * i];
+#pragma unroll
+      for (int j = 0; j < 2; ++j) b[j] = bs[k * kLdX + 8 * j];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+          asm volatile(
+              "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+              : "+d"(acc[i][j][0]), "+d"(acc[i][j][1])
+              : "d"(a[i]), "d"(b[j]));
+        }
+      }
+    }
+  }
+  __device__ void finish(double* Ts, double alpha, int tid) const {
+    const int lane = tid & 31;
+    const int warp = tid >> 5;
+    const int r0 = 32 * (warp & 1) + (lane >> 2);
+    const int c0 = 16 * (warp >> 1) + 2 * (lane & 3);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          double& t = Ts[(c0 + 8 * j + h) * kLdT + r0 + 8 * i];
+          t = alpha * t - acc[i][j][h];
+        }
+      }
+    }
+  }
+};
+
+template <typename T, bool kRev, bool kSwap>
+__global__ void __launch_bounds__(kTrsmThreads)
+    trsm_kernel(int m, int nrhs, T alpha, const T* a, long long lda, T* b, long long ldb, bool unit,
+                int* sync, int col_tiles) {
+  extern __shared__ __align__(16) unsigned char trsm_smem[];
+  T* As = reinterpret_cast<T*>(trsm_smem);  // 2 x [kMb][kLdA]
+  T* Bs = As + 2 * kMb * kLdA;              // 2 x [kMb][kLdX]
+  T* Ld = Bs + 2 * kMb * kLdX;              // [kMb][kLdT] diagonal tile of L'
+  T* Ts = Ld + kMb * kLdT;                  // [kNb][kLdT] alpha B'(I, J) - sum
+  __shared__ int s_item, s_seen;
+  const int tid = threadIdx.x;
+  const int lane = tid & 31;
+  const int warp = tid / 32;
+  if (tid == 0) {
+    const int item = atomicAdd(sync, 1);
+    s_item = item;
+    s_seen = load_acquire(sync + 1 + item % col_tiles);
+  }
+  __syncthreads();
+  const int I = s_item / col_tiles;
+  const int J = s_item % col_tiles;
+  int* done = sync + 1 + J;
+  int ready = s_seen;  // solved block rows of column tile J known here (block-uniform)
+  const LowerView<T, kRev, kSwap> L{a, lda, m};
+
+  issue_trsm_l_tile(L, I, I, unit, Ld, kLdT, tid);
+  issue_trsm_x_tile<T, kRev, false>(b, ldb, m, nrhs, I, J, Ts, kLdT, tid);
+  cp_async_commit();
+  int x_issued = -1;
+  if (I > 0) {
+    issue_trsm_l_tile(L, I, 0, unit, As, kLdA, tid);
+    if (0 < ready) {
+      issue_trsm_x_tile<T, kRev, true>(b, ldb, m, nrhs, 0, J, Bs, kLdX, tid);
+      x_issued = 0;
+    }
+    cp_async_commit();
+  }
+  __syncthreads();  // everyone has read s_seen before block_wait rewrites it
+
+  TrsmGemm<T> gemm;
+  gemm.zero();
+  for (int l = 0; l < I; ++l) {
+    const int buf = l & 1;
+    if (x_issued < l) {
+      if (l >= ready) ready = block_wait(done, l + 1, &s_seen);
+      issue_trsm_x_tile<T, kRev, true>(b, ldb, m, nrhs, l, J, Bs + buf * kMb * kLdX, kLdX, tid);
+      cp_async_commit();
+      x_issued = l;
+    }
+    if (l + 1 < I) {
+      issue_trsm_l_tile(L, I, l + 1, unit, As + (buf ^ 1) * kMb * kLdA, kLdA, tid);
+      if (l + 1 < ready) {
+        issue_trsm_x_tile<T, kRev, true>(b, ldb, m, nrhs, l + 1, J, Bs + (buf ^ 1) * kMb * kLdX,
+                                         kLdX, tid);
+        x_issued = l + 1;
+      }
+      cp_async_commit();
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncthreads();
+    gemm.mma(As + buf * kMb * kLdA, Bs + buf * kMb * kLdX, tid);
+    __syncthreads();  // the buffer is refilled two steps on
+  }
+  cp_async_wait<0>();
+  __syncthreads();
+  if (tid < kMb) {
+    T& d = Ld[tid * kLdT + tid];
+    d = (unit || kMb * I + tid >= m) ? T(1) : T(1) / d;
+  }
+  gemm.finish(Ts, alpha, tid);
+  __syncthreads();
+
+  // Diagonal solve: warp w owns columns 8w .. 8w + 7, lane holds rows lane and lane + 32.
+  constexpr int kWc = kNb / (kTrsmThreads / 32);
+  T v0[kWc], v1[kWc];
+#pragma unroll
+  for (int c = 0; c < kWc; ++c) {
+    v0[c] = Ts[(kWc * warp + c) * kLdT + lane];
+    v1[c] = Ts[(kWc * warp + c) * kLdT + 32 + lane];
+  }
+#pragma unroll 2
+  for (int k = 0; k < 32; ++k) {
+    const T dk = Ld[k * kLdT + k];
+    const T l0 = Ld[k * kLdT + lane];
+    const T l1 = Ld[k * kLdT + 32 + lane];
+#pragma unroll
+    for (int c = 0; c < kWc; ++c) {
+      const T xk = __shfl_sync(kFullMask, v0[c], k) * dk;
+      if (lane == k) {
+        v0[c] = xk;
+      } else if (lane > k) {
+        v0[c] -= l0 * xk;
+      }
+      v1[c] -= l1 * xk;
+    }
+  }
+#pragma unroll 2
+  for (int k = 0; k < 32; ++k) {
+    const T dk = Ld[(32 + k) * kLdT + 32 + k];
+    const T l1 = Ld[(32 + k) * kLdT + 32 + lane];
+#pragma unroll
+    for (int c = 0; c < kWc; ++c) {
+      const T xk = __shfl_sync(kFullMask, v1[c], k) * dk;
+      if (lane == k) {
+        v1[c] = xk;
+      } else if (lane > k) {
+        v1[c] -= l1 * xk;
+      }
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < kWc; ++c) {
+    const int col = kNb * J + kWc * warp + c;
+    if (col >= nrhs) continue;
+    T* out = b + static_cast<long long>(col) * ldb;
+    const int i0 = kMb * I + lane;
+    const int i1 = i0 + 32;
+    if (i0 < m) out[kRev ? m - 1 - i0 : i0] = v0[c];
+    if (i1 < m) out[kRev ? m - 1 - i1 : i1] = v1[c];
+  }
+  __syncthreads();
+  if (tid == 0) add_release(done, 1);
 }
 
 // ------------------------------------------------------------------------------------------
@@ -469,26 +853,45 @@ void check_square(const char* who, index_t n, index_t lda) {
   }
 }
 
+template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>
+void launch_sync(index_t n, const T* a, index_t lda, T* x, bool unit, int* sync, int invert_from,
+                 cudaStream_t stream) {
+  constexpr int kRows = SyncShape<kChunks>::kRows;
+  const std::size_t smem = sync_smem_bytes<T, kSwap, kChunks>();
+  auto kernel = trsv_sync_kernel<T, kRev, kSwap, kInvert, kChunks>;
+  allow_dynamic_smem(kernel, smem);
+  const int blocks = static_cast<int>((n + kRows - 1) / kRows);
+  kernel<<<blocks, kSyncThreads, smem, stream>>>(static_cast<int>(n), a, lda, x, unit, sync,
+                                                 invert_from);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
 template <typename T>
 void trsv_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const T* a, index_t lda, T* x,
                void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
                const TrsvOptions& options) {
   check_square("trsv", n, lda);
+  const int rows = options.block_rows == 0 ? trsv_auto_block_rows(n) : options.block_rows;
+  if (rows != 32 && rows != 64 && rows != 128) {
+    throw ConfigError("trsv: block_rows must be 0, 32, 64 or 128, got " +
+                      std::to_string(options.block_rows));
+  }
   if (n == 0) return;
   const bool unit = diag == TriDiag::unit;
   TrsvAlgorithm algo = options.algorithm;
   if (algo == TrsvAlgorithm::automatic) {
-    algo = n <= trsv_small_max_n ? TrsvAlgorithm::single_block : TrsvAlgorithm::global_sync;
+    algo = n <= trsv_auto_single_block_max_n ? TrsvAlgorithm::single_block
+                                             : TrsvAlgorithm::global_sync;
   }
   if (algo == TrsvAlgorithm::single_block) {
     if (n > trsv_small_max_n) {
       throw ConfigError("trsv: single_block needs n <= 128, got n = " + std::to_string(n));
     }
-    const std::size_t smem = small_smem_bytes(n, sizeof(T));
+    const std::size_t smem = small_smem_bytes(static_cast<int>(n), sizeof(T));
     dispatch_view(uplo, op, [&](auto rev, auto swap) {
       auto kernel = trsv_small_kernel<T, decltype(rev)::value, decltype(swap)::value>;
       allow_dynamic_smem(kernel, smem);
-      kernel<<<1, kSmallThreads, smem, stream>>>(n, a, lda, x, unit);
+      kernel<<<1, kSmallThreads, smem, stream>>>(static_cast<int>(n), a, lda, x, unit);
       PRISM_CUDA_CHECK_LAUNCH();
     });
     return;
@@ -499,18 +902,25 @@ void trsv_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const T* a, inde
   }
   int* sync = static_cast<int*>(workspace);
   PRISM_CUDA_CHECK(cudaMemsetAsync(sync, 0, 2 * sizeof(int), stream));
-  const int nb = (n + kTile - 1) / kTile;
+  const int invert_from = options.invert_from_block_row;
   dispatch_view(uplo, op, [&](auto rev, auto swap) {
     constexpr bool kRev = decltype(rev)::value;
     constexpr bool kSwap = decltype(swap)::value;
+    auto by_rows = [&](auto invert) {
+      constexpr bool kInv = decltype(invert)::value;
+      if (rows == 32) {
+        launch_sync<T, kRev, kSwap, kInv, 1>(n, a, lda, x, unit, sync, invert_from, stream);
+      } else if (rows == 64) {
+        launch_sync<T, kRev, kSwap, kInv, 2>(n, a, lda, x, unit, sync, invert_from, stream);
+      } else {
+        launch_sync<T, kRev, kSwap, kInv, 4>(n, a, lda, x, unit, sync, invert_from, stream);
+      }
+    };
     if (options.invert_diagonal_blocks) {
-      trsv_sync_kernel<T, kRev, kSwap, true><<<nb, kSyncThreads, 0, stream>>>(
-          n, a, lda, x, unit, sync, options.invert_from_block_row);
+      by_rows(std::true_type{});
     } else {
-      trsv_sync_kernel<T, kRev, kSwap, false><<<nb, kSyncThreads, 0, stream>>>(
-          n, a, lda, x, unit, sync, options.invert_from_block_row);
+      by_rows(std::false_type{});
     }
-    PRISM_CUDA_CHECK_LAUNCH();
   });
 }
 
@@ -523,7 +933,7 @@ void batched_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t batch, index_t m
     throw ConfigError("trsv_batched: max_n must be in [0, 128], got " + std::to_string(max_n));
   }
   if (batch == 0 || max_n == 0) return;
-  const std::size_t smem = small_smem_bytes(max_n, sizeof(T));
+  const std::size_t smem = small_smem_bytes(static_cast<int>(max_n), sizeof(T));
   const bool unit = diag == TriDiag::unit;
   dispatch_view(uplo, op, [&](auto rev, auto swap) {
     auto kernel = trsv_batched_kernel<T, decltype(rev)::value, decltype(swap)::value>;
@@ -533,29 +943,93 @@ void batched_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t batch, index_t m
   });
 }
 
-template <typename T>
-void trsm_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T alpha, const T* a,
-               index_t lda, T* b, index_t ldb, cudaStream_t stream) {
+index_t trsm_col_tiles(index_t nrhs) {
+  return (nrhs + kNb - 1) / kNb;
+}
+
+void check_trsm(index_t m, index_t nrhs, index_t lda, index_t ldb) {
   check_square("trsm", m, lda);
   if (nrhs < 0) throw ConfigError("trsm: negative nrhs = " + std::to_string(nrhs));
   if (ldb < (m > 1 ? m : 1)) {
     throw ConfigError("trsm: ldb = " + std::to_string(ldb) + " < max(1, m = " + std::to_string(m) +
                       ")");
   }
-  if (m == 0 || nrhs == 0) return;
+}
+
+template <typename T>
+void trsm_launch(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T alpha, const T* a,
+                 index_t lda, T* b, index_t ldb, int* sync, cudaStream_t stream) {
+  const index_t col_tiles = trsm_col_tiles(nrhs);
+  const index_t tiles = ((m + kMb - 1) / kMb) * col_tiles;
+  if (tiles > 0x7fffffff) throw ConfigError("trsm: too many 64x64 tiles of X");
+  PRISM_CUDA_CHECK(cudaMemsetAsync(sync, 0, (1 + col_tiles) * sizeof(int), stream));
   const bool unit = diag == TriDiag::unit;
-  const int blocks = (nrhs + kTrsmCols - 1) / kTrsmCols;
+  const std::size_t smem = trsm_smem_bytes<T>();
   dispatch_view(uplo, op, [&](auto rev, auto swap) {
-    trsm_kernel<T, decltype(rev)::value, decltype(swap)::value>
-        <<<blocks, kTrsmCols, 0, stream>>>(m, nrhs, alpha, a, lda, b, ldb, unit);
+    auto kernel = trsm_kernel<T, decltype(rev)::value, decltype(swap)::value>;
+    allow_dynamic_smem(kernel, smem);
+    kernel<<<static_cast<unsigned>(tiles), kTrsmThreads, smem, stream>>>(
+        static_cast<int>(m), static_cast<int>(nrhs), alpha, a, lda, b, ldb, unit, sync,
+        static_cast<int>(col_tiles));
     PRISM_CUDA_CHECK_LAUNCH();
   });
 }
 
+template <typename T>
+void trsm_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T alpha, const T* a,
+               index_t lda, T* b, index_t ldb, void* workspace, std::size_t workspace_bytes,
+               cudaStream_t stream) {
+  check_trsm(m, nrhs, lda, ldb);
+  if (m == 0 || nrhs == 0) return;
+  if (workspace == nullptr || workspace_bytes < trsm_workspace_bytes(m, nrhs)) {
+    throw ConfigError("trsm: needs a workspace of trsm_workspace_bytes(m, nrhs) = " +
+                      std::to_string(trsm_workspace_bytes(m, nrhs)) + " bytes");
+  }
+  trsm_launch(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, static_cast<int*>(workspace), stream);
+}
+
+/// Stream-ordered device allocation (cudaMallocAsync), released on the stream.
+class StreamAllocation {
+ public:
+  StreamAllocation(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
+    PRISM_CUDA_CHECK(cudaMallocAsync(&data_, bytes, stream));
+  }
+  ~StreamAllocation() { cudaFreeAsync(data_, stream_); }
+  StreamAllocation(const StreamAllocation&) = delete;
+  StreamAllocation& operator=(const StreamAllocation&) = delete;
+  void* data() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
+  cudaStream_t stream_;
+};
+
+template <typename T>
+void trsm_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T alpha, const T* a,
+               index_t lda, T* b, index_t ldb, cudaStream_t stream) {
+  check_trsm(m, nrhs, lda, ldb);
+  if (m == 0 || nrhs == 0) return;
+  const std::size_t bytes = trsm_workspace_bytes(m, nrhs);
+  StreamAllocation ws(bytes, stream);
+  trsm_impl(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, ws.data(), bytes, stream);
+}
+
 }  // namespace
+
+int trsv_auto_block_rows(index_t n) {
+  // H200, n = 100 .. 32768, double and float, with inverted diagonal chunks: 64-row block
+  // rows were the fastest or within a few percent of it at every n (tools/dense_triangular.md).
+  (void)n;
+  return 64;
+}
 
 std::size_t trsv_workspace_bytes() {
   return 2 * sizeof(int);
+}
+
+std::size_t trsm_workspace_bytes(index_t m, index_t nrhs) {
+  (void)m;
+  return static_cast<std::size_t>(1 + std::max<index_t>(trsm_col_tiles(nrhs), 0)) * sizeof(int);
 }
 
 void trsv(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const double* a, index_t lda, double* x,
@@ -585,6 +1059,16 @@ void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, double 
 void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, float alpha,
           const float* a, index_t lda, float* b, index_t ldb, cudaStream_t stream) {
   trsm_impl(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, stream);
+}
+void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, double alpha,
+          const double* a, index_t lda, double* b, index_t ldb, void* workspace,
+          std::size_t workspace_bytes, cudaStream_t stream) {
+  trsm_impl(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, workspace, workspace_bytes, stream);
+}
+void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, float alpha,
+          const float* a, index_t lda, float* b, index_t ldb, void* workspace,
+          std::size_t workspace_bytes, cudaStream_t stream) {
+  trsm_impl(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, workspace, workspace_bytes, stream);
 }
 
 }  // namespace prism::kernels::cuda

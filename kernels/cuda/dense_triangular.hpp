@@ -6,17 +6,26 @@
 ///
 /// trsv after J. D. Hogg, "A Fast Dense Triangular Solve in CUDA", SIAM J. Sci. Comput.
 /// 35(3), 2013:
-///  - single_block (n <= 128): one thread block; warp 0 solves each 32x32 diagonal block
-///    with the right-hand side in registers while the other warps prefetch the next block
-///    column into shared memory (Section 2).
-///  - global_sync (any n): one kernel; thread blocks take 32-row block rows in order from
-///    an atomic counter and wait on a global "solved block columns" counter published
-///    after __threadfence (Section 3, Listing 3); the critical-path off-diagonal block is
-///    cached in registers; optionally the 32x32 diagonal blocks are inverted off the
-///    critical path with Higham's method B (Section 4). The transpose and upper variants
-///    read A through an index map and transpose tiles while prefetching (Section 7).
-/// trsm: one thread per column of X, block rows of A and X staged through padded shared
-/// memory with coalesced loads.
+///  - single_block (n <= 128): one thread block; every tile of the triangle is requested
+///    at the start with asynchronous copies (cp.async), one group per 32-wide block column,
+///    so the load of later columns overlaps the solve of earlier ones (the paper's
+///    prefetching warps, Section 2, done by the copy engine); warp 0 solves each 32x32
+///    diagonal block with the right-hand side in registers.
+///  - global_sync (any n): one kernel; thread blocks take block rows of 32, 64 or 128 rows
+///    in order from an atomic counter and wait on a global "solved 32-row chunks" counter
+///    published with release semantics (Section 3, Listing 3). Each block streams its
+///    off-diagonal tiles through a ring of shared-memory stages filled by cp.async, issued
+///    before any wait, so memory traffic overlaps the dependency chain; x is waited for
+///    only when the stream reaches the frontier. The 32x32 diagonal chunks are solved by
+///    substitution or, optionally, multiplied by their inverses computed off the critical
+///    path (Section 4). The transpose and upper variants read A through an index map and
+///    transpose tiles on their way into shared memory (Section 7).
+/// trsm (A on the left): a data-flow kernel over 64x64 tiles of X. Thread blocks take tiles
+/// in row-major order from an atomic counter; tile (I, J) accumulates L'(I, l) X'(l, J) for
+/// l < I with a cp.async double-buffered GEMM (double: FP64 tensor cores, mma.sync m8n8k4;
+/// float: a 4x4 register tile per thread) as soon as X'(l, J) is published, then solves
+/// its 64x64 diagonal block by substitution and publishes X'(I, J). Small nrhs gets a
+/// pipelined chain down the block rows, large nrhs GEMM-like throughput.
 
 #include <cstddef>
 
@@ -28,23 +37,37 @@ namespace prism::kernels::cuda {
 
 /// Largest n the single-block trsv and the batched trsv handle.
 inline constexpr index_t trsv_small_max_n = 128;
+/// Largest n for which TrsvAlgorithm::automatic picks single_block. Measured on an H200
+/// (tools/dense_triangular.md): single_block is fastest up to n = 64; from n = 100 on,
+/// global_sync with 32- or 64-row block rows is faster (two or more thread blocks overlap
+/// the loads of later block rows with the solve of earlier ones, where single_block's one
+/// warp serialises four 32x32 diagonal solves and three block updates).
+inline constexpr index_t trsv_auto_single_block_max_n = 64;
 
 /// Which trsv kernel runs.
 enum class TrsvAlgorithm {
-  automatic,     ///< single_block for n <= trsv_small_max_n, else global_sync
+  automatic,     ///< single_block for n <= trsv_auto_single_block_max_n, else global_sync
   single_block,  ///< requires n <= trsv_small_max_n
   global_sync,   ///< any n
 };
 
 struct TrsvOptions {
   TrsvAlgorithm algorithm = TrsvAlgorithm::automatic;
-  /// global_sync only: replace the substitution with each 32x32 diagonal block by a
-  /// multiply with its inverse (computed by the block while it waits; Higham method B),
-  /// for block rows >= invert_from_block_row (the first rows are latency bound and the
-  /// inversion would delay them: paper Section 4).
-  bool invert_diagonal_blocks = false;
-  int invert_from_block_row = 4;
+  /// global_sync only: replace the substitution with each 32x32 diagonal chunk by a
+  /// multiply with its inverse (computed by the block before its stream, off the critical
+  /// path; forward substitution on unit vectors), for 32-row chunks >= invert_from_block_row
+  /// (the first rows are latency bound and the inversion would delay them: paper Section 4).
+  /// Defaults measured on an H200: on, from chunk 16 (n >= 512).
+  bool invert_diagonal_blocks = true;
+  int invert_from_block_row = 16;
+  /// global_sync only: rows per thread block, 32, 64 or 128; 0 picks by n
+  /// (trsv_auto_block_rows). Larger block rows shorten the chain of inter-block waits
+  /// (n / rows steps) at the price of fewer, longer-running thread blocks.
+  int block_rows = 0;
 };
+
+/// The block_rows global_sync uses for n when TrsvOptions::block_rows is 0.
+int trsv_auto_block_rows(index_t n);
 
 /// Device workspace trsv needs: the two global-memory synchronisation counters of the
 /// global_sync kernel. Always returns the same small size; allocate once and reuse.
@@ -74,12 +97,26 @@ void trsv_batched(TriUplo uplo, TriOp op, TriDiag diag, index_t batch, index_t m
                   const index_t* n, const float* const* a, const index_t* lda, float* const* x,
                   cudaStream_t stream);
 
+/// Device workspace trsm needs for m x nrhs: the tile counter and one "solved block rows"
+/// counter per 64-column tile of X.
+std::size_t trsm_workspace_bytes(index_t m, index_t nrhs);
+
 /// Solves op(A) X = alpha B in place (A on the left, m x m; B m x nrhs, leading dimension
-/// ldb) on `stream`.
+/// ldb) on `stream`, with a stream-ordered workspace (cudaMallocAsync) of
+/// trsm_workspace_bytes(m, nrhs). Throws ConfigError on bad sizes.
 void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, double alpha,
           const double* a, index_t lda, double* b, index_t ldb, cudaStream_t stream);
 /// Single-precision twin.
 void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, float alpha,
           const float* a, index_t lda, float* b, index_t ldb, cudaStream_t stream);
+/// As above with a caller-owned workspace of at least trsm_workspace_bytes(m, nrhs) bytes
+/// (reset on the stream by each call: not to be shared by concurrent calls).
+void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, double alpha,
+          const double* a, index_t lda, double* b, index_t ldb, void* workspace,
+          std::size_t workspace_bytes, cudaStream_t stream);
+/// Single-precision twin.
+void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, float alpha,
+          const float* a, index_t lda, float* b, index_t ldb, void* workspace,
+          std::size_t workspace_bytes, cudaStream_t stream);
 
 }  // namespace prism::kernels::cuda

@@ -1,10 +1,12 @@
 // CUDA dense triangular solves against the reference (kernels/reference/dense_triangular.cpp):
 // trsv for n in {1, 2, 31, 32, 33, 127, 128, 129, 1000, 4097}, every uplo x op x diag, both
-// precisions, every algorithm that applies (single_block for n <= 128, global_sync with and
-// without explicit diagonal-block inversion for every n); batched trsv with mixed sizes
-// (batch of 1 and of 300, n = 0 included); trsm with nrhs in {1, 7, 64, 1000}. NaN is planted
-// wherever BLAS must not read (other triangle, unit diagonal, lda padding) and the padding
-// rows of B must come back untouched. Matrices and the 16 n u bound: see
+// precisions, every algorithm that applies (single_block for n <= 128, global_sync with 32-,
+// 64- and 128-row block rows, with and without explicit diagonal-block inversion, for every
+// n); batched trsv with mixed sizes (batch of 1 and of 300, n = 0 included); trsm with nrhs
+// in {1, 7, 64, 1000} and m, nrhs on and off the 64 tile, alpha in {-0.75, 1, 0}, lda and ldb
+// past m, with and without a caller's workspace. NaN is planted wherever BLAS must not read
+// (other triangle, unit diagonal, lda padding) and the padding rows of B must come back
+// untouched. Matrices and the 16 n u bound: see
 // test_dense_triangular.cpp (kappa_inf <= 5; both solutions backward stable). Skips without
 // a device.
 
@@ -17,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -119,11 +122,18 @@ void trsv_case(index_t n, const TrsvOptions& options, const char* label) {
 template <typename T>
 void trsv_all_algorithms(index_t n) {
   if (n <= gpu::trsv_small_max_n) {
-    trsv_case<T>(n, TrsvOptions{TrsvAlgorithm::single_block, false, 4}, "single_block");
+    trsv_case<T>(n, TrsvOptions{TrsvAlgorithm::single_block, false, 4, 0}, "single_block");
   }
-  trsv_case<T>(n, TrsvOptions{TrsvAlgorithm::global_sync, false, 4}, "global_sync");
-  // invert_from_block_row = 0 exercises the inverse on every block row, even for n <= 32.
-  trsv_case<T>(n, TrsvOptions{TrsvAlgorithm::global_sync, true, 0}, "global_sync+inverse");
+  for (int rows : {32, 64, 128}) {
+    const std::string label = "global_sync/" + std::to_string(rows);
+    trsv_case<T>(n, TrsvOptions{TrsvAlgorithm::global_sync, false, 4, rows}, label.c_str());
+    // invert_from_block_row = 0 exercises the inverse on every chunk, even for n <= 32;
+    // 5 switches it on in the middle of a 64- or 128-row block row.
+    trsv_case<T>(n, TrsvOptions{TrsvAlgorithm::global_sync, true, 0, rows},
+                 (label + "+inverse").c_str());
+    trsv_case<T>(n, TrsvOptions{TrsvAlgorithm::global_sync, true, 5, rows},
+                 (label + "+inverse from 5").c_str());
+  }
   trsv_case<T>(n, TrsvOptions{}, "automatic");
 }
 
@@ -141,55 +151,94 @@ TEST_P(DenseTrsvCuda, IsEquivalentToReferenceFloat) {
 INSTANTIATE_TEST_SUITE_P(Sizes, DenseTrsvCuda,
                          ::testing::Values(1, 2, 31, 32, 33, 127, 128, 129, 1000, 4097));
 
+struct TrsmCase {
+  index_t m, nrhs;
+  index_t lda_pad = 1, ldb_pad = 2;
+  double alpha = -0.75;
+  bool own_workspace = false;  // the overload with a caller's workspace
+};
+
+std::ostream& operator<<(std::ostream& os, const TrsmCase& c) {
+  return os << "m=" << c.m << " nrhs=" << c.nrhs << " lda=m+" << c.lda_pad << " ldb=m+" << c.ldb_pad
+            << " alpha=" << c.alpha << (c.own_workspace ? " workspace" : "");
+}
+
 template <typename T>
-void trsm_case(index_t m, index_t nrhs) {
+void trsm_case(const TrsmCase& c) {
+  const index_t m = c.m, nrhs = c.nrhs;
   for (TriUplo u : kUplos) {
     for (TriOp o : kOps) {
       for (TriDiag d : kDiags) {
-        SCOPED_TRACE(::testing::Message() << name(u, o, d) << " m=" << m << " nrhs=" << nrhs << " "
-                                          << 8 * sizeof(T) << "-bit");
-        const index_t lda = m + 1;
-        const index_t ldb = m + 2;
+        SCOPED_TRACE(::testing::Message()
+                     << name(u, o, d) << " " << c << " " << 8 * sizeof(T) << "-bit");
+        const index_t lda = m + c.lda_pad;
+        const index_t ldb = m + c.ldb_pad;
         const auto a = make_triangle<T>(u, d, m, lda, 7 * m + 3);
         const auto b = make_rhs<T>(std::size_t(ldb) * nrhs, 11 * m + nrhs);
         auto want = b;
-        const T alpha = T(-0.75);
+        const T alpha = static_cast<T>(c.alpha);
         ref::trsm(u, o, d, m, nrhs, alpha, a.data(), lda, want.data(), ldb);
         auto da = to_device(a);
         auto db = to_device(b);
-        gpu::trsm(u, o, d, m, nrhs, alpha, da.data(), lda, db.data(), ldb, nullptr);
+        if (c.own_workspace) {
+          DeviceBuffer<unsigned char> ws(gpu::trsm_workspace_bytes(m, nrhs));
+          gpu::trsm(u, o, d, m, nrhs, alpha, da.data(), lda, db.data(), ldb, ws.data(), ws.size(),
+                    nullptr);
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        } else {
+          gpu::trsm(u, o, d, m, nrhs, alpha, da.data(), lda, db.data(), ldb, nullptr);
+        }
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
         const auto got = to_host(db);
-        EXPECT_LE(rel_error(got, want, m, nrhs, ldb), bound<T>(m));
+        if (c.alpha == 0) {
+          double worst = 0;
+          for (index_t j = 0; j < nrhs; ++j) {
+            for (index_t i = 0; i < m; ++i) {
+              worst = std::max(worst, std::abs(double(got[i + std::size_t(j) * ldb])));
+            }
+          }
+          EXPECT_EQ(worst, 0.0);
+        } else {
+          EXPECT_LE(rel_error(got, want, m, nrhs, ldb), bound<T>(m));
+        }
         for (index_t j = 0; j < nrhs; ++j) {
           for (index_t i = m; i < ldb; ++i) {
             ASSERT_EQ(got[i + std::size_t(j) * ldb], b[i + std::size_t(j) * ldb]);
           }
         }
+        const auto a_back = to_host(da);
+        EXPECT_EQ(0, std::memcmp(a_back.data(), a.data(), a.size() * sizeof(T)));
       }
     }
   }
 }
 
-struct TrsmCase {
-  index_t m, nrhs;
-};
 class DenseTrsmCuda : public ::testing::TestWithParam<TrsmCase> {};
 
 TEST_P(DenseTrsmCuda, IsEquivalentToReferenceDouble) {
   PRISM_SKIP_WITHOUT_GPU();
-  trsm_case<double>(GetParam().m, GetParam().nrhs);
+  trsm_case<double>(GetParam());
 }
 TEST_P(DenseTrsmCuda, IsEquivalentToReferenceFloat) {
   PRISM_SKIP_WITHOUT_GPU();
-  trsm_case<float>(GetParam().m, GetParam().nrhs);
+  trsm_case<float>(GetParam());
 }
 
+// m and nrhs below, on and past the 64 x 64 tile; many tiles in both directions.
 INSTANTIATE_TEST_SUITE_P(Sizes, DenseTrsmCuda,
                          ::testing::Values(TrsmCase{1, 1}, TrsmCase{33, 1}, TrsmCase{129, 1},
                                            TrsmCase{1, 7}, TrsmCase{31, 7}, TrsmCase{200, 7},
                                            TrsmCase{32, 64}, TrsmCase{129, 64}, TrsmCase{33, 1000},
-                                           TrsmCase{1000, 1000}));
+                                           TrsmCase{1000, 1000}, TrsmCase{64, 64}, TrsmCase{65, 65},
+                                           TrsmCase{128, 130}, TrsmCase{63, 127},
+                                           TrsmCase{1024, 100}, TrsmCase{300, 700},
+                                           TrsmCase{4097, 3}));
+// alpha = 1 and 0, leading dimensions well past m, the caller-workspace overload.
+INSTANTIATE_TEST_SUITE_P(Arguments, DenseTrsmCuda,
+                         ::testing::Values(TrsmCase{130, 70, 37, 41, 1.0},
+                                           TrsmCase{130, 70, 1, 2, 0.0},
+                                           TrsmCase{257, 129, 64, 3, -0.75, true},
+                                           TrsmCase{1, 5, 0, 0, 2.0, true}));
 
 template <typename T>
 void batched_case(index_t batch, index_t max_n) {
@@ -259,6 +308,16 @@ TEST(DenseTriangularCuda, RejectsBadArguments) {
   EXPECT_THROW(gpu::trsv(TriUplo::lower, TriOp::none, TriDiag::non_unit, 2, a.data(), 1, x.data(),
                          nullptr, 0, nullptr),
                prism::ConfigError);
+  EXPECT_THROW(
+      gpu::trsv(TriUplo::lower, TriOp::none, TriDiag::non_unit, 2, a.data(), 2, x.data(), nullptr,
+                0, nullptr, TrsvOptions{TrsvAlgorithm::global_sync, false, 4, 48}),
+      prism::ConfigError);  // block_rows not 32, 64 or 128
+  EXPECT_THROW(gpu::trsm(TriUplo::lower, TriOp::none, TriDiag::non_unit, 2, 2, 1.0, a.data(), 2,
+                         x.data(), 1, nullptr),
+               prism::ConfigError);  // ldb < m
+  EXPECT_THROW(gpu::trsm(TriUplo::lower, TriOp::none, TriDiag::non_unit, 2, 1, 1.0, a.data(), 2,
+                         x.data(), 2, nullptr, 0, nullptr),
+               prism::ConfigError);  // no workspace
 }
 
 }  // namespace
