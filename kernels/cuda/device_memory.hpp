@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <utility>
+#include <vector>
 
 namespace prism::kernels::cuda {
 
@@ -48,6 +49,15 @@ class DeviceBuffer {
   T* data_ = nullptr;
   std::size_t size_ = 0;
 };
+
+/// A device copy of `host`, complete on return (the host vector may change or go away).
+template <typename T>
+DeviceBuffer<T> upload_and_wait(const std::vector<T>& host, cudaStream_t stream) {
+  DeviceBuffer<T> d(host.size());
+  d.upload(host.data(), stream);
+  PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return d;
+}
 
 /// n elements of T in page-locked host memory (cudaMallocHost), for async readback.
 template <typename T>

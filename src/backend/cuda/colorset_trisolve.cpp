@@ -12,18 +12,6 @@ namespace prism::backend::cuda {
 
 using kernels::cuda::DeviceBuffer;
 
-namespace {
-
-template <typename T>
-DeviceBuffer<T> upload_now(const std::vector<T>& host, cudaStream_t stream) {
-  DeviceBuffer<T> d(host.size());
-  d.upload(host.data(), stream);
-  PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host vector may go away
-  return d;
-}
-
-}  // namespace
-
 DeviceColorset::DeviceColorset(const SplitTriangle& split,
                                const std::vector<index_t>& strict_to_factor, Precision precision,
                                ColorsetLayout layout, cudaStream_t stream)
@@ -37,16 +25,16 @@ DeviceColorset::DeviceColorset(const SplitTriangle& split,
     if (layout == ColorsetLayout::sell ||
         kernels::sell_padding(sell, strict.nnz()) <= kernels::kSellAutoMaxPadding) {
       sell_ = true;
-      slice_ptr_ = upload_now(sell.slice_ptr, stream);
-      col_idx_ = upload_now(sell.col_idx, stream);
+      slice_ptr_ = kernels::cuda::upload_and_wait(sell.slice_ptr, stream);
+      col_idx_ = kernels::cuda::upload_and_wait(sell.col_idx, stream);
       range_ptr_ = std::move(sell.range_ptr);
       range_slice_ = std::move(sell.range_slice);
       source = std::move(sell.source);
     }
   }
   if (!sell_) {
-    row_ptr_ = upload_now(strict.row_ptr, stream);
-    col_idx_ = upload_now(strict.col_idx, stream);
+    row_ptr_ = kernels::cuda::upload_and_wait(strict.row_ptr, stream);
+    col_idx_ = kernels::cuda::upload_and_wait(strict.col_idx, stream);
     plan_ = kernels::cuda::colorset_plan(strict.row_ptr.data(), split.block_ptr());
     source.resize(strict.col_idx.size());
     std::iota(source.begin(), source.end(), index_t{0});
@@ -56,7 +44,7 @@ DeviceColorset::DeviceColorset(const SplitTriangle& split,
     for (std::size_t k = 0; k < source.size(); ++k) {
       to_factor[k] = source[k] >= 0 ? strict_to_factor[source[k]] : -1;
     }
-    factor_source_ = upload_now(to_factor, stream);
+    factor_source_ = kernels::cuda::upload_and_wait(to_factor, stream);
   }
   host_source_ = std::move(source);
   const std::size_t stored = host_source_.size(), n = static_cast<std::size_t>(rows_);

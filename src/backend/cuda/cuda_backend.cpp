@@ -53,9 +53,9 @@ class CudaMatrix final : public Matrix {
                        : SpmvAlgorithm::cusparse;
     }
     if (algorithm_ == SpmvAlgorithm::sell) {
-      sell_slice_ptr_ = upload_now(sell.slice_ptr, stream);
-      sell_col_idx_ = upload_now(sell.col_idx, stream);
-      sell_source_ = upload_now(sell.source, stream);
+      sell_slice_ptr_ = k::upload_and_wait(sell.slice_ptr, stream);
+      sell_col_idx_ = k::upload_and_wait(sell.col_idx, stream);
+      sell_source_ = k::upload_and_wait(sell.source, stream);
       sell_values_ = DeviceBuffer<double>(sell.col_idx.size());
       refill_sell();
     }
@@ -81,9 +81,7 @@ class CudaMatrix final : public Matrix {
       return;
     }
     if (algorithm_ == SpmvAlgorithm::sell) {
-      kernels::cuda::sell_spmv(csr_.rows(),
-                               {sell_slice_ptr_.data(), sell_col_idx_.data(), sell_values_.data()},
-                               x.data(), y.data(), stream_);
+      kernels::cuda::sell_spmv(csr_.rows(), sell_view(), x.data(), y.data(), stream_);
       return;
     }
     const double one = 1.0, zero = 0.0;
@@ -106,13 +104,6 @@ class CudaMatrix final : public Matrix {
  private:
   static constexpr cusparseSpMVAlg_t kAlgorithm = CUSPARSE_SPMV_CSR_ALG2;
 
-  template <typename T>
-  static DeviceBuffer<T> upload_now(const std::vector<T>& host, cudaStream_t stream) {
-    DeviceBuffer<T> d(host.size());
-    d.upload(host.data(), stream);
-    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host vector goes away
-    return d;
-  }
   kernels::cuda::SellView<double> sell_view() const {
     return {sell_slice_ptr_.data(), sell_col_idx_.data(), sell_values_.data()};
   }

@@ -22,13 +22,6 @@ CsrMatrix<double> with_unit_values(CsrMatrix<double> t) {
   return t;
 }
 
-template <typename T>
-DeviceBuffer<T> upload(const std::vector<T>& host, cudaStream_t stream) {
-  DeviceBuffer<T> d(host.size());
-  d.upload(host.data(), stream);
-  return d;
-}
-
 class CudaIc0Factor final : public Ic0Factor {
  public:
   CudaIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
@@ -40,8 +33,8 @@ class CudaIc0Factor final : public Ic0Factor {
     // Rows of one block of the strict lower triangle never read each other: the
     // factorization runs block by block, like the forward solve.
     blocks_ = sl.block_ptr();
-    l_row_ptr_ = upload(lower.row_ptr, stream);
-    l_col_idx_ = upload(lower.col_idx, stream);
+    l_row_ptr_ = kernels::cuda::upload_and_wait(lower.row_ptr, stream);
+    l_col_idx_ = kernels::cuda::upload_and_wait(lower.col_idx, stream);
     l_values_ = DeviceBuffer<double>(lower.col_idx.size());
     host_row_ptr_ = lower.row_ptr;
 
@@ -50,9 +43,8 @@ class CudaIc0Factor final : public Ic0Factor {
     for (std::size_t k = 0; k < from_l.size(); ++k) from_l[k] = upper_source[su.strict_source()[k]];
     lower_ = DeviceColorset(sl, sl.strict_source(), spec.precision, spec.layout, stream);
     upper_ = DeviceColorset(su, from_l, spec.precision, spec.layout, stream);
-    diagonal_source_ = upload(sl.diagonal_source(), stream);
+    diagonal_source_ = kernels::cuda::upload_and_wait(sl.diagonal_source(), stream);
     row_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
-    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host vectors above go away
   }
 
   kernels::Ic0Status attempt(const std::vector<double>& scaled, double shift) override {
