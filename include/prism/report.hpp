@@ -74,13 +74,13 @@ const char* status_name(SolveStatus status);
 
 /// Everything one solve measured.
 struct SolveReport {
-  std::string backend;         ///< "cpu" or "cuda"
-  std::string device;          ///< the device, in words
-  std::string preconditioner;  ///< registered name
-  std::string trisolve;        ///< triangular solve algorithm used by ic0 ("" otherwise)
+  std::string backend;          ///< "cpu" or "cuda"
+  std::string device;           ///< the device, in words
+  std::string preconditioner;   ///< registered name
+  std::string trisolve;         ///< triangular solve algorithm used by ic0 ("" otherwise)
   std::string trisolve_layout;  ///< storage of the factor in the solves, "csr" or "sell"
-  std::string spmv;            ///< SpMV algorithm used ("reference", "cusparse", "sell", ...)
-  std::string precision;       ///< ic0 factor precision, "double" or "mixed" ("" otherwise)
+  std::string spmv;             ///< SpMV algorithm used ("reference", "cusparse", "sell", ...)
+  std::string precision;        ///< ic0 factor precision, "double" or "mixed" ("" otherwise)
   index_t rows = 0;
   index_t nnz = 0;
   double tolerance = 0.0;  ///< the stopping tolerance used

@@ -3,8 +3,6 @@
 #include "backend/cuda/colorset_trisolve.hpp"
 #include "backend/cuda/cuda_vector.hpp"
 #include "backend/split_triangle.hpp"
-#include "kernels/cuda/blas1.hpp"
-#include "kernels/cuda/colorset.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/ic0.hpp"
 
