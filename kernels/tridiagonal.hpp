@@ -12,8 +12,10 @@
 ///  - interleaved: element i of system s at i * M + s (element i of every system together).
 ///
 /// The reference backend (here) runs the Thomas algorithm; the CUDA backend
-/// (kernels/cuda/tridiagonal.hpp) runs tiled PCR + p-Thomas after Kim, Wu, Chang and
-/// Hwu, "A Scalable Tridiagonal Solver for GPUs", ICPP 2011.
+/// (kernels/cuda/tridiagonal.hpp) runs a partition method in shared memory and registers
+/// (Laszlo, Giles and Appleyard, ACM TOMS 2016) with PCR on the small reduced systems (Kim,
+/// Wu, Chang and Hwu, "A Scalable Tridiagonal Solver for GPUs", ICPP 2011), in one pass over
+/// the data for systems that fit a thread block and in two for longer ones.
 
 #include <prism/types.hpp>
 

@@ -1,4 +1,5 @@
-// Batched tridiagonal solve: prism (tiled PCR + p-Thomas) against cuSPARSE
+// Batched tridiagonal solve: prism (one-pass partition tile solver / two-pass partition
+// method, kernels/cuda/tridiagonal.hpp) against cuSPARSE
 // gtsv2StridedBatch (contiguous layout) and gtsvInterleavedBatch (interleaved layout,
 // algo 0 = Thomas), and against the device-to-device copy bandwidth measured in the same
 // run. Double precision, N * M = 2^22 from (64, 65536) to (4M, 1), random diagonally
@@ -193,10 +194,18 @@ int main(int argc, char** argv) try {
                                                     static_cast<int>(m), dp(a), dp(b), dp(c), dp(d),
                                                     dp(x), ws.get(), plan.workspace_bytes, stream);
           });
-      char plan_desc[160];
-      std::snprintf(plan_desc, sizeof plan_desc, "%s k_tiled=%d segs=%lld k_shared=%d G=%d thr=%d",
-                    plan.tiled ? "tiled" : "in-shared", plan.k_tiled, plan.segments, plan.k_shared,
-                    plan.systems_per_block, plan.shared_threads);
+      char plan_desc[200];
+      if (plan.levels == 0) {
+        std::snprintf(plan_desc, sizeof plan_desc,
+                      "one-pass L=%d p=%d G=%d thr=%d smem=%zu blocks/SM=%d", plan.chunk_rows,
+                      plan.threads_per_system, plan.systems_per_block, plan.block_threads,
+                      plan.shared_bytes, plan.blocks_per_sm);
+      } else {
+        std::snprintf(plan_desc, sizeof plan_desc,
+                      "two-pass levels=%d chunk=%lld, one-pass N=%lld L=%d p=%d G=%d ws=%zu",
+                      plan.levels, plan.reduce_rows, plan.reduced_rows, plan.chunk_rows,
+                      plan.threads_per_system, plan.systems_per_block, plan.workspace_bytes);
+      }
       rows.push_back({lname, "prism", n, m, tp, min_bytes / (tp.median_us * 1e-6) / 1e9 / copy_gbs,
                       eta_of(x.get()), plan_desc});
       ws.reset();

@@ -1,20 +1,22 @@
 #pragma once
 /// @file
-/// Batched tridiagonal solves on the GPU: tiled PCR with a buffered sliding window,
-/// then thread-level parallel Thomas (p-Thomas), after Kim, Wu, Chang and Hwu,
-/// "A Scalable Tridiagonal Solver for GPUs", ICPP 2011. Same systems, layouts and
-/// conventions as kernels/tridiagonal.hpp (a[0] and c[N-1] ignored, no pivoting).
+/// Batched tridiagonal solves on the GPU. Same systems, layouts and conventions as
+/// kernels/tridiagonal.hpp (a[0] and c[N-1] ignored, no pivoting: diagonally dominant or
+/// SPD systems).
 ///
-/// Two paths, chosen per call by tridiagonal_plan():
-///  - in-shared (N*4*sizeof(T) fits a shared-memory budget): G systems per thread block
-///    are read once into shared memory, split by k_shared PCR steps into 2^k_shared
-///    interleaved subsystems, solved by p-Thomas (one thread per subsystem) and written
-///    once: 4 reads + 1 write per row, the fewest bytes possible. This is the paper's
-///    fused tiled PCR + p-Thomas kernel for systems that fit on chip.
-///  - tiled (larger N): k_tiled PCR steps with the buffered sliding window (one window per
-///    segment of a system, several segments per system) write the level-k equations to
-///    a workspace; they form 2^k_tiled interleaved subsystems small enough for the
-///    in-shared path, which then solves them. 4 reads + 4 writes + 4 reads + 1 write.
+/// Two paths, chosen per call from N, M, the element size and the device:
+///  - one pass (a system fits a thread block's shared memory): G systems per block are
+///    copied asynchronously into shared memory (coalesced, the whole tile in flight), each
+///    solved by p threads that own chunks of at most L rows in registers and reduce them with
+///    the partition method (Laszlo, Giles and Appleyard, ACM TOMS 2016); the 2p chunk-boundary
+///    equations of a system are solved by one cyclic-reduction step and PCR in shared memory
+///    (the PCR of Kim, Wu, Chang and Hwu, ICPP 2011, on the reduced system only), and x is
+///    stored coalesced: 4 reads + 1 write per row, the fewest bytes possible.
+///  - two pass (longer systems): pass 1 reduces every chunk of kReduceRows rows of every
+///    system to its 2 boundary equations (one thread per chunk, tile staged the same way);
+///    the reduced systems (2 rows per chunk) are solved by this same function recursively;
+///    pass 2 re-reads the chunks and solves each, knowing x just outside it, with the
+///    one-pass kernel: 4 + 4 reads + 1 write per row plus the small reduced system.
 
 #include <cstddef>
 
@@ -25,26 +27,26 @@
 namespace prism::kernels::cuda {
 
 /// How a solve will run; tridiagonal_plan() derives it from N, M, the element size and
-/// the current device (SM count, shared memory, occupancy). Exposed for benchmarks/tests.
+/// the current device (SM count, shared memory). Exposed for benchmarks and tests.
 struct TridiagonalPlan {
-  bool tiled = false;            ///< sliding-window PCR front end first
-  int k_tiled = 0;               ///< PCR steps of the sliding-window kernel (0 if !tiled)
-  int window_threads = 0;        ///< threads (= rows per sub-tile) of the window kernel
-  long long segments = 0;        ///< windows per system (Fig. 11b of the paper)
-  long long segment_rows = 0;    ///< output rows per window
-  int k_shared = 0;              ///< PCR steps inside the in-shared kernel
-  int systems_per_block = 0;     ///< G: (sub)systems per block of the in-shared kernel
-  int shared_threads = 0;        ///< threads per block of the in-shared kernel
-  std::size_t shared_bytes = 0;  ///< dynamic shared memory of the in-shared kernel
+  int levels = 0;                ///< two-pass levels before the one-pass solve (0: one pass)
+  long long reduce_rows = 0;     ///< rows per chunk of the two-pass levels (0 if levels == 0)
+  long long reduced_rows = 0;    ///< rows per system the one-pass solve sees (0 if levels == 0)
+  int chunk_rows = 0;            ///< L: most rows per thread of the one-pass solve
+  int threads_per_system = 0;    ///< p: threads per system of the one-pass solve
+  int systems_per_block = 0;     ///< G: systems per block of the one-pass solve
+  int block_threads = 0;         ///< G * p
+  int blocks_per_sm = 0;         ///< resident blocks of the one-pass solve (occupancy API)
+  std::size_t shared_bytes = 0;  ///< dynamic shared memory of the one-pass solve
   std::size_t workspace_bytes = 0;
 };
 
 /// Plan for M systems of size N with elements of elem_size bytes (4 or 8) on the current
-/// device. Throws BackendError if a device query fails, ConfigError if N is too large.
+/// device. Throws BackendError if a device query fails.
 TridiagonalPlan tridiagonal_plan(TridiagonalLayout layout, index_t n, index_t m,
                                  std::size_t elem_size);
 
-/// Device workspace tridiagonal_solve needs (0 for the in-shared path).
+/// Device workspace tridiagonal_solve needs (0 for the one-pass path).
 std::size_t tridiagonal_workspace_bytes(TridiagonalLayout layout, index_t n, index_t m,
                                         std::size_t elem_size);
 

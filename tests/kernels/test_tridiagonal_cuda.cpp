@@ -1,9 +1,14 @@
-// CUDA tiled PCR + p-Thomas against the reference Thomas solver: every N in
+// CUDA batched tridiagonal solve (one-pass partition tile solver, two-pass partition method
+// for long systems) against the reference Thomas solver: every N in
 // {1, 2, 3, 31, 32, 33, 1000, 4097, 100000} x M in {1, 5, 1024}, both layouts, both
-// precisions, diagonally dominant and shifted-Laplacian systems. Criterion: the documented
-// backward-error bound (tridiagonal_test_systems.hpp), which the reference meets too, and
-// for the dominant systems (kappa_inf <= 11) closeness to the reference solution.
-// Skips without a device.
+// precisions, diagonally dominant and shifted-Laplacian systems, plus the edges of each path
+// (sizes around the chunk, the one-pass limit and the two-pass chunk, batches that are not
+// a multiple of the systems per block, N = 4M with M = 1). Criterion: the documented
+// backward-error bound (tridiagonal_test_systems.hpp: eta <= 16 (log2 N + 2) u per system),
+// which the reference meets too, and for the dominant systems (kappa_inf <= 11) closeness to
+// the reference solution. The partition eliminations, the cyclic-reduction step, each PCR
+// step and each two-pass level are backward stable on these systems and add O(u) each, at
+// most log2 N of them, which the log2 N term covers. Skips without a device.
 
 #include <gtest/gtest.h>
 
@@ -154,8 +159,25 @@ TEST(TridiagonalCuda, FloatInterleavedIsEquivalentToReference) {
   check_all_sizes<float>(TridiagonalLayout::interleaved);
 }
 
-// Small set, also run under compute-sanitizer: in-place solves, both paths (N = 4097 is
-// tiled in double, N = 20000 in float), sizes around the window's sub-tile.
+// Largest N that the plan solves in one pass (levels == 0) for M systems, by bisection.
+index_t one_pass_limit(TridiagonalLayout layout, index_t m, std::size_t elem_size) {
+  using prism::kernels::cuda::tridiagonal_plan;
+  index_t lo = 1, hi = 1 << 22;
+  while (hi - lo > 1) {
+    const index_t mid = lo + (hi - lo) / 2;
+    if (tridiagonal_plan(layout, mid, m, elem_size).levels == 0) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+// Small set, also run under compute-sanitizer: in-place solves and both paths. Double:
+// N = 4097 is two-pass with a one-row last chunk, 20000 two-pass, 60000 two-pass with two
+// levels; float: 20000 is two-pass. N = 255, 257 are not multiples of the chunk; M = 5 and
+// 33 not of the systems per block.
 TEST(TridiagonalCuda, PlantedCases) {
   PRISM_SKIP_WITHOUT_GPU();
   for (TridiagonalLayout layout : {TridiagonalLayout::contiguous, TridiagonalLayout::interleaved}) {
@@ -165,8 +187,62 @@ TEST(TridiagonalCuda, PlantedCases) {
         check_case<float>(TriKind::laplacian, layout, n, m, /*in_place=*/true);
       }
     }
+    check_case<double>(TriKind::dominant, layout, 9, 33, /*in_place=*/true);
     check_case<float>(TriKind::dominant, layout, 20000, 3, /*in_place=*/true);
     check_case<double>(TriKind::laplacian, layout, 20000, 3, /*in_place=*/false);
+    check_case<double>(TriKind::dominant, layout, 60000, 2, /*in_place=*/true);
+  }
+}
+
+// The edges of each path, from the plan: N around the rows per thread L (one thread per
+// system up to L, then the partition method with chunks of unequal length), around the
+// one-pass limit, around multiples of the two-pass chunk (last chunk of 1, 2 and L + 1
+// rows), with batches that are not a multiple of the systems per block.
+template <typename T>
+void check_path_edges(TridiagonalLayout layout) {
+  using prism::kernels::cuda::tridiagonal_plan;
+  const auto small = tridiagonal_plan(layout, 64, 1000, sizeof(T));
+  const index_t l = small.chunk_rows;
+  const index_t limit = one_pass_limit(layout, 1, sizeof(T));
+  const auto big = tridiagonal_plan(layout, limit + 1, 1, sizeof(T));
+  ASSERT_EQ(big.levels, 1);
+  const index_t r = static_cast<index_t>(big.reduce_rows);
+  for (index_t n : {l - 1, l, l + 1, 2 * l + 1, 3 * l - 1}) {
+    for (index_t m : {1, 7, 3 * small.systems_per_block + 1}) {
+      check_case<T>(TriKind::dominant, layout, n, m, /*in_place=*/false);
+    }
+  }
+  // The limit depends on M for interleaved data (a block holds several systems).
+  for (index_t m : {1, 3, 6}) {
+    const index_t limit_m = one_pass_limit(layout, m, sizeof(T));
+    for (index_t n : {limit_m - 1, limit_m, limit_m + 1}) {
+      check_case<T>(TriKind::laplacian, layout, n, m, /*in_place=*/true);
+    }
+  }
+  const index_t base = (limit / r + 1) * r;
+  for (index_t n : {base + 1, base + 2, base + l + 1, base + r - 1}) {
+    for (index_t m : {1, 6}) check_case<T>(TriKind::dominant, layout, n, m, /*in_place=*/false);
+  }
+}
+
+TEST(TridiagonalCuda, DoublePathEdgesAreEquivalentToReference) {
+  PRISM_SKIP_WITHOUT_GPU();
+  check_path_edges<double>(TridiagonalLayout::contiguous);
+  check_path_edges<double>(TridiagonalLayout::interleaved);
+}
+
+TEST(TridiagonalCuda, FloatPathEdgesAreEquivalentToReference) {
+  PRISM_SKIP_WITHOUT_GPU();
+  check_path_edges<float>(TridiagonalLayout::contiguous);
+  check_path_edges<float>(TridiagonalLayout::interleaved);
+}
+
+// The largest N of the issue, one system: the two-pass path at its deepest recursion.
+TEST(TridiagonalCuda, OneHugeSystem) {
+  PRISM_SKIP_WITHOUT_GPU();
+  for (TridiagonalLayout layout : {TridiagonalLayout::contiguous, TridiagonalLayout::interleaved}) {
+    check_case<double>(TriKind::dominant, layout, 1 << 22, 1, /*in_place=*/false);
+    check_case<float>(TriKind::laplacian, layout, 1 << 22, 1, /*in_place=*/true);
   }
 }
 
@@ -174,13 +250,18 @@ TEST(TridiagonalCuda, PlanPicksPathsByShape) {
   PRISM_SKIP_WITHOUT_GPU();
   using prism::kernels::cuda::tridiagonal_plan;
   const auto many_small = tridiagonal_plan(TridiagonalLayout::contiguous, 64, 65536, 8);
-  EXPECT_FALSE(many_small.tiled);
+  EXPECT_EQ(many_small.levels, 0);
   EXPECT_EQ(many_small.workspace_bytes, 0u);
+  EXPECT_EQ(many_small.threads_per_system * many_small.chunk_rows, 64);
+  EXPECT_EQ(many_small.block_threads, many_small.threads_per_system * many_small.systems_per_block);
   const auto one_huge = tridiagonal_plan(TridiagonalLayout::contiguous, 1 << 22, 1, 8);
-  EXPECT_TRUE(one_huge.tiled);
-  EXPECT_GE(one_huge.k_tiled, 1);
-  EXPECT_GT(one_huge.segments, 1);
-  EXPECT_EQ(one_huge.workspace_bytes, 4u * (1u << 22) * 8u);
+  EXPECT_GE(one_huge.levels, 2);
+  EXPECT_GT(one_huge.reduce_rows, 1);
+  EXPECT_GT(one_huge.workspace_bytes, 0u);
+  // The reduced systems are a small fraction of the data.
+  EXPECT_LT(one_huge.workspace_bytes, (1u << 22) * 8u);
+  EXPECT_GE(one_pass_limit(TridiagonalLayout::contiguous, 1, 8), 1000);
+  EXPECT_GE(one_pass_limit(TridiagonalLayout::interleaved, 1024, 8), 256);
 }
 
 }  // namespace
