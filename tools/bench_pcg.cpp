@@ -51,8 +51,9 @@ struct Config {
 
 // ic0-color-cusparse and ic0-color solve with the same colored factor: cuSPARSE alone
 // (SpSV + SpMV) against prism's own kernels (auto: colorset and csr_vector on the GPU).
-// The timed solves use timing: total, so graph: auto replays a CUDA graph on the GPU;
-// ic0-color-launches is ic0-color with every kernel launched one by one.
+// The timed solves use timing: total, so graph: auto runs the iterations as a CUDA graph
+// while loop on the GPU (convergence tested on the device); ic0-color-replay replays the
+// graph between host checks instead, ic0-color-launches launches every kernel one by one.
 const std::vector<Config> kAllConfigs{
     {"none", "none", prism::Ordering::natural},
     {"jacobi", "jacobi", prism::Ordering::natural},
@@ -62,6 +63,9 @@ const std::vector<Config> kAllConfigs{
     {"ic0-color", "ic0", prism::Ordering::color},
     {"ic0-color-device-factor", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::automatic,
      prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::backend},
+    {"ic0-color-replay", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::automatic,
+     prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::automatic, prism::Precision::fp64,
+     prism::GraphMode::on},
     {"ic0-color-launches", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::automatic,
      prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::automatic, prism::Precision::fp64,
      prism::GraphMode::off},
@@ -76,7 +80,8 @@ const std::vector<Config> kAllConfigs{
 
 struct Result {
   std::string problem, config, backend, device, trisolve;
-  bool graph = false;  ///< the timed solves replayed a CUDA graph
+  bool graph = false;        ///< the timed solves replayed a CUDA graph
+  bool device_loop = false;  ///< ... as a device-side loop (convergence tested there)
   long long rows = 0, nnz = 0;
   int colors = 0, levels = 0;
   bool converged = false;
@@ -170,6 +175,7 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
     const prism::SolveReport rep = solver.solve(p.b, x);
     if (i > 0) times.push_back(rep.solve_seconds);  // the first is a warm-up
     r.graph = rep.graph;
+    r.device_loop = rep.device_loop;
   }
   r.solve_median = median(times);
   r.solve_min = *std::min_element(times.begin(), times.end());
@@ -235,6 +241,7 @@ void write_json(const std::string& path, const std::vector<Result>& results) {
     w.key("device").value(r.device);
     w.key("trisolve").value(r.trisolve);
     w.key("graph").value(r.graph);
+    w.key("device_loop").value(r.device_loop);
     w.key("rows").value(r.rows);
     w.key("nnz").value(r.nnz);
     w.key("colors").value(r.colors);
@@ -288,7 +295,7 @@ void print_row(const Result& r) {
   std::printf(
       "%-16s %-23s %-9s %5s %5s %6d %9.1f %10.2f %8.3f %9.3f %8.1f%% %9.4f %9.4f %9.4f %5d\n",
       r.problem.c_str(), r.config.c_str(), r.trisolve.empty() ? "-" : r.trisolve.c_str(),
-      r.graph ? "yes" : "no", r.converged ? "yes" : "NO", r.iterations, per_it * 1e6,
+      r.device_loop ? "loop" : r.graph ? "yes" : "no", r.converged ? "yes" : "NO", r.iterations, per_it * 1e6,
       r.solve_median * 1e3, r.setup_wall, bound * 1e6,
       per_it > 0 && bound > 0 ? 100.0 * bound / per_it : 0.0, r.factorization, r.refactor_wall,
       r.refactor_factorization, r.colors);

@@ -24,7 +24,7 @@ def main():
           "| set-up [ms] (coloring / factorization) | bound µs / it | % of bound |")
     print("|---|---|---|---|---|---|---|---|")
     order = ["none", "jacobi", "ic0-natural", "ic0-color-cusparse", "ic0-color-csr",
-             "ic0-color-launches", "ic0-color", "ic0-color-sell", "ic0-color-device-factor",
+             "ic0-color-launches", "ic0-color-replay", "ic0-color", "ic0-color-sell", "ic0-color-device-factor",
              "ic0-color-mixed", "cupy-none", "cupy-jacobi",
              "eigen-ic-cg"]
     rank = {name: i for i, name in enumerate(order)}
@@ -37,7 +37,8 @@ def main():
                    f"{1e3 * setup['factorization_seconds']:.1f})" if setup else "-")
         bound = r.get("bound_seconds_per_iteration")
         pct = r.get("percent_of_bound")
-        name = r["config"] + (" (graph)" if r.get("graph") else "")
+        name = r["config"] + (" (graph loop)" if r.get("device_loop") else
+                              " (graph)" if r.get("graph") else "")
         name += "" if r.get("converged", True) else " (not converged)"
         print(f"| {r['problem']} | {name} | {it} | {1e6 * per_it:.1f} | "
               f"{1e3 * r['solve_seconds_median']:.1f} | {setup_s} | "

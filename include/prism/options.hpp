@@ -78,10 +78,14 @@ enum class TimingMode {
   total,   ///< "total": only the whole solve, nothing recorded inside the iteration
 };
 
-/// Whether the PCG iteration is recorded once and replayed (a CUDA graph on the GPU).
+/// Whether the PCG iteration is recorded once and replayed (a CUDA graph on the GPU),
+/// and whether the convergence test runs on the device.
 enum class GraphMode {
-  automatic,  ///< "auto": on when the backend records graphs and timing is total
-  on,         ///< "on": always (needs timing: total and the cuda backend)
+  automatic,  ///< "auto": loop where the backend records graphs with device-side loops,
+              ///< else on where it records graphs; off unless timing is total
+  on,         ///< "on": replayed between host convergence checks (timing: total, cuda)
+  loop,       ///< "loop": the whole iteration loop, convergence test included, runs on
+              ///< the device (a CUDA graph while node): no host round trip per iteration
   off,        ///< "off": every operation launched one by one
 };
 

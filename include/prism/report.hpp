@@ -101,6 +101,7 @@ struct SolveReport {
   double reference_bandwidth = 0.0;
   int check_every = 1;  ///< residual read back every this many iterations
   bool graph = false;   ///< the iteration ran as a replayed graph (solver.graph)
+  bool device_loop = false;  ///< the convergence test ran on the device (graph: loop)
 
   SetupReport setup;
   FactorizationReport factorization;

@@ -11,6 +11,7 @@
 #include <prism/options.hpp>
 #include <prism/report.hpp>
 
+#include "kernels/cg_loop.hpp"
 #include "kernels/ic0.hpp"
 
 #include <array>
@@ -116,6 +117,25 @@ class Recording {
   virtual void replay() = 0;
 };
 
+/// Where a device-side loop stopped.
+struct LoopOutcome {
+  int iteration = 0;  ///< the last iteration completed
+  kernels::LoopStop stop = kernels::LoopStop::running;
+  /// Residual norms of the iterations the loop ran (first + 1 .. iteration).
+  std::vector<double> residual_norms;
+};
+
+/// Operations recorded once as the body of a loop that the backend repeats by itself,
+/// applying the stopping rule of kernels/cg_loop.hpp to its scalars after each pass
+/// (cuda: a CUDA graph with a while node; no host round trip between iterations).
+class Loop {
+ public:
+  virtual ~Loop() = default;
+  /// Runs the body as iterations first + 1, first + 2, ... until the rule stops it
+  /// (at the latest after max_iterations); returns once it has stopped.
+  virtual LoopOutcome run(int first) = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -176,6 +196,13 @@ class Backend {
   /// BackendError when the backend cannot record. The body must only queue work: no
   /// read_scalars(), copy_to_host() or other host round trip, and no timer phases.
   virtual std::unique_ptr<Recording> record(const std::function<void()>& body) = 0;
+  /// Whether record_loop() works here (cuda: with a driver that runs graph while nodes,
+  /// CUDA 12.4+; cpu: yes, the loop runs on the host with the same rule).
+  virtual bool can_loop() const = 0;
+  /// Records `body` (the same rules as record()) as the body of a Loop that stops by
+  /// kernels::cg_stop(s[rz], s[pq], sqrt(s[rr]), target, k, max_iterations).
+  virtual std::unique_ptr<Loop> record_loop(const std::function<void()>& body, double target,
+                                            int max_iterations) = 0;
 
   /// Achievable memory bandwidth in bytes/s (a large device-to-device copy, measured
   /// once on first call); 0 when the backend does not measure it.

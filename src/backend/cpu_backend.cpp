@@ -192,6 +192,33 @@ bool positive(double v) {
   return v > 0.0 && std::isfinite(v);
 }
 
+/// The device-side loop's twin: the body runs on the host, the same rule stops it.
+class CpuLoop final : public Loop {
+ public:
+  CpuLoop(std::function<void()> body, const ScalarValues& scalars, double target,
+          int max_iterations)
+      : body_(std::move(body)), s_(scalars), target_(target), max_iterations_(max_iterations) {}
+  LoopOutcome run(int first) override {
+    LoopOutcome out;
+    out.iteration = first;
+    do {
+      body_();
+      ++out.iteration;
+      const double norm = std::sqrt(s_[static_cast<int>(Scalar::rr)]);
+      out.residual_norms.push_back(norm);
+      out.stop = kernels::cg_stop(s_[static_cast<int>(Scalar::rz)], s_[static_cast<int>(Scalar::pq)],
+                                  norm, target_, out.iteration, max_iterations_);
+    } while (out.stop == kernels::LoopStop::running);
+    return out;
+  }
+
+ private:
+  std::function<void()> body_;
+  const ScalarValues& s_;
+  double target_;
+  int max_iterations_;
+};
+
 class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }
@@ -289,6 +316,11 @@ class CpuBackend final : public Backend {
   bool can_record() const override { return false; }
   std::unique_ptr<Recording> record(const std::function<void()>&) override {
     throw BackendError("the cpu backend does not record graphs");
+  }
+  bool can_loop() const override { return true; }
+  std::unique_ptr<Loop> record_loop(const std::function<void()>& body, double target,
+                                    int max_iterations) override {
+    return std::make_unique<CpuLoop>(body, s_, target, max_iterations);
   }
 
   PhaseTimer& timer() override { return timer_; }

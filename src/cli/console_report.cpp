@@ -41,7 +41,10 @@ void print_summary(const SolveReport& r, const std::string& problem_name) {
   }
   if (!r.spmv.empty()) details += std::string(details.empty() ? "" : ", ") + "spmv " + r.spmv;
   if (r.precision == "mixed") details += ", precision mixed";
-  if (r.graph) details += std::string(details.empty() ? "" : ", ") + "CUDA graph";
+  if (r.graph) {
+    details += std::string(details.empty() ? "" : ", ") +
+               (r.device_loop ? "CUDA graph loop" : "CUDA graph");
+  }
   spdlog::info("solver         backend {} ({}), preconditioner {}{}, tolerance {:.1e}", r.backend,
                r.device, r.preconditioner, details.empty() ? "" : " (" + details + ")",
                r.tolerance);

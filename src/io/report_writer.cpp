@@ -99,6 +99,7 @@ std::string report_to_json(const SolveReport& r, const ReportContext& context) {
   w.key("bytes_moved").value(total_bytes);
   w.key("check_every").value(r.check_every);
   w.key("graph").value(r.graph);
+  w.key("device_loop").value(r.device_loop);
   if (r.reference_bandwidth > 0.0) {
     const double bound = total_bytes / r.reference_bandwidth;
     w.key("reference_bandwidth_bytes_per_second").value(r.reference_bandwidth);

@@ -76,7 +76,10 @@ const std::vector<std::pair<Precision, std::string_view>>& enum_names<Precision>
 template <>
 const std::vector<std::pair<GraphMode, std::string_view>>& enum_names<GraphMode>() {
   static const std::vector<std::pair<GraphMode, std::string_view>> names{
-      {GraphMode::automatic, "auto"}, {GraphMode::on, "on"}, {GraphMode::off, "off"}};
+      {GraphMode::automatic, "auto"},
+      {GraphMode::on, "on"},
+      {GraphMode::loop, "loop"},
+      {GraphMode::off, "off"}};
   return names;
 }
 

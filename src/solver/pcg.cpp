@@ -2,6 +2,8 @@
 
 #include <prism/errors.hpp>
 
+#include "kernels/cg_loop.hpp"
+
 #include <chrono>
 #include <cmath>
 
@@ -19,25 +21,38 @@ double spmv_bytes(const backend::Matrix& a) {
 double get(const backend::ScalarValues& s, Scalar which) {
   return s[static_cast<int>(which)];
 }
-bool positive(double v) {
-  return v > 0.0 && std::isfinite(v);
-}
 
-/// solver.graph: `auto` records when the backend can and no phase is timed (a replayed
-/// graph records no per-phase events); `on` insists on both.
-bool use_graph(backend::Backend& backend, const SolverOptions& options) {
-  if (options.graph == GraphMode::off) return false;
-  if (options.graph == GraphMode::on) {
-    if (options.timing == TimingMode::phases) {
-      throw ConfigError("solver: graph: on needs timing: total (a graph replay is timed whole)");
+/// How the iterations after the first run (solver.graph).
+enum class Mode { launches, replay, loop };
+
+/// `auto` records when the backend can and no phase is timed (a replayed graph records
+/// no per-phase events): a device-side loop where the backend runs one, else a replay
+/// between host checks. `on` and `loop` insist. The cpu backend runs `loop` on the host
+/// (same stopping rule), which is how the loop logic is tested without a GPU.
+Mode pick_mode(backend::Backend& backend, const SolverOptions& options) {
+  switch (options.graph) {
+    case GraphMode::off:
+      return Mode::launches;
+    case GraphMode::on:
+    case GraphMode::loop: {
+      const bool loop = options.graph == GraphMode::loop;
+      const char* name = loop ? "loop" : "on";
+      if (options.timing == TimingMode::phases) {
+        throw ConfigError(std::string("solver: graph: ") + name +
+                          " needs timing: total (a graph replay is timed whole)");
+      }
+      if (loop ? !backend.can_loop() : !backend.can_record()) {
+        throw ConfigError(std::string("solver: graph: ") + name + " needs a backend that " +
+                          (loop ? "runs device-side loops" : "records graphs") + "; the " +
+                          backend.name() + " backend does not");
+      }
+      return loop ? Mode::loop : Mode::replay;
     }
-    if (!backend.can_record()) {
-      throw ConfigError("solver: graph: on needs a backend that records graphs (cuda); the " +
-                        backend.name() + " backend does not");
-    }
-    return true;
+    case GraphMode::automatic:
+      break;
   }
-  return options.timing == TimingMode::total && backend.can_record();
+  if (options.timing != TimingMode::total || !backend.can_record()) return Mode::launches;
+  return backend.can_loop() ? Mode::loop : Mode::replay;
 }
 
 }  // namespace
@@ -154,13 +169,39 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
 
   // With a graph, the work between two checks points (second_half of k - 1, first_half
   // of k) is recorded once, at k = 2, and replayed; its modeled bytes are counted once
-  // per replay.
+  // per replay. With a device-side loop it is recorded as the loop's body, which runs
+  // every iteration from 2 on and tests convergence itself.
   std::unique_ptr<backend::Recording> recording;
   PhaseArray replay_bytes{};
-  result.graph = use_graph(backend, options);
+  const Mode mode = pick_mode(backend, options);
+  result.graph = mode != Mode::launches;
+  result.device_loop = mode == Mode::loop;
   std::vector<int> recorded;  // iteration numbers of the timer's records
   for (int k = 1; k <= options.max_iterations; ++k) {
-    if (k > 1 && result.graph && !recording) {
+    if (k > 1 && mode == Mode::loop) {
+      const PhaseArray before = bytes;
+      const std::unique_ptr<backend::Loop> loop = backend.record_loop(
+          [&] {
+            second_half();
+            first_half();
+          },
+          target, options.max_iterations);
+      for (int ph = 0; ph < kNumPhases; ++ph) replay_bytes[ph] = bytes[ph] - before[ph];
+      bytes = before;
+      const backend::LoopOutcome out = loop->run(k - 1);
+      for (std::size_t i = 0; i < out.residual_norms.size(); ++i) {
+        const double norm = out.residual_norms[i];
+        result.history.push_back({k + static_cast<int>(i), norm, norm / scale, {}});
+      }
+      const int passes = out.iteration - (k - 1);
+      for (int ph = 0; ph < kNumPhases; ++ph) bytes[ph] += passes * replay_bytes[ph];
+      result.iterations = out.iteration;
+      if (!out.residual_norms.empty()) result.residual_norm = out.residual_norms.back();
+      if (out.stop == kernels::LoopStop::converged) result.status = SolveStatus::converged;
+      if (out.stop == kernels::LoopStop::breakdown) result.status = SolveStatus::breakdown;
+      break;
+    }
+    if (k > 1 && mode == Mode::replay && !recording) {
       const PhaseArray before = bytes;
       recording = backend.record([&] {
         second_half();
@@ -182,17 +223,20 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
     if (!recording) first_half();
     result.iterations = k;
 
-    if (k % options.check_every == 0 || k == options.max_iterations) {
+    // The first iteration is always checked before a device-side loop takes over.
+    if (mode == Mode::loop || k % options.check_every == 0 || k == options.max_iterations) {
       s = backend.read_scalars();
       result.residual_norm = std::sqrt(get(s, Scalar::rr));
       result.history.push_back({k, result.residual_norm, result.residual_norm / scale, {}});
-      // rz <= 0: M is not positive definite; pq <= 0: A is not (along p).
-      if (!positive(get(s, Scalar::rz)) || !positive(get(s, Scalar::pq)) ||
-          !std::isfinite(result.residual_norm)) {
+      // The rule the device-side loop applies too (kernels/cg_loop.hpp).
+      const kernels::LoopStop stop =
+          kernels::cg_stop(get(s, Scalar::rz), get(s, Scalar::pq), result.residual_norm, target,
+                           k, options.max_iterations);
+      if (stop == kernels::LoopStop::breakdown) {
         result.status = SolveStatus::breakdown;
         break;
       }
-      if (result.residual_norm <= target) {
+      if (stop == kernels::LoopStop::converged) {
         result.status = SolveStatus::converged;
         break;
       }

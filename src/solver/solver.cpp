@@ -206,6 +206,7 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
   report.spmv = s.device_matrix->algorithm();
   report.check_every = s.config.solver.check_every;
   report.graph = result.graph;
+  report.device_loop = result.device_loop;
   report.reference_bandwidth = be.reference_bandwidth();
   report.rows = n;
   report.nnz = s.ordered.nnz();

@@ -570,18 +570,17 @@ TEST(GpuSolveRefactor, RefactorEqualsFreshSetup) {
 /// The iteration replayed as a CUDA graph runs the very same kernels on the very same
 /// data as plain launches: identical iterations and bit-identical solutions, for every
 /// preconditioner path and with and without check_every.
-TEST(GpuSolveGraph, ReplayEqualsPlainLaunches) {
-  PRISM_SKIP_WITHOUT_GPU();
-  const CsrMatrix<double> a = prism::poisson3d(21, 20, 19);
-  const std::vector<double> b = random_vector(a.rows, 12);
-  struct Path {
-    std::string name;
-    std::string type;
-    prism::TrisolveAlgorithm trisolve;
-    prism::Ic0Factorization factorization;
-    prism::Precision precision;
-  };
-  const std::vector<Path> paths{
+/// The preconditioner paths a recorded graph must reproduce.
+struct GraphPath {
+  std::string name;
+  std::string type;
+  prism::TrisolveAlgorithm trisolve;
+  prism::Ic0Factorization factorization;
+  prism::Precision precision;
+};
+
+std::vector<GraphPath> graph_paths() {
+  return {
       {"none", "none", prism::TrisolveAlgorithm::automatic, prism::Ic0Factorization::host,
        prism::Precision::fp64},
       {"jacobi", "jacobi", prism::TrisolveAlgorithm::automatic, prism::Ic0Factorization::host,
@@ -592,19 +591,30 @@ TEST(GpuSolveGraph, ReplayEqualsPlainLaunches) {
        prism::Precision::fp64},
       {"ic0 device factor mixed", "ic0", prism::TrisolveAlgorithm::automatic,
        prism::Ic0Factorization::backend, prism::Precision::mixed}};
-  for (const Path& path : paths) {
+}
+
+prism::SolverConfig graph_config(const GraphPath& path, prism::GraphMode graph) {
+  prism::SolverConfig config;
+  config.backend = prism::BackendKind::cuda;
+  config.preconditioner.type = path.type;
+  config.preconditioner.trisolve = path.trisolve;
+  config.preconditioner.ic0.factorization = path.factorization;
+  config.preconditioner.ic0.precision = path.precision;
+  config.solver.tolerance = 1e-9;
+  config.solver.timing = prism::TimingMode::total;
+  config.solver.graph = graph;
+  return config;
+}
+
+TEST(GpuSolveGraph, ReplayEqualsPlainLaunches) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const CsrMatrix<double> a = prism::poisson3d(21, 20, 19);
+  const std::vector<double> b = random_vector(a.rows, 12);
+  for (const GraphPath& path : graph_paths()) {
     for (int check_every : {1, 4}) {
       SCOPED_TRACE(path.name + " check_every " + std::to_string(check_every));
-      prism::SolverConfig config;
-      config.backend = prism::BackendKind::cuda;
-      config.preconditioner.type = path.type;
-      config.preconditioner.trisolve = path.trisolve;
-      config.preconditioner.ic0.factorization = path.factorization;
-      config.preconditioner.ic0.precision = path.precision;
-      config.solver.tolerance = 1e-9;
+      prism::SolverConfig config = graph_config(path, prism::GraphMode::off);
       config.solver.check_every = check_every;
-      config.solver.timing = prism::TimingMode::total;
-      config.solver.graph = prism::GraphMode::off;
       prism::Solver plain(config);
       config.solver.graph = prism::GraphMode::on;
       prism::Solver graph(config);
@@ -624,6 +634,45 @@ TEST(GpuSolveGraph, ReplayEqualsPlainLaunches) {
       std::vector<double> xg2;
       EXPECT_EQ(graph.solve(b, xg2).iterations, rg.iterations);
       EXPECT_EQ(xg2, xg);
+    }
+  }
+}
+
+// The device-side loop (a graph while node testing convergence on the device) against
+// plain launches checked on the host every iteration: same stop, same history, same bits.
+TEST(GpuSolveGraph, DeviceLoopEqualsHostChecks) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const CsrMatrix<double> a = prism::poisson3d(21, 20, 19);
+  const std::vector<double> b = random_vector(a.rows, 13);
+  for (const GraphPath& path : graph_paths()) {
+    for (int max_iterations : {1000, 2, 9}) {
+      SCOPED_TRACE(path.name + " max_iterations " + std::to_string(max_iterations));
+      prism::SolverConfig config = graph_config(path, prism::GraphMode::off);
+      config.solver.max_iterations = max_iterations;
+      prism::Solver plain(config);
+      config.solver.graph = prism::GraphMode::automatic;  // auto takes the loop on a GPU
+      prism::Solver loop(config);
+      plain.setup(a);
+      loop.setup(a);
+      std::vector<double> xp, xl;
+      const auto rp = plain.solve(b, xp);
+      const auto rl = loop.solve(b, xl);
+      EXPECT_EQ(rp.status, max_iterations == 1000 ? prism::SolveStatus::converged
+                                                  : prism::SolveStatus::max_iterations);
+      EXPECT_EQ(rl.status, rp.status);
+      EXPECT_TRUE(rl.graph);
+      EXPECT_TRUE(rl.device_loop);
+      EXPECT_EQ(rl.iterations, rp.iterations);
+      ASSERT_EQ(rl.history.size(), rp.history.size());
+      for (std::size_t i = 0; i < rp.history.size(); ++i) {
+        EXPECT_EQ(rl.history[i].iteration, rp.history[i].iteration);
+        EXPECT_EQ(rl.history[i].residual_norm, rp.history[i].residual_norm);
+      }
+      EXPECT_EQ(xl, xp);
+      EXPECT_EQ(rl.phase_bytes, rp.phase_bytes);
+      std::vector<double> xl2;  // a second solve records its own loop
+      EXPECT_EQ(loop.solve(b, xl2).iterations, rl.iterations);
+      EXPECT_EQ(xl2, xl);
     }
   }
 }

@@ -341,6 +341,70 @@ TEST(Pcg, GraphOnIsAConfigErrorOnTheCpuAndWithPhaseTiming) {
   EXPECT_FALSE(r.graph);
 }
 
+// graph: loop on the cpu runs the device loop's logic on the host: it must stop where the
+// host check with check_every 1 stops, for the same reason, with the same history.
+TEST(Pcg, LoopStopsWhereTheHostCheckStops) {
+  struct Run {
+    std::string name;
+    CsrMatrix<double> a;
+    std::vector<double> b;
+    std::string precond;
+    int max_iterations;
+    prism::SolveStatus status;
+  };
+  const CsrMatrix<double> p3 = prism::poisson3d(9, 10, 11);
+  const CsrMatrix<double> indefinite =
+      prism::csr_from_triplets(2, 2, {{0, 0, 1.0}, {0, 1, 2.0}, {1, 0, 2.0}, {1, 1, 1.0}});
+  const std::vector<Run> runs{
+      {"ic0 converges", p3, random_vector(p3.rows, 4), "ic0", 1000, prism::SolveStatus::converged},
+      {"jacobi converges", p3, random_vector(p3.rows, 5), "jacobi", 1000,
+       prism::SolveStatus::converged},
+      {"iteration limit", p3, random_vector(p3.rows, 6), "none", 7,
+       prism::SolveStatus::max_iterations},
+      {"limit of 2: one loop pass", p3, random_vector(p3.rows, 7), "none", 2,
+       prism::SolveStatus::max_iterations},
+      {"breakdown", indefinite, {1.0, -1.0}, "none", 1000, prism::SolveStatus::breakdown}};
+  for (const Run& run : runs) {
+    SCOPED_TRACE(run.name);
+    prism::SolverConfig c = config(run.precond, prism::Ordering::color);
+    c.solver.max_iterations = run.max_iterations;
+    c.solver.timing = prism::TimingMode::total;
+    c.solver.graph = prism::GraphMode::off;
+    prism::Solver host(c);
+    c.solver.graph = prism::GraphMode::loop;
+    c.solver.check_every = 5;  // no effect on the loop: it tests every iteration
+    prism::Solver loop(c);
+    host.setup(run.a);
+    loop.setup(run.a);
+    std::vector<double> xh, xl;
+    const prism::SolveReport rh = host.solve(run.b, xh);
+    const prism::SolveReport rl = loop.solve(run.b, xl);
+    EXPECT_EQ(rh.status, run.status);
+    EXPECT_EQ(rl.status, rh.status);
+    EXPECT_TRUE(rl.device_loop);
+    EXPECT_FALSE(rh.device_loop);
+    EXPECT_EQ(rl.iterations, rh.iterations);
+    EXPECT_EQ(rl.relative_residual, rh.relative_residual);
+    ASSERT_EQ(rl.history.size(), rh.history.size());
+    for (std::size_t i = 0; i < rh.history.size(); ++i) {
+      EXPECT_EQ(rl.history[i].iteration, rh.history[i].iteration);
+      EXPECT_EQ(rl.history[i].residual_norm, rh.history[i].residual_norm);
+    }
+    EXPECT_EQ(xl, xh);
+    EXPECT_EQ(rl.phase_bytes, rh.phase_bytes);
+  }
+}
+
+TEST(Pcg, LoopNeedsTotalTiming) {
+  prism::SolverConfig c = config("jacobi", prism::Ordering::natural);
+  c.solver.graph = prism::GraphMode::loop;
+  c.solver.timing = prism::TimingMode::phases;
+  prism::Solver s(c);
+  s.setup(prism::poisson2d(10, 10));
+  std::vector<double> x;
+  EXPECT_THROW(s.solve(std::vector<double>(100, 1.0), x), prism::ConfigError);
+}
+
 TEST(Pcg, CpuBackendRejectsGpuOnlyTrisolve) {
   prism::SolverConfig c = config("ic0", prism::Ordering::natural);
   c.preconditioner.trisolve = prism::TrisolveAlgorithm::cusparse;

@@ -11,6 +11,7 @@
 #include "backend/cuda/ic0_factor.hpp"
 #include "backend/split_triangle.hpp"
 #include "kernels/cuda/blas1.hpp"
+#include "kernels/cuda/cg_loop.hpp"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/sell.hpp"
@@ -146,25 +147,109 @@ class CudaRecording final : public Recording {
   cudaStream_t stream_;
 };
 
-/// Captures what `body` queues on `stream` into an instantiated graph. A failed capture
-/// is ended (the stream stays usable) before the error propagates.
-GraphExec capture(cudaStream_t stream, const std::function<void()>& body) {
-  PRISM_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+/// Captures what `body` queues on `stream`: into `into` when given (a graph that its
+/// owner keeps, such as a while node's body), else into a new graph that the caller
+/// owns; returns the graph captured into. A failed capture is ended (the stream stays
+/// usable) before the error propagates.
+cudaGraph_t capture_into(cudaStream_t stream, cudaGraph_t into, const std::function<void()>& body) {
+  if (into != nullptr) {
+    PRISM_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, into, nullptr, nullptr, 0,
+                                                   cudaStreamCaptureModeThreadLocal));
+  } else {
+    PRISM_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  }
   try {
     body();
   } catch (...) {
     cudaGraph_t partial = nullptr;
     cudaStreamEndCapture(stream, &partial);
-    if (partial != nullptr) cudaGraphDestroy(partial);
+    if (partial != nullptr && into == nullptr) cudaGraphDestroy(partial);
     cudaGetLastError();  // clear the capture's sticky-free error state
     throw;
   }
   cudaGraph_t raw = nullptr;
   PRISM_CUDA_CHECK(cudaStreamEndCapture(stream, &raw));
-  const Graph graph(raw);
+  return raw;
+}
+
+GraphExec instantiate(const Graph& graph) {
   cudaGraphExec_t exec = nullptr;
   PRISM_CUDA_CHECK(cudaGraphInstantiate(&exec, graph.get(), 0));
   return GraphExec(exec);
+}
+
+/// Captures what `body` queues on `stream` into an instantiated graph.
+GraphExec capture(cudaStream_t stream, const std::function<void()>& body) {
+  return instantiate(Graph(capture_into(stream, nullptr, body)));
+}
+
+/// A graph of one while node whose body is the recorded iteration followed by the
+/// convergence test (kernels/cuda/cg_loop.hpp), which keeps or ends the loop. The
+/// count, the verdict and the residual norms stay in device memory until run() reads
+/// them back after the loop: two copies per solve instead of one per iteration.
+class CudaLoop final : public Loop {
+ public:
+  CudaLoop(cudaStream_t stream, const double* scalars, const std::function<void()>& body,
+           double target, int max_iterations)
+      : stream_(stream), history_(static_cast<std::size_t>(max_iterations) + 1) {
+    cudaGraph_t raw = nullptr;
+    PRISM_CUDA_CHECK(cudaGraphCreate(&raw, 0));
+    const Graph graph(raw);
+    cudaGraphConditionalHandle handle{};
+    // The condition starts at 1 on every launch: run() is only called to go on.
+    PRISM_CUDA_CHECK(
+        cudaGraphConditionalHandleCreate(&handle, graph.get(), 1, cudaGraphCondAssignDefault));
+    cudaGraphNodeParams params{};
+    params.type = cudaGraphNodeTypeConditional;
+    params.conditional.handle = handle;
+    params.conditional.type = cudaGraphCondTypeWhile;
+    params.conditional.size = 1;
+    cudaGraphNode_t node = nullptr;
+    PRISM_CUDA_CHECK(cudaGraphAddNode(&node, graph.get(), nullptr, nullptr, 0, &params));
+    LoopState* state = state_.data();
+    double* history = history_.data();
+    capture_into(stream, params.conditional.phGraph_out[0], [&] {
+      body();
+      kernels::cuda::cg_loop_check(handle, scalars, state, history, target, max_iterations,
+                                   stream);
+    });
+    exec_ = instantiate(graph);
+  }
+
+  LoopOutcome run(int first) override {
+    host_state_.data()[0] = LoopState{first, 0};
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(state_.data(), host_state_.data(), sizeof(LoopState),
+                                     cudaMemcpyHostToDevice, stream_));
+    PRISM_CUDA_CHECK(cudaGraphLaunch(exec_.get(), stream_));
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(host_state_.data(), state_.data(), sizeof(LoopState),
+                                     cudaMemcpyDeviceToHost, stream_));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    LoopOutcome out;
+    out.iteration = host_state_.data()[0].iteration;
+    out.stop = static_cast<kernels::LoopStop>(host_state_.data()[0].stop);
+    const int count = out.iteration - first;
+    out.residual_norms.resize(static_cast<std::size_t>(std::max(count, 0)));
+    if (count > 0) {
+      PRISM_CUDA_CHECK(cudaMemcpyAsync(out.residual_norms.data(), history_.data() + first + 1,
+                                       count * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+      PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    return out;
+  }
+
+ private:
+  using LoopState = kernels::LoopState;
+  cudaStream_t stream_;
+  DeviceBuffer<LoopState> state_{1};
+  PinnedBuffer<LoopState> host_state_{1};
+  DeviceBuffer<double> history_;
+  GraphExec exec_;
+};
+
+/// Graph while nodes (conditional nodes) need a CUDA 12.4 driver.
+bool driver_runs_while_nodes() {
+  int version = 0;
+  return cudaDriverGetVersion(&version) == cudaSuccess && version >= 12040;
 }
 
 /// `trisolve: auto` takes the color-set solve up to this many independent row blocks:
@@ -320,6 +405,13 @@ class CudaBackend final : public Backend {
   std::unique_ptr<Recording> record(const std::function<void()>& body) override {
     return std::make_unique<CudaRecording>(capture(stream_.get(), body), stream_.get());
   }
+  bool can_loop() const override { return loops_; }
+  std::unique_ptr<Loop> record_loop(const std::function<void()>& body, double target,
+                                    int max_iterations) override {
+    if (!loops_) throw BackendError("the CUDA driver runs no graph while nodes (needs 12.4+)");
+    return std::make_unique<CudaLoop>(stream_.get(), scalars_.data(), body, target,
+                                      max_iterations);
+  }
 
   double reference_bandwidth() override {
     if (bandwidth_ == 0.0) bandwidth_ = measure_copy_bandwidth();
@@ -358,6 +450,7 @@ class CudaBackend final : public Backend {
   CudaTimer timer_;
   std::string device_name_;
   double bandwidth_ = 0.0;
+  bool loops_ = driver_runs_while_nodes();
 };
 
 }  // namespace

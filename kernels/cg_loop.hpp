@@ -1,0 +1,41 @@
+#pragma once
+// The stopping rule of PCG, one function shared by the host check (src/solver/pcg.cpp)
+// and the device-side loop (kernels/cuda/cg_loop.cu), so both stop at the same
+// iteration for the same reasons.
+
+namespace prism::kernels {
+
+#if defined(__CUDACC__)
+#define PRISM_HOST_DEVICE __host__ __device__
+#else
+#define PRISM_HOST_DEVICE
+#endif
+
+/// Why an iteration loop stops (or `running`: it does not).
+enum class LoopStop : int { running = 0, converged = 1, breakdown = 2, max_iterations = 3 };
+
+/// Where the device-side loop keeps its count and its verdict.
+struct LoopState {
+  int iteration = 0;  ///< the last iteration completed
+  int stop = 0;       ///< a LoopStop
+};
+
+/// Largest finite double: `v <= kMaxFinite` is false for NaN and infinity, the same test
+/// on host and device without <cmath>.
+inline constexpr double kMaxFinite = 1.7976931348623157e308;
+
+/// After iteration `iteration` (r_k and its norm known; rz and pq those the iteration
+/// used): breakdown when rz <= 0 (M not positive definite), pq <= 0 (A not, along p) or
+/// any of them is not finite; converged when residual_norm <= target; max_iterations
+/// when iteration >= max_iterations; else running. Breakdown is tested first.
+PRISM_HOST_DEVICE inline LoopStop cg_stop(double rz, double pq, double residual_norm,
+                                          double target, int iteration, int max_iterations) {
+  const bool rz_ok = rz > 0.0 && rz <= kMaxFinite;
+  const bool pq_ok = pq > 0.0 && pq <= kMaxFinite;
+  if (!rz_ok || !pq_ok || !(residual_norm <= kMaxFinite)) return LoopStop::breakdown;
+  if (residual_norm <= target) return LoopStop::converged;
+  if (iteration >= max_iterations) return LoopStop::max_iterations;
+  return LoopStop::running;
+}
+
+}  // namespace prism::kernels

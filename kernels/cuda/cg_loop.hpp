@@ -1,0 +1,19 @@
+#pragma once
+// The convergence test of a device-side PCG loop: the last kernel of the body of a CUDA
+// graph `while` node (conditional node, CUDA 12.4+), so the iterations run back to back
+// with no host round trip and stop at exactly the iteration the host check would.
+
+#include "kernels/cg_loop.hpp"
+
+#include <cuda_runtime.h>
+
+namespace prism::kernels::cuda {
+
+/// One thread: ++state->iteration (= k), history[k] = sqrt(scalars[3]) (the residual
+/// norm; scalars indexed as in blas1.hpp: 0 rz, 2 pq, 3 rr), state->stop = cg_stop(...),
+/// and the while node's condition set to continue only while the stop is `running`.
+/// history holds max_iterations + 1 entries.
+void cg_loop_check(cudaGraphConditionalHandle handle, const double* scalars, LoopState* state,
+                   double* history, double target, int max_iterations, cudaStream_t stream);
+
+}  // namespace prism::kernels::cuda
