@@ -724,15 +724,26 @@ TEST(GpuSolveChecks, CheckEveryAndTimingTotal) {
   config.backend = prism::BackendKind::cuda;
   config.solver.check_every = 10;
   config.solver.timing = prism::TimingMode::total;
-  prism::Solver s(config);
-  s.setup(a);
-  std::vector<double> x;
-  const auto r = s.solve(b, x);
-  ASSERT_TRUE(r.converged());
-  EXPECT_TRUE(r.graph);  // graph: auto records when nothing is timed per phase
-  EXPECT_EQ(r.iterations % 10, 0);
-  for (double t : r.phase_seconds) EXPECT_EQ(t, 0.0);
-  EXPECT_LE(prism::test::relative_residual(a, x, b), 1e-8);
+  for (auto graph : {prism::GraphMode::on, prism::GraphMode::automatic}) {
+    SCOPED_TRACE(std::string(prism::to_string(graph)));
+    config.solver.graph = graph;
+    prism::Solver s(config);
+    s.setup(a);
+    std::vector<double> x;
+    const auto r = s.solve(b, x);
+    ASSERT_TRUE(r.converged());
+    EXPECT_TRUE(r.graph);  // graph: auto records when nothing is timed per phase
+    if (graph == prism::GraphMode::on) {
+      EXPECT_FALSE(r.device_loop);
+      EXPECT_EQ(r.iterations % 10, 0);  // the host checks every 10th iteration
+    } else {
+      // auto takes the device-side loop, which tests every iteration by itself.
+      EXPECT_TRUE(r.device_loop);
+      EXPECT_EQ(r.history.size(), static_cast<std::size_t>(r.iterations) + 1);
+    }
+    for (double t : r.phase_seconds) EXPECT_EQ(t, 0.0);
+    EXPECT_LE(prism::test::relative_residual(a, x, b), 1e-8);
+  }
 }
 
 }  // namespace
