@@ -17,6 +17,14 @@ struct Ic0Status {
 
 namespace prism::kernels::reference {
 
+/// The scaled lower triangle IC(0) factors: scaled[k] = a[source[k]] s_i s_j for entry k
+/// = (i, j) of `lower` (a pattern, diagonal last), s_i = 1 / row_scale[i] and
+/// row_scale[i] = sqrt(a_ii), so tril(S A S) with unit diagonal. `source` maps the
+/// entries of `lower` to those of A. Returns the first row whose a_ii is not positive or
+/// not finite, with a_ii as the pivot (then scaled and row_scale are unspecified).
+Ic0Status ic0_scale(CsrView<double> lower, const index_t* source, const double* a, double* scaled,
+                    double* row_scale);
+
 /// Factors tril(A) + shift I into L with L L^T ~ A + shift I on the pattern of tril(A).
 /// `lower` gives the pattern (sorted columns, diagonal last in every row); `values`
 /// holds tril(A) on input and L on output. Row-oriented (up-looking) Crout:

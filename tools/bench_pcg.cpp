@@ -18,6 +18,10 @@
 #include "io/atomic_file.hpp"
 #include "io/json_writer.hpp"
 
+#if defined(PRISM_BENCH_CUDA)
+#include <cuda_runtime.h>
+#endif
+
 #include <Eigen/IterativeLinearSolvers>
 #include <Eigen/SparseCore>
 
@@ -91,6 +95,7 @@ struct Result {
   int retries = 0;
   double solve_median = 0, solve_min = 0;
   double refactor_wall = 0, refactor_factorization = 0;  // medians
+  double refactor_backend_wall = 0;  ///< refactor_on_backend(), values in device memory
   double bytes_per_iteration = 0, bandwidth = 0;
   double true_residual = 0;
   prism::PhaseArray phase_per_iteration{}, phase_bytes_per_iteration{};
@@ -190,6 +195,32 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   }
   r.refactor_wall = median(walls);
   r.refactor_factorization = median(factors);
+
+  // refactor_on_backend(): the same values, already where the backend reads them (a GPU
+  // assembly's output on the cuda backend; host memory on the cpu backend).
+  const std::size_t nnz = p.a.values.size();
+  const double* values = p.a.values.data();
+#if defined(PRISM_BENCH_CUDA)
+  double* device_values = nullptr;
+  if (solver.backend_name() == "cuda") {
+    if (cudaMalloc(reinterpret_cast<void**>(&device_values), nnz * sizeof(double)) != cudaSuccess ||
+        cudaMemcpy(device_values, values, nnz * sizeof(double), cudaMemcpyHostToDevice) !=
+            cudaSuccess) {
+      throw prism::BackendError("bench_pcg: cannot place the values in device memory");
+    }
+    values = device_values;
+  }
+#endif
+  walls.clear();
+  for (int i = 0; i < repeats; ++i) {
+    const auto start = clock_type::now();
+    solver.refactor_on_backend(values, nnz);
+    walls.push_back(since(start));
+  }
+  r.refactor_backend_wall = median(walls);
+#if defined(PRISM_BENCH_CUDA)
+  cudaFree(device_values);
+#endif
   return r;
 }
 
@@ -261,6 +292,7 @@ void write_json(const std::string& path, const std::vector<Result>& results) {
     w.key("refactor").begin_object();
     w.key("wall_seconds").value(r.refactor_wall);
     w.key("factorization_seconds").value(r.refactor_factorization);
+    w.key("on_backend_wall_seconds").value(r.refactor_backend_wall);
     w.end_object();
     w.key("solve_seconds_median").value(r.solve_median);
     w.key("solve_seconds_min").value(r.solve_min);
@@ -293,12 +325,14 @@ void print_row(const Result& r) {
   const double per_it = r.iterations > 0 ? r.solve_median / r.iterations : 0.0;
   const double bound = r.bandwidth > 0.0 ? r.bytes_per_iteration / r.bandwidth : 0.0;
   std::printf(
-      "%-16s %-23s %-9s %5s %5s %6d %9.1f %10.2f %8.3f %9.3f %8.1f%% %9.4f %9.4f %9.4f %5d\n",
+      "%-16s %-23s %-9s %5s %5s %6d %9.1f %10.2f %8.3f %9.3f %8.1f%% %9.4f %9.4f %9.4f %9.5f "
+      "%7.1f %5d\n",
       r.problem.c_str(), r.config.c_str(), r.trisolve.empty() ? "-" : r.trisolve.c_str(),
       r.device_loop ? "loop" : r.graph ? "yes" : "no", r.converged ? "yes" : "NO", r.iterations, per_it * 1e6,
       r.solve_median * 1e3, r.setup_wall, bound * 1e6,
       per_it > 0 && bound > 0 ? 100.0 * bound / per_it : 0.0, r.factorization, r.refactor_wall,
-      r.refactor_factorization, r.colors);
+      r.refactor_factorization, r.refactor_backend_wall,
+      per_it > 0 ? r.refactor_backend_wall / per_it : 0.0, r.colors);
 }
 
 }  // namespace
@@ -337,9 +371,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "usage: bench_pcg [options] PROBLEM.yaml...\n");
       return 1;
     }
-    std::printf("%-16s %-23s %-9s %5s %5s %6s %9s %10s %8s %9s %9s %9s %9s %9s %5s\n", "problem",
-                "config", "trisolve", "graph", "conv", "iters", "us/iter", "solve ms", "setup s",
-                "bound us", "% bound", "factor s", "refac s", "refac f s", "colors");
+    std::printf("%-16s %-23s %-9s %5s %5s %6s %9s %10s %8s %9s %9s %9s %9s %9s %9s %7s %5s\n",
+                "problem", "config", "trisolve", "graph", "conv", "iters", "us/iter", "solve ms",
+                "setup s", "bound us", "% bound", "factor s", "refac s", "refac f s", "refac dev",
+                "dev/it", "colors");
     std::vector<Result> results;
     for (const std::string& file : problems) {
       const prism::ProblemSpec spec = prism::load_problem_file(file);

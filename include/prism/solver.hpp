@@ -41,6 +41,19 @@ class Solver {
   /// the analysis and every buffer. Throws InvalidMatrixError on a different pattern.
   void refactor(const CsrMatrix<double>& a);
 
+  /// refactor() with the new values already in the backend's memory: `values` holds
+  /// `count` (= nnz) doubles in the entry order of the matrix given to setup(), in
+  /// memory the backend reads (cuda: device or managed memory on the solver's device,
+  /// e.g. what a GPU assembly wrote; cpu: host memory). The values check (finite,
+  /// symmetric to 1e-12 of the largest entry, positive diagonal), the reordering, the
+  /// SpMV copy and the factorization run there, with no host copy, when the
+  /// preconditioner factors in the backend (none, jacobi, and ic0 with its
+  /// factorization in the backend: the default on the GPU for a color order);
+  /// otherwise the values pass through the host once. The values are read before
+  /// this returns. Throws InvalidMatrixError (wrong count, memory the backend cannot
+  /// read, a bad value: the message names it as refactor() would).
+  void refactor_on_backend(const double* values, std::size_t count);
+
   /// Solves with x as the initial guess; x holds the solution on return. b is not
   /// modified. Non-convergence is reported in the status, not thrown.
   SolveReport solve(const std::vector<double>& b, std::vector<double>& x);

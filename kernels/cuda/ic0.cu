@@ -58,6 +58,32 @@ __global__ void scale_rows_kernel(index_t rows, const index_t* __restrict__ row_
   for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) values[k] *= s;
 }
 
+__global__ void ic0_row_scale(index_t rows, const index_t* __restrict__ row_ptr,
+                              const index_t* __restrict__ source, const double* __restrict__ a,
+                              double* __restrict__ row_scale, int* failed_row) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i >= rows) return;
+  const double d = a[source[row_ptr[i + 1] - 1]];
+  if (!(d > 0.0) || !isfinite(d)) {
+    atomicMin(failed_row, static_cast<int>(i));
+    return;
+  }
+  row_scale[i] = sqrt(d);
+}
+
+__global__ void ic0_scale_entries(index_t rows, const index_t* __restrict__ row_ptr,
+                                  const index_t* __restrict__ col_idx,
+                                  const index_t* __restrict__ source, const double* __restrict__ a,
+                                  const double* __restrict__ row_scale,
+                                  double* __restrict__ scaled) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i >= rows) return;
+  const double si = 1.0 / row_scale[i];
+  for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+    scaled[k] = __dmul_rn(__dmul_rn(a[source[k]], si), 1.0 / row_scale[col_idx[k]]);
+  }
+}
+
 template <typename Out>
 __global__ void gather_inverse_kernel(index_t n, const index_t* __restrict__ source,
                                       const double* __restrict__ values, Out* __restrict__ out) {
@@ -80,6 +106,19 @@ void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* 
   if (end <= begin) return;
   ic0_rows<<<blocks_for(end - begin), kThreads, 0, stream>>>(
       begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void ic0_scale(CsrView<double> lower, const index_t* source, const double* a, double* scaled,
+               double* row_scale, int* failed_row, cudaStream_t stream) {
+  PRISM_CUDA_CHECK(cudaMemsetAsync(failed_row, kNoFailedRowByte, sizeof(int), stream));
+  if (lower.rows == 0) return;
+  ic0_row_scale<<<blocks_for(lower.rows), kThreads, 0, stream>>>(lower.rows, lower.row_ptr, source,
+                                                                  a, row_scale, failed_row);
+  PRISM_CUDA_CHECK_LAUNCH();
+  // A bad row leaves its row_scale unset: the caller reads failed_row and stops first.
+  ic0_scale_entries<<<blocks_for(lower.rows), kThreads, 0, stream>>>(
+      lower.rows, lower.row_ptr, lower.col_idx, source, a, row_scale, scaled);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

@@ -21,6 +21,13 @@ inline constexpr int kNoFailedRow = 0x7f7f7f7f;
 void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* values,
                      double shift, int* failed_row, cudaStream_t stream);
 
+/// The device twin of reference::ic0_scale: row_scale[i] = sqrt(a_ii) and
+/// scaled[k] = a[source[k]] s_i s_j (s = 1 / row_scale), in the reference's operation
+/// order, so bit for bit the same. A row whose a_ii is not positive or not finite
+/// min-reduces its index into *failed_row (which the call sets to kNoFailedRow first).
+void ic0_scale(CsrView<double> lower, const index_t* source, const double* a, double* scaled,
+               double* row_scale, int* failed_row, cudaStream_t stream);
+
 /// values[k] *= row_scale[i] for every entry k of row i.
 void scale_rows(index_t rows, const index_t* row_ptr, const double* row_scale, double* values,
                 cudaStream_t stream);

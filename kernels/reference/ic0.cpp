@@ -2,7 +2,27 @@
 
 #include <cmath>
 
+#include <vector>
+
 namespace prism::kernels::reference {
+
+Ic0Status ic0_scale(CsrView<double> lower, const index_t* source, const double* a, double* scaled,
+                    double* row_scale) {
+  const index_t n = lower.rows;
+  std::vector<double> s(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) {
+    const double d = a[source[lower.row_ptr[i + 1] - 1]];  // the diagonal: last in the row
+    if (!(d > 0.0) || !std::isfinite(d)) return Ic0Status{i, d};
+    row_scale[i] = std::sqrt(d);
+    s[i] = 1.0 / row_scale[i];
+  }
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t k = lower.row_ptr[i]; k < lower.row_ptr[i + 1]; ++k) {
+      scaled[k] = a[source[k]] * s[i] * s[lower.col_idx[k]];
+    }
+  }
+  return Ic0Status{};
+}
 
 Ic0Status ic0_factorize(CsrView<double> lower, double* values, double shift) {
   const index_t* ptr = lower.row_ptr;

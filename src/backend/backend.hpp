@@ -34,6 +34,13 @@ class Vector {
   virtual index_t size() const = 0;
 };
 
+/// An index array in the backend's memory: a gather map built once per pattern.
+class IndexMap {
+ public:
+  virtual ~IndexMap() = default;
+  virtual index_t size() const = 0;
+};
+
 /// A CSR matrix living in the backend's memory, for SpMV.
 class Matrix {
  public:
@@ -44,6 +51,8 @@ class Matrix {
   virtual std::string algorithm() const = 0;
   /// Replaces the values, same pattern (refactor).
   virtual void update_values(const std::vector<double>& values) = 0;
+  /// The same with the values already in the backend's memory.
+  virtual void update_values(const Vector& values) = 0;
 };
 
 enum class Triangle { lower, upper };
@@ -76,17 +85,24 @@ class TriangularSolver {
 
 /// An IC(0) factor computed and applied in the backend's memory, one independent block
 /// of rows (a color) at a time, every row of a block in parallel. The host keeps the
-/// scaling and the shift retry (precond/ic0_factor.hpp) and asks for one attempt at a
-/// time; the solves are the color-set solves.
+/// shift retry (precond/ic0_factor.hpp): load() once, then attempt() per shift, then
+/// finish(). The solves are the color-set solves.
 class Ic0Factor {
  public:
   virtual ~Ic0Factor() = default;
-  /// Factors tril(S A S) + shift I, given as `scaled` on the lower pattern (diagonal
-  /// last). On failure: the first row whose pivot is <= 0 or not finite, and the pivot.
-  virtual kernels::Ic0Status attempt(const std::vector<double>& scaled, double shift) = 0;
-  /// After a successful attempt: L = S^{-1} L_s with row_scale[i] = 1 / S_ii, and the
-  /// factor laid out for the solves.
-  virtual void finish(const std::vector<double>& row_scale) = 0;
+  /// Loads tril(S A S) scaled on the host, `scaled` on the lower pattern (diagonal
+  /// last), with row_scale[i] = 1 / S_ii = sqrt(a_ii).
+  virtual void load(const std::vector<double>& scaled, const std::vector<double>& row_scale) = 0;
+  /// Loads the same from A's values in the backend's memory (in the entry order of the
+  /// matrix the pattern was taken from), scaled there (kernels::reference::ic0_scale).
+  /// Returns the first row whose diagonal entry is not positive or not finite (as the
+  /// failed row, with a_ii as the pivot).
+  virtual kernels::Ic0Status load(const Vector& a_values) = 0;
+  /// Factors the loaded matrix + shift I. On failure: the first row whose pivot is <= 0
+  /// or not finite, and the pivot.
+  virtual kernels::Ic0Status attempt(double shift) = 0;
+  /// After a successful attempt: L = S^{-1} L_s, laid out for the solves.
+  virtual void finish() = 0;
   /// Solves L x = b (lower) or L^T x = b (upper).
   virtual void solve(Triangle triangle, const Vector& b, Vector& x) = 0;
   /// Storage of the factor the solves read ("csr", or "sell" for SELL-32).
@@ -155,15 +171,33 @@ class Backend {
                                                                    Triangle triangle,
                                                                    const TrisolveSpec& spec) = 0;
   /// An IC(0) factor on the pattern `lower` (diagonal last); `upper` is the pattern of
-  /// L^T (diagonal first) and upper_source maps its entries to entries of `lower`. The
-  /// factorization runs in double; `spec` (precision, layout) is that of the color-set
-  /// solves.
+  /// L^T (diagonal first) and upper_source maps its entries to entries of `lower`;
+  /// lower_source maps the entries of `lower` to those of A. The factorization runs in
+  /// double; `spec` (precision, layout) is that of the color-set solves.
   virtual std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
                                                      const CsrMatrix<double>& upper,
                                                      const std::vector<index_t>& upper_source,
+                                                     const std::vector<index_t>& lower_source,
                                                      const TrisolveSpec& spec) = 0;
   virtual void copy_from_host(const std::vector<double>& src, Vector& dst) = 0;
   virtual void copy_to_host(const Vector& src, std::vector<double>& dst) = 0;
+
+  // Values that arrive in the backend's memory (refactor_on_backend): `values` points
+  // to memory the backend's kernels read (cuda: device or managed memory; cpu: host).
+  /// Whether `values` is such memory (cuda: asks the driver; cpu: always).
+  virtual bool reads(const double* values) const = 0;
+  virtual std::unique_ptr<IndexMap> make_index_map(const std::vector<index_t>& indices) = 0;
+  /// dst[k] = src[map[k]] for every k < map.size() (= dst.size()).
+  virtual void gather(const double* src, const IndexMap& map, Vector& dst) = 0;
+  virtual void gather(const Vector& src, const IndexMap& map, Vector& dst) = 0;
+  /// kernels::reference::first_bad_value over mirror.size() values; waits for it.
+  virtual index_t first_bad_value(const double* values, const IndexMap& mirror) = 0;
+  /// x = 1 / x; the first i with x_i not positive or not finite, -1 when none; waits.
+  virtual index_t invert_positive(Vector& x) = 0;
+  /// Copies `count` values from the backend's memory to the host; waits.
+  virtual void copy_to_host(const double* src, std::size_t count, std::vector<double>& dst) = 0;
+  /// Waits until every operation queued so far is done.
+  virtual void synchronize() = 0;
 
   /// y = A x
   virtual void spmv(const Matrix& a, const Vector& x, Vector& y) = 0;

@@ -6,6 +6,7 @@
 #include "kernels/blas1.hpp"
 #include "kernels/colorset.hpp"
 #include "kernels/ic0.hpp"
+#include "kernels/matrix_values.hpp"
 #include "kernels/spmv.hpp"
 #include "kernels/trisolve.hpp"
 
@@ -34,6 +35,13 @@ void check_value_count(std::size_t expected, std::size_t got) {
   }
 }
 
+class CpuIndexMap final : public IndexMap {
+ public:
+  explicit CpuIndexMap(std::vector<index_t> indices) : data(std::move(indices)) {}
+  index_t size() const override { return static_cast<index_t>(data.size()); }
+  std::vector<index_t> data;
+};
+
 class CpuMatrix final : public Matrix {
  public:
   explicit CpuMatrix(const CsrMatrix<double>& a) : csr(a) {}
@@ -43,6 +51,9 @@ class CpuMatrix final : public Matrix {
   void update_values(const std::vector<double>& values) override {
     check_value_count(csr.values.size(), values.size());
     csr.values = values;
+  }
+  void update_values(const Vector& values) override {
+    update_values(dynamic_cast<const CpuVector&>(values).data);
   }
   kernels::CsrView<double> view() const {
     return {csr.rows, csr.cols, csr.row_ptr.data(), csr.col_idx.data(), csr.values.data()};
@@ -58,6 +69,9 @@ CpuVector& cast(Vector& v) {
 }
 const CpuMatrix& cast(const Matrix& m) {
   return dynamic_cast<const CpuMatrix&>(m);
+}
+const CpuIndexMap& cast(const IndexMap& m) {
+  return dynamic_cast<const CpuIndexMap&>(m);
 }
 
 /// Row-by-row substitution with the reference kernels.
@@ -107,24 +121,35 @@ class CpuColorsetSolver final : public TriangularSolver {
 class CpuIc0Factor final : public Ic0Factor {
  public:
   CpuIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
-               const std::vector<index_t>& upper_source, Precision precision)
+               const std::vector<index_t>& upper_source, const std::vector<index_t>& lower_source,
+               Precision precision)
       : lower_(lower),
         upper_(upper),
         upper_source_(upper_source),
+        lower_source_(lower_source),
         lower_split_(with_unit_values(lower), Triangle::lower, precision),
         upper_split_(with_unit_values(upper), Triangle::upper, precision) {}
 
-  kernels::Ic0Status attempt(const std::vector<double>& scaled, double shift) override {
-    lower_.values = scaled;
-    const kernels::CsrView<double> pattern{lower_.rows, lower_.cols, lower_.row_ptr.data(),
-                                           lower_.col_idx.data(), nullptr};
-    return ref::ic0_factorize(pattern, lower_.values.data(), shift);
+  void load(const std::vector<double>& scaled, const std::vector<double>& row_scale) override {
+    scaled_ = scaled;
+    row_scale_ = row_scale;
+  }
+  kernels::Ic0Status load(const Vector& a_values) override {
+    scaled_.resize(lower_.values.size());
+    row_scale_.resize(static_cast<std::size_t>(lower_.rows));
+    return ref::ic0_scale(pattern(), lower_source_.data(), cast(a_values).data.data(),
+                          scaled_.data(), row_scale_.data());
   }
 
-  void finish(const std::vector<double>& row_scale) override {
+  kernels::Ic0Status attempt(double shift) override {
+    lower_.values = scaled_;
+    return ref::ic0_factorize(pattern(), lower_.values.data(), shift);
+  }
+
+  void finish() override {
     for (index_t i = 0; i < lower_.rows; ++i) {
       for (index_t k = lower_.row_ptr[i]; k < lower_.row_ptr[i + 1]; ++k) {
-        lower_.values[k] *= row_scale[i];
+        lower_.values[k] *= row_scale_[i];
       }
     }
     for (std::size_t k = 0; k < upper_.values.size(); ++k) {
@@ -146,9 +171,14 @@ class CpuIc0Factor final : public Ic0Factor {
     std::fill(t.values.begin(), t.values.end(), 1.0);
     return t;
   }
+  kernels::CsrView<double> pattern() const {
+    return {lower_.rows, lower_.cols, lower_.row_ptr.data(), lower_.col_idx.data(), nullptr};
+  }
   CsrMatrix<double> lower_;
   CsrMatrix<double> upper_;
   std::vector<index_t> upper_source_;
+  std::vector<index_t> lower_source_;
+  std::vector<double> scaled_, row_scale_;
   SplitTriangle lower_split_;
   SplitTriangle upper_split_;
 };
@@ -185,6 +215,13 @@ void check_size(const Vector& x, const Vector& y, const char* op) {
   if (x.size() != y.size()) {
     throw Error(std::string(op) + ": vector sizes differ (" + std::to_string(x.size()) + " vs " +
                 std::to_string(y.size()) + ")");
+  }
+}
+
+void check_map(const IndexMap& map, const Vector& dst, const char* op) {
+  if (map.size() != dst.size()) {
+    throw Error(std::string(op) + ": map of " + std::to_string(map.size()) + " entries for " +
+                std::to_string(dst.size()) + " values");
   }
 }
 
@@ -258,8 +295,10 @@ class CpuBackend final : public Backend {
   std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
                                              const CsrMatrix<double>& upper,
                                              const std::vector<index_t>& upper_source,
+                                             const std::vector<index_t>& lower_source,
                                              const TrisolveSpec& spec) override {
-    return std::make_unique<CpuIc0Factor>(lower, upper, upper_source, spec.precision);
+    return std::make_unique<CpuIc0Factor>(lower, upper, upper_source, lower_source,
+                                          spec.precision);
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {
@@ -269,6 +308,28 @@ class CpuBackend final : public Backend {
     cast(dst).data = src;
   }
   void copy_to_host(const Vector& src, std::vector<double>& dst) override { dst = cast(src).data; }
+
+  bool reads(const double*) const override { return true; }
+  std::unique_ptr<IndexMap> make_index_map(const std::vector<index_t>& indices) override {
+    return std::make_unique<CpuIndexMap>(indices);
+  }
+  void gather(const double* src, const IndexMap& map, Vector& dst) override {
+    check_map(map, dst, "gather");
+    ref::gather(dst.size(), cast(map).data.data(), src, cast(dst).data.data());
+  }
+  void gather(const Vector& src, const IndexMap& map, Vector& dst) override {
+    gather(cast(src).data.data(), map, dst);
+  }
+  index_t first_bad_value(const double* values, const IndexMap& mirror) override {
+    return ref::first_bad_value(mirror.size(), values, cast(mirror).data.data());
+  }
+  index_t invert_positive(Vector& x) override {
+    return ref::invert_positive(x.size(), cast(x).data.data());
+  }
+  void copy_to_host(const double* src, std::size_t count, std::vector<double>& dst) override {
+    dst.assign(src, src + count);
+  }
+  void synchronize() override {}
 
   void spmv(const Matrix& a, const Vector& x, Vector& y) override {
     ref::spmv(cast(a).view(), cast(x).data.data(), cast(y).data.data());

@@ -55,30 +55,29 @@ Ic0Pattern::Ic0Pattern(const CsrMatrix<double>& a) : rows_(a.rows), a_nnz_(a.nnz
   }
 }
 
+namespace {
+
+void throw_bad_diagonal(const kernels::Ic0Status& status) {
+  std::ostringstream msg;
+  msg << "ic0: diagonal entry of row " << status.failed_row + 1 << " is not positive ("
+      << status.pivot << ")";
+  throw InvalidMatrixError(msg.str());
+}
+
+}  // namespace
+
 void Ic0Pattern::scale(const CsrMatrix<double>& a, std::vector<double>& scaled,
                        std::vector<double>& row_scale) const {
   if (a.rows != rows_ || a.nnz() != a_nnz_) {
     throw InvalidMatrixError("ic0: matrix does not have the analyzed sparsity pattern");
   }
-  // s_i = a_ii^{-1/2}; the diagonal is the last entry of each L row.
-  std::vector<double> s(static_cast<std::size_t>(rows_));
-  row_scale.resize(s.size());
-  for (index_t i = 0; i < rows_; ++i) {
-    const double d = a.values[lower_source_[lower_.row_ptr[i + 1] - 1]];
-    if (!(d > 0.0) || !std::isfinite(d)) {
-      std::ostringstream msg;
-      msg << "ic0: diagonal entry of row " << i + 1 << " is not positive (" << d << ")";
-      throw InvalidMatrixError(msg.str());
-    }
-    row_scale[i] = std::sqrt(d);
-    s[i] = 1.0 / row_scale[i];
-  }
   scaled.resize(lower_.col_idx.size());
-  for (index_t i = 0; i < rows_; ++i) {
-    for (index_t k = lower_.row_ptr[i]; k < lower_.row_ptr[i + 1]; ++k) {
-      scaled[k] = a.values[lower_source_[k]] * s[i] * s[lower_.col_idx[k]];
-    }
-  }
+  row_scale.resize(static_cast<std::size_t>(rows_));
+  const kernels::CsrView<double> pattern{lower_.rows, lower_.cols, lower_.row_ptr.data(),
+                                         lower_.col_idx.data(), nullptr};
+  const kernels::Ic0Status status = kernels::reference::ic0_scale(
+      pattern, lower_source_.data(), a.values.data(), scaled.data(), row_scale.data());
+  if (!status.ok()) throw_bad_diagonal(status);
 }
 
 template <typename Attempt>
@@ -128,9 +127,24 @@ FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0O
                                           backend::Ic0Factor& engine) {
   std::vector<double> scaled, row_scale;
   scale(a, scaled, row_scale);
+  engine.load(scaled, row_scale);
   const FactorizationReport report =
-      retry(options, [&](double shift) { return engine.attempt(scaled, shift); });
-  engine.finish(row_scale);
+      retry(options, [&](double shift) { return engine.attempt(shift); });
+  engine.finish();
+  return report;
+}
+
+FactorizationReport Ic0Pattern::factorize(const backend::Vector& a_values,
+                                          const Ic0Options& options, backend::Ic0Factor& engine) {
+  if (a_values.size() != a_nnz_) {
+    throw InvalidMatrixError("ic0: " + std::to_string(a_values.size()) + " values for a pattern of " +
+                             std::to_string(a_nnz_) + " entries");
+  }
+  const kernels::Ic0Status status = engine.load(a_values);
+  if (!status.ok()) throw_bad_diagonal(status);
+  const FactorizationReport report =
+      retry(options, [&](double shift) { return engine.attempt(shift); });
+  engine.finish();
   return report;
 }
 
@@ -182,9 +196,18 @@ class Ic0 final : public Preconditioner {
     work_ = backend_.make_vector(a.rows);
     if (factor_in_backend()) {
       engine_ = backend_.make_ic0_factor(pattern_->lower(), pattern_->upper(),
-                                         pattern_->upper_source(), spec());
+                                         pattern_->upper_source(), pattern_->lower_source(),
+                                         spec());
       trisolve_name_ = "colorset";
     }
+  }
+
+  /// With the factorization in the backend (engine_), values in the backend's memory
+  /// are scaled, factored and laid out there: nothing goes through the host.
+  bool factorizes_in_backend() const override { return engine_ != nullptr; }
+  void factorize(const backend::Vector& a_values) override {
+    if (!engine_) Preconditioner::factorize(a_values);
+    report_ = pattern_->factorize(a_values, options_.ic0, *engine_);
   }
 
   void factorize(const CsrMatrix<double>& a) override {

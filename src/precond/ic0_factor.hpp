@@ -36,8 +36,14 @@ class Ic0Pattern {
   FactorizationReport factorize(const CsrMatrix<double>& a, const Ic0Options& options,
                                 backend::Ic0Factor& engine);
 
+  /// The same with A's values in the backend's memory: the engine scales them there.
+  FactorizationReport factorize(const backend::Vector& a_values, const Ic0Options& options,
+                                backend::Ic0Factor& engine);
+
   /// upper().values[k] = lower().values[upper_source()[k]]
   const std::vector<index_t>& upper_source() const { return upper_source_; }
+  /// lower().values[k] = a.values[lower_source()[k]] (before scaling)
+  const std::vector<index_t>& lower_source() const { return lower_source_; }
 
  private:
   /// tril(S A S) on the lower pattern and row_scale[i] = 1 / S_ii = sqrt(a_ii).

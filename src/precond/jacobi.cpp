@@ -15,6 +15,14 @@ class Jacobi final : public Preconditioner {
   void analyze(const CsrMatrix<double>& a) override {
     rows_ = a.rows;
     inverse_diagonal_ = backend_.make_vector(a.rows);
+    diagonal_map_.reset();
+    // Where each diagonal entry is, for a numeric setup from values in the backend.
+    diagonal_entry_.assign(static_cast<std::size_t>(a.rows), -1);
+    for (index_t i = 0; i < a.rows; ++i) {
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        if (a.col_idx[k] == i) diagonal_entry_[i] = k;
+      }
+    }
   }
   void factorize(const CsrMatrix<double>& a) override {
     std::vector<double> d = diagonal(a);
@@ -27,6 +35,22 @@ class Jacobi final : public Preconditioner {
     }
     backend_.copy_from_host(d, *inverse_diagonal_);
   }
+  bool factorizes_in_backend() const override { return true; }
+  void factorize(const backend::Vector& a_values) override {
+    for (index_t i = 0; i < rows_; ++i) {
+      if (diagonal_entry_[i] < 0) {
+        throw InvalidMatrixError("jacobi: diagonal entry of row " + std::to_string(i + 1) +
+                                 " is not positive");
+      }
+    }
+    if (!diagonal_map_) diagonal_map_ = backend_.make_index_map(diagonal_entry_);
+    backend_.gather(a_values, *diagonal_map_, *inverse_diagonal_);
+    const index_t bad = backend_.invert_positive(*inverse_diagonal_);
+    if (bad >= 0) {
+      throw InvalidMatrixError("jacobi: diagonal entry of row " + std::to_string(bad + 1) +
+                               " is not positive");
+    }
+  }
   void apply(const backend::Vector& r, backend::Vector& z) override {
     backend_.pointwise_multiply(*inverse_diagonal_, r, z);
   }
@@ -36,6 +60,8 @@ class Jacobi final : public Preconditioner {
   backend::Backend& backend_;
   index_t rows_ = 0;
   std::unique_ptr<backend::Vector> inverse_diagonal_;
+  std::vector<index_t> diagonal_entry_;  // the entry of a_ii, -1 where it is missing
+  std::unique_ptr<backend::IndexMap> diagonal_map_;
 };
 
 }  // namespace

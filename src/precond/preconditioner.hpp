@@ -10,6 +10,8 @@
 
 #include "backend/backend.hpp"
 
+#include <prism/errors.hpp>
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -25,6 +27,15 @@ class Preconditioner {
   virtual void analyze(const CsrMatrix<double>& a) = 0;
   /// Numeric setup on the analyzed pattern (may be called again with new values).
   virtual void factorize(const CsrMatrix<double>& a) = 0;
+  /// Whether factorize(const backend::Vector&) works: the numeric setup runs where the
+  /// values already are, in the backend's memory.
+  virtual bool factorizes_in_backend() const { return false; }
+  /// factorize() with the analyzed matrix's values (its entry order) in the backend's
+  /// memory. Only where factorizes_in_backend(); else throws Error.
+  virtual void factorize(const backend::Vector& a_values) {
+    (void)a_values;
+    throw Error(name() + ": no numeric setup from values in the backend's memory");
+  }
   /// z = M^{-1} r
   virtual void apply(const backend::Vector& r, backend::Vector& z) = 0;
   /// Modeled bytes one apply() moves (for the GB/s column of the breakdown).

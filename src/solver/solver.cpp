@@ -35,6 +35,11 @@ struct Solver::Impl {
   std::vector<index_t> value_source;  // ordered.values[k] = a.values[value_source[k]]
   CsrMatrix<double> ordered;          // A in the solver's order
   std::unique_ptr<backend::Matrix> device_matrix;
+  // refactor_on_backend(): the maps and the ordered values in the backend's memory,
+  // made on first use (so a solver that never uses it pays nothing).
+  std::unique_ptr<backend::IndexMap> mirror_map;
+  std::unique_ptr<backend::IndexMap> value_source_map;
+  std::unique_ptr<backend::Vector> ordered_values;
 
   SetupReport setup;
   OrderingReport ordering;
@@ -88,6 +93,9 @@ void Solver::setup(const CsrMatrix<double>& a) {
   s.setup = SetupReport{};
   s.ordering = OrderingReport{};
   s.device_matrix.reset();
+  s.mirror_map.reset();
+  s.value_source_map.reset();
+  s.ordered_values.reset();
 
   auto t = std::chrono::steady_clock::now();
   check_spd_candidate(a);
@@ -147,6 +155,54 @@ void Solver::refactor(const CsrMatrix<double>& a) {
   s.setup = SetupReport{};
   s.setup.check_seconds = seconds_since(t);
   s.factorize_and_upload(a);
+  s.ready = true;
+}
+
+void Solver::refactor_on_backend(const double* values, std::size_t count) {
+  Impl& s = *impl_;
+  if (!s.device_matrix) throw Error("refactor_on_backend() called before setup()");
+  if (count != s.col_idx.size()) {
+    throw InvalidMatrixError("refactor_on_backend: " + std::to_string(count) +
+                             " values for a pattern of " + std::to_string(s.col_idx.size()) +
+                             " entries");
+  }
+  backend::Backend& be = *s.backend;
+  if (count > 0 && (values == nullptr || !be.reads(values))) {
+    throw InvalidMatrixError("refactor_on_backend: the values are not in memory the " + be.name() +
+                             " backend reads (for cuda: device or managed memory)");
+  }
+  s.ready = false;
+  auto t = std::chrono::steady_clock::now();
+  if (!s.mirror_map) {
+    s.mirror_map = be.make_index_map(s.mirror);
+    s.value_source_map = be.make_index_map(s.value_source);
+    s.ordered_values = be.make_vector(static_cast<index_t>(count));
+  }
+  if (be.first_bad_value(values, *s.mirror_map) >= 0) {
+    // The error path: the host check names the problem exactly as refactor() would.
+    CsrMatrix<double> a{s.ordered.rows, s.ordered.cols, s.row_ptr, s.col_idx, {}};
+    be.copy_to_host(values, count, a.values);
+    check_spd_candidate_values(a, s.mirror);
+    throw InvalidMatrixError("refactor_on_backend: the values fail the symmetry check");
+  }
+  s.setup = SetupReport{};
+  s.setup.check_seconds = seconds_since(t);
+
+  t = std::chrono::steady_clock::now();
+  be.gather(values, *s.value_source_map, *s.ordered_values);
+  if (s.preconditioner->factorizes_in_backend()) {
+    s.preconditioner->factorize(*s.ordered_values);
+  } else {
+    be.copy_to_host(*s.ordered_values, s.ordered.values);
+    s.preconditioner->factorize(s.ordered);
+  }
+  be.synchronize();
+  s.setup.factorization_seconds = seconds_since(t);
+  s.factorization = s.preconditioner->factorization_report();
+  t = std::chrono::steady_clock::now();
+  s.device_matrix->update_values(*s.ordered_values);
+  be.synchronize();
+  s.setup.upload_seconds = seconds_since(t);
   s.ready = true;
 }
 

@@ -12,10 +12,12 @@
 #include "common/test_matrices.hpp"
 #include "precond/ic0_factor.hpp"
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
+#include <tuple>
 
 namespace {
 
@@ -25,6 +27,27 @@ using prism::backend::Backend;
 using prism::backend::Scalar;
 
 using prism::test::random_vector;
+
+/// Values in device memory, as a GPU assembly would hand them over.
+class DeviceValues {
+ public:
+  explicit DeviceValues(const std::vector<double>& v) : size_(v.size()) {
+    EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&data_), std::max<std::size_t>(size_, 1) *
+                                                              sizeof(double)),
+              cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(data_, v.data(), size_ * sizeof(double), cudaMemcpyHostToDevice),
+              cudaSuccess);
+  }
+  ~DeviceValues() { cudaFree(data_); }
+  DeviceValues(const DeviceValues&) = delete;
+  DeviceValues& operator=(const DeviceValues&) = delete;
+  const double* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  double* data_ = nullptr;
+  std::size_t size_;
+};
 
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
   EXPECT_EQ(a.size(), b.size());
@@ -364,19 +387,31 @@ TEST_F(CudaBackendTest, DeviceIc0FactorIsEquivalentToReference) {
         SCOPED_TRACE(prism::to_string(layout));
         prism::precond::Ic0Pattern pattern(a);
         auto engine = gpu->make_ic0_factor(
-            pattern.lower(), pattern.upper(), pattern.upper_source(),
+            pattern.lower(), pattern.upper(), pattern.upper_source(), pattern.lower_source(),
             {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64, layout});
         EXPECT_EQ(engine->layout(), prism::to_string(layout));
         const prism::FactorizationReport rg = pattern.factorize(a, {}, *engine);
         // Same breakdowns (bcsstk13 needs the shift), same shift.
         EXPECT_EQ(rg.retries, rh.retries);
         EXPECT_EQ(rg.shift, rh.shift);
+        // A's values scaled on the device (refactor_on_backend): the same factor, bit
+        // for bit, as scaled on the host.
+        auto from_device = gpu->make_ic0_factor(
+            pattern.lower(), pattern.upper(), pattern.upper_source(), pattern.lower_source(),
+            {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64, layout});
+        const auto a_values = both(a.values);
+        const prism::FactorizationReport rd = pattern.factorize(*a_values.g, {}, *from_device);
+        EXPECT_EQ(rd.retries, rh.retries);
+        EXPECT_EQ(rd.shift, rh.shift);
         for (auto tri : {prism::backend::Triangle::lower, prism::backend::Triangle::upper}) {
           auto reference = cpu->make_triangular_solver(
               tri == prism::backend::Triangle::lower ? host_factor.lower() : host_factor.upper(),
               tri, {prism::TrisolveAlgorithm::reference, prism::Precision::fp64});
           auto b = both(random_vector(a.rows, 31)), x = both(std::vector<double>(a.rows, 0.0));
+          auto xd = both(std::vector<double>(a.rows, 0.0));
+          from_device->solve(tri, *b.g, *xd.g);
           engine->solve(tri, *b.g, *x.g);
+          EXPECT_EQ(host(*gpu, *xd.g), host(*gpu, *x.g));
           reference->solve(*b.c, *x.c);
           const auto xc = host(*cpu, *x.c);
           double scale = 1.0;
@@ -393,9 +428,9 @@ TEST_F(CudaBackendTest, DeviceIc0FactorInMixedPrecisionMatchesItsCpuTwin) {
   const CsrMatrix<double> a = prism::permute_symmetric(
       original, prism::color_matrix(original, prism::VertexOrder::natural).permutation);
   prism::precond::Ic0Pattern pg(a), pc(a);
-  auto eg = gpu->make_ic0_factor(pg.lower(), pg.upper(), pg.upper_source(),
+  auto eg = gpu->make_ic0_factor(pg.lower(), pg.upper(), pg.upper_source(), pg.lower_source(),
                                  {prism::TrisolveAlgorithm::automatic, prism::Precision::mixed});
-  auto ec = cpu->make_ic0_factor(pc.lower(), pc.upper(), pc.upper_source(),
+  auto ec = cpu->make_ic0_factor(pc.lower(), pc.upper(), pc.upper_source(), pc.lower_source(),
                                  {prism::TrisolveAlgorithm::automatic, prism::Precision::mixed});
   pg.factorize(a, {}, *eg);
   pc.factorize(a, {}, *ec);
@@ -542,6 +577,98 @@ INSTANTIATE_TEST_SUITE_P(AllPreconditioners, GpuSolve,
                                   std::string(prism::to_string(std::get<1>(info.param)));
                          });
 
+// The values check and the inversion of refactor_on_backend against the reference
+// kernels, on awkward sizes, with problems planted alone and together.
+TEST_F(CudaBackendTest, ValueChecksAreEquivalentToReference) {
+  for (const CsrMatrix<double>& a :
+       {prism::poisson2d(1, 1), prism::poisson2d(7, 5), prism::poisson3d(33, 31, 29)}) {
+    const std::vector<index_t> mirror = prism::mirror_entries(a);
+    const auto gmap = gpu->make_index_map(mirror);
+    const auto cmap = cpu->make_index_map(mirror);
+    const index_t nnz = a.nnz();
+    index_t diag = 0;
+    while (a.col_idx[diag] != 0) ++diag;
+    const index_t late = nnz - 1, mid = nnz / 2;
+    using Plant = std::vector<std::pair<index_t, double>>;
+    for (const Plant& plant :
+         {Plant{}, Plant{{diag, 0.0}}, Plant{{late, std::nan("")}},
+          Plant{{mid, a.values[mid] + 1e-3}},
+          Plant{{late, std::numeric_limits<double>::infinity()}, {diag, -2.0}},
+          Plant{{mid, a.values[mid] + 1e-3}, {late, a.values[late] + 1e-3}},
+          Plant{{mid, a.values[mid] * (1.0 + 1e-15)}}}) {
+      std::vector<double> v = a.values;
+      for (const auto& [k, value] : plant) v[k] = value;
+      SCOPED_TRACE("nnz " + std::to_string(nnz) + ", " + std::to_string(plant.size()) +
+                   " planted");
+      const DeviceValues dv(v);
+      EXPECT_TRUE(gpu->reads(dv.data()));
+      EXPECT_FALSE(gpu->reads(v.data()));
+      EXPECT_EQ(gpu->first_bad_value(dv.data(), *gmap), cpu->first_bad_value(v.data(), *cmap));
+    }
+  }
+  for (index_t n : {1, 33, 1000, 100003}) {
+    std::vector<double> d = random_vector(n, 3);
+    for (double& x : d) x = 1.0 + std::abs(x);
+    auto good = both(d);
+    EXPECT_EQ(gpu->invert_positive(*good.g), -1);
+    EXPECT_EQ(cpu->invert_positive(*good.c), -1);
+    EXPECT_EQ(host(*gpu, *good.g), host(*cpu, *good.c));
+    d[static_cast<std::size_t>(n - 1)] = 0.0;
+    if (n > 40) d[37] = -1.0;
+    auto bad = both(d);
+    EXPECT_EQ(gpu->invert_positive(*bad.g), cpu->invert_positive(*bad.c));
+  }
+}
+
+// New values from device memory: the same factor, bit for bit, as refactor() from the
+// host, for every way the preconditioner is set up (the cuSPARSE path through the host).
+TEST(GpuSolveRefactor, OnBackendEqualsRefactor) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const CsrMatrix<double> a = prism::poisson3d(20, 19, 18);
+  CsrMatrix<double> a2 = a;
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      a2.values[k] = 3.0 * a.values[k] + (a.col_idx[k] == i ? 0.5 : 0.0);
+    }
+  }
+  const std::vector<double> b = random_vector(a.rows, 15);
+  struct Path {
+    std::string name, type;
+    prism::TrisolveAlgorithm trisolve;
+    prism::Precision precision;
+  };
+  for (const Path& path : std::vector<Path>{
+           {"ic0 default", "ic0", prism::TrisolveAlgorithm::automatic, prism::Precision::fp64},
+           {"ic0 mixed", "ic0", prism::TrisolveAlgorithm::automatic, prism::Precision::mixed},
+           {"ic0 cusparse (host)", "ic0", prism::TrisolveAlgorithm::cusparse,
+            prism::Precision::fp64},
+           {"jacobi", "jacobi", prism::TrisolveAlgorithm::automatic, prism::Precision::fp64},
+           {"none", "none", prism::TrisolveAlgorithm::automatic, prism::Precision::fp64}}) {
+    SCOPED_TRACE(path.name);
+    prism::SolverConfig config;
+    config.backend = prism::BackendKind::cuda;
+    config.preconditioner.type = path.type;
+    config.preconditioner.trisolve = path.trisolve;
+    config.preconditioner.ic0.precision = path.precision;
+    prism::Solver host(config), device(config);
+    host.setup(a);
+    device.setup(a);
+    host.refactor(a2);
+    const DeviceValues values(a2.values);
+    device.refactor_on_backend(values.data(), values.size());
+    std::vector<double> xh, xd;
+    const auto rh = host.solve(b, xh);
+    const auto rd = device.solve(b, xd);
+    ASSERT_TRUE(rd.converged());
+    EXPECT_EQ(rd.iterations, rh.iterations);
+    EXPECT_EQ(xd, xh);
+    EXPECT_EQ(device.setup_report().factorization_seconds > 0.0, true);
+    // Host memory is refused with a clear error, not a fault.
+    EXPECT_THROW(device.refactor_on_backend(a2.values.data(), a2.values.size()),
+                 prism::InvalidMatrixError);
+  }
+}
+
 TEST(GpuSolveRefactor, RefactorEqualsFreshSetup) {
   PRISM_SKIP_WITHOUT_GPU();
   CsrMatrix<double> a = prism::poisson3d(20, 20, 20);
@@ -567,9 +694,6 @@ TEST(GpuSolveRefactor, RefactorEqualsFreshSetup) {
   EXPECT_LE(max_abs_diff(x1, x2), 1e-12);
 }
 
-/// The iteration replayed as a CUDA graph runs the very same kernels on the very same
-/// data as plain launches: identical iterations and bit-identical solutions, for every
-/// preconditioner path and with and without check_every.
 /// The preconditioner paths a recorded graph must reproduce.
 struct GraphPath {
   std::string name;
@@ -606,6 +730,9 @@ prism::SolverConfig graph_config(const GraphPath& path, prism::GraphMode graph) 
   return config;
 }
 
+/// The iteration replayed as a CUDA graph runs the very same kernels on the very same
+/// data as plain launches: identical iterations and bit-identical solutions, for every
+/// preconditioner path and with and without check_every.
 TEST(GpuSolveGraph, ReplayEqualsPlainLaunches) {
   PRISM_SKIP_WITHOUT_GPU();
   const CsrMatrix<double> a = prism::poisson3d(21, 20, 19);

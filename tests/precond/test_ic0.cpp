@@ -143,6 +143,7 @@ TEST(Ic0Factor, BackendEngineOnTheCpuMatchesTheHostFactorization) {
     prism::precond::Ic0Pattern pattern(a);
     auto engine =
         backend->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source(),
+                                 pattern.lower_source(),
                                  {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64});
     const prism::FactorizationReport re = pattern.factorize(a, {}, *engine);
     EXPECT_EQ(re.retries, rh.retries);

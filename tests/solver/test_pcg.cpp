@@ -196,6 +196,95 @@ TEST(Pcg, RefactorEqualsFreshSetup) {
   EXPECT_EQ(reused.setup_report().coloring_seconds, 0.0) << "refactor must not recolor";
 }
 
+/// New values on the pattern of `a`: scaled, with a larger diagonal.
+CsrMatrix<double> new_values(CsrMatrix<double> a) {
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      a.values[k] = 3.0 * a.values[k] + (a.col_idx[k] == i ? 0.5 : 0.0);
+    }
+  }
+  return a;
+}
+
+// Values handed over in the backend's memory (host memory on the cpu) give the very
+// refactor() that the same values in a CsrMatrix give, for every way to factor.
+TEST(Pcg, RefactorOnBackendEqualsRefactor) {
+  const CsrMatrix<double> a = prism::poisson3d(8, 7, 6);
+  const CsrMatrix<double> a2 = new_values(a);
+  const std::vector<double> b = random_vector(a.rows, 9);
+  struct Path {
+    std::string precond;
+    prism::Ordering ordering;
+    prism::Ic0Factorization factorization;
+  };
+  for (const Path& path : std::vector<Path>{
+           {"none", prism::Ordering::natural, prism::Ic0Factorization::automatic},
+           {"jacobi", prism::Ordering::color, prism::Ic0Factorization::automatic},
+           {"ic0", prism::Ordering::color, prism::Ic0Factorization::host},     // through the host
+           {"ic0", prism::Ordering::color, prism::Ic0Factorization::backend},  // the backend's
+           {"ic0", prism::Ordering::natural, prism::Ic0Factorization::backend}}) {
+    SCOPED_TRACE(path.precond + " " + std::string(prism::to_string(path.ordering)) + " " +
+                 std::string(prism::to_string(path.factorization)));
+    prism::SolverConfig c = config(path.precond, path.ordering);
+    c.preconditioner.ic0.factorization = path.factorization;
+    prism::Solver host(c), backend(c);
+    host.setup(a);
+    backend.setup(a);
+    host.refactor(a2);
+    backend.refactor_on_backend(a2.values.data(), a2.values.size());
+    std::vector<double> xh, xb;
+    const prism::SolveReport rh = host.solve(b, xh);
+    const prism::SolveReport rb = backend.solve(b, xb);
+    ASSERT_TRUE(rb.converged());
+    EXPECT_EQ(rb.iterations, rh.iterations);
+    EXPECT_EQ(xb, xh);
+    EXPECT_EQ(backend.setup_report().coloring_seconds, 0.0) << "refactor must not recolor";
+  }
+}
+
+TEST(Pcg, RefactorOnBackendRejectsBadValuesLikeRefactor) {
+  const CsrMatrix<double> a = prism::poisson2d(6, 5);
+  prism::SolverConfig c = config("ic0", prism::Ordering::color);
+  c.preconditioner.ic0.factorization = prism::Ic0Factorization::backend;
+  prism::Solver s(c);
+  EXPECT_THROW(s.refactor_on_backend(a.values.data(), a.values.size()), prism::Error)
+      << "before setup";
+  s.setup(a);
+  EXPECT_THROW(s.refactor_on_backend(a.values.data(), a.values.size() - 1),
+               prism::InvalidMatrixError);
+  EXPECT_THROW(s.refactor_on_backend(nullptr, a.values.size()), prism::InvalidMatrixError);
+  auto message = [](const auto& call) {
+    try {
+      call();
+    } catch (const prism::InvalidMatrixError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const index_t off = a.row_ptr[3];  // an off-diagonal entry of row 4 (the first is (4, 3))
+  ASSERT_NE(a.col_idx[off], 3);
+  index_t diag = a.row_ptr[7];
+  while (a.col_idx[diag] != 7) ++diag;
+  for (const auto& [what, entry, value] : std::vector<std::tuple<std::string, index_t, double>>{
+           {"asymmetric", off, a.values[off] * (1.0 + 1e-6)},
+           {"not finite", off, std::nan("")},
+           {"diagonal not positive", diag, -1.0}}) {
+    SCOPED_TRACE(what);
+    CsrMatrix<double> bad = a;
+    bad.values[entry] = value;
+    const std::string expected = message([&] { s.refactor(bad); });
+    EXPECT_NE(expected, "no error");
+    EXPECT_EQ(message([&] { s.refactor_on_backend(bad.values.data(), bad.values.size()); }),
+              expected);
+  }
+  // Asymmetry within the tolerance (1e-12 of the largest entry) is accepted.
+  CsrMatrix<double> close = a;
+  close.values[off] *= 1.0 + 1e-14;
+  EXPECT_NO_THROW(s.refactor_on_backend(close.values.data(), close.values.size()));
+  std::vector<double> x;
+  EXPECT_TRUE(s.solve(std::vector<double>(a.rows, 1.0), x).converged());
+}
+
 TEST(Pcg, RefactorRejectsADifferentPattern) {
   prism::Solver s(config("ic0", prism::Ordering::natural));
   s.setup(prism::poisson2d(4, 4));

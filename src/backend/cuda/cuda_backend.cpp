@@ -14,6 +14,7 @@
 #include "kernels/cuda/cg_loop.hpp"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
+#include "kernels/cuda/matrix_values.hpp"
 #include "kernels/cuda/sell.hpp"
 #include "kernels/cuda/spmv.hpp"
 #include "kernels/sell.hpp"
@@ -66,6 +67,14 @@ class CudaMatrix final : public Matrix {
   std::string algorithm() const override { return std::string(to_string(algorithm_)); }
   void update_values(const std::vector<double>& values) override {
     csr_.update_values(values);
+    refill_sell();
+  }
+  void update_values(const Vector& values) override {
+    if (values.size() != csr_.nnz()) {
+      throw InvalidMatrixError("update_values: expected " + std::to_string(csr_.nnz()) +
+                               " values, got " + std::to_string(values.size()));
+    }
+    csr_.update_values(cast(values).data());
     refill_sell();
   }
 
@@ -127,6 +136,18 @@ class CudaMatrix final : public Matrix {
 
 const CudaMatrix& cast_matrix(const Matrix& m) {
   return dynamic_cast<const CudaMatrix&>(m);
+}
+
+class CudaIndexMap final : public IndexMap {
+ public:
+  CudaIndexMap(const std::vector<index_t>& indices, cudaStream_t stream)
+      : data(k::upload_and_wait(indices, stream)) {}
+  index_t size() const override { return static_cast<index_t>(data.size()); }
+  DeviceBuffer<index_t> data;
+};
+
+const CudaIndexMap& cast_map(const IndexMap& m) {
+  return dynamic_cast<const CudaIndexMap&>(m);
 }
 
 void check_size(const Vector& x, const Vector& y, const char* op) {
@@ -326,8 +347,9 @@ class CudaBackend final : public Backend {
   std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
                                              const CsrMatrix<double>& upper,
                                              const std::vector<index_t>& upper_source,
+                                             const std::vector<index_t>& lower_source,
                                              const TrisolveSpec& spec) override {
-    return make_cuda_ic0_factor(lower, upper, upper_source, spec, stream_.get());
+    return make_cuda_ic0_factor(lower, upper, upper_source, lower_source, spec, stream_.get());
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {
@@ -343,6 +365,44 @@ class CudaBackend final : public Backend {
                                      cudaMemcpyDeviceToHost, stream_.get()));
     PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
   }
+
+  bool reads(const double* values) const override {
+    cudaPointerAttributes attributes{};
+    if (cudaPointerGetAttributes(&attributes, values) != cudaSuccess) {
+      cudaGetLastError();  // an unknown pointer: clear the error, answer no
+      return false;
+    }
+    return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
+  }
+  std::unique_ptr<IndexMap> make_index_map(const std::vector<index_t>& indices) override {
+    return std::make_unique<CudaIndexMap>(indices, stream_.get());
+  }
+  void gather(const double* src, const IndexMap& map, Vector& dst) override {
+    if (map.size() != dst.size()) {
+      throw Error("gather: map of " + std::to_string(map.size()) + " entries for " +
+                  std::to_string(dst.size()) + " values");
+    }
+    k::gather_values(dst.size(), cast_map(map).data.data(), src, cast(dst).data(), stream_.get());
+  }
+  void gather(const Vector& src, const IndexMap& map, Vector& dst) override {
+    gather(cast(src).data(), map, dst);
+  }
+  index_t first_bad_value(const double* values, const IndexMap& mirror) override {
+    k::first_bad_value(mirror.size(), values, cast_map(mirror).data.data(), partials_.data(),
+                       check_scratch_.data(), flag_.data(), stream_.get());
+    return read_flag();
+  }
+  index_t invert_positive(Vector& x) override {
+    k::invert_positive(x.size(), cast(x).data(), flag_.data(), stream_.get());
+    return read_flag();
+  }
+  void copy_to_host(const double* src, std::size_t count, std::vector<double>& dst) override {
+    dst.resize(count);
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, count * sizeof(double),
+                                     cudaMemcpyDeviceToHost, stream_.get()));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+  }
+  void synchronize() override { PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_.get())); }
 
   void spmv(const Matrix& a, const Vector& x, Vector& y) override {
     cast_matrix(a).multiply(cast(x), cast(y));
@@ -419,6 +479,15 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  /// The verdict of a check kernel: the index it found, -1 for kNoBadEntry.
+  index_t read_flag() {
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(host_flag_.data(), flag_.data(), sizeof(int),
+                                     cudaMemcpyDeviceToHost, stream_.get()));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    const int found = host_flag_.data()[0];
+    return found == k::kNoBadEntry ? -1 : static_cast<index_t>(found);
+  }
+
   /// Median of 10 device-to-device copies of 256 MiB (read + write counted), after
   /// warm-up: the achievable bandwidth every % of bound in prism refers to.
   double measure_copy_bandwidth() {
@@ -447,6 +516,9 @@ class CudaBackend final : public Backend {
   DeviceBuffer<double> scalars_;
   PinnedBuffer<double> host_scalars_;
   Event scalars_ready_;
+  DeviceBuffer<double> check_scratch_{2};
+  DeviceBuffer<int> flag_{1};
+  PinnedBuffer<int> host_flag_{1};
   CudaTimer timer_;
   std::string device_name_;
   double bandwidth_ = 0.0;

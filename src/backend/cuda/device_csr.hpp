@@ -46,6 +46,12 @@ class DeviceCsr {
     }
     values_.upload(values.data(), stream_);
   }
+  /// The same from device memory (asynchronous on the stream).
+  void update_values(const double* device_values) {
+    if (values_.size() == 0) return;
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(values_.data(), device_values, values_.size() * sizeof(double),
+                                     cudaMemcpyDeviceToDevice, stream_));
+  }
 
  private:
   cudaStream_t stream_;

@@ -23,8 +23,8 @@ CsrMatrix<double> with_unit_values(CsrMatrix<double> t) {
 class CudaIc0Factor final : public Ic0Factor {
  public:
   CudaIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
-                const std::vector<index_t>& upper_source, const TrisolveSpec& spec,
-                cudaStream_t stream)
+                const std::vector<index_t>& upper_source, const std::vector<index_t>& lower_source,
+                const TrisolveSpec& spec, cudaStream_t stream)
       : stream_(stream), rows_(lower.rows), failed_(1) {
     const SplitTriangle sl(with_unit_values(lower), Triangle::lower);
     const SplitTriangle su(with_unit_values(upper), Triangle::upper);
@@ -34,7 +34,10 @@ class CudaIc0Factor final : public Ic0Factor {
     l_row_ptr_ = kernels::cuda::upload_and_wait(lower.row_ptr, stream);
     l_col_idx_ = kernels::cuda::upload_and_wait(lower.col_idx, stream);
     l_values_ = DeviceBuffer<double>(lower.col_idx.size());
+    scaled_ = DeviceBuffer<double>(lower.col_idx.size());
+    lower_source_ = kernels::cuda::upload_and_wait(lower_source, stream);
     host_row_ptr_ = lower.row_ptr;
+    host_lower_source_ = lower_source;
 
     // U's strict entries come from L through U's own map into L.
     std::vector<index_t> from_l(su.strict_source().size());
@@ -45,30 +48,41 @@ class CudaIc0Factor final : public Ic0Factor {
     row_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
   }
 
-  kernels::Ic0Status attempt(const std::vector<double>& scaled, double shift) override {
-    l_values_.upload(scaled.data(), stream_);
+  void load(const std::vector<double>& scaled, const std::vector<double>& row_scale) override {
+    scaled_.upload(scaled.data(), stream_);
+    row_scale_.upload(row_scale.data(), stream_);
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the vectors are the caller's
+  }
+  kernels::Ic0Status load(const Vector& a_values) override {
+    const double* a = cast(a_values).data();
+    kernels::cuda::ic0_scale(pattern(), lower_source_.data(), a, scaled_.data(), row_scale_.data(),
+                             failed_row_.data(), stream_);
+    const int row = read_failed_row();
+    if (row == kernels::cuda::kNoFailedRow) return {};
+    double diagonal = 0.0;
+    copy_one(a + host_lower_source_[host_row_ptr_[row + 1] - 1], diagonal);
+    return {row, diagonal};
+  }
+
+  kernels::Ic0Status attempt(double shift) override {
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(l_values_.data(), scaled_.data(),
+                                     scaled_.size() * sizeof(double), cudaMemcpyDeviceToDevice,
+                                     stream_));
     PRISM_CUDA_CHECK(
         cudaMemsetAsync(failed_row_.data(), kernels::cuda::kNoFailedRowByte, sizeof(int), stream_));
-    const kernels::CsrView<double> l{rows_, rows_, l_row_ptr_.data(), l_col_idx_.data(),
-                                     l_values_.data()};
     for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
-      kernels::cuda::ic0_factor_rows(blocks_[b], blocks_[b + 1], l, l_values_.data(), shift,
-                                     failed_row_.data(), stream_);
+      kernels::cuda::ic0_factor_rows(blocks_[b], blocks_[b + 1], pattern(), l_values_.data(),
+                                     shift, failed_row_.data(), stream_);
     }
-    PRISM_CUDA_CHECK(cudaMemcpyAsync(failed_.data(), failed_row_.data(), sizeof(int),
-                                     cudaMemcpyDeviceToHost, stream_));
-    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    const int row = failed_.data()[0];
+    const int row = read_failed_row();
     if (row == kernels::cuda::kNoFailedRow) return {};
     // The failed row keeps its pivot in its diagonal slot.
     double pivot = 0.0;
-    PRISM_CUDA_CHECK(cudaMemcpy(&pivot, l_values_.data() + host_row_ptr_[row + 1] - 1,
-                                sizeof(double), cudaMemcpyDeviceToHost));
+    copy_one(l_values_.data() + host_row_ptr_[row + 1] - 1, pivot);
     return {row, pivot};
   }
 
-  void finish(const std::vector<double>& row_scale) override {
-    row_scale_.upload(row_scale.data(), stream_);
+  void finish() override {
     kernels::cuda::scale_rows(rows_, l_row_ptr_.data(), row_scale_.data(), l_values_.data(),
                               stream_);
     // Each triangle keeps its own copy of the inverse diagonal: 8 (or 4) B per row
@@ -76,7 +90,6 @@ class CudaIc0Factor final : public Ic0Factor {
     for (DeviceColorset* t : {&lower_, &upper_}) {
       t->gather(l_values_.data(), diagonal_source_.data(), stream_);
     }
-    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // row_scale is the caller's
   }
 
   void solve(Triangle triangle, const Vector& b, Vector& x) override {
@@ -85,12 +98,28 @@ class CudaIc0Factor final : public Ic0Factor {
   std::string layout() const override { return lower_.layout(); }
 
  private:
+  kernels::CsrView<double> pattern() const {
+    return {rows_, rows_, l_row_ptr_.data(), l_col_idx_.data(), nullptr};
+  }
+  int read_failed_row() {
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(failed_.data(), failed_row_.data(), sizeof(int),
+                                     cudaMemcpyDeviceToHost, stream_));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return failed_.data()[0];
+  }
+  void copy_one(const double* device_value, double& out) {
+    PRISM_CUDA_CHECK(
+        cudaMemcpyAsync(&out, device_value, sizeof(double), cudaMemcpyDeviceToHost, stream_));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
   cudaStream_t stream_;
   index_t rows_;
   std::vector<index_t> blocks_;
   std::vector<index_t> host_row_ptr_;
-  DeviceBuffer<index_t> l_row_ptr_, l_col_idx_;
-  DeviceBuffer<double> l_values_;
+  std::vector<index_t> host_lower_source_;
+  DeviceBuffer<index_t> l_row_ptr_, l_col_idx_, lower_source_;
+  DeviceBuffer<double> l_values_, scaled_;
   DeviceColorset lower_, upper_;
   DeviceBuffer<index_t> diagonal_source_;
   DeviceBuffer<double> row_scale_;
@@ -103,8 +132,9 @@ class CudaIc0Factor final : public Ic0Factor {
 std::unique_ptr<Ic0Factor> make_cuda_ic0_factor(const CsrMatrix<double>& lower,
                                                 const CsrMatrix<double>& upper,
                                                 const std::vector<index_t>& upper_source,
+                                                const std::vector<index_t>& lower_source,
                                                 const TrisolveSpec& spec, cudaStream_t stream) {
-  return std::make_unique<CudaIc0Factor>(lower, upper, upper_source, spec, stream);
+  return std::make_unique<CudaIc0Factor>(lower, upper, upper_source, lower_source, spec, stream);
 }
 
 }  // namespace prism::backend::cuda

@@ -1,0 +1,25 @@
+#pragma once
+// Device twins of kernels/matrix_values.hpp. Each returns its verdict through device
+// memory (`first_bad`, one int, set to kNoBadEntry by the call itself); the caller copies
+// it back. Deterministic: the verdict is the smallest offending index.
+
+#include <prism/types.hpp>
+
+#include <cuda_runtime.h>
+
+namespace prism::kernels::cuda {
+
+/// The value of *first_bad when nothing was found (larger than any index prism accepts).
+inline constexpr int kNoBadEntry = 0x7f7f7f7f;
+
+/// *first_bad = reference::first_bad_value(n, values, mirror) (kNoBadEntry for -1):
+/// a pass for max|v| and non-finite values, then one for the diagonal and symmetry rule.
+/// `partials`: kReductionBlocks doubles (blas1.hpp) of workspace; `scratch`: 2 doubles.
+void first_bad_value(index_t n, const double* values, const index_t* mirror, double* partials,
+                     double* scratch, int* first_bad, cudaStream_t stream);
+
+/// x_i = 1 / x_i where x_i is positive and finite; *first_bad = the smallest i where it is
+/// not (kNoBadEntry when none).
+void invert_positive(index_t n, double* x, int* first_bad, cudaStream_t stream);
+
+}  // namespace prism::kernels::cuda
