@@ -10,6 +10,8 @@ namespace prism::kernels {
 struct Ic0Status {
   index_t failed_row = -1;  ///< first row whose pivot was <= 0 or not finite; -1 on success
   double pivot = 0.0;       ///< the offending pivot value
+  /// The input's own diagonal entry was not positive (pivot = a_ii): no shift helps.
+  bool bad_input = false;
   bool ok() const noexcept { return failed_row < 0; }
 };
 
@@ -21,7 +23,8 @@ namespace prism::kernels::reference {
 /// = (i, j) of `lower` (a pattern, diagonal last), s_i = 1 / row_scale[i] and
 /// row_scale[i] = sqrt(a_ii), so tril(S A S) with unit diagonal. `source` maps the
 /// entries of `lower` to those of A. Returns the first row whose a_ii is not positive or
-/// not finite, with a_ii as the pivot (then scaled and row_scale are unspecified).
+/// not finite, with a_ii as the pivot and bad_input set (then scaled and row_scale are
+/// unspecified).
 Ic0Status ic0_scale(CsrView<double> lower, const index_t* source, const double* a, double* scaled,
                     double* row_scale);
 

@@ -12,7 +12,7 @@ Ic0Status ic0_scale(CsrView<double> lower, const index_t* source, const double* 
   std::vector<double> s(static_cast<std::size_t>(n));
   for (index_t i = 0; i < n; ++i) {
     const double d = a[source[lower.row_ptr[i + 1] - 1]];  // the diagonal: last in the row
-    if (!(d > 0.0) || !std::isfinite(d)) return Ic0Status{i, d};
+    if (!(d > 0.0) || !std::isfinite(d)) return Ic0Status{i, d, true};
     row_scale[i] = std::sqrt(d);
     s[i] = 1.0 / row_scale[i];
   }

@@ -34,6 +34,26 @@ class Vector {
   virtual index_t size() const = 0;
 };
 
+/// The values of the matrix given to Solver::setup(), arriving in the backend's memory
+/// (refactor_on_backend), with where each entry of the solver's own (ordered) matrix
+/// comes from: ordered entry k is values[source[k]]. Consumers compose their own maps
+/// with `source` once and gather straight from `values`, so no reordered copy is made.
+struct SourceValues {
+  const double* values = nullptr;
+  const std::vector<index_t>* source = nullptr;
+};
+
+/// map[k] = source[through[k]] (and -1 where through[k] is -1, padding): a map that
+/// reads the entries `through` picks from the ordered matrix straight from the values.
+inline std::vector<index_t> compose_source(const std::vector<index_t>& through,
+                                           const std::vector<index_t>& source) {
+  std::vector<index_t> map(through.size());
+  for (std::size_t k = 0; k < through.size(); ++k) {
+    map[k] = through[k] < 0 ? -1 : source[static_cast<std::size_t>(through[k])];
+  }
+  return map;
+}
+
 /// An index array in the backend's memory: a gather map built once per pattern.
 class IndexMap {
  public:
@@ -51,8 +71,9 @@ class Matrix {
   virtual std::string algorithm() const = 0;
   /// Replaces the values, same pattern (refactor).
   virtual void update_values(const std::vector<double>& values) = 0;
-  /// The same with the values already in the backend's memory.
-  virtual void update_values(const Vector& values) = 0;
+  /// The same with the values in the backend's memory; the first call composes and
+  /// keeps the map from this matrix's storage to a.values (a.source fixed per pattern).
+  virtual void update_values(const SourceValues& a) = 0;
 };
 
 enum class Triangle { lower, upper };
@@ -93,11 +114,10 @@ class Ic0Factor {
   /// Loads tril(S A S) scaled on the host, `scaled` on the lower pattern (diagonal
   /// last), with row_scale[i] = 1 / S_ii = sqrt(a_ii).
   virtual void load(const std::vector<double>& scaled, const std::vector<double>& row_scale) = 0;
-  /// Loads the same from A's values in the backend's memory (in the entry order of the
-  /// matrix the pattern was taken from), scaled there (kernels::reference::ic0_scale).
-  /// Returns the first row whose diagonal entry is not positive or not finite (as the
-  /// failed row, with a_ii as the pivot).
-  virtual kernels::Ic0Status load(const Vector& a_values) = 0;
+  /// Loads the same from A's values in the backend's memory, scaled there
+  /// (kernels::reference::ic0_scale); asynchronous: a diagonal entry that is not positive
+  /// is reported by the next attempt(), with bad_input set.
+  virtual void load(const SourceValues& a) = 0;
   /// Factors the loaded matrix + shift I. On failure: the first row whose pivot is <= 0
   /// or not finite, and the pivot.
   virtual kernels::Ic0Status attempt(double shift) = 0;
@@ -189,7 +209,6 @@ class Backend {
   virtual std::unique_ptr<IndexMap> make_index_map(const std::vector<index_t>& indices) = 0;
   /// dst[k] = src[map[k]] for every k < map.size() (= dst.size()).
   virtual void gather(const double* src, const IndexMap& map, Vector& dst) = 0;
-  virtual void gather(const Vector& src, const IndexMap& map, Vector& dst) = 0;
   /// kernels::reference::first_bad_value over mirror.size() values; waits for it.
   virtual index_t first_bad_value(const double* values, const IndexMap& mirror) = 0;
   /// x = 1 / x; the first i with x_i not positive or not finite, -1 when none; waits.

@@ -52,8 +52,10 @@ class CpuMatrix final : public Matrix {
     check_value_count(csr.values.size(), values.size());
     csr.values = values;
   }
-  void update_values(const Vector& values) override {
-    update_values(dynamic_cast<const CpuVector&>(values).data);
+  void update_values(const SourceValues& a) override {
+    const std::vector<index_t>& source = *a.source;
+    check_value_count(csr.values.size(), source.size());
+    for (std::size_t k = 0; k < source.size(); ++k) csr.values[k] = a.values[source[k]];
   }
   kernels::CsrView<double> view() const {
     return {csr.rows, csr.cols, csr.row_ptr.data(), csr.col_idx.data(), csr.values.data()};
@@ -133,15 +135,18 @@ class CpuIc0Factor final : public Ic0Factor {
   void load(const std::vector<double>& scaled, const std::vector<double>& row_scale) override {
     scaled_ = scaled;
     row_scale_ = row_scale;
+    loaded_ = {};
   }
-  kernels::Ic0Status load(const Vector& a_values) override {
+  void load(const SourceValues& a) override {
+    if (from_values_.empty()) from_values_ = compose_source(lower_source_, *a.source);
     scaled_.resize(lower_.values.size());
     row_scale_.resize(static_cast<std::size_t>(lower_.rows));
-    return ref::ic0_scale(pattern(), lower_source_.data(), cast(a_values).data.data(),
-                          scaled_.data(), row_scale_.data());
+    loaded_ = ref::ic0_scale(pattern(), from_values_.data(), a.values, scaled_.data(),
+                             row_scale_.data());
   }
 
   kernels::Ic0Status attempt(double shift) override {
+    if (!loaded_.ok()) return loaded_;
     lower_.values = scaled_;
     return ref::ic0_factorize(pattern(), lower_.values.data(), shift);
   }
@@ -178,7 +183,9 @@ class CpuIc0Factor final : public Ic0Factor {
   CsrMatrix<double> upper_;
   std::vector<index_t> upper_source_;
   std::vector<index_t> lower_source_;
+  std::vector<index_t> from_values_;  // lower entry k reads a.values[from_values_[k]]
   std::vector<double> scaled_, row_scale_;
+  kernels::Ic0Status loaded_;  // a bad diagonal found by load(), reported by attempt()
   SplitTriangle lower_split_;
   SplitTriangle upper_split_;
 };
@@ -316,9 +323,6 @@ class CpuBackend final : public Backend {
   void gather(const double* src, const IndexMap& map, Vector& dst) override {
     check_map(map, dst, "gather");
     ref::gather(dst.size(), cast(map).data.data(), src, cast(dst).data.data());
-  }
-  void gather(const Vector& src, const IndexMap& map, Vector& dst) override {
-    gather(cast(src).data.data(), map, dst);
   }
   index_t first_bad_value(const double* values, const IndexMap& mirror) override {
     return ref::first_bad_value(mirror.size(), values, cast(mirror).data.data());

@@ -88,6 +88,7 @@ FactorizationReport Ic0Pattern::retry(const Ic0Options& options, Attempt&& attem
   for (;;) {
     const kernels::Ic0Status status = attempt(shift);
     if (status.ok()) break;
+    if (status.bad_input) throw_bad_diagonal(status);  // no shift repairs the input
     if (report.retries >= options.max_shift_retries) {
       std::ostringstream msg;
       msg << "ic0: factorization broke down at row " << status.failed_row + 1 << " (pivot "
@@ -134,14 +135,13 @@ FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0O
   return report;
 }
 
-FactorizationReport Ic0Pattern::factorize(const backend::Vector& a_values,
+FactorizationReport Ic0Pattern::factorize(const backend::SourceValues& a,
                                           const Ic0Options& options, backend::Ic0Factor& engine) {
-  if (a_values.size() != a_nnz_) {
-    throw InvalidMatrixError("ic0: " + std::to_string(a_values.size()) + " values for a pattern of " +
-                             std::to_string(a_nnz_) + " entries");
+  if (static_cast<index_t>(a.source->size()) != a_nnz_) {
+    throw InvalidMatrixError("ic0: " + std::to_string(a.source->size()) +
+                             " values for a pattern of " + std::to_string(a_nnz_) + " entries");
   }
-  const kernels::Ic0Status status = engine.load(a_values);
-  if (!status.ok()) throw_bad_diagonal(status);
+  engine.load(a);
   const FactorizationReport report =
       retry(options, [&](double shift) { return engine.attempt(shift); });
   engine.finish();
@@ -205,9 +205,9 @@ class Ic0 final : public Preconditioner {
   /// With the factorization in the backend (engine_), values in the backend's memory
   /// are scaled, factored and laid out there: nothing goes through the host.
   bool factorizes_in_backend() const override { return engine_ != nullptr; }
-  void factorize(const backend::Vector& a_values) override {
-    if (!engine_) Preconditioner::factorize(a_values);
-    report_ = pattern_->factorize(a_values, options_.ic0, *engine_);
+  void factorize(const backend::SourceValues& a) override {
+    if (!engine_) Preconditioner::factorize(a);
+    report_ = pattern_->factorize(a, options_.ic0, *engine_);
   }
 
   void factorize(const CsrMatrix<double>& a) override {

@@ -37,7 +37,7 @@ class Ic0Pattern {
                                 backend::Ic0Factor& engine);
 
   /// The same with A's values in the backend's memory: the engine scales them there.
-  FactorizationReport factorize(const backend::Vector& a_values, const Ic0Options& options,
+  FactorizationReport factorize(const backend::SourceValues& a, const Ic0Options& options,
                                 backend::Ic0Factor& engine);
 
   /// upper().values[k] = lower().values[upper_source()[k]]

@@ -11,7 +11,7 @@ class Identity final : public Preconditioner {
   void analyze(const CsrMatrix<double>& a) override { rows_ = a.rows; }
   void factorize(const CsrMatrix<double>&) override {}
   bool factorizes_in_backend() const override { return true; }
-  void factorize(const backend::Vector&) override {}
+  void factorize(const backend::SourceValues&) override {}
   void apply(const backend::Vector& r, backend::Vector& z) override { backend_.copy(r, z); }
   double bytes_per_apply() const override { return 16.0 * rows_; }
 

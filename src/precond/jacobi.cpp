@@ -36,15 +36,17 @@ class Jacobi final : public Preconditioner {
     backend_.copy_from_host(d, *inverse_diagonal_);
   }
   bool factorizes_in_backend() const override { return true; }
-  void factorize(const backend::Vector& a_values) override {
+  void factorize(const backend::SourceValues& a) override {
     for (index_t i = 0; i < rows_; ++i) {
       if (diagonal_entry_[i] < 0) {
         throw InvalidMatrixError("jacobi: diagonal entry of row " + std::to_string(i + 1) +
                                  " is not positive");
       }
     }
-    if (!diagonal_map_) diagonal_map_ = backend_.make_index_map(diagonal_entry_);
-    backend_.gather(a_values, *diagonal_map_, *inverse_diagonal_);
+    if (!diagonal_map_) {
+      diagonal_map_ = backend_.make_index_map(backend::compose_source(diagonal_entry_, *a.source));
+    }
+    backend_.gather(a.values, *diagonal_map_, *inverse_diagonal_);
     const index_t bad = backend_.invert_positive(*inverse_diagonal_);
     if (bad >= 0) {
       throw InvalidMatrixError("jacobi: diagonal entry of row " + std::to_string(bad + 1) +

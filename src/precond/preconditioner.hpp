@@ -30,10 +30,11 @@ class Preconditioner {
   /// Whether factorize(const backend::Vector&) works: the numeric setup runs where the
   /// values already are, in the backend's memory.
   virtual bool factorizes_in_backend() const { return false; }
-  /// factorize() with the analyzed matrix's values (its entry order) in the backend's
-  /// memory. Only where factorizes_in_backend(); else throws Error.
-  virtual void factorize(const backend::Vector& a_values) {
-    (void)a_values;
+  /// factorize() with the analyzed matrix's values in the backend's memory (entry k of
+  /// the analyzed matrix is a.values[(*a.source)[k]]). Only where
+  /// factorizes_in_backend(); else throws Error.
+  virtual void factorize(const backend::SourceValues& a) {
+    (void)a;
     throw Error(name() + ": no numeric setup from values in the backend's memory");
   }
   /// z = M^{-1} r

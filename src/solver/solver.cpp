@@ -35,11 +35,9 @@ struct Solver::Impl {
   std::vector<index_t> value_source;  // ordered.values[k] = a.values[value_source[k]]
   CsrMatrix<double> ordered;          // A in the solver's order
   std::unique_ptr<backend::Matrix> device_matrix;
-  // refactor_on_backend(): the maps and the ordered values in the backend's memory,
-  // made on first use (so a solver that never uses it pays nothing).
+  // refactor_on_backend(): the mirror map in the backend's memory, made on first use
+  // (a solver that never uses it pays nothing; the consumers keep their own maps).
   std::unique_ptr<backend::IndexMap> mirror_map;
-  std::unique_ptr<backend::IndexMap> value_source_map;
-  std::unique_ptr<backend::Vector> ordered_values;
 
   SetupReport setup;
   OrderingReport ordering;
@@ -94,8 +92,6 @@ void Solver::setup(const CsrMatrix<double>& a) {
   s.ordering = OrderingReport{};
   s.device_matrix.reset();
   s.mirror_map.reset();
-  s.value_source_map.reset();
-  s.ordered_values.reset();
 
   auto t = std::chrono::steady_clock::now();
   check_spd_candidate(a);
@@ -173,11 +169,7 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
   }
   s.ready = false;
   auto t = std::chrono::steady_clock::now();
-  if (!s.mirror_map) {
-    s.mirror_map = be.make_index_map(s.mirror);
-    s.value_source_map = be.make_index_map(s.value_source);
-    s.ordered_values = be.make_vector(static_cast<index_t>(count));
-  }
+  if (!s.mirror_map) s.mirror_map = be.make_index_map(s.mirror);
   if (be.first_bad_value(values, *s.mirror_map) >= 0) {
     // The error path: the host check names the problem exactly as refactor() would.
     CsrMatrix<double> a{s.ordered.rows, s.ordered.cols, s.row_ptr, s.col_idx, {}};
@@ -188,19 +180,24 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
   s.setup = SetupReport{};
   s.setup.check_seconds = seconds_since(t);
 
+  // Every consumer gathers straight from `values` through its own composed map.
+  const backend::SourceValues source{values, &s.value_source};
   t = std::chrono::steady_clock::now();
-  be.gather(values, *s.value_source_map, *s.ordered_values);
   if (s.preconditioner->factorizes_in_backend()) {
-    s.preconditioner->factorize(*s.ordered_values);
+    s.preconditioner->factorize(source);
   } else {
-    be.copy_to_host(*s.ordered_values, s.ordered.values);
+    std::vector<double> host_values;
+    be.copy_to_host(values, count, host_values);
+    for (std::size_t k = 0; k < s.value_source.size(); ++k) {
+      s.ordered.values[k] = host_values[s.value_source[k]];
+    }
     s.preconditioner->factorize(s.ordered);
   }
   be.synchronize();
   s.setup.factorization_seconds = seconds_since(t);
   s.factorization = s.preconditioner->factorization_report();
   t = std::chrono::steady_clock::now();
-  s.device_matrix->update_values(*s.ordered_values);
+  s.device_matrix->update_values(source);
   be.synchronize();
   s.setup.upload_seconds = seconds_since(t);
   s.ready = true;

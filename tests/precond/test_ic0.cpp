@@ -182,4 +182,34 @@ TEST(Ic0Factor, RejectsMissingOrNonPositiveDiagonalAndWrongPattern) {
   EXPECT_THROW(p.factorize(other, {}), prism::InvalidMatrixError);
 }
 
+// The engine's load from values in the backend's memory reports a bad diagonal through
+// the next attempt; the retry loop stops at once and names the row, as the host path does.
+TEST(Ic0Factor, EngineLoadFromBackendValuesReportsABadDiagonal) {
+  CsrMatrix<double> a = prism::poisson2d(4, 3);
+  index_t diag = a.row_ptr[5];
+  while (a.col_idx[diag] != 5) ++diag;
+  a.values[diag] = -3.0;
+  auto backend = prism::backend::make_cpu_backend();
+  prism::precond::Ic0Pattern host(a), pattern(a);
+  auto engine =
+      backend->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source(),
+                               pattern.lower_source(),
+                               {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64});
+  std::vector<index_t> identity(a.values.size());
+  for (std::size_t k = 0; k < identity.size(); ++k) identity[k] = static_cast<index_t>(k);
+  std::string expected, got;
+  try {
+    host.factorize(a, {});
+  } catch (const prism::InvalidMatrixError& e) {
+    expected = e.what();
+  }
+  try {
+    pattern.factorize(prism::backend::SourceValues{a.values.data(), &identity}, {}, *engine);
+  } catch (const prism::InvalidMatrixError& e) {
+    got = e.what();
+  }
+  EXPECT_NE(expected.find("row 6"), std::string::npos) << expected;
+  EXPECT_EQ(got, expected);
+}
+
 }  // namespace

@@ -58,6 +58,7 @@ class CudaMatrix final : public Matrix {
       sell_slice_ptr_ = k::upload_and_wait(sell.slice_ptr, stream);
       sell_col_idx_ = k::upload_and_wait(sell.col_idx, stream);
       sell_source_ = k::upload_and_wait(sell.source, stream);
+      host_sell_source_ = std::move(sell.source);
       sell_values_ = DeviceBuffer<double>(sell.col_idx.size());
       refill_sell();
     }
@@ -69,13 +70,21 @@ class CudaMatrix final : public Matrix {
     csr_.update_values(values);
     refill_sell();
   }
-  void update_values(const Vector& values) override {
-    if (values.size() != csr_.nnz()) {
+  /// One gather straight from the caller's values into the storage the SpMV reads: the
+  /// SELL values (the CSR copy then goes stale: no SELL kernel reads it), else the CSR
+  /// values.
+  void update_values(const SourceValues& a) override {
+    if (static_cast<index_t>(a.source->size()) != csr_.nnz()) {
       throw InvalidMatrixError("update_values: expected " + std::to_string(csr_.nnz()) +
-                               " values, got " + std::to_string(values.size()));
+                               " values, got " + std::to_string(a.source->size()));
     }
-    csr_.update_values(cast(values).data());
-    refill_sell();
+    if (from_values_.size() == 0) {
+      from_values_ = k::upload_and_wait(
+          is_sell() ? compose_source(host_sell_source_, *a.source) : *a.source, stream_);
+    }
+    double* out = is_sell() ? sell_values_.data() : csr_.values();
+    k::gather_values(static_cast<index_t>(from_values_.size()), from_values_.data(), a.values, out,
+                     stream_);
   }
 
   bool is_sell() const { return algorithm_ == SpmvAlgorithm::sell; }
@@ -129,6 +138,8 @@ class CudaMatrix final : public Matrix {
   int threads_per_row_;
   DeviceCsr csr_;
   DeviceBuffer<index_t> sell_slice_ptr_, sell_col_idx_, sell_source_;
+  std::vector<index_t> host_sell_source_;
+  DeviceBuffer<index_t> from_values_;  // update_values(SourceValues): storage <- values
   DeviceBuffer<double> sell_values_;
   mutable DeviceBuffer<char> buffer_;
   mutable bool prepared_ = false;
@@ -383,9 +394,6 @@ class CudaBackend final : public Backend {
                   std::to_string(dst.size()) + " values");
     }
     k::gather_values(dst.size(), cast_map(map).data.data(), src, cast(dst).data(), stream_.get());
-  }
-  void gather(const Vector& src, const IndexMap& map, Vector& dst) override {
-    gather(cast(src).data(), map, dst);
   }
   index_t first_bad_value(const double* values, const IndexMap& mirror) override {
     k::first_bad_value(mirror.size(), values, cast_map(mirror).data.data(), partials_.data(),

@@ -25,7 +25,7 @@ class CudaIc0Factor final : public Ic0Factor {
   CudaIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
                 const std::vector<index_t>& upper_source, const std::vector<index_t>& lower_source,
                 const TrisolveSpec& spec, cudaStream_t stream)
-      : stream_(stream), rows_(lower.rows), failed_(1) {
+      : stream_(stream), rows_(lower.rows) {
     const SplitTriangle sl(with_unit_values(lower), Triangle::lower);
     const SplitTriangle su(with_unit_values(upper), Triangle::upper);
     // Rows of one block of the strict lower triangle never read each other: the
@@ -34,8 +34,6 @@ class CudaIc0Factor final : public Ic0Factor {
     l_row_ptr_ = kernels::cuda::upload_and_wait(lower.row_ptr, stream);
     l_col_idx_ = kernels::cuda::upload_and_wait(lower.col_idx, stream);
     l_values_ = DeviceBuffer<double>(lower.col_idx.size());
-    scaled_ = DeviceBuffer<double>(lower.col_idx.size());
-    lower_source_ = kernels::cuda::upload_and_wait(lower_source, stream);
     host_row_ptr_ = lower.row_ptr;
     host_lower_source_ = lower_source;
 
@@ -48,33 +46,45 @@ class CudaIc0Factor final : public Ic0Factor {
     row_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
   }
 
+  // The loaded values go straight into the factor's storage; an attempt after a failed
+  // one loads them again (from the host copy, or by scaling the caller's values again),
+  // so the first attempt, almost always the only one, copies nothing.
   void load(const std::vector<double>& scaled, const std::vector<double>& row_scale) override {
-    scaled_.upload(scaled.data(), stream_);
+    host_scaled_ = scaled;
+    source_values_ = nullptr;
     row_scale_.upload(row_scale.data(), stream_);
-    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the vectors are the caller's
+    fill_from_host();
   }
-  kernels::Ic0Status load(const Vector& a_values) override {
-    const double* a = cast(a_values).data();
-    kernels::cuda::ic0_scale(pattern(), lower_source_.data(), a, scaled_.data(), row_scale_.data(),
-                             failed_row_.data(), stream_);
-    const int row = read_failed_row();
-    if (row == kernels::cuda::kNoFailedRow) return {};
-    double diagonal = 0.0;
-    copy_one(a + host_lower_source_[host_row_ptr_[row + 1] - 1], diagonal);
-    return {row, diagonal};
+  void load(const SourceValues& a) override {
+    if (from_values_.size() == 0) {
+      host_from_values_ = compose_source(host_lower_source_, *a.source);
+      from_values_ = kernels::cuda::upload_and_wait(host_from_values_, stream_);
+    }
+    host_scaled_.clear();
+    source_values_ = a.values;
+    fill_from_values();
   }
 
   kernels::Ic0Status attempt(double shift) override {
-    PRISM_CUDA_CHECK(cudaMemcpyAsync(l_values_.data(), scaled_.data(),
-                                     scaled_.size() * sizeof(double), cudaMemcpyDeviceToDevice,
+    if (!fresh_) source_values_ != nullptr ? fill_from_values() : fill_from_host();
+    fresh_ = false;
+    PRISM_CUDA_CHECK(cudaMemsetAsync(flags_.data(), kernels::cuda::kNoFailedRowByte, sizeof(int),
                                      stream_));
-    PRISM_CUDA_CHECK(
-        cudaMemsetAsync(failed_row_.data(), kernels::cuda::kNoFailedRowByte, sizeof(int), stream_));
     for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
       kernels::cuda::ic0_factor_rows(blocks_[b], blocks_[b + 1], pattern(), l_values_.data(),
-                                     shift, failed_row_.data(), stream_);
+                                     shift, flags_.data(), stream_);
     }
-    const int row = read_failed_row();
+    // One read back for both verdicts: the factorization's and the scaling's.
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(host_flags_.data(), flags_.data(), 2 * sizeof(int),
+                                     cudaMemcpyDeviceToHost, stream_));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const int bad_diagonal = host_flags_.data()[1];
+    if (bad_diagonal != kernels::cuda::kNoFailedRow) {
+      double a_ii = 0.0;
+      copy_one(source_values_ + host_from_values_[host_row_ptr_[bad_diagonal + 1] - 1], a_ii);
+      return {bad_diagonal, a_ii, true};
+    }
+    const int row = host_flags_.data()[0];
     if (row == kernels::cuda::kNoFailedRow) return {};
     // The failed row keeps its pivot in its diagonal slot.
     double pivot = 0.0;
@@ -101,11 +111,17 @@ class CudaIc0Factor final : public Ic0Factor {
   kernels::CsrView<double> pattern() const {
     return {rows_, rows_, l_row_ptr_.data(), l_col_idx_.data(), nullptr};
   }
-  int read_failed_row() {
-    PRISM_CUDA_CHECK(cudaMemcpyAsync(failed_.data(), failed_row_.data(), sizeof(int),
-                                     cudaMemcpyDeviceToHost, stream_));
-    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    return failed_.data()[0];
+  void fill_from_host() {
+    l_values_.upload(host_scaled_.data(), stream_);
+    PRISM_CUDA_CHECK(cudaMemsetAsync(flags_.data() + 1, kernels::cuda::kNoFailedRowByte,
+                                     sizeof(int), stream_));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the row scale was the caller's
+    fresh_ = true;
+  }
+  void fill_from_values() {
+    kernels::cuda::ic0_scale(pattern(), from_values_.data(), source_values_, l_values_.data(),
+                             row_scale_.data(), flags_.data() + 1, stream_);
+    fresh_ = true;
   }
   void copy_one(const double* device_value, double& out) {
     PRISM_CUDA_CHECK(
@@ -118,13 +134,17 @@ class CudaIc0Factor final : public Ic0Factor {
   std::vector<index_t> blocks_;
   std::vector<index_t> host_row_ptr_;
   std::vector<index_t> host_lower_source_;
-  DeviceBuffer<index_t> l_row_ptr_, l_col_idx_, lower_source_;
-  DeviceBuffer<double> l_values_, scaled_;
+  std::vector<index_t> host_from_values_;  // lower entry k reads values[...[k]]
+  DeviceBuffer<index_t> l_row_ptr_, l_col_idx_, from_values_;
+  DeviceBuffer<double> l_values_;
+  std::vector<double> host_scaled_;        // load(host): kept for a retry
+  const double* source_values_ = nullptr;  // load(SourceValues): read again on a retry
+  bool fresh_ = false;                     // l_values_ holds the loaded values
   DeviceColorset lower_, upper_;
   DeviceBuffer<index_t> diagonal_source_;
   DeviceBuffer<double> row_scale_;
-  DeviceBuffer<int> failed_row_{1};
-  PinnedBuffer<int> failed_;
+  DeviceBuffer<int> flags_{2};  // first failed pivot row; first bad diagonal row
+  PinnedBuffer<int> host_flags_{2};
 };
 
 }  // namespace
