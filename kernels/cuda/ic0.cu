@@ -60,7 +60,8 @@ __global__ void scale_rows_kernel(index_t rows, const index_t* __restrict__ row_
 
 __global__ void ic0_row_scale(index_t rows, const index_t* __restrict__ row_ptr,
                               const index_t* __restrict__ source, const double* __restrict__ a,
-                              double* __restrict__ row_scale, int* failed_row) {
+                              double* __restrict__ row_scale, double* __restrict__ inverse_scale,
+                              int* failed_row) {
   const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= rows) return;
   const double d = a[source[row_ptr[i + 1] - 1]];
@@ -68,34 +69,59 @@ __global__ void ic0_row_scale(index_t rows, const index_t* __restrict__ row_ptr,
     atomicMin(failed_row, static_cast<int>(i));
     return;
   }
-  row_scale[i] = sqrt(d);
+  const double r = sqrt(d);
+  row_scale[i] = r;
+  inverse_scale[i] = 1.0 / r;
 }
 
-__global__ void ic0_scale_entries(index_t rows, const index_t* __restrict__ row_ptr,
+__global__ void ic0_scale_entries(index_t nnz, const index_t* __restrict__ entry_row,
                                   const index_t* __restrict__ col_idx,
                                   const index_t* __restrict__ source, const double* __restrict__ a,
-                                  const double* __restrict__ row_scale,
+                                  const double* __restrict__ inverse_scale,
                                   double* __restrict__ scaled) {
-  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
-  if (i >= rows) return;
-  const double si = 1.0 / row_scale[i];
-  for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
-    scaled[k] = __dmul_rn(__dmul_rn(a[source[k]], si), 1.0 / row_scale[col_idx[k]]);
-  }
+  const index_t k = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (k >= nnz) return;
+  scaled[k] = __dmul_rn(__dmul_rn(a[source[k]], inverse_scale[entry_row[k]]),
+                        inverse_scale[col_idx[k]]);
 }
 
 template <typename Out>
-__global__ void gather_inverse_kernel(index_t n, const index_t* __restrict__ source,
-                                      const double* __restrict__ values, Out* __restrict__ out) {
+__global__ void gather_unscaled_kernel(index_t n, const index_t* __restrict__ source,
+                                       const double* __restrict__ ls,
+                                       const index_t* __restrict__ entry_row,
+                                       const double* __restrict__ row_scale,
+                                       Out* __restrict__ out) {
   const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
-  if (i < n) out[i] = static_cast<Out>(1.0 / values[source[i]]);
+  if (i >= n) return;
+  const index_t k = source[i];
+  out[i] = k >= 0 ? static_cast<Out>(__dmul_rn(ls[k], row_scale[entry_row[k]])) : Out(0);
 }
 
 template <typename Out>
-void launch_gather_inverse(index_t n, const index_t* source, const double* values, Out* out,
-                           cudaStream_t stream) {
+__global__ void gather_inverse_unscaled_kernel(index_t n, const index_t* __restrict__ diagonal,
+                                               const double* __restrict__ ls,
+                                               const double* __restrict__ row_scale,
+                                               Out* __restrict__ out) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i < n) out[i] = static_cast<Out>(1.0 / __dmul_rn(ls[diagonal[i]], row_scale[i]));
+}
+
+template <typename Out>
+void launch_gather_unscaled(index_t n, const index_t* source, const double* ls,
+                            const index_t* entry_row, const double* row_scale, Out* out,
+                            cudaStream_t stream) {
   if (n == 0) return;
-  gather_inverse_kernel<Out><<<blocks_for(n), kThreads, 0, stream>>>(n, source, values, out);
+  gather_unscaled_kernel<Out>
+      <<<blocks_for(n), kThreads, 0, stream>>>(n, source, ls, entry_row, row_scale, out);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename Out>
+void launch_gather_inverse_unscaled(index_t n, const index_t* diagonal, const double* ls,
+                                    const double* row_scale, Out* out, cudaStream_t stream) {
+  if (n == 0) return;
+  gather_inverse_unscaled_kernel<Out>
+      <<<blocks_for(n), kThreads, 0, stream>>>(n, diagonal, ls, row_scale, out);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
@@ -109,33 +135,36 @@ void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* 
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
-void ic0_scale(CsrView<double> lower, const index_t* source, const double* a, double* scaled,
-               double* row_scale, int* failed_row, cudaStream_t stream) {
+void ic0_scale(CsrView<double> lower, index_t nnz, const index_t* entry_row,
+               const index_t* source, const double* a, double* scaled, double* row_scale,
+               double* inverse_scale, int* failed_row, cudaStream_t stream) {
   PRISM_CUDA_CHECK(cudaMemsetAsync(failed_row, kNoFailedRowByte, sizeof(int), stream));
   if (lower.rows == 0) return;
-  ic0_row_scale<<<blocks_for(lower.rows), kThreads, 0, stream>>>(lower.rows, lower.row_ptr, source,
-                                                                  a, row_scale, failed_row);
+  ic0_row_scale<<<blocks_for(lower.rows), kThreads, 0, stream>>>(
+      lower.rows, lower.row_ptr, source, a, row_scale, inverse_scale, failed_row);
   PRISM_CUDA_CHECK_LAUNCH();
-  // A bad row leaves its row_scale unset: the caller reads failed_row and stops first.
-  ic0_scale_entries<<<blocks_for(lower.rows), kThreads, 0, stream>>>(
-      lower.rows, lower.row_ptr, lower.col_idx, source, a, row_scale, scaled);
-  PRISM_CUDA_CHECK_LAUNCH();
-}
-
-void scale_rows(index_t rows, const index_t* row_ptr, const double* row_scale, double* values,
-                cudaStream_t stream) {
-  if (rows == 0) return;
-  scale_rows_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(rows, row_ptr, row_scale, values);
+  // A bad row leaves its scale unset: the caller reads failed_row and stops first.
+  if (nnz == 0) return;
+  ic0_scale_entries<<<blocks_for(nnz), kThreads, 0, stream>>>(nnz, entry_row, lower.col_idx,
+                                                             source, a, inverse_scale, scaled);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
-void gather_inverse(index_t n, const index_t* source, const double* values, double* out,
-                    cudaStream_t stream) {
-  launch_gather_inverse(n, source, values, out, stream);
+void gather_unscaled(index_t n, const index_t* source, const double* ls, const index_t* entry_row,
+                     const double* row_scale, double* out, cudaStream_t stream) {
+  launch_gather_unscaled(n, source, ls, entry_row, row_scale, out, stream);
 }
-void gather_inverse(index_t n, const index_t* source, const double* values, float* out,
-                    cudaStream_t stream) {
-  launch_gather_inverse(n, source, values, out, stream);
+void gather_unscaled(index_t n, const index_t* source, const double* ls, const index_t* entry_row,
+                     const double* row_scale, float* out, cudaStream_t stream) {
+  launch_gather_unscaled(n, source, ls, entry_row, row_scale, out, stream);
+}
+void gather_inverse_unscaled(index_t n, const index_t* diagonal, const double* ls,
+                             const double* row_scale, double* out, cudaStream_t stream) {
+  launch_gather_inverse_unscaled(n, diagonal, ls, row_scale, out, stream);
+}
+void gather_inverse_unscaled(index_t n, const index_t* diagonal, const double* ls,
+                             const double* row_scale, float* out, cudaStream_t stream) {
+  launch_gather_inverse_unscaled(n, diagonal, ls, row_scale, out, stream);
 }
 
 }  // namespace prism::kernels::cuda

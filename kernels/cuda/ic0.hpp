@@ -21,21 +21,30 @@ inline constexpr int kNoFailedRow = 0x7f7f7f7f;
 void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* values,
                      double shift, int* failed_row, cudaStream_t stream);
 
-/// The device twin of reference::ic0_scale: row_scale[i] = sqrt(a_ii) and
-/// scaled[k] = a[source[k]] s_i s_j (s = 1 / row_scale), in the reference's operation
-/// order, so bit for bit the same. A row whose a_ii is not positive or not finite
-/// min-reduces its index into *failed_row (which the call sets to kNoFailedRow first).
-void ic0_scale(CsrView<double> lower, const index_t* source, const double* a, double* scaled,
-               double* row_scale, int* failed_row, cudaStream_t stream);
+/// The device twin of reference::ic0_scale: row_scale[i] = sqrt(a_ii), s_i =
+/// inverse_scale[i] = 1 / row_scale[i] and scaled[k] = a[source[k]] s_i s_j, one thread
+/// per entry (entry_row[k]: the row of entry k), in the reference's operation order, so
+/// bit for bit the same. `nnz`: the entries of `lower`. A row whose a_ii is not positive
+/// or not finite min-reduces its index into *failed_row (which the call sets to
+/// kNoFailedRow first).
+void ic0_scale(CsrView<double> lower, index_t nnz, const index_t* entry_row,
+               const index_t* source, const double* a, double* scaled, double* row_scale,
+               double* inverse_scale, int* failed_row, cudaStream_t stream);
 
-/// values[k] *= row_scale[i] for every entry k of row i.
-void scale_rows(index_t rows, const index_t* row_ptr, const double* row_scale, double* values,
-                cudaStream_t stream);
+/// The factor L = S^{-1} L_s laid out for a solve while it is gathered from L_s (the
+/// scaling fused into the layout pass): out[i] = ls[source[i]] * row_scale[entry_row[
+/// source[i]]], 0 where source[i] < 0; the float overload rounds the double product, as
+/// rounding L would.
+void gather_unscaled(index_t n, const index_t* source, const double* ls, const index_t* entry_row,
+                     const double* row_scale, double* out, cudaStream_t stream);
+void gather_unscaled(index_t n, const index_t* source, const double* ls, const index_t* entry_row,
+                     const double* row_scale, float* out, cudaStream_t stream);
 
-/// out[i] = 1 / values[source[i]], computed in double (then rounded by the float overload).
-void gather_inverse(index_t n, const index_t* source, const double* values, double* out,
-                    cudaStream_t stream);
-void gather_inverse(index_t n, const index_t* source, const double* values, float* out,
-                    cudaStream_t stream);
+/// The inverse diagonal of L: out[i] = 1 / (ls[diagonal[i]] * row_scale[i]) in double
+/// (then rounded by the float overload).
+void gather_inverse_unscaled(index_t n, const index_t* diagonal, const double* ls,
+                             const double* row_scale, double* out, cudaStream_t stream);
+void gather_inverse_unscaled(index_t n, const index_t* diagonal, const double* ls,
+                             const double* row_scale, float* out, cudaStream_t stream);
 
 }  // namespace prism::kernels::cuda

@@ -18,10 +18,12 @@ class Jacobi final : public Preconditioner {
     diagonal_map_.reset();
     // Where each diagonal entry is, for a numeric setup from values in the backend.
     diagonal_entry_.assign(static_cast<std::size_t>(a.rows), -1);
-    for (index_t i = 0; i < a.rows; ++i) {
+    missing_diagonal_ = -1;
+    for (index_t i = a.rows - 1; i >= 0; --i) {
       for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
         if (a.col_idx[k] == i) diagonal_entry_[i] = k;
       }
+      if (diagonal_entry_[i] < 0) missing_diagonal_ = i;
     }
   }
   void factorize(const CsrMatrix<double>& a) override {
@@ -37,11 +39,9 @@ class Jacobi final : public Preconditioner {
   }
   bool factorizes_in_backend() const override { return true; }
   void factorize(const backend::SourceValues& a) override {
-    for (index_t i = 0; i < rows_; ++i) {
-      if (diagonal_entry_[i] < 0) {
-        throw InvalidMatrixError("jacobi: diagonal entry of row " + std::to_string(i + 1) +
-                                 " is not positive");
-      }
+    if (missing_diagonal_ >= 0) {
+      throw InvalidMatrixError("jacobi: diagonal entry of row " +
+                               std::to_string(missing_diagonal_ + 1) + " is not positive");
     }
     if (!diagonal_map_) {
       diagonal_map_ = backend_.make_index_map(backend::compose_source(diagonal_entry_, *a.source));
@@ -63,6 +63,7 @@ class Jacobi final : public Preconditioner {
   index_t rows_ = 0;
   std::unique_ptr<backend::Vector> inverse_diagonal_;
   std::vector<index_t> diagonal_entry_;  // the entry of a_ii, -1 where it is missing
+  index_t missing_diagonal_ = -1;        // the first row without one
   std::unique_ptr<backend::IndexMap> diagonal_map_;
 };
 

@@ -31,9 +31,11 @@ class DeviceColorset {
   /// Values from the host: split's strict values and inverse diagonal (rounded already
   /// when mixed). Synchronizes: the host vectors may change afterwards.
   void upload(const SplitTriangle& split, cudaStream_t stream);
-  /// Values from the factor on the device: the strict entries through strict_to_factor,
-  /// the inverse diagonal 1 / factor[diagonal_source[i]] (device array).
-  void gather(const double* factor, const index_t* diagonal_source, cudaStream_t stream);
+  /// Values from a scaled factor L_s on the device (L = S^{-1} L_s, undone on the fly:
+  /// entry k of L_s, in row entry_row[k], times row_scale[entry_row[k]]): the strict
+  /// entries through strict_to_factor, the inverse diagonal 1 / L[diagonal_source[i]].
+  void gather(const double* ls, const index_t* entry_row, const double* row_scale,
+              const index_t* diagonal_source, cudaStream_t stream);
   /// Solves (D + S) x = b. x may alias b.
   void solve(const double* b, double* x, cudaStream_t stream) const;
 

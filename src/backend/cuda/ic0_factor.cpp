@@ -44,6 +44,12 @@ class CudaIc0Factor final : public Ic0Factor {
     upper_ = DeviceColorset(su, from_l, spec.precision, spec.layout, stream);
     diagonal_source_ = kernels::cuda::upload_and_wait(sl.diagonal_source(), stream);
     row_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
+    inverse_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
+    std::vector<index_t> entry_row(lower.col_idx.size());
+    for (index_t i = 0; i < rows_; ++i) {
+      for (index_t k = lower.row_ptr[i]; k < lower.row_ptr[i + 1]; ++k) entry_row[k] = i;
+    }
+    entry_row_ = kernels::cuda::upload_and_wait(entry_row, stream);
   }
 
   // The loaded values go straight into the factor's storage; an attempt after a failed
@@ -93,12 +99,12 @@ class CudaIc0Factor final : public Ic0Factor {
   }
 
   void finish() override {
-    kernels::cuda::scale_rows(rows_, l_row_ptr_.data(), row_scale_.data(), l_values_.data(),
-                              stream_);
-    // Each triangle keeps its own copy of the inverse diagonal: 8 (or 4) B per row
-    // buys solves that read only their own arrays.
+    // L = S^{-1} L_s is formed while the solves' layouts are gathered. Each triangle
+    // keeps its own copy of the inverse diagonal: 8 (or 4) B per row buys solves that
+    // read only their own arrays.
     for (DeviceColorset* t : {&lower_, &upper_}) {
-      t->gather(l_values_.data(), diagonal_source_.data(), stream_);
+      t->gather(l_values_.data(), entry_row_.data(), row_scale_.data(), diagonal_source_.data(),
+                stream_);
     }
   }
 
@@ -119,8 +125,9 @@ class CudaIc0Factor final : public Ic0Factor {
     fresh_ = true;
   }
   void fill_from_values() {
-    kernels::cuda::ic0_scale(pattern(), from_values_.data(), source_values_, l_values_.data(),
-                             row_scale_.data(), flags_.data() + 1, stream_);
+    kernels::cuda::ic0_scale(pattern(), static_cast<index_t>(l_values_.size()), entry_row_.data(),
+                             from_values_.data(), source_values_, l_values_.data(),
+                             row_scale_.data(), inverse_scale_.data(), flags_.data() + 1, stream_);
     fresh_ = true;
   }
   void copy_one(const double* device_value, double& out) {
@@ -142,7 +149,8 @@ class CudaIc0Factor final : public Ic0Factor {
   bool fresh_ = false;                     // l_values_ holds the loaded values
   DeviceColorset lower_, upper_;
   DeviceBuffer<index_t> diagonal_source_;
-  DeviceBuffer<double> row_scale_;
+  DeviceBuffer<double> row_scale_, inverse_scale_;
+  DeviceBuffer<index_t> entry_row_;  // the row of each entry of L
   DeviceBuffer<int> flags_{2};  // first failed pivot row; first bad diagonal row
   PinnedBuffer<int> host_flags_{2};
 };
