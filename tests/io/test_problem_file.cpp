@@ -195,7 +195,7 @@ const InvalidCase invalid_cases[] = {
     {"bad_coefficient_negative.yaml", 6, 23, {"matrix.coefficients[1]: must be > 0, got -3.0"}},
     {"bad_section_scalar.yaml", 5, 9, {"solver: expected a map, got '5'"}},
     {"bad_rhs_file_missing.yaml", 6, 3, {"rhs: missing required key 'file'"}},
-    {"bad_graph.yaml", 6, 10, {"solver.graph: unknown value 'always'", "auto | on | off"}},
+    {"bad_graph.yaml", 6, 10, {"solver.graph: unknown value 'always'", "auto | on | loop | off"}},
     {"bad_precision.yaml",
      7,
      16,
