@@ -18,6 +18,9 @@ void xpay(index_t n, const double* x, double b, double* y);
 /// x += alpha p ; r -= alpha q ; returns r . r (the fused CG update)
 double cg_update(index_t n, double alpha, const double* p, const double* q, double* x, double* r);
 
+/// r -= alpha q ; returns r . r (the residual half of the fused CG step, x left alone)
+double cg_residual(index_t n, double alpha, const double* q, double* r);
+
 /// y = d .* x (Jacobi with d = 1 / diag(A))
 void pointwise_multiply(index_t n, const double* d, const double* x, double* y);
 

@@ -8,7 +8,7 @@ namespace prism::kernels::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kRz = 0, kRzNew = 1, kPq = 2, kRr = 3;
+constexpr int kRz = 0, kRzNew = 1, kPq = 2, kRr = 3, kAlpha = 4;
 
 int grid_for(index_t n) {
   const long long blocks = (static_cast<long long>(n) + kThreads - 1) / kThreads;
@@ -24,7 +24,7 @@ __device__ __forceinline__ double block_sum(double value) {
   return cuda::block_sum<kThreads>(value);
 }
 
-__global__ void dot_partials(index_t n, const double* __restrict__ x, const double* __restrict__ y,
+__global__ void dot_partials_kernel(index_t n, const double* __restrict__ x, const double* __restrict__ y,
                              double* __restrict__ partials) {
   double sum = 0.0;
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
@@ -83,6 +83,63 @@ __global__ void cg_direction_kernel(index_t n, const double* __restrict__ z, dou
   }
 }
 
+/// Sum of partials[0, count) in finish_sum's order, returned to every thread of the block.
+__device__ double sum_of_partials(const double* __restrict__ partials, int count) {
+  __shared__ double total;
+  double sum = 0.0;
+  for (int i = threadIdx.x; i < count; i += kThreads) sum += partials[i];
+  sum = block_sum(sum);
+  if (threadIdx.x == 0) total = sum;
+  __syncthreads();
+  return total;
+}
+
+__global__ void cg_residual_kernel(index_t n, const double* __restrict__ q, double* __restrict__ r,
+                                   const double* __restrict__ in_partials, int count,
+                                   double* __restrict__ partials, double* __restrict__ scalars) {
+  const double pq = sum_of_partials(in_partials, count);
+  const double rz = scalars[kRzNew];
+  const double alpha = is_positive(rz) && is_positive(pq) ? rz / pq : 0.0;
+  double sum = 0.0;
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    const double ri = r[i] - alpha * q[i];
+    r[i] = ri;
+    sum += ri * ri;
+  }
+  sum = block_sum(sum);
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = sum;
+    if (blockIdx.x == 0) {  // no block of this kernel reads these slots
+      scalars[kPq] = pq;
+      scalars[kAlpha] = alpha;
+      scalars[kRz] = rz;
+    }
+  }
+}
+
+__global__ void cg_direction_dot_kernel(index_t n, const double* __restrict__ z,
+                                        double* __restrict__ p, double* __restrict__ x,
+                                        const double* __restrict__ in_partials, int count,
+                                        double* __restrict__ scalars) {
+  const double rz_new = sum_of_partials(in_partials, count);
+  const double rz = scalars[kRz];
+  const double beta = is_positive(rz) ? rz_new / rz : 0.0;
+  const double alpha = scalars[kAlpha];
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    x[i] += alpha * p[i];
+    p[i] = z[i] + beta * p[i];
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) scalars[kRzNew] = rz_new;  // read by no block here
+}
+
+__global__ void cg_finish_kernel(index_t n, const double* __restrict__ p, double* __restrict__ x,
+                                 const double* __restrict__ scalars) {
+  const double alpha = scalars[kAlpha];
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    x[i] += alpha * p[i];
+  }
+}
+
 /// After every block of cg_direction has read the old rz (stream order).
 __global__ void rotate_rz(double* scalars) {
   scalars[kRz] = scalars[kRzNew];
@@ -105,10 +162,40 @@ int reduction_grid(index_t n) {
 
 void dot(index_t n, const double* x, const double* y, double* partials, double* scalars, int out,
          cudaStream_t stream) {
-  const int blocks = reduction_grid(n);
-  dot_partials<<<blocks, kThreads, 0, stream>>>(n, x, y, partials);
-  PRISM_CUDA_CHECK_LAUNCH();
+  const int blocks = dot_partials(n, x, y, partials, stream);
   finish_sum<<<1, kThreads, 0, stream>>>(partials, blocks, scalars, out);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+int dot_partials(index_t n, const double* x, const double* y, double* partials,
+                 cudaStream_t stream) {
+  const int blocks = reduction_grid(n);
+  dot_partials_kernel<<<blocks, kThreads, 0, stream>>>(n, x, y, partials);
+  PRISM_CUDA_CHECK_LAUNCH();
+  return blocks;
+}
+
+void cg_residual(index_t n, const double* q, double* r, const double* in_partials, int count,
+                 double* partials, double* scalars, cudaStream_t stream) {
+  const int blocks = reduction_grid(n);
+  cg_residual_kernel<<<blocks, kThreads, 0, stream>>>(n, q, r, in_partials, count, partials,
+                                                      scalars);
+  PRISM_CUDA_CHECK_LAUNCH();
+  finish_sum<<<1, kThreads, 0, stream>>>(partials, blocks, scalars, kRr);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void cg_direction_dot(index_t n, const double* r, const double* z, double* p, double* x,
+                      double* partials, double* scalars, cudaStream_t stream) {
+  const int count = dot_partials(n, r, z, partials, stream);
+  // A fixed grid: every block re-reads the partials (8 KB), so not one block per 256 rows.
+  cg_direction_dot_kernel<<<reduction_grid(n), kThreads, 0, stream>>>(n, z, p, x, partials,
+                                                                       count, scalars);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void cg_finish(index_t n, const double* p, double* x, const double* scalars, cudaStream_t stream) {
+  cg_finish_kernel<<<grid_for(n), kThreads, 0, stream>>>(n, p, x, scalars);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

@@ -39,6 +39,31 @@ void cg_update(index_t n, const double* p, const double* q, double* x, double* r
 /// then s[rz] = s[rz_new].
 void cg_direction(index_t n, const double* z, double* p, double* scalars, cudaStream_t stream);
 
+// The fused CG step (backend.hpp, cg_step / cg_direction_dot / cg_finish). Each kernel
+// that needs a dot product finishes the previous kernel's partial sums itself, in every
+// block, in finish_sum's order (identical bits in every block and to the unfused path),
+// so no single-block reduction launch sits between them. `in_partials` (count of them)
+// and `partials` (kReductionBlocks) must be different buffers.
+
+/// pq = sum of in_partials (the SpMV's p . q); rz = s[rz_new]; alpha = rz / pq (0
+/// unless both positive and finite); r -= alpha q; s[rr] = r . r; s[pq], s[alpha],
+/// s[rz] = rz. Scalar slot 4 is alpha.
+void cg_residual(index_t n, const double* q, double* r, const double* in_partials, int count,
+                 double* partials, double* scalars, cudaStream_t stream);
+
+/// rz_new = r . z; beta = rz_new / s[rz] (0 unless s[rz] positive and finite);
+/// x += s[alpha] p; p = z + beta p; s[rz_new] = rz_new. `partials` is workspace.
+void cg_direction_dot(index_t n, const double* r, const double* z, double* p, double* x,
+                      double* partials, double* scalars, cudaStream_t stream);
+
+/// x += s[alpha] p
+void cg_finish(index_t n, const double* p, double* x, const double* scalars, cudaStream_t stream);
+
+/// partials[b] = the part of x . y summed by block b; returns the count (the first pass
+/// of dot()).
+int dot_partials(index_t n, const double* x, const double* y, double* partials,
+                 cudaStream_t stream);
+
 /// y[i] = x[source[i]], and 0 where source[i] < 0 (padding); the float overload rounds.
 void gather_values(index_t n, const index_t* source, const double* x, double* y,
                    cudaStream_t stream);

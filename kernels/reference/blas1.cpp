@@ -26,6 +26,15 @@ double cg_update(index_t n, double alpha, const double* p, const double* q, doub
   return rr;
 }
 
+double cg_residual(index_t n, double alpha, const double* q, double* r) {
+  double rr = 0.0;
+  for (index_t i = 0; i < n; ++i) {
+    r[i] -= alpha * q[i];
+    rr += r[i] * r[i];
+  }
+  return rr;
+}
+
 void pointwise_multiply(index_t n, const double* d, const double* x, double* y) {
   for (index_t i = 0; i < n; ++i) y[i] = d[i] * x[i];
 }

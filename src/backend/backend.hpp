@@ -23,8 +23,8 @@
 namespace prism::backend {
 
 /// Backend-resident scalars of the CG recurrence.
-enum class Scalar : int { rz = 0, rz_new = 1, pq = 2, rr = 3 };
-inline constexpr int kNumScalars = 4;
+enum class Scalar : int { rz = 0, rz_new = 1, pq = 2, rr = 3, alpha = 4 };
+inline constexpr int kNumScalars = 5;
 using ScalarValues = std::array<double, kNumScalars>;
 
 /// A vector living in the backend's memory.
@@ -238,6 +238,18 @@ class Backend {
   /// beta = s[rz_new] / s[rz] (0 unless s[rz] is positive and finite);
   /// p = z + beta p; s[rz] = s[rz_new]
   virtual void cg_direction(const Vector& z, Vector& p) = 0;
+  // The fused iteration (used when nothing is timed per phase): fewer passes and
+  // launches, the same arithmetic. x lags one step: cg_direction_dot adds the previous
+  // step's alpha p, cg_finish the last one's. rz enters in s[rz_new].
+  /// q = A p; pq = (p, q); rz = s[rz_new]; alpha = rz / pq (0 unless both are positive
+  /// and finite); r -= alpha q; s[rr] = (r, r); and s[pq], s[alpha], s[rz] = rz.
+  virtual void cg_step(const Matrix& a, const Vector& p, Vector& q, Vector& r) = 0;
+  /// rz_new = (r, z); beta = rz_new / s[rz] (0 unless s[rz] is positive and finite);
+  /// x += s[alpha] p; p = z + beta p; s[rz_new] = rz_new.
+  virtual void cg_direction_dot(const Vector& r, const Vector& z, Vector& p, Vector& x) = 0;
+  /// x += s[alpha] p
+  virtual void cg_finish(const Vector& p, Vector& x) = 0;
+
   /// The scalars, once all work queued so far is done.
   virtual ScalarValues read_scalars() = 0;
 

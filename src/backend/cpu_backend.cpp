@@ -377,6 +377,32 @@ class CpuBackend final : public Backend {
     ref::xpay(z.size(), cast(z).data.data(), beta, cast(p).data.data());
     rz = rz_new;
   }
+  void cg_step(const Matrix& a, const Vector& p, Vector& q, Vector& r) override {
+    check_size(p, r, "cg_step");
+    spmv(a, p, q);
+    const double pq = ref::dot(p.size(), cast(p).data.data(), cast(q).data.data());
+    const double rz = s_[static_cast<int>(Scalar::rz_new)];
+    const double alpha = positive(rz) && positive(pq) ? rz / pq : 0.0;
+    const double rr = ref::cg_residual(r.size(), alpha, cast(q).data.data(), cast(r).data.data());
+    s_[static_cast<int>(Scalar::pq)] = pq;
+    s_[static_cast<int>(Scalar::alpha)] = alpha;
+    s_[static_cast<int>(Scalar::rz)] = rz;
+    s_[static_cast<int>(Scalar::rr)] = rr;
+  }
+  void cg_direction_dot(const Vector& r, const Vector& z, Vector& p, Vector& x) override {
+    check_size(z, p, "cg_direction_dot");
+    const double rz_new = ref::dot(r.size(), cast(r).data.data(), cast(z).data.data());
+    const double rz = s_[static_cast<int>(Scalar::rz)];
+    const double beta = positive(rz) ? rz_new / rz : 0.0;
+    ref::axpy(x.size(), s_[static_cast<int>(Scalar::alpha)], cast(p).data.data(),
+              cast(x).data.data());
+    ref::xpay(z.size(), cast(z).data.data(), beta, cast(p).data.data());
+    s_[static_cast<int>(Scalar::rz_new)] = rz_new;
+  }
+  void cg_finish(const Vector& p, Vector& x) override {
+    ref::axpy(x.size(), s_[static_cast<int>(Scalar::alpha)], cast(p).data.data(),
+              cast(x).data.data());
+  }
   ScalarValues read_scalars() override { return s_; }
   bool can_record() const override { return false; }
   std::unique_ptr<Recording> record(const std::function<void()>&) override {

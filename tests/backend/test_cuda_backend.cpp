@@ -855,6 +855,33 @@ TEST(GpuSolveGraph, DeviceLoopEqualsHostChecks) {
   }
 }
 
+// timing: total takes the fused steps (cg_step, cg_direction_dot; x updated one step
+// late), timing: phases one operation per phase: the same iterates, bit for bit.
+TEST(GpuSolveGraph, FusedStepsEqualPhaseTimedSteps) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const CsrMatrix<double> a = prism::poisson3d(21, 20, 19);
+  const std::vector<double> b = random_vector(a.rows, 14);
+  for (const GraphPath& path : graph_paths()) {
+    SCOPED_TRACE(path.name);
+    prism::SolverConfig config = graph_config(path, prism::GraphMode::off);
+    prism::Solver fused(config);
+    config.solver.timing = prism::TimingMode::phases;
+    prism::Solver phased(config);
+    fused.setup(a);
+    phased.setup(a);
+    std::vector<double> xf, xp;
+    const auto rf = fused.solve(b, xf);
+    const auto rp = phased.solve(b, xp);
+    ASSERT_TRUE(rf.converged());
+    EXPECT_EQ(rf.iterations, rp.iterations);
+    ASSERT_EQ(rf.history.size(), rp.history.size());
+    for (std::size_t i = 0; i < rp.history.size(); ++i) {
+      EXPECT_EQ(rf.history[i].residual_norm, rp.history[i].residual_norm);
+    }
+    EXPECT_EQ(xf, xp);
+  }
+}
+
 TEST(GpuSolveGraph, GraphOnWithPhaseTimingIsAConfigError) {
   PRISM_SKIP_WITHOUT_GPU();
   prism::SolverConfig config;

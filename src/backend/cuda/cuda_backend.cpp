@@ -295,6 +295,7 @@ class CudaBackend final : public Backend {
       : stream_(make_stream()),
         sparse_(make_sparse_handle(stream_.get())),
         partials_(k::kReductionBlocks),
+        partials2_(k::kReductionBlocks),
         scalars_(kNumScalars),
         host_scalars_(kNumScalars),
         scalars_ready_(make_event()),
@@ -455,6 +456,29 @@ class CudaBackend final : public Backend {
     check_size(z, p, "cg_direction");
     k::cg_direction(z.size(), cast(z).data(), cast(p).data(), scalars_.data(), stream_.get());
   }
+  void cg_step(const Matrix& a, const Vector& p, Vector& q, Vector& r) override {
+    check_size(p, r, "cg_step");
+    const CudaMatrix& m = cast_matrix(a);
+    int count = 0;
+    if (m.is_sell()) {
+      count = m.multiply_dot(cast(p), cast(q), partials_.data());
+    } else {
+      m.multiply(cast(p), cast(q));
+      count = k::dot_partials(p.size(), cast(p).data(), cast(q).data(), partials_.data(),
+                              stream_.get());
+    }
+    k::cg_residual(r.size(), cast(q).data(), cast(r).data(), partials_.data(), count,
+                   partials2_.data(), scalars_.data(), stream_.get());
+  }
+  void cg_direction_dot(const Vector& r, const Vector& z, Vector& p, Vector& x) override {
+    check_size(z, p, "cg_direction_dot");
+    k::cg_direction_dot(z.size(), cast(r).data(), cast(z).data(), cast(p).data(), cast(x).data(),
+                        partials_.data(), scalars_.data(), stream_.get());
+  }
+  void cg_finish(const Vector& p, Vector& x) override {
+    check_size(p, x, "cg_finish");
+    k::cg_finish(x.size(), cast(p).data(), cast(x).data(), scalars_.data(), stream_.get());
+  }
   ScalarValues read_scalars() override {
     // Pinned copy + one event: waits for this stream's work only, not the device.
     PRISM_CUDA_CHECK(cudaMemcpyAsync(host_scalars_.data(), scalars_.data(),
@@ -521,6 +545,7 @@ class CudaBackend final : public Backend {
   Stream stream_;
   SparseHandle sparse_;
   DeviceBuffer<double> partials_;
+  DeviceBuffer<double> partials2_;  // a second pass's partial sums while partials_ is read
   DeviceBuffer<double> scalars_;
   PinnedBuffer<double> host_scalars_;
   Event scalars_ready_;
