@@ -175,14 +175,17 @@ int dot_partials(index_t n, const double* x, const double* y, double* partials,
   return blocks;
 }
 
-void cg_residual(index_t n, const double* q, double* r, const double* in_partials, int count,
-                 double* partials, double* scalars, cudaStream_t stream) {
+int cg_residual(index_t n, const double* q, double* r, const double* in_partials, int count,
+                double* partials, double* scalars, bool finish_rr, cudaStream_t stream) {
   const int blocks = reduction_grid(n);
   cg_residual_kernel<<<blocks, kThreads, 0, stream>>>(n, q, r, in_partials, count, partials,
                                                       scalars);
   PRISM_CUDA_CHECK_LAUNCH();
-  finish_sum<<<1, kThreads, 0, stream>>>(partials, blocks, scalars, kRr);
-  PRISM_CUDA_CHECK_LAUNCH();
+  if (finish_rr) {
+    finish_sum<<<1, kThreads, 0, stream>>>(partials, blocks, scalars, kRr);
+    PRISM_CUDA_CHECK_LAUNCH();
+  }
+  return blocks;
 }
 
 void cg_direction_dot(index_t n, const double* r, const double* z, double* p, double* x,

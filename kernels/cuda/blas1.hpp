@@ -47,9 +47,10 @@ void cg_direction(index_t n, const double* z, double* p, double* scalars, cudaSt
 
 /// pq = sum of in_partials (the SpMV's p . q); rz = s[rz_new]; alpha = rz / pq (0
 /// unless both positive and finite); r -= alpha q; s[rr] = r . r; s[pq], s[alpha],
-/// s[rz] = rz. Scalar slot 4 is alpha.
-void cg_residual(index_t n, const double* q, double* r, const double* in_partials, int count,
-                 double* partials, double* scalars, cudaStream_t stream);
+/// s[rz] = rz. Scalar slot 4 is alpha. Returns the count of r . r's partial sums in
+/// `partials`; with finish_rr false, s[rr] is left to the caller (cg_loop_check).
+int cg_residual(index_t n, const double* q, double* r, const double* in_partials, int count,
+                double* partials, double* scalars, bool finish_rr, cudaStream_t stream);
 
 /// rz_new = r . z; beta = rz_new / s[rz] (0 unless s[rz] positive and finite);
 /// x += s[alpha] p; p = z + beta p; s[rz_new] = rz_new. `partials` is workspace.

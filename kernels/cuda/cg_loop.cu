@@ -1,13 +1,24 @@
 #include "kernels/cuda/cg_loop.hpp"
 
+#include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/check.hpp"
 
 namespace prism::kernels::cuda {
 namespace {
 
-__global__ void cg_loop_check_kernel(cudaGraphConditionalHandle handle, const double* scalars,
-                                     LoopState* state, double* history, double target,
-                                     int max_iterations) {
+constexpr int kThreads = 256;  // as blas1.cu's finish_sum, for the same summation order
+
+__global__ void __launch_bounds__(kThreads)
+    cg_loop_check_kernel(cudaGraphConditionalHandle handle, double* scalars,
+                         const double* __restrict__ rr_partials, int rr_count, LoopState* state,
+                         double* history, double target, int max_iterations) {
+  if (rr_count > 0) {
+    double sum = 0.0;
+    for (int i = threadIdx.x; i < rr_count; i += kThreads) sum += rr_partials[i];
+    sum = block_sum<kThreads>(sum);
+    if (threadIdx.x == 0) scalars[3] = sum;
+  }
+  if (threadIdx.x != 0) return;
   const int k = state->iteration + 1;
   const double norm = sqrt(scalars[3]);  // IEEE square root, as std::sqrt on the host
   history[k] = norm;
@@ -19,10 +30,11 @@ __global__ void cg_loop_check_kernel(cudaGraphConditionalHandle handle, const do
 
 }  // namespace
 
-void cg_loop_check(cudaGraphConditionalHandle handle, const double* scalars, LoopState* state,
-                   double* history, double target, int max_iterations, cudaStream_t stream) {
-  cg_loop_check_kernel<<<1, 1, 0, stream>>>(handle, scalars, state, history, target,
-                                            max_iterations);
+void cg_loop_check(cudaGraphConditionalHandle handle, double* scalars, const double* rr_partials,
+                   int rr_count, LoopState* state, double* history, double target,
+                   int max_iterations, cudaStream_t stream) {
+  cg_loop_check_kernel<<<1, kThreads, 0, stream>>>(handle, scalars, rr_partials, rr_count, state,
+                                                   history, target, max_iterations);
   PRISM_CUDA_CHECK(cudaGetLastError());
 }
 

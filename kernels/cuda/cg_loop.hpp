@@ -9,11 +9,14 @@
 
 namespace prism::kernels::cuda {
 
-/// One thread: ++state->iteration (= k), history[k] = sqrt(scalars[3]) (the residual
-/// norm; scalars indexed as in blas1.hpp: 0 rz, 2 pq, 3 rr), state->stop = cg_stop(...),
-/// and the while node's condition set to continue only while the stop is `running`.
-/// history holds max_iterations + 1 entries.
-void cg_loop_check(cudaGraphConditionalHandle handle, const double* scalars, LoopState* state,
-                   double* history, double target, int max_iterations, cudaStream_t stream);
+/// ++state->iteration (= k), history[k] = sqrt(scalars[3]) (the residual norm; scalars
+/// indexed as in blas1.hpp: 0 rz, 2 pq, 3 rr), state->stop = cg_stop(...), and the while
+/// node's condition set to continue only while the stop is `running`. history holds
+/// max_iterations + 1 entries. With rr_count > 0 it first finishes r . r itself from the
+/// residual pass's rr_partials into scalars[3] (in sum_partials' order, so the same bits):
+/// one launch where there would be two.
+void cg_loop_check(cudaGraphConditionalHandle handle, double* scalars, const double* rr_partials,
+                   int rr_count, LoopState* state, double* history, double target,
+                   int max_iterations, cudaStream_t stream);
 
 }  // namespace prism::kernels::cuda

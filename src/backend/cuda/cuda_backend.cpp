@@ -221,8 +221,10 @@ GraphExec capture(cudaStream_t stream, const std::function<void()>& body) {
 /// them back after the loop: two copies per solve instead of one per iteration.
 class CudaLoop final : public Loop {
  public:
-  CudaLoop(cudaStream_t stream, const double* scalars, const std::function<void()>& body,
-           double target, int max_iterations)
+  /// `check` queues the convergence test (kernels/cuda/cg_loop.hpp) after the body.
+  using Check = std::function<void(cudaGraphConditionalHandle, kernels::LoopState*, double*)>;
+  CudaLoop(cudaStream_t stream, const std::function<void()>& body, const Check& check,
+           int max_iterations)
       : stream_(stream), history_(static_cast<std::size_t>(max_iterations) + 1) {
     cudaGraph_t raw = nullptr;
     PRISM_CUDA_CHECK(cudaGraphCreate(&raw, 0));
@@ -242,8 +244,7 @@ class CudaLoop final : public Loop {
     double* history = history_.data();
     capture_into(stream, params.conditional.phGraph_out[0], [&] {
       body();
-      kernels::cuda::cg_loop_check(handle, scalars, state, history, target, max_iterations,
-                                   stream);
+      check(handle, state, history);
     });
     exec_ = instantiate(graph);
   }
@@ -467,8 +468,8 @@ class CudaBackend final : public Backend {
       count = k::dot_partials(p.size(), cast(p).data(), cast(q).data(), partials_.data(),
                               stream_.get());
     }
-    k::cg_residual(r.size(), cast(q).data(), cast(r).data(), partials_.data(), count,
-                   partials2_.data(), scalars_.data(), stream_.get());
+    rr_count_ = k::cg_residual(r.size(), cast(q).data(), cast(r).data(), partials_.data(), count,
+                               partials2_.data(), scalars_.data(), !defer_rr_, stream_.get());
   }
   void cg_direction_dot(const Vector& r, const Vector& z, Vector& p, Vector& x) override {
     check_size(z, p, "cg_direction_dot");
@@ -501,8 +502,23 @@ class CudaBackend final : public Backend {
   std::unique_ptr<Loop> record_loop(const std::function<void()>& body, double target,
                                     int max_iterations) override {
     if (!loops_) throw BackendError("the CUDA driver runs no graph while nodes (needs 12.4+)");
-    return std::make_unique<CudaLoop>(stream_.get(), scalars_.data(), body, target,
-                                      max_iterations);
+    // Inside the loop body cg_step leaves r . r to the loop's check kernel, which sums
+    // its partials and decides in one launch.
+    defer_rr_ = true;
+    rr_count_ = 0;
+    const auto check = [this, target, max_iterations](cudaGraphConditionalHandle handle,
+                                                      kernels::LoopState* state, double* history) {
+      k::cg_loop_check(handle, scalars_.data(), partials2_.data(), rr_count_, state, history,
+                       target, max_iterations, stream_.get());
+    };
+    try {
+      auto loop = std::make_unique<CudaLoop>(stream_.get(), body, check, max_iterations);
+      defer_rr_ = false;
+      return loop;
+    } catch (...) {
+      defer_rr_ = false;
+      throw;
+    }
   }
 
   double reference_bandwidth() override {
@@ -556,6 +572,8 @@ class CudaBackend final : public Backend {
   std::string device_name_;
   double bandwidth_ = 0.0;
   bool loops_ = driver_runs_while_nodes();
+  bool defer_rr_ = false;  // recording a loop body: its check kernel finishes r . r
+  int rr_count_ = 0;       // partial sums of r . r the last cg_step left in partials2_
 };
 
 }  // namespace
