@@ -27,7 +27,7 @@ class Preconditioner {
   virtual void analyze(const CsrMatrix<double>& a) = 0;
   /// Numeric setup on the analyzed pattern (may be called again with new values).
   virtual void factorize(const CsrMatrix<double>& a) = 0;
-  /// Whether factorize(const backend::Vector&) works: the numeric setup runs where the
+  /// Whether factorize(const backend::SourceValues&) works: the numeric setup runs where the
   /// values already are, in the backend's memory.
   virtual bool factorizes_in_backend() const { return false; }
   /// factorize() with the analyzed matrix's values in the backend's memory (entry k of

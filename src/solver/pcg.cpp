@@ -25,6 +25,10 @@ double get(const backend::ScalarValues& s, Scalar which) {
 /// How the iterations after the first run (solver.graph).
 enum class Mode { launches, replay, loop };
 
+/// A device-side loop keeps the residual of every iteration in device memory
+/// (8 B each): beyond this many iterations `auto` replays between host checks instead.
+constexpr int kMaxLoopIterations = 1 << 24;
+
 /// `auto` records when the backend can and no phase is timed (a replayed graph records
 /// no per-phase events): a device-side loop where the backend runs one, else a replay
 /// between host checks. `on` and `loop` insist. The cpu backend runs `loop` on the host
@@ -46,13 +50,18 @@ Mode pick_mode(backend::Backend& backend, const SolverOptions& options) {
                           (loop ? "runs device-side loops" : "records graphs") + "; the " +
                           backend.name() + " backend does not");
       }
+      if (loop && options.max_iterations > kMaxLoopIterations) {
+        throw ConfigError("solver: graph: loop keeps every residual on the device and takes "
+                          "max_iterations up to " + std::to_string(kMaxLoopIterations));
+      }
       return loop ? Mode::loop : Mode::replay;
     }
     case GraphMode::automatic:
       break;
   }
   if (options.timing != TimingMode::total || !backend.can_record()) return Mode::launches;
-  return backend.can_loop() ? Mode::loop : Mode::replay;
+  return backend.can_loop() && options.max_iterations <= kMaxLoopIterations ? Mode::loop
+                                                                           : Mode::replay;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <Eigen/SparseCholesky>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <tuple>
 
@@ -484,7 +485,7 @@ TEST(Pcg, LoopStopsWhereTheHostCheckStops) {
   }
 }
 
-TEST(Pcg, LoopNeedsTotalTiming) {
+TEST(Pcg, LoopNeedsTotalTimingAndABoundedIterationCount) {
   prism::SolverConfig c = config("jacobi", prism::Ordering::natural);
   c.solver.graph = prism::GraphMode::loop;
   c.solver.timing = prism::TimingMode::phases;
@@ -492,6 +493,11 @@ TEST(Pcg, LoopNeedsTotalTiming) {
   s.setup(prism::poisson2d(10, 10));
   std::vector<double> x;
   EXPECT_THROW(s.solve(std::vector<double>(100, 1.0), x), prism::ConfigError);
+  c.solver.timing = prism::TimingMode::total;
+  c.solver.max_iterations = std::numeric_limits<int>::max();  // a residual each: too many
+  prism::Solver huge(c);
+  huge.setup(prism::poisson2d(10, 10));
+  EXPECT_THROW(huge.solve(std::vector<double>(100, 1.0), x), prism::ConfigError);
 }
 
 TEST(Pcg, CpuBackendRejectsGpuOnlyTrisolve) {
