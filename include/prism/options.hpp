@@ -29,6 +29,13 @@ enum class VertexOrder {
   smallest_last,  ///< "smallest_last": Matula-Beck smallest-last ordering
 };
 
+/// How the rows are colored (ordering: color).
+enum class ColoringMethod {
+  greedy,        ///< "greedy": Boost's sequential coloring (fewest colors it finds)
+  level_cyclic,  ///< "level_cyclic": level-cyclic multicolor, a chosen number of colors
+                 ///< that keeps most couplings in natural-order direction
+};
+
 /// Sparse triangular solve algorithm of the IC(0) preconditioner.
 enum class TrisolveAlgorithm {
   automatic,  ///< "auto": cpu: reference; cuda: colorset when the factor splits into few
@@ -105,12 +112,16 @@ bool from_string(std::string_view name, E& value);
 template <typename E>
 std::string allowed_names();
 
-/// Options of the greedy graph coloring.
+/// Options of the graph coloring.
 struct ColoringOptions {
+  ColoringMethod method = ColoringMethod::greedy;
+  /// greedy: the vertex visiting order.
   VertexOrder vertex_order = VertexOrder::natural;
-  /// Even the color sizes after the greedy coloring (balance_coloring(): same number of
-  /// colors, the smallest color no smaller), as Suchoski 2012's future work suggests.
+  /// greedy: even the color sizes afterwards (balance_coloring(): same number of colors,
+  /// the smallest color no smaller), as Suchoski 2012's future work suggests.
   bool balance = false;
+  /// level_cyclic: the number of colors (raised to max degree + 1 where needed).
+  int colors = 8;
 };
 
 /// Options of the IC(0) factorization. The matrix is scaled symmetrically to unit

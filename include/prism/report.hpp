@@ -40,6 +40,7 @@ struct SetStats {
 /// How the unknowns were ordered for the preconditioner.
 struct OrderingReport {
   std::string ordering = "natural";  ///< "natural" or "color"
+  std::string method;                ///< coloring method ("greedy", "level_cyclic")
   std::string vertex_order;          ///< coloring vertex order, when colored
   bool balanced = false;             ///< the balancing pass ran (coloring.balance)
   SetStats colors;                   ///< colors (empty when natural)

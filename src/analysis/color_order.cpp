@@ -17,12 +17,14 @@ void renumber_colors_by_size(Coloring& c) {
                    [&size](int x, int y) { return size[x] > size[y]; });
   std::vector<int> new_id(num_colors);
   for (int k = 0; k < num_colors; ++k) new_id[by_size[k]] = k;
+  for (index_t i = 0; i < n; ++i) c.color[i] = new_id[c.color[i]];
+  order_by_color(c);
+}
 
-  c.color_ptr.assign(static_cast<std::size_t>(num_colors) + 1, 0);
-  for (index_t i = 0; i < n; ++i) {
-    c.color[i] = new_id[c.color[i]];
-    ++c.color_ptr[c.color[i] + 1];
-  }
+void order_by_color(Coloring& c) {
+  const auto n = static_cast<index_t>(c.color.size());
+  c.color_ptr.assign(static_cast<std::size_t>(c.num_colors) + 1, 0);
+  for (index_t i = 0; i < n; ++i) ++c.color_ptr[c.color[i] + 1];
   std::partial_sum(c.color_ptr.begin(), c.color_ptr.end(), c.color_ptr.begin());
   c.permutation.resize(n);
   std::vector<index_t> next(c.color_ptr.begin(), c.color_ptr.end() - 1);

@@ -51,9 +51,11 @@ void print_summary(const SolveReport& r, const std::string& problem_name) {
   const OrderingReport& o = r.ordering;
   if (o.colors.count > 0) {
     spdlog::info(
-        "ordering       color ({} vertex order{}): {} colors, size min/mean/max {}/{:.0f}/{},"
+        "ordering       color ({}): {} colors, size min/mean/max {}/{:.0f}/{},"
         " phi {:.0f}",
-        o.vertex_order, o.balanced ? ", balanced" : "", o.colors.count, o.colors.min_size,
+        o.method == "level_cyclic" ? std::string("level_cyclic")
+                                   : o.vertex_order + " vertex order" + (o.balanced ? ", balanced" : ""),
+        o.colors.count, o.colors.min_size,
         o.colors.mean_size, o.colors.max_size, o.colors.phi);
   } else {
     spdlog::info("ordering       {}", o.ordering);

@@ -461,7 +461,15 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
     options.ordering = r.get_enum<Ordering>(*e, "preconditioner.ordering");
   }
   if (const Entry* e = map.find("coloring")) {
-    const Map coloring = r.expect_map(*e, "preconditioner.coloring", {"vertex_order", "balance"});
+    const Map coloring = r.expect_map(*e, "preconditioner.coloring",
+                                      {"method", "colors", "vertex_order", "balance"});
+    if (const Entry* v = coloring.find("method")) {
+      options.coloring.method = r.get_enum<ColoringMethod>(*v, "preconditioner.coloring.method");
+    }
+    if (const Entry* v = coloring.find("colors")) {
+      options.coloring.colors =
+          static_cast<int>(r.get_int(*v, "preconditioner.coloring.colors", 1, 4096));
+    }
     if (const Entry* v = coloring.find("vertex_order")) {
       options.coloring.vertex_order =
           r.get_enum<VertexOrder>(*v, "preconditioner.coloring.vertex_order");

@@ -59,6 +59,7 @@ std::string report_to_json(const SolveReport& r, const ReportContext& context) {
 
   w.key("ordering").begin_object();
   w.key("ordering").value(r.ordering.ordering);
+  w.key("coloring_method").value(r.ordering.method);
   w.key("vertex_order").value(r.ordering.vertex_order);
   w.key("balanced").value(r.ordering.balanced);
   w.key("colors");

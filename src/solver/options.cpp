@@ -20,6 +20,13 @@ const std::vector<std::pair<Ordering, std::string_view>>& enum_names<Ordering>()
 }
 
 template <>
+const std::vector<std::pair<ColoringMethod, std::string_view>>& enum_names<ColoringMethod>() {
+  static const std::vector<std::pair<ColoringMethod, std::string_view>> names{
+      {ColoringMethod::greedy, "greedy"}, {ColoringMethod::level_cyclic, "level_cyclic"}};
+  return names;
+}
+
+template <>
 const std::vector<std::pair<VertexOrder, std::string_view>>& enum_names<VertexOrder>() {
   static const std::vector<std::pair<VertexOrder, std::string_view>> names{
       {VertexOrder::natural, "natural"},
@@ -127,6 +134,7 @@ std::string allowed_names() {
 PRISM_INSTANTIATE_ENUM(BackendKind)
 PRISM_INSTANTIATE_ENUM(Ordering)
 PRISM_INSTANTIATE_ENUM(VertexOrder)
+PRISM_INSTANTIATE_ENUM(ColoringMethod)
 PRISM_INSTANTIATE_ENUM(TrisolveAlgorithm)
 PRISM_INSTANTIATE_ENUM(TimingMode)
 PRISM_INSTANTIATE_ENUM(SpmvAlgorithm)

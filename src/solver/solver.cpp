@@ -105,10 +105,18 @@ void Solver::setup(const CsrMatrix<double>& a) {
   s.ordering.ordering = std::string(to_string(popt.ordering));
   if (s.permuted) {
     t = std::chrono::steady_clock::now();
-    Coloring coloring = color_matrix(a, popt.coloring.vertex_order);
+    const bool cyclic = popt.coloring.method == ColoringMethod::level_cyclic;
+    if (cyclic && (popt.coloring.balance || popt.coloring.vertex_order != VertexOrder::natural)) {
+      throw ConfigError(
+          "coloring: method level_cyclic visits rows in natural order and balances by itself; "
+          "vertex_order and balance belong to method greedy");
+    }
+    Coloring coloring = cyclic ? level_cyclic_coloring(a, popt.coloring.colors)
+                               : color_matrix(a, popt.coloring.vertex_order);
     if (popt.coloring.balance) balance_coloring(a, coloring);
     s.setup.coloring_seconds = seconds_since(t);
     s.permutation = std::move(coloring.permutation);
+    s.ordering.method = std::string(to_string(popt.coloring.method));
     s.ordering.vertex_order = std::string(to_string(popt.coloring.vertex_order));
     s.ordering.balanced = popt.coloring.balance;
     s.ordering.colors = set_stats(coloring.color_ptr);

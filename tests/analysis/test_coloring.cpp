@@ -191,6 +191,66 @@ TEST(Coloring, InvalidColoringsAreDetected) {
   EXPECT_TRUE(is_valid_coloring(diagonal_only(4), std::vector<int>(4, 0)));
 }
 
+// The level-cyclic coloring: valid, colors in cyclic index order (not by size), the
+// requested number where every row has fewer neighbours, raised where one has more.
+void expect_level_cyclic(const CsrMatrix<double>& a, int colors) {
+  const Coloring c = level_cyclic_coloring(a, colors);
+  ASSERT_EQ(c.color.size(), static_cast<std::size_t>(a.rows));
+  ASSERT_EQ(c.color_ptr.size(), static_cast<std::size_t>(c.num_colors) + 1);
+  EXPECT_TRUE(is_valid_coloring(a, c.color));
+  EXPECT_TRUE(is_permutation_of_n(c.permutation));
+  EXPECT_EQ(c.color_ptr.back(), a.rows);
+  for (int k = 0; k < c.num_colors; ++k) {
+    EXPECT_GT(c.color_ptr[k + 1], c.color_ptr[k]) << "color " << k << " is empty";
+    for (index_t p = c.color_ptr[k]; p < c.color_ptr[k + 1]; ++p) {
+      EXPECT_EQ(c.color[c.permutation[p]], k);
+      if (p > c.color_ptr[k]) EXPECT_LT(c.permutation[p - 1], c.permutation[p]);
+    }
+  }
+  index_t max_degree = 0;
+  for (index_t i = 0; i < a.rows; ++i) {
+    max_degree = std::max(max_degree, a.row_ptr[i + 1] - a.row_ptr[i] - 1);
+  }
+  EXPECT_LE(c.num_colors, std::max<index_t>(colors, max_degree + 1));
+  expect_diagonal_color_blocks(permute_symmetric(a, c.permutation), c);
+}
+
+TEST(LevelCyclicColoring, ValidWithTheRequestedColorsInCyclicOrder) {
+  for (int colors : {1, 2, 3, 8, 64}) {
+    SCOPED_TRACE(colors);
+    expect_level_cyclic(poisson3d(9, 8, 7), colors);
+    expect_level_cyclic(poisson2d(17, 13), colors);
+    expect_level_cyclic(random_symmetric(500, 2000, 5), colors);
+    expect_level_cyclic(diagonal_only(33), colors);
+  }
+  // 7-point grid, 8 colors: every color used and sizes even (the cycle runs over the
+  // levels i + j + k).
+  const Coloring c = level_cyclic_coloring(poisson3d(20, 20, 20), 8);
+  EXPECT_EQ(c.num_colors, 8);
+  for (int k = 0; k < 8; ++k) {
+    const double size = c.color_ptr[k + 1] - c.color_ptr[k];
+    EXPECT_NEAR(size, 1000.0, 100.0) << "color " << k;
+  }
+  // Fewer colors than a row has neighbours: raised to max degree + 1 (a 7-point row
+  // has 6), still valid.
+  EXPECT_LE(level_cyclic_coloring(poisson3d(6, 6, 6), 2).num_colors, 7);
+  EXPECT_GE(level_cyclic_coloring(poisson3d(6, 6, 6), 2).num_colors, 3);
+}
+
+TEST(LevelCyclicColoring, NonSymmetricPatternIsSymmetrizedAndEdgeCases) {
+  const CsrMatrix<double> a =
+      csr_from_triplets(3, 3, {{0, 0, 1.0}, {1, 1, 1.0}, {2, 2, 1.0}, {2, 0, 1.0}, {1, 2, 1.0}});
+  const Coloring c = level_cyclic_coloring(a, 8);
+  EXPECT_TRUE(is_valid_coloring(a, c.color));
+  EXPECT_EQ(level_cyclic_coloring(CsrMatrix<double>{}, 8).num_colors, 0);
+  EXPECT_THROW(level_cyclic_coloring(a, 0), ConfigError);
+  CsrMatrix<double> wide;
+  wide.rows = 1;
+  wide.cols = 2;
+  wide.row_ptr = {0, 0};
+  EXPECT_THROW(level_cyclic_coloring(wide, 8), InvalidMatrixError);
+}
+
 class RealMatrixColoring : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(RealMatrixColoring, AllOrdersGiveValidSortedColorings) {
@@ -198,6 +258,7 @@ TEST_P(RealMatrixColoring, AllOrdersGiveValidSortedColorings) {
   if (!std::ifstream(path).good()) GTEST_SKIP() << path << " not found";
   const CsrMatrix<double> a = read_matrix_market(path);
   expect_all_orders_valid(a);
+  for (int colors : {8, 64}) expect_level_cyclic(a, colors);
 }
 
 INSTANTIATE_TEST_SUITE_P(SharedMatrices, RealMatrixColoring,

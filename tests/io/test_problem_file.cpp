@@ -104,6 +104,12 @@ TEST(ProblemFile, ScalarShorthands) {
   EXPECT_EQ(spec.config.backend, prism::BackendKind::automatic);
 }
 
+TEST(ProblemFile, LevelCyclicColoring) {
+  const prism::ProblemSpec spec = prism::load_problem_file(yaml_path("valid_level_cyclic.yaml"));
+  EXPECT_EQ(spec.config.preconditioner.coloring.method, prism::ColoringMethod::level_cyclic);
+  EXPECT_EQ(spec.config.preconditioner.coloring.colors, 16);
+}
+
 TEST(ProblemFile, AnisotropicCoefficients) {
   const prism::ProblemSpec spec = prism::load_problem_file(yaml_path("valid_anisotropic.yaml"));
   EXPECT_EQ(spec.matrix.generator.coefficients, (std::vector<double>{2.0, 0.5}));
@@ -205,6 +211,10 @@ const InvalidCase invalid_cases[] = {
      19,
      {"preconditioner.coloring.vertex_order: unknown value 'random'",
       "natural | largest_first | smallest_last"}},
+    {"bad_coloring_method.yaml",
+     7,
+     13,
+     {"preconditioner.coloring.method: unknown value 'cyclic'", "greedy | level_cyclic"}},
     {"bad_coloring_balance.yaml",
      8,
      14,

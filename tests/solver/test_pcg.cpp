@@ -500,6 +500,43 @@ TEST(Pcg, LoopNeedsTotalTimingAndABoundedIterationCount) {
   EXPECT_THROW(huge.solve(std::vector<double>(100, 1.0), x), prism::ConfigError);
 }
 
+// Level-cyclic coloring with at least as many colors as the natural order has levels
+// keeps every coupling in natural-order direction: the factor is natural-order IC(0)
+// (up to the summation order), so the iterations are natural order's. With few colors
+// it is a valid multicolor order that converges.
+TEST(Pcg, LevelCyclicColoringSpansNaturalToMulticolor) {
+  const CsrMatrix<double> a = prism::poisson3d(12, 11, 10);  // 31 levels i + j + k
+  const std::vector<double> b = random_vector(a.rows, 17);
+  prism::Solver natural(config("ic0", prism::Ordering::natural));
+  natural.setup(a);
+  std::vector<double> xn;
+  const prism::SolveReport rn = natural.solve(b, xn);
+  for (int colors : {64, 8}) {
+    SCOPED_TRACE(colors);
+    prism::SolverConfig c = config("ic0", prism::Ordering::color);
+    c.preconditioner.coloring.method = prism::ColoringMethod::level_cyclic;
+    c.preconditioner.coloring.colors = colors;
+    prism::Solver s(c);
+    s.setup(a);
+    std::vector<double> x;
+    const prism::SolveReport r = s.solve(b, x);
+    ASSERT_TRUE(r.converged());
+    EXPECT_EQ(r.ordering.method, "level_cyclic");
+    EXPECT_LE(prism::test::relative_residual(a, x, b), 1e-9);
+    if (colors == 64) {
+      EXPECT_EQ(r.ordering.colors.count, 31);  // empty colors dropped
+      EXPECT_LE(std::abs(r.iterations - rn.iterations), 1);
+    } else {
+      EXPECT_EQ(r.ordering.colors.count, 8);
+    }
+  }
+  prism::SolverConfig c = config("ic0", prism::Ordering::color);
+  c.preconditioner.coloring.method = prism::ColoringMethod::level_cyclic;
+  c.preconditioner.coloring.balance = true;
+  prism::Solver bad(c);
+  EXPECT_THROW(bad.setup(a), prism::ConfigError);
+}
+
 TEST(Pcg, CpuBackendRejectsGpuOnlyTrisolve) {
   prism::SolverConfig c = config("ic0", prism::Ordering::natural);
   c.preconditioner.trisolve = prism::TrisolveAlgorithm::cusparse;
