@@ -59,6 +59,50 @@ __global__ void __launch_bounds__(kBlockThreads)
   x[row] = (b[row] - sum) * static_cast<double>(inverse_diagonal[row]);
 }
 
+/// Forward half of (L L^T)^{-1}: rows of one range of L after the first. y on the first
+/// range [0, first_end) is b * dl, formed here; the last range writes z = y * du.
+template <typename V>
+__global__ void __launch_bounds__(kBlockThreads)
+    sell_llt_forward_rows(index_t begin, index_t end, index_t first_slice, index_t first_end,
+                          bool last, SellView<V> l, const V* __restrict__ dl,
+                          const V* __restrict__ du, const double* __restrict__ b, double* y,
+                          double* __restrict__ z) {
+  const index_t t = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
+  const index_t row = begin + t;
+  if (row >= end) return;
+  const index_t slice = first_slice + t / kSellSlice;
+  const index_t stop = l.slice_ptr[slice + 1];
+  double sum = 0.0;
+  for (index_t k = l.slice_ptr[slice] + t % kSellSlice; k < stop; k += kSellSlice) {
+    const index_t c = l.col_idx[k];
+    if (c < 0) continue;
+    // The first range's own step, (b - 0) * dl, rounds as b * dl does.
+    const double yc = c < first_end ? b[c] * static_cast<double>(dl[c]) : y[c];
+    sum += static_cast<double>(l.values[k]) * yc;
+  }
+  const double v = (b[row] - sum) * static_cast<double>(dl[row]);
+  if (last) {
+    z[row] = v * static_cast<double>(du[row]);
+  } else {
+    y[row] = v;
+  }
+}
+
+/// Backward half: rows of one range of L^T, those from last_begin on done already.
+template <typename V>
+__global__ void __launch_bounds__(kBlockThreads)
+    sell_llt_backward_rows(index_t begin, index_t end, index_t first_slice, index_t first_end,
+                           index_t last_begin, SellView<V> u, const V* __restrict__ dl,
+                           const V* __restrict__ du, const double* __restrict__ b,
+                           const double* __restrict__ y, double* z) {
+  const index_t t = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
+  const index_t row = begin + t;
+  if (row >= end || row >= last_begin) return;
+  const double sum = sell_row_sum(u, first_slice + t / kSellSlice, t % kSellSlice, z);
+  const double own = row < first_end ? b[row] * static_cast<double>(dl[row]) : y[row];
+  z[row] = (own - sum) * static_cast<double>(du[row]);
+}
+
 int blocks_for(index_t n) {
   return static_cast<int>((static_cast<long long>(n) + kBlockThreads - 1) / kBlockThreads);
 }
@@ -78,7 +122,60 @@ void solve(SellView<V> strict, const V* inverse_diagonal, const std::vector<inde
   }
 }
 
+template <typename V>
+void llt_forward(const SellTriangle<V>& lower, const V* du, const double* b, double* y, double* z,
+                 cudaStream_t stream) {
+  const std::vector<index_t>& ptr = *lower.range_ptr;
+  if (ptr.size() < 2) return;
+  const std::size_t ranges = ptr.size() - 1;
+  const index_t first_end = ptr[1];
+  // The first range is skipped unless it is also the last (a diagonal triangle).
+  for (std::size_t r = ranges == 1 ? 0 : 1; r < ranges; ++r) {
+    const index_t begin = ptr[r], end = ptr[r + 1];
+    if (end <= begin) continue;
+    sell_llt_forward_rows<V><<<blocks_for(end - begin), kBlockThreads, 0, stream>>>(
+        begin, end, (*lower.range_slice)[r], first_end, r + 1 == ranges, lower.strict,
+        lower.inverse_diagonal, du, b, y, z);
+    PRISM_CUDA_CHECK_LAUNCH();
+  }
+}
+
+template <typename V>
+void llt_backward(const SellTriangle<V>& upper, const SellTriangle<V>& lower, const double* b,
+                  const double* y, double* z, cudaStream_t stream) {
+  const std::vector<index_t>& lp = *lower.range_ptr;
+  const std::vector<index_t>& up = *upper.range_ptr;
+  if (lp.size() < 2) return;
+  const index_t first_end = lp[1], last_begin = lp[lp.size() - 2];
+  for (std::size_t i = 0; i + 1 < up.size(); ++i) {
+    const std::size_t r = up.size() - 2 - i;
+    const index_t begin = up[r], end = std::min(up[r + 1], last_begin);
+    if (end <= begin) continue;
+    sell_llt_backward_rows<V><<<blocks_for(end - begin), kBlockThreads, 0, stream>>>(
+        begin, end, (*upper.range_slice)[r], first_end, last_begin, upper.strict,
+        lower.inverse_diagonal, upper.inverse_diagonal, b, y, z);
+    PRISM_CUDA_CHECK_LAUNCH();
+  }
+}
+
 }  // namespace
+
+void sell_llt_forward(const SellTriangle<double>& lower, const double* du, const double* b,
+                      double* y, double* z, cudaStream_t stream) {
+  llt_forward(lower, du, b, y, z, stream);
+}
+void sell_llt_forward(const SellTriangle<float>& lower, const float* du, const double* b,
+                      double* y, double* z, cudaStream_t stream) {
+  llt_forward(lower, du, b, y, z, stream);
+}
+void sell_llt_backward(const SellTriangle<double>& upper, const SellTriangle<double>& lower,
+                       const double* b, const double* y, double* z, cudaStream_t stream) {
+  llt_backward(upper, lower, b, y, z, stream);
+}
+void sell_llt_backward(const SellTriangle<float>& upper, const SellTriangle<float>& lower,
+                       const double* b, const double* y, double* z, cudaStream_t stream) {
+  llt_backward(upper, lower, b, y, z, stream);
+}
 
 void sell_spmv(index_t rows, SellView<double> a, const double* x, double* y, cudaStream_t stream) {
   if (rows == 0) return;

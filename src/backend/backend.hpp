@@ -125,6 +125,22 @@ class Ic0Factor {
   virtual void finish() = 0;
   /// Solves L x = b (lower) or L^T x = b (upper).
   virtual void solve(Triangle triangle, const Vector& b, Vector& x) = 0;
+  /// z = (L L^T)^{-1} r as two halves, forward() then backward(), equal bit for bit to
+  /// solve(lower, r, work) then solve(upper, work, z). A backend may move work between
+  /// the halves and skip passes (cuda, SELL: the first color's forward step and the last
+  /// color's backward step are folded into their neighbours); `work` then holds only
+  /// part of L^{-1} r. z must not alias r or work.
+  virtual void forward(const Vector& r, Vector& work, Vector& z) {
+    static_cast<void>(z);
+    solve(Triangle::lower, r, work);
+  }
+  virtual void backward(const Vector& r, Vector& work, Vector& z) {
+    static_cast<void>(r);
+    solve(Triangle::upper, work, z);
+  }
+  /// Bytes forward() + backward() do not move against two separate solves (0 unless
+  /// passes are skipped), for the preconditioner's traffic model.
+  virtual double apply_bytes_saved() const { return 0.0; }
   /// Storage of the factor the solves read ("csr", or "sell" for SELL-32).
   virtual std::string layout() const { return "csr"; }
 };

@@ -37,7 +37,7 @@ class Preconditioner {
     (void)a;
     throw Error(name() + ": no numeric setup from values in the backend's memory");
   }
-  /// z = M^{-1} r
+  /// z = M^{-1} r (z and r distinct)
   virtual void apply(const backend::Vector& r, backend::Vector& z) = 0;
   /// Modeled bytes one apply() moves (for the GB/s column of the breakdown).
   virtual double bytes_per_apply() const = 0;

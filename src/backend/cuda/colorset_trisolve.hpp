@@ -7,6 +7,7 @@
 #include "backend/split_triangle.hpp"
 #include "kernels/cuda/colorset.hpp"
 #include "kernels/cuda/device_memory.hpp"
+#include "kernels/cuda/sell.hpp"
 
 #include <cuda_runtime.h>
 
@@ -39,7 +40,28 @@ class DeviceColorset {
   /// Solves (D + S) x = b. x may alias b.
   void solve(const double* b, double* x, cudaStream_t stream) const;
 
+  /// Both triangles of a pair in SELL: forward_pair / backward_pair apply.
+  static bool pair_fuses(const DeviceColorset& lower, const DeviceColorset& upper) {
+    return lower.sell_ && upper.sell_;
+  }
+  /// z = (L L^T)^{-1} b in two halves for lower = L and upper = L^T with pair_fuses
+  /// (kernels/cuda/sell.hpp, sell_llt_forward): equal bit for bit to lower.solve(b, y),
+  /// upper.solve(y, z), without the first color's forward and the last color's backward
+  /// pass. y and z must not alias b.
+  static void forward_pair(const DeviceColorset& lower, const DeviceColorset& upper,
+                           const double* b, double* y, double* z, cudaStream_t stream);
+  static void backward_pair(const DeviceColorset& lower, const DeviceColorset& upper,
+                            const double* b, const double* y, double* z, cudaStream_t stream);
+  /// Bytes the pair's halves do not move against two solve() calls, in the solves'
+  /// traffic model (precond/ic0.cpp): the rows of the two skipped passes, less the first
+  /// range's right-hand side and inverse diagonal read a second time by the backward half.
+  static double pair_bytes_saved(const DeviceColorset& lower);
+
  private:
+  template <typename V>
+  kernels::cuda::SellTriangle<V> sell_triangle(const V* values, const V* inverse) const {
+    return {{slice_ptr_.data(), col_idx_.data(), values}, inverse, &range_ptr_, &range_slice_};
+  }
   template <typename V>
   void solve_with(const V* values, const V* inverse, const double* b, double* x,
                   cudaStream_t stream) const;

@@ -111,6 +111,27 @@ class CudaIc0Factor final : public Ic0Factor {
   void solve(Triangle triangle, const Vector& b, Vector& x) override {
     (triangle == Triangle::lower ? lower_ : upper_).solve(cast(b).data(), cast(x).data(), stream_);
   }
+  // SELL in both triangles: the halves fold away two passes (DeviceColorset::forward_pair).
+  void forward(const Vector& r, Vector& work, Vector& z) override {
+    if (!DeviceColorset::pair_fuses(lower_, upper_)) {
+      Ic0Factor::forward(r, work, z);
+      return;
+    }
+    DeviceColorset::forward_pair(lower_, upper_, cast(r).data(), cast(work).data(),
+                                 cast(z).data(), stream_);
+  }
+  void backward(const Vector& r, Vector& work, Vector& z) override {
+    if (!DeviceColorset::pair_fuses(lower_, upper_)) {
+      Ic0Factor::backward(r, work, z);
+      return;
+    }
+    DeviceColorset::backward_pair(lower_, upper_, cast(r).data(), cast(work).data(),
+                                  cast(z).data(), stream_);
+  }
+  double apply_bytes_saved() const override {
+    return DeviceColorset::pair_fuses(lower_, upper_) ? DeviceColorset::pair_bytes_saved(lower_)
+                                                      : 0.0;
+  }
   std::string layout() const override { return lower_.layout(); }
 
  private:
