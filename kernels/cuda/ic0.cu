@@ -49,22 +49,12 @@ __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__
   values[diag] = sqrt(pivot);
 }
 
-__global__ void scale_rows_kernel(index_t rows, const index_t* __restrict__ row_ptr,
-                                  const double* __restrict__ row_scale,
-                                  double* __restrict__ values) {
+__global__ void ic0_row_scale(index_t rows, const index_t* __restrict__ diagonal_source,
+                              const double* __restrict__ a, double* __restrict__ row_scale,
+                              double* __restrict__ inverse_scale, int* failed_row) {
   const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= rows) return;
-  const double s = row_scale[i];
-  for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) values[k] *= s;
-}
-
-__global__ void ic0_row_scale(index_t rows, const index_t* __restrict__ row_ptr,
-                              const index_t* __restrict__ source, const double* __restrict__ a,
-                              double* __restrict__ row_scale, double* __restrict__ inverse_scale,
-                              int* failed_row) {
-  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
-  if (i >= rows) return;
-  const double d = a[source[row_ptr[i + 1] - 1]];
+  const double d = a[diagonal_source[i]];
   if (!(d > 0.0) || !isfinite(d)) {
     atomicMin(failed_row, static_cast<int>(i));
     return;
@@ -101,9 +91,12 @@ template <typename Out>
 __global__ void gather_inverse_unscaled_kernel(index_t n, const index_t* __restrict__ diagonal,
                                                const double* __restrict__ ls,
                                                const double* __restrict__ row_scale,
-                                               Out* __restrict__ out) {
+                                               Out* __restrict__ out, Out* __restrict__ out2) {
   const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
-  if (i < n) out[i] = static_cast<Out>(1.0 / __dmul_rn(ls[diagonal[i]], row_scale[i]));
+  if (i >= n) return;
+  const Out v = static_cast<Out>(1.0 / __dmul_rn(ls[diagonal[i]], row_scale[i]));
+  out[i] = v;
+  if (out2 != nullptr) out2[i] = v;
 }
 
 template <typename Out>
@@ -118,10 +111,11 @@ void launch_gather_unscaled(index_t n, const index_t* source, const double* ls,
 
 template <typename Out>
 void launch_gather_inverse_unscaled(index_t n, const index_t* diagonal, const double* ls,
-                                    const double* row_scale, Out* out, cudaStream_t stream) {
+                                    const double* row_scale, Out* out, Out* out2,
+                                    cudaStream_t stream) {
   if (n == 0) return;
   gather_inverse_unscaled_kernel<Out>
-      <<<blocks_for(n), kThreads, 0, stream>>>(n, diagonal, ls, row_scale, out);
+      <<<blocks_for(n), kThreads, 0, stream>>>(n, diagonal, ls, row_scale, out, out2);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
@@ -136,12 +130,13 @@ void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* 
 }
 
 void ic0_scale(CsrView<double> lower, index_t nnz, const index_t* entry_row,
-               const index_t* source, const double* a, double* scaled, double* row_scale,
-               double* inverse_scale, int* failed_row, cudaStream_t stream) {
+               const index_t* source, const index_t* diagonal_source, const double* a,
+               double* scaled, double* row_scale, double* inverse_scale, int* failed_row,
+               cudaStream_t stream) {
   PRISM_CUDA_CHECK(cudaMemsetAsync(failed_row, kNoFailedRowByte, sizeof(int), stream));
   if (lower.rows == 0) return;
   ic0_row_scale<<<blocks_for(lower.rows), kThreads, 0, stream>>>(
-      lower.rows, lower.row_ptr, source, a, row_scale, inverse_scale, failed_row);
+      lower.rows, diagonal_source, a, row_scale, inverse_scale, failed_row);
   PRISM_CUDA_CHECK_LAUNCH();
   // A bad row leaves its scale unset: the caller reads failed_row and stops first.
   if (nnz == 0) return;
@@ -159,12 +154,14 @@ void gather_unscaled(index_t n, const index_t* source, const double* ls, const i
   launch_gather_unscaled(n, source, ls, entry_row, row_scale, out, stream);
 }
 void gather_inverse_unscaled(index_t n, const index_t* diagonal, const double* ls,
-                             const double* row_scale, double* out, cudaStream_t stream) {
-  launch_gather_inverse_unscaled(n, diagonal, ls, row_scale, out, stream);
+                             const double* row_scale, double* out, double* out2,
+                             cudaStream_t stream) {
+  launch_gather_inverse_unscaled(n, diagonal, ls, row_scale, out, out2, stream);
 }
 void gather_inverse_unscaled(index_t n, const index_t* diagonal, const double* ls,
-                             const double* row_scale, float* out, cudaStream_t stream) {
-  launch_gather_inverse_unscaled(n, diagonal, ls, row_scale, out, stream);
+                             const double* row_scale, float* out, float* out2,
+                             cudaStream_t stream) {
+  launch_gather_inverse_unscaled(n, diagonal, ls, row_scale, out, out2, stream);
 }
 
 }  // namespace prism::kernels::cuda

@@ -24,12 +24,14 @@ void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* 
 /// The device twin of reference::ic0_scale: row_scale[i] = sqrt(a_ii), s_i =
 /// inverse_scale[i] = 1 / row_scale[i] and scaled[k] = a[source[k]] s_i s_j, one thread
 /// per entry (entry_row[k]: the row of entry k), in the reference's operation order, so
-/// bit for bit the same. `nnz`: the entries of `lower`. A row whose a_ii is not positive
-/// or not finite min-reduces its index into *failed_row (which the call sets to
-/// kNoFailedRow first).
+/// bit for bit the same. `nnz`: the entries of `lower`; diagonal_source[i] = the source
+/// of row i's diagonal entry (source[row_ptr[i + 1] - 1], composed once by the caller).
+/// A row whose a_ii is not positive or not finite min-reduces its index into
+/// *failed_row (which the call sets to kNoFailedRow first).
 void ic0_scale(CsrView<double> lower, index_t nnz, const index_t* entry_row,
-               const index_t* source, const double* a, double* scaled, double* row_scale,
-               double* inverse_scale, int* failed_row, cudaStream_t stream);
+               const index_t* source, const index_t* diagonal_source, const double* a,
+               double* scaled, double* row_scale, double* inverse_scale, int* failed_row,
+               cudaStream_t stream);
 
 /// The factor L = S^{-1} L_s laid out for a solve while it is gathered from L_s (the
 /// scaling fused into the layout pass): out[i] = ls[source[i]] * row_scale[entry_row[
@@ -41,10 +43,13 @@ void gather_unscaled(index_t n, const index_t* source, const double* ls, const i
                      const double* row_scale, float* out, cudaStream_t stream);
 
 /// The inverse diagonal of L: out[i] = 1 / (ls[diagonal[i]] * row_scale[i]) in double
-/// (then rounded by the float overload).
+/// (then rounded by the float overload), also into out2 unless it is null (the second
+/// triangle's copy, from the same pass).
 void gather_inverse_unscaled(index_t n, const index_t* diagonal, const double* ls,
-                             const double* row_scale, double* out, cudaStream_t stream);
+                             const double* row_scale, double* out, double* out2,
+                             cudaStream_t stream);
 void gather_inverse_unscaled(index_t n, const index_t* diagonal, const double* ls,
-                             const double* row_scale, float* out, cudaStream_t stream);
+                             const double* row_scale, float* out, float* out2,
+                             cudaStream_t stream);
 
 }  // namespace prism::kernels::cuda

@@ -22,52 +22,70 @@ __device__ __forceinline__ double warp_max(double v) {
   return v;
 }
 
-/// Per-block max |v| over a grid-stride range; a non-finite value counts as +inf and
-/// also min-reduces its index into *first_bad.
-__global__ void max_abs_partials(index_t n, const double* __restrict__ values,
-                                 double* __restrict__ partials, int* first_bad) {
+/// Block max over a kThreads block (every thread gets the result in thread 0 only).
+__device__ __forceinline__ double block_max(double m) {
   __shared__ double warp_results[kThreads / 32];
-  double m = 0.0;
+  m = warp_max(m);
+  if (threadIdx.x % 32 == 0) warp_results[threadIdx.x / 32] = m;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    m = threadIdx.x < kThreads / 32 ? warp_results[threadIdx.x] : 0.0;
+    m = warp_max(m);
+  }
+  return m;
+}
+
+/// One pass over the values: a non-finite value min-reduces its index into *first_bad;
+/// per block, max |v| into max_abs and max |v - v_mirror| into max_diff (+inf for a
+/// diagonal entry that is not positive: it needs the exact pass too).
+__global__ void check_partials(index_t n, const double* __restrict__ values,
+                               const index_t* __restrict__ mirror,
+                               double* __restrict__ max_abs, double* __restrict__ max_diff,
+                               int* first_bad) {
+  double a = 0.0, d = 0.0;
   for (index_t k = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x; k < n;
        k += static_cast<index_t>(gridDim.x) * kThreads) {
     const double v = values[k];
     if (!isfinite(v)) {
       atomicMin(first_bad, static_cast<int>(k));
-      m = CUDART_INF;
-    } else {
-      m = fmax(m, fabs(v));
+      continue;
     }
+    a = fmax(a, fabs(v));
+    const index_t m = mirror[k];
+    d = fmax(d, m == k ? (v > 0.0 ? 0.0 : CUDART_INF) : fabs(v - values[m]));
   }
-  m = warp_max(m);
-  if (threadIdx.x % 32 == 0) warp_results[threadIdx.x / 32] = m;
+  a = block_max(a);
+  if (threadIdx.x == 0) max_abs[blockIdx.x] = a;
+  __syncthreads();  // block_max's shared slots are reused
+  d = block_max(d);
+  if (threadIdx.x == 0) max_diff[blockIdx.x] = d;
+}
+
+/// scratch[0] = tolerance = kSymmetryTolerance * max|v|; scratch[1] = 1 when some entry
+/// may break the rule (max difference above the tolerance, or a bad diagonal), else 0.
+__global__ void check_verdict(const double* __restrict__ max_abs,
+                              const double* __restrict__ max_diff, int count, double* scratch) {
+  double a = 0.0, d = 0.0;
+  for (int i = threadIdx.x; i < count; i += kThreads) {
+    a = fmax(a, max_abs[i]);
+    d = fmax(d, max_diff[i]);
+  }
+  a = block_max(a);
   __syncthreads();
-  if (threadIdx.x < 32) {
-    m = threadIdx.x < kThreads / 32 ? warp_results[threadIdx.x] : 0.0;
-    m = warp_max(m);
-    if (threadIdx.x == 0) partials[blockIdx.x] = m;
+  d = block_max(d);
+  if (threadIdx.x == 0) {
+    const double tolerance = kSymmetryTolerance * a;
+    scratch[0] = tolerance;
+    scratch[1] = d > tolerance ? 1.0 : 0.0;
   }
 }
 
-/// scratch[0] = tolerance = kSymmetryTolerance * max(partials)
-__global__ void tolerance_from_partials(const double* __restrict__ partials, int count,
-                                        double* scratch) {
-  __shared__ double warp_results[kThreads / 32];
-  double m = 0.0;
-  for (int i = threadIdx.x; i < count; i += kThreads) m = fmax(m, partials[i]);
-  m = warp_max(m);
-  if (threadIdx.x % 32 == 0) warp_results[threadIdx.x / 32] = m;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    m = threadIdx.x < kThreads / 32 ? warp_results[threadIdx.x] : 0.0;
-    m = warp_max(m);
-    if (threadIdx.x == 0) scratch[0] = kSymmetryTolerance * m;
-  }
-}
-
+/// The exact rule, only when check_verdict found a suspect and no value is non-finite
+/// (that one is the verdict): the smallest offending index.
 __global__ void symmetry_check(index_t n, const double* __restrict__ values,
                                const index_t* __restrict__ mirror,
                                const double* __restrict__ scratch, int* first_bad) {
-  if (*first_bad != kNoBadEntry) return;  // a non-finite value was found: it is the verdict
+  if (*first_bad != kNoBadEntry || scratch[1] == 0.0) return;
   const double tolerance = scratch[0];
   for (index_t k = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x; k < n;
        k += static_cast<index_t>(gridDim.x) * kThreads) {
@@ -92,13 +110,14 @@ __global__ void invert_positive_kernel(index_t n, double* __restrict__ x, int* f
 }  // namespace
 
 void first_bad_value(index_t n, const double* values, const index_t* mirror, double* partials,
-                     double* scratch, int* first_bad, cudaStream_t stream) {
+                     double* partials2, double* scratch, int* first_bad, cudaStream_t stream) {
   PRISM_CUDA_CHECK(cudaMemsetAsync(first_bad, 0x7f, sizeof(int), stream));
   if (n == 0) return;
   const int blocks = std::min(blocks_for(n), kReductionBlocks);
-  max_abs_partials<<<blocks, kThreads, 0, stream>>>(n, values, partials, first_bad);
+  check_partials<<<blocks, kThreads, 0, stream>>>(n, values, mirror, partials, partials2,
+                                                  first_bad);
   PRISM_CUDA_CHECK_LAUNCH();
-  tolerance_from_partials<<<1, kThreads, 0, stream>>>(partials, blocks, scratch);
+  check_verdict<<<1, kThreads, 0, stream>>>(partials, partials2, blocks, scratch);
   PRISM_CUDA_CHECK_LAUNCH();
   symmetry_check<<<blocks, kThreads, 0, stream>>>(n, values, mirror, scratch, first_bad);
   PRISM_CUDA_CHECK_LAUNCH();

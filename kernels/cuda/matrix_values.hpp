@@ -12,11 +12,13 @@ namespace prism::kernels::cuda {
 /// The value of *first_bad when nothing was found (larger than any index prism accepts).
 inline constexpr int kNoBadEntry = 0x7f7f7f7f;
 
-/// *first_bad = reference::first_bad_value(n, values, mirror) (kNoBadEntry for -1):
-/// a pass for max|v| and non-finite values, then one for the diagonal and symmetry rule.
-/// `partials`: kReductionBlocks doubles (blas1.hpp) of workspace; `scratch`: 2 doubles.
+/// *first_bad = reference::first_bad_value(n, values, mirror) (kNoBadEntry for -1).
+/// One pass finds non-finite values, max|v| and the largest |v - v_mirror| (a bad diagonal
+/// counts as infinite); only when that exceeds the tolerance does a second pass look for
+/// the smallest offending index (valid values cost one pass).
+/// `partials`, `partials2`: kReductionBlocks doubles each (blas1.hpp); `scratch`: 2 doubles.
 void first_bad_value(index_t n, const double* values, const index_t* mirror, double* partials,
-                     double* scratch, int* first_bad, cudaStream_t stream);
+                     double* partials2, double* scratch, int* first_bad, cudaStream_t stream);
 
 /// x_i = 1 / x_i where x_i is positive and finite; *first_bad = the smallest i where it is
 /// not (kNoBadEntry when none).

@@ -669,6 +669,7 @@ TEST_F(CudaBackendTest, ValueChecksAreEquivalentToReference) {
           Plant{{mid, a.values[mid] + 1e-3}},
           Plant{{late, std::numeric_limits<double>::infinity()}, {diag, -2.0}},
           Plant{{mid, a.values[mid] + 1e-3}, {late, a.values[late] + 1e-3}},
+          Plant{{late, -1.0}, {mid, a.values[mid] + 1e-3}},
           Plant{{mid, a.values[mid] * (1.0 + 1e-15)}}}) {
       std::vector<double> v = a.values;
       for (const auto& [k, value] : plant) v[k] = value;

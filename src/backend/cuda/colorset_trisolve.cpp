@@ -78,17 +78,28 @@ void DeviceColorset::upload(const SplitTriangle& split, cudaStream_t stream) {
 }
 
 void DeviceColorset::gather(const double* ls, const index_t* entry_row, const double* row_scale,
-                            const index_t* diagonal_source, cudaStream_t stream) {
+                            cudaStream_t stream) {
   namespace k = kernels::cuda;
   const auto stored = static_cast<index_t>(host_source_.size());
   if (precision_ == Precision::mixed) {
     k::gather_unscaled(stored, factor_source_.data(), ls, entry_row, row_scale, values32_.data(),
                        stream);
-    k::gather_inverse_unscaled(rows_, diagonal_source, ls, row_scale, inverse32_.data(), stream);
   } else {
     k::gather_unscaled(stored, factor_source_.data(), ls, entry_row, row_scale, values_.data(),
                        stream);
-    k::gather_inverse_unscaled(rows_, diagonal_source, ls, row_scale, inverse_.data(), stream);
+  }
+}
+
+void DeviceColorset::gather_inverse(DeviceColorset& lower, DeviceColorset& upper,
+                                    const double* ls, const index_t* diagonal_source,
+                                    const double* row_scale, cudaStream_t stream) {
+  namespace k = kernels::cuda;
+  if (lower.precision_ == Precision::mixed) {
+    k::gather_inverse_unscaled(lower.rows_, diagonal_source, ls, row_scale,
+                               lower.inverse32_.data(), upper.inverse32_.data(), stream);
+  } else {
+    k::gather_inverse_unscaled(lower.rows_, diagonal_source, ls, row_scale, lower.inverse_.data(),
+                               upper.inverse_.data(), stream);
   }
 }
 

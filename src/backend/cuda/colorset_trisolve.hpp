@@ -34,9 +34,14 @@ class DeviceColorset {
   void upload(const SplitTriangle& split, cudaStream_t stream);
   /// Values from a scaled factor L_s on the device (L = S^{-1} L_s, undone on the fly:
   /// entry k of L_s, in row entry_row[k], times row_scale[entry_row[k]]): the strict
-  /// entries through strict_to_factor, the inverse diagonal 1 / L[diagonal_source[i]].
+  /// entries through strict_to_factor.
   void gather(const double* ls, const index_t* entry_row, const double* row_scale,
-              const index_t* diagonal_source, cudaStream_t stream);
+              cudaStream_t stream);
+  /// The inverse diagonal 1 / L[diagonal_source[i]] of both triangles of a pair (the same
+  /// values; each triangle keeps its copy), in one pass.
+  static void gather_inverse(DeviceColorset& lower, DeviceColorset& upper, const double* ls,
+                             const index_t* diagonal_source, const double* row_scale,
+                             cudaStream_t stream);
   /// Solves (D + S) x = b. x may alias b.
   void solve(const double* b, double* x, cudaStream_t stream) const;
 

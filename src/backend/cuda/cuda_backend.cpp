@@ -399,7 +399,7 @@ class CudaBackend final : public Backend {
   }
   index_t first_bad_value(const double* values, const IndexMap& mirror) override {
     k::first_bad_value(mirror.size(), values, cast_map(mirror).data.data(), partials_.data(),
-                       check_scratch_.data(), flag_.data(), stream_.get());
+                       partials2_.data(), check_scratch_.data(), flag_.data(), stream_.get());
     return read_flag();
   }
   index_t invert_positive(Vector& x) override {

@@ -65,6 +65,9 @@ class CudaIc0Factor final : public Ic0Factor {
     if (from_values_.size() == 0) {
       host_from_values_ = compose_source(host_lower_source_, *a.source);
       from_values_ = kernels::cuda::upload_and_wait(host_from_values_, stream_);
+      std::vector<index_t> diagonal(static_cast<std::size_t>(rows_));
+      for (index_t i = 0; i < rows_; ++i) diagonal[i] = host_from_values_[host_row_ptr_[i + 1] - 1];
+      diagonal_from_values_ = kernels::cuda::upload_and_wait(diagonal, stream_);
     }
     host_scaled_.clear();
     source_values_ = a.values;
@@ -100,12 +103,11 @@ class CudaIc0Factor final : public Ic0Factor {
 
   void finish() override {
     // L = S^{-1} L_s is formed while the solves' layouts are gathered. Each triangle
-    // keeps its own copy of the inverse diagonal: 8 (or 4) B per row buys solves that
-    // read only their own arrays.
-    for (DeviceColorset* t : {&lower_, &upper_}) {
-      t->gather(l_values_.data(), entry_row_.data(), row_scale_.data(), diagonal_source_.data(),
-                stream_);
-    }
+    // keeps its own copy of the inverse diagonal (one pass writes both).
+    lower_.gather(l_values_.data(), entry_row_.data(), row_scale_.data(), stream_);
+    upper_.gather(l_values_.data(), entry_row_.data(), row_scale_.data(), stream_);
+    DeviceColorset::gather_inverse(lower_, upper_, l_values_.data(), diagonal_source_.data(),
+                                   row_scale_.data(), stream_);
   }
 
   void solve(Triangle triangle, const Vector& b, Vector& x) override {
@@ -147,7 +149,8 @@ class CudaIc0Factor final : public Ic0Factor {
   }
   void fill_from_values() {
     kernels::cuda::ic0_scale(pattern(), static_cast<index_t>(l_values_.size()), entry_row_.data(),
-                             from_values_.data(), source_values_, l_values_.data(),
+                             from_values_.data(), diagonal_from_values_.data(), source_values_,
+                             l_values_.data(),
                              row_scale_.data(), inverse_scale_.data(), flags_.data() + 1, stream_);
     fresh_ = true;
   }
@@ -164,6 +167,7 @@ class CudaIc0Factor final : public Ic0Factor {
   std::vector<index_t> host_lower_source_;
   std::vector<index_t> host_from_values_;  // lower entry k reads values[...[k]]
   DeviceBuffer<index_t> l_row_ptr_, l_col_idx_, from_values_;
+  DeviceBuffer<index_t> diagonal_from_values_;  // from_values_ of each row's diagonal
   DeviceBuffer<double> l_values_;
   std::vector<double> host_scaled_;        // load(host): kept for a retry
   const double* source_values_ = nullptr;  // load(SourceValues): read again on a retry
