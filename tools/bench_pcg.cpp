@@ -225,6 +225,7 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
             cudaSuccess) {
       throw prism::BackendError("bench_pcg: cannot place the values in device memory");
     }
+    cudaDeviceSynchronize();  // the pageable copy may still be in flight
     values = device_values;
   }
 #endif

@@ -50,7 +50,8 @@ class Solver {
   /// preconditioner factors in the backend (none, jacobi, and ic0 with its
   /// factorization in the backend: the default on the GPU for a color order);
   /// otherwise the values pass through the host once. The values are read before
-  /// this returns. Throws InvalidMatrixError (wrong count, memory the backend cannot
+  /// this returns. The solver works on its own stream: whatever writes `values` must
+  /// have finished (cuda: synchronize the writer's stream first). Throws InvalidMatrixError (wrong count, memory the backend cannot
   /// read, a bad value: the message names it as refactor() would).
   void refactor_on_backend(const double* values, std::size_t count);
 

@@ -225,8 +225,16 @@ class Backend {
   virtual std::unique_ptr<IndexMap> make_index_map(const std::vector<index_t>& indices) = 0;
   /// dst[k] = src[map[k]] for every k < map.size() (= dst.size()).
   virtual void gather(const double* src, const IndexMap& map, Vector& dst) = 0;
-  /// kernels::reference::first_bad_value over mirror.size() values; waits for it.
-  virtual index_t first_bad_value(const double* values, const IndexMap& mirror) = 0;
+  /// Queues kernels::reference::first_bad_value over mirror.size() values; other work may
+  /// be queued before its verdict is read with value_check_result().
+  virtual void queue_value_check(const double* values, const IndexMap& mirror) = 0;
+  /// The verdict of the last queued check (-1 when nothing is wrong); waits for it.
+  virtual index_t value_check_result() = 0;
+  /// The check, waited for.
+  index_t first_bad_value(const double* values, const IndexMap& mirror) {
+    queue_value_check(values, mirror);
+    return value_check_result();
+  }
   /// x = 1 / x; the first i with x_i not positive or not finite, -1 when none; waits.
   virtual index_t invert_positive(Vector& x) = 0;
   /// Copies `count` values from the backend's memory to the host; waits.

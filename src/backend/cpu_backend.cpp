@@ -324,9 +324,10 @@ class CpuBackend final : public Backend {
     check_map(map, dst, "gather");
     ref::gather(dst.size(), cast(map).data.data(), src, cast(dst).data.data());
   }
-  index_t first_bad_value(const double* values, const IndexMap& mirror) override {
-    return ref::first_bad_value(mirror.size(), values, cast(mirror).data.data());
+  void queue_value_check(const double* values, const IndexMap& mirror) override {
+    check_result_ = ref::first_bad_value(mirror.size(), values, cast(mirror).data.data());
   }
+  index_t value_check_result() override { return check_result_; }
   index_t invert_positive(Vector& x) override {
     return ref::invert_positive(x.size(), cast(x).data.data());
   }
@@ -420,6 +421,7 @@ class CpuBackend final : public Backend {
  private:
   ScalarValues s_{};
   CpuTimer timer_;
+  index_t check_result_ = -1;  // the last queue_value_check's verdict
 };
 
 }  // namespace

@@ -176,37 +176,46 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
                              " backend reads (for cuda: device or managed memory)");
   }
   s.ready = false;
+  s.setup = SetupReport{};
+  // The values check, the SpMV storage and the factorization are queued one after the
+  // other; the check's verdict is read at the end (or when the factorization fails), so
+  // the host waits once less. The timings are then the times to queue the check and
+  // the SpMV storage; factorization_seconds covers everything to the end of the work.
   auto t = std::chrono::steady_clock::now();
   if (!s.mirror_map) s.mirror_map = be.make_index_map(s.mirror);
-  if (be.first_bad_value(values, *s.mirror_map) >= 0) {
-    // The error path: the host check names the problem exactly as refactor() would.
+  be.queue_value_check(values, *s.mirror_map);
+  const auto reject_bad_values = [&] {
+    if (be.value_check_result() < 0) return;
+    // The host check names the problem exactly as refactor() would.
     CsrMatrix<double> a{s.ordered.rows, s.ordered.cols, s.row_ptr, s.col_idx, {}};
     be.copy_to_host(values, count, a.values);
     check_spd_candidate_values(a, s.mirror);
     throw InvalidMatrixError("refactor_on_backend: the values fail the symmetry check");
-  }
-  s.setup = SetupReport{};
+  };
   s.setup.check_seconds = seconds_since(t);
 
-  // Every consumer gathers straight from `values` through its own composed map. The
-  // SpMV storage is queued first, so it runs while the host waits for the factorization's
-  // verdict (upload_seconds is then the time to queue it; factorization_seconds covers
-  // both, to the end of the work).
+  // Every consumer gathers straight from `values` through its own composed map.
   const backend::SourceValues source{values, &s.value_source};
   t = std::chrono::steady_clock::now();
   s.device_matrix->update_values(source);
   s.setup.upload_seconds = seconds_since(t);
   t = std::chrono::steady_clock::now();
-  if (s.preconditioner->factorizes_in_backend()) {
-    s.preconditioner->factorize(source);
-  } else {
-    std::vector<double> host_values;
-    be.copy_to_host(values, count, host_values);
-    for (std::size_t k = 0; k < s.value_source.size(); ++k) {
-      s.ordered.values[k] = host_values[s.value_source[k]];
+  try {
+    if (s.preconditioner->factorizes_in_backend()) {
+      s.preconditioner->factorize(source);
+    } else {
+      std::vector<double> host_values;
+      be.copy_to_host(values, count, host_values);
+      for (std::size_t k = 0; k < s.value_source.size(); ++k) {
+        s.ordered.values[k] = host_values[s.value_source[k]];
+      }
+      s.preconditioner->factorize(s.ordered);
     }
-    s.preconditioner->factorize(s.ordered);
+  } catch (const Error&) {
+    reject_bad_values();  // bad values explain the failure: say so, as refactor() does
+    throw;
   }
+  reject_bad_values();
   be.synchronize();
   s.setup.factorization_seconds = seconds_since(t);
   s.factorization = s.preconditioner->factorization_report();

@@ -38,6 +38,9 @@ class DeviceValues {
               cudaSuccess);
     EXPECT_EQ(cudaMemcpy(data_, v.data(), size_ * sizeof(double), cudaMemcpyHostToDevice),
               cudaSuccess);
+    // From pageable memory cudaMemcpy may return before the copy lands, and the solver's
+    // stream does not wait for the default stream: the caller's duty, as for any writer.
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   }
   ~DeviceValues() { cudaFree(data_); }
   DeviceValues(const DeviceValues&) = delete;
@@ -741,6 +744,27 @@ TEST(GpuSolveRefactor, OnBackendEqualsRefactor) {
     // Host memory is refused with a clear error, not a fault.
     EXPECT_THROW(device.refactor_on_backend(a2.values.data(), a2.values.size()),
                  prism::InvalidMatrixError);
+    // Bad values (the check's verdict is read after the factorization was queued, or
+    // when it fails): the message of refactor().
+    for (const auto& [entry, value] : std::vector<std::pair<index_t, double>>{
+             {a.row_ptr[3], std::nan("")}, {a.row_ptr[3], 1.5 * a2.values[a.row_ptr[3]]}}) {
+      CsrMatrix<double> bad = a2;
+      bad.values[entry] = value;
+      std::string expected = "no error", got = "no error";
+      try {
+        host.refactor(bad);
+      } catch (const prism::InvalidMatrixError& e) {
+        expected = e.what();
+      }
+      const DeviceValues bad_values(bad.values);
+      try {
+        device.refactor_on_backend(bad_values.data(), bad_values.size());
+      } catch (const prism::InvalidMatrixError& e) {
+        got = e.what();
+      }
+      EXPECT_NE(expected, "no error");
+      EXPECT_EQ(got, expected);
+    }
   }
 }
 

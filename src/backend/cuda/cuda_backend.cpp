@@ -397,14 +397,15 @@ class CudaBackend final : public Backend {
     }
     k::gather_values(dst.size(), cast_map(map).data.data(), src, cast(dst).data(), stream_.get());
   }
-  index_t first_bad_value(const double* values, const IndexMap& mirror) override {
+  void queue_value_check(const double* values, const IndexMap& mirror) override {
     k::first_bad_value(mirror.size(), values, cast_map(mirror).data.data(), partials_.data(),
-                       partials2_.data(), check_scratch_.data(), flag_.data(), stream_.get());
-    return read_flag();
+                       partials2_.data(), check_scratch_.data(), check_flag_.data(),
+                       stream_.get());
   }
+  index_t value_check_result() override { return read_flag(check_flag_); }
   index_t invert_positive(Vector& x) override {
     k::invert_positive(x.size(), cast(x).data(), flag_.data(), stream_.get());
-    return read_flag();
+    return read_flag(flag_);
   }
   void copy_to_host(const double* src, std::size_t count, std::vector<double>& dst) override {
     dst.resize(count);
@@ -528,8 +529,8 @@ class CudaBackend final : public Backend {
 
  private:
   /// The verdict of a check kernel: the index it found, -1 for kNoBadEntry.
-  index_t read_flag() {
-    PRISM_CUDA_CHECK(cudaMemcpyAsync(host_flag_.data(), flag_.data(), sizeof(int),
+  index_t read_flag(const DeviceBuffer<int>& flag) {
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(host_flag_.data(), flag.data(), sizeof(int),
                                      cudaMemcpyDeviceToHost, stream_.get()));
     PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
     const int found = host_flag_.data()[0];
@@ -567,6 +568,7 @@ class CudaBackend final : public Backend {
   Event scalars_ready_;
   DeviceBuffer<double> check_scratch_{2};
   DeviceBuffer<int> flag_{1};
+  DeviceBuffer<int> check_flag_{1};  // queue_value_check's, kept while other checks run
   PinnedBuffer<int> host_flag_{1};
   CudaTimer timer_;
   std::string device_name_;
