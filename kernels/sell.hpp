@@ -25,6 +25,15 @@ inline constexpr int kSellSlice = 32;
 /// so it still wins with half again as many bytes; beyond that, CSR.
 inline constexpr double kSellAutoMaxPadding = 1.5;
 
+/// The automatic color-set layout also needs large blocks: SELL runs one thread per row,
+/// so a block of fewer rows than this fraction of the GPU's resident threads leaves the
+/// launch latency-bound, where the CSR kernel's several threads per row keep more loads
+/// in flight. On an H200 (270k resident threads), 27-point Poisson with 8 colors: CSR
+/// ahead at 8k rows per color (61 vs 120 us per preconditioner apply) and 33k (125 vs
+/// 158), SELL ahead at 125k (191 vs 331) and on every problem with 131k rows per color
+/// or more (7-point Poisson 2D/3D, G3_circuit).
+inline constexpr double kSellAutoMinBlockFraction = 0.25;
+
 /// The layout only (pattern and where each value comes from), built once per pattern.
 struct SellLayout {
   index_t rows = 0;

@@ -6,4 +6,8 @@ namespace prism::kernels::cuda {
 /// Number of usable CUDA devices; 0 when there is no device or no driver.
 int device_count() noexcept;
 
+/// Threads the current device keeps resident at once (multiprocessors x threads per
+/// multiprocessor; 270,336 on an H200), 0 when it cannot be queried.
+int resident_threads() noexcept;
+
 }  // namespace prism::kernels::cuda

@@ -49,6 +49,71 @@ __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__
   values[diag] = sqrt(pivot);
 }
 
+/// One warp per row, for long rows: the entries p of row i in order, as ic0_rows; for
+/// each, the lanes take 32 of row i's entries before p at a time and look their columns
+/// up in row k (binary search), and every lane subtracts the products of the matches in
+/// column order from its copy of the sum, as the reference does, so the factor is the
+/// same bit for bit. Lane 0 stores; __syncwarp makes the store visible to the warp.
+__global__ void __launch_bounds__(kThreads)
+    ic0_rows_warp(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
+                  const index_t* __restrict__ col_idx, double* values, double shift,
+                  int* failed_row) {
+  constexpr unsigned kAll = 0xffffffffu;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const index_t i =
+      begin + static_cast<index_t>((static_cast<long long>(blockIdx.x) * kThreads + threadIdx.x) / 32);
+  if (i >= end) return;  // the whole warp
+  const index_t first = row_ptr[i], diag = row_ptr[i + 1] - 1;
+  for (index_t p = first; p < diag; ++p) {
+    const index_t k = col_idx[p];
+    const index_t k_first = row_ptr[k], k_diag = row_ptr[k + 1] - 1;
+    double sum = values[p];
+    for (index_t a0 = first; a0 < p; a0 += 32) {
+      const index_t a = a0 + lane;
+      double product = 0.0;
+      bool match = false;
+      if (a < p) {
+        const index_t c = col_idx[a];
+        index_t lo = k_first, hi = k_diag;
+        while (lo < hi) {
+          const index_t mid = lo + (hi - lo) / 2;
+          if (col_idx[mid] < c) {
+            lo = mid + 1;
+          } else {
+            hi = mid;
+          }
+        }
+        if (lo < k_diag && col_idx[lo] == c) {
+          match = true;
+          product = __dmul_rn(values[a], values[lo]);
+        }
+      }
+      for (unsigned m = __ballot_sync(kAll, match); m != 0; m &= m - 1) {
+        sum = __dsub_rn(sum, __shfl_sync(kAll, product, __ffs(m) - 1));
+      }
+    }
+    const double l = sum / values[k_diag];
+    if (lane == 0) values[p] = l;
+    __syncwarp();
+  }
+  // l_ii = sqrt(a_ii + shift - sum_{j<i} l_ij^2), the squares subtracted in order
+  double pivot = values[diag] + shift;
+  for (index_t a0 = first; a0 < diag; a0 += 32) {
+    const index_t a = a0 + lane;
+    const double square = a < diag ? __dmul_rn(values[a], values[a]) : 0.0;
+    for (unsigned m = __ballot_sync(kAll, a < diag); m != 0; m &= m - 1) {
+      pivot = __dsub_rn(pivot, __shfl_sync(kAll, square, __ffs(m) - 1));
+    }
+  }
+  if (lane != 0) return;
+  if (!(pivot > 0.0) || !isfinite(pivot)) {
+    values[diag] = pivot;
+    atomicMin(failed_row, static_cast<int>(i));
+    return;
+  }
+  values[diag] = sqrt(pivot);
+}
+
 __global__ void ic0_row_scale(index_t rows, const index_t* __restrict__ diagonal_source,
                               const double* __restrict__ a, double* __restrict__ row_scale,
                               double* __restrict__ inverse_scale, int* failed_row) {
@@ -122,10 +187,15 @@ void launch_gather_inverse_unscaled(index_t n, const index_t* diagonal, const do
 }  // namespace
 
 void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* values,
-                     double shift, int* failed_row, cudaStream_t stream) {
+                     double shift, int* failed_row, cudaStream_t stream, bool warp_per_row) {
   if (end <= begin) return;
-  ic0_rows<<<blocks_for(end - begin), kThreads, 0, stream>>>(
-      begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row);
+  if (warp_per_row) {
+    ic0_rows_warp<<<blocks_for(32LL * (end - begin)), kThreads, 0, stream>>>(
+        begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row);
+  } else {
+    ic0_rows<<<blocks_for(end - begin), kThreads, 0, stream>>>(
+        begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row);
+  }
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

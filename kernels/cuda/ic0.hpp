@@ -18,8 +18,20 @@ inline constexpr int kNoFailedRow = 0x7f7f7f7f;
 /// Factors rows [begin, end) of `lower` (diagonal last; values in `values`, tril(A) in,
 /// L out) with the diagonal shifted by `shift`. A row whose pivot is <= 0 or not finite
 /// min-reduces its index into *failed_row and leaves the pivot in its diagonal slot.
+/// One thread per row walks its row and merges it with each row it reads: about m^2
+/// dependent steps for m entries. With warp_per_row one warp takes a row and looks up
+/// 32 entries at once (binary search, ordered shuffles): about m (log m + 32) cheap
+/// steps, the faster choice for long rows (ic0_warp_per_row) even though it uses 32
+/// times the threads. Both give the reference factor bit for bit.
 void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* values,
-                     double shift, int* failed_row, cudaStream_t stream);
+                     double shift, int* failed_row, cudaStream_t stream,
+                     bool warp_per_row = false);
+
+/// The choice of ic0_factor_rows for a block whose longest row has `entries` entries
+/// left of the diagonal: a warp per row from 16 on, where the m^2 dependent loads of
+/// the one-thread merge (about 30 cycles each) outweigh the warp's m (log m + 32)
+/// shuffle-bound steps (the two meet near m = 11-16 in that count).
+inline bool ic0_warp_per_row(index_t entries) { return entries >= 16; }
 
 /// The device twin of reference::ic0_scale: row_scale[i] = sqrt(a_ii), s_i =
 /// inverse_scale[i] = 1 / row_scale[i] and scaled[k] = a[source[k]] s_i s_j, one thread

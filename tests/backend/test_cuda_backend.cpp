@@ -10,6 +10,12 @@
 #include "backend/cpu_backend.hpp"
 #include "common/gpu.hpp"
 #include "common/test_matrices.hpp"
+#include "kernels/colorset.hpp"
+#include "kernels/cuda/device_info.hpp"
+#include "kernels/cuda/device_memory.hpp"
+#include "kernels/cuda/ic0.hpp"
+#include "kernels/ic0.hpp"
+#include "kernels/sell.hpp"
 #include "precond/ic0_factor.hpp"
 
 #include <cuda_runtime.h>
@@ -257,20 +263,25 @@ TEST_F(CudaBackendTest, AutoLayoutsPickSellUnlessPaddingIsLarge) {
   EXPECT_EQ(gpu->make_matrix(prism::csr_from_triplets(n, n, t), prism::SpmvAlgorithm::automatic)
                 ->algorithm(),
             "cusparse");
-  // Color-set solves: SELL on a colored factor; CSR where the independent blocks are
-  // tiny (a natural order: one partial slice per block).
-  const CsrMatrix<double> colored =
-      prism::permute_symmetric(p, prism::color_matrix(p, prism::VertexOrder::natural).permutation);
-  prism::precond::Ic0Pattern fc(colored), fn(p);
-  fc.factorize(colored, {});
-  fn.factorize(p, {});
+  // Color-set solves: SELL on a colored factor whose colors fill a quarter of the GPU's
+  // resident threads (131k rows per color); CSR where the blocks are smaller (4k rows
+  // per color; a natural order: one partial slice per block).
+  const auto colored = [](const CsrMatrix<double>& a) {
+    return prism::permute_symmetric(
+        a, prism::color_matrix(a, prism::VertexOrder::natural).permutation);
+  };
+  const CsrMatrix<double> large = colored(prism::poisson3d(64, 64, 64));
+  ASSERT_GE(large.rows / 2, prism::kernels::kSellAutoMinBlockFraction *
+                                prism::kernels::cuda::resident_threads());
   const auto lower = prism::backend::Triangle::lower;
-  EXPECT_EQ(gpu->make_triangular_solver(fc.lower(), lower, {prism::TrisolveAlgorithm::colorset})
-                ->layout(),
-            "sell");
-  EXPECT_EQ(gpu->make_triangular_solver(fn.lower(), lower, {prism::TrisolveAlgorithm::colorset})
-                ->layout(),
-            "csr");
+  for (const auto& [a, expected] : std::vector<std::pair<CsrMatrix<double>, std::string>>{
+           {large, "sell"}, {colored(p), "csr"}, {p, "csr"}}) {
+    prism::precond::Ic0Pattern f(a);
+    f.factorize(a, {});
+    EXPECT_EQ(gpu->make_triangular_solver(f.lower(), lower, {prism::TrisolveAlgorithm::colorset})
+                  ->layout(),
+              expected);
+  }
 }
 
 TEST_F(CudaBackendTest, CusparseTriangularSolvesAreEquivalentToReference) {
@@ -447,6 +458,103 @@ TEST_F(CudaBackendTest, DeviceIc0FactorIsEquivalentToReference) {
           for (double v : xc) scale = std::max(scale, std::abs(v));
           EXPECT_LE(max_abs_diff(host(*gpu, *x.g), xc), 1e-12 * scale);
         }
+      }
+    }
+  }
+}
+
+/// A random SPD band matrix: row i couples to about half of the columns within
+/// `band`, weights in (0, 1), the diagonal `dominance` times the row's sum (an
+/// indefinite IC(0) below 1 is likely).
+CsrMatrix<double> random_band(index_t n, index_t band, double dominance, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<prism::Triplet> t;
+  std::vector<double> row_sum(static_cast<std::size_t>(n), 0.0);
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t j = std::max<index_t>(0, i - band); j < i; ++j) {
+      if (u(rng) < 0.5) continue;
+      const double v = -u(rng);
+      t.push_back({i, j, v});
+      t.push_back({j, i, v});
+      row_sum[i] -= v;
+      row_sum[j] -= v;
+    }
+  }
+  for (index_t i = 0; i < n; ++i) t.push_back({i, i, dominance * row_sum[i] + 1e-3});
+  return prism::csr_from_triplets(n, n, std::move(t));
+}
+
+// The GPU factorization kernels, one thread and one warp per row, against the reference
+// factorization bit for bit, block by block as the engine runs them: short rows
+// (Poisson), rows longer than a warp's 32 (band), one row per block (natural order), and
+// breakdowns (the same first failed row).
+TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
+  namespace kc = prism::kernels::cuda;
+  const auto colored = [](const CsrMatrix<double>& a) {
+    return prism::permute_symmetric(
+        a, prism::color_matrix(a, prism::VertexOrder::natural).permutation);
+  };
+  const CsrMatrix<double> band = random_band(1000, 90, 1.0, 7);
+  std::vector<std::pair<std::string, CsrMatrix<double>>> matrices{
+      {"n1", prism::poisson2d(1, 1)},
+      {"poisson3d27", colored(prism::poisson3d(13, 11, 9, 27))},
+      {"band", colored(band)},
+      {"band natural", band},
+      {"band indefinite", colored(random_band(777, 70, 0.3, 8))},
+      {"bcsstk08",
+       colored(prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx"))}};
+  for (const auto& [name, a] : matrices) {
+    prism::precond::Ic0Pattern pattern(a);
+    const CsrMatrix<double>& lower = pattern.lower();
+    const prism::kernels::CsrView<double> view{lower.rows, lower.cols, lower.row_ptr.data(),
+                                               lower.col_idx.data(), nullptr};
+    std::vector<double> scaled(lower.col_idx.size()), row_scale(a.rows);
+    ASSERT_TRUE(prism::kernels::reference::ic0_scale(view, pattern.lower_source().data(),
+                                                     a.values.data(), scaled.data(),
+                                                     row_scale.data())
+                    .ok());
+    // The blocks of the strict lower triangle, as the engine's.
+    CsrMatrix<double> strict{lower.rows, lower.cols, {0}, {}, {}};
+    index_t longest = 0;
+    for (index_t i = 0; i < lower.rows; ++i) {
+      for (index_t k = lower.row_ptr[i]; k + 1 < lower.row_ptr[i + 1]; ++k) {
+        strict.col_idx.push_back(lower.col_idx[k]);
+      }
+      strict.row_ptr.push_back(static_cast<index_t>(strict.col_idx.size()));
+      longest = std::max(longest, lower.row_ptr[i + 1] - lower.row_ptr[i] - 1);
+    }
+    const std::vector<index_t> blocks = prism::kernels::independent_blocks(
+        {strict.rows, strict.cols, strict.row_ptr.data(), strict.col_idx.data(), nullptr}, true);
+    for (double shift : {0.0, 0.5}) {
+      std::vector<double> expected = scaled;
+      const prism::kernels::Ic0Status status =
+          prism::kernels::reference::ic0_factorize(view, expected.data(), shift);
+      const index_t good_rows = status.ok() ? a.rows : status.failed_row;
+      for (bool warp : {false, true}) {
+        SCOPED_TRACE(name + ", longest row " + std::to_string(longest) + ", shift " +
+                     std::to_string(shift) + (warp ? ", warp per row" : ", thread per row"));
+        auto row_ptr = kc::upload_and_wait(lower.row_ptr, nullptr);
+        auto col_idx = kc::upload_and_wait(lower.col_idx, nullptr);
+        auto values = kc::upload_and_wait(scaled, nullptr);
+        auto failed = kc::upload_and_wait(std::vector<int>{kc::kNoFailedRow}, nullptr);
+        const prism::kernels::CsrView<double> device{lower.rows, lower.cols, row_ptr.data(),
+                                                     col_idx.data(), nullptr};
+        for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
+          kc::ic0_factor_rows(blocks[b], blocks[b + 1], device, values.data(), shift,
+                              failed.data(), nullptr, warp);
+        }
+        std::vector<double> got(scaled.size());
+        int failed_row = 0;
+        ASSERT_EQ(cudaMemcpy(got.data(), values.data(), got.size() * sizeof(double),
+                             cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(&failed_row, failed.data(), sizeof(int), cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        EXPECT_EQ(failed_row, status.ok() ? kc::kNoFailedRow : status.failed_row);
+        // Rows before a breakdown (all rows without one): the same bits.
+        const auto end = static_cast<std::size_t>(lower.row_ptr[good_rows]);
+        EXPECT_TRUE(std::equal(got.begin(), got.begin() + end, expected.begin()));
       }
     }
   }

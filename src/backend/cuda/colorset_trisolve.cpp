@@ -2,6 +2,7 @@
 
 #include "backend/cuda/cuda_vector.hpp"
 #include "kernels/cuda/blas1.hpp"
+#include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/ic0.hpp"
 #include "kernels/cuda/sell.hpp"
 #include "kernels/sell.hpp"
@@ -20,7 +21,13 @@ DeviceColorset::DeviceColorset(const SplitTriangle& split,
   const kernels::CsrView<double> view{strict.rows, strict.cols, strict.row_ptr.data(),
                                       strict.col_idx.data(), nullptr};
   std::vector<index_t> source;  // stored entry <- strict CSR entry
-  if (layout != ColorsetLayout::csr) {
+  // auto: SELL for little padding and blocks large enough to fill the GPU with one
+  // thread per row (kernels/sell.hpp).
+  const std::size_t blocks = split.block_ptr().size() - 1;
+  const bool large_blocks =
+      blocks > 0 && static_cast<double>(rows_) / static_cast<double>(blocks) >=
+                        kernels::kSellAutoMinBlockFraction * kernels::cuda::resident_threads();
+  if (layout == ColorsetLayout::sell || (layout == ColorsetLayout::automatic && large_blocks)) {
     kernels::SellLayout sell = kernels::sell_layout(view, split.block_ptr());
     if (layout == ColorsetLayout::sell ||
         kernels::sell_padding(sell, strict.nnz()) <= kernels::kSellAutoMaxPadding) {

@@ -31,6 +31,13 @@ class CudaIc0Factor final : public Ic0Factor {
     // Rows of one block of the strict lower triangle never read each other: the
     // factorization runs block by block, like the forward solve.
     blocks_ = sl.block_ptr();
+    for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
+      index_t longest = 0;
+      for (index_t i = blocks_[b]; i < blocks_[b + 1]; ++i) {
+        longest = std::max(longest, lower.row_ptr[i + 1] - lower.row_ptr[i] - 1);
+      }
+      warp_per_row_.push_back(kernels::cuda::ic0_warp_per_row(longest));
+    }
     l_row_ptr_ = kernels::cuda::upload_and_wait(lower.row_ptr, stream);
     l_col_idx_ = kernels::cuda::upload_and_wait(lower.col_idx, stream);
     l_values_ = DeviceBuffer<double>(lower.col_idx.size());
@@ -81,7 +88,7 @@ class CudaIc0Factor final : public Ic0Factor {
                                      stream_));
     for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
       kernels::cuda::ic0_factor_rows(blocks_[b], blocks_[b + 1], pattern(), l_values_.data(),
-                                     shift, flags_.data(), stream_);
+                                     shift, flags_.data(), stream_, warp_per_row_[b]);
     }
     // One read back for both verdicts: the factorization's and the scaling's.
     PRISM_CUDA_CHECK(cudaMemcpyAsync(host_flags_.data(), flags_.data(), 2 * sizeof(int),
@@ -163,6 +170,7 @@ class CudaIc0Factor final : public Ic0Factor {
   cudaStream_t stream_;
   index_t rows_;
   std::vector<index_t> blocks_;
+  std::vector<bool> warp_per_row_;  // per block: kernels::cuda::ic0_warp_per_row
   std::vector<index_t> host_row_ptr_;
   std::vector<index_t> host_lower_source_;
   std::vector<index_t> host_from_values_;  // lower entry k reads values[...[k]]
