@@ -8,6 +8,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cmath>
+
 namespace prism::kernels::cuda {
 
 /// No failure recorded: the initial value of `failed_row`, which a byte-wise
@@ -21,17 +23,29 @@ inline constexpr int kNoFailedRow = 0x7f7f7f7f;
 /// One thread per row walks its row and merges it with each row it reads: about m^2
 /// dependent steps for m entries. With warp_per_row one warp takes a row and looks up
 /// 32 entries at once (binary search, ordered shuffles): about m (log m + 32) cheap
-/// steps, the faster choice for long rows (ic0_warp_per_row) even though it uses 32
-/// times the threads. Both give the reference factor bit for bit.
+/// steps, the faster choice for long rows in small blocks (ic0_warp_per_row). Both
+/// give the reference factor bit for bit.
 void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* values,
                      double shift, int* failed_row, cudaStream_t stream,
                      bool warp_per_row = false);
 
-/// The choice of ic0_factor_rows for a block whose longest row has `entries` entries
-/// left of the diagonal: a warp per row from 16 on, where the m^2 dependent loads of
-/// the one-thread merge (about 30 cycles each) outweigh the warp's m (log m + 32)
-/// shuffle-bound steps (the two meet near m = 11-16 in that count).
-inline bool ic0_warp_per_row(index_t entries) { return entries >= 16; }
+/// The choice of ic0_factor_rows for a block of `rows` rows whose longest row has m =
+/// `entries` entries left of the diagonal, on a GPU holding `resident` threads at once:
+/// a cost model in waves of resident threads times the steps of the longest row. One
+/// thread per row: m^2 merge steps, each a dependent load (~30 cycles); one warp per
+/// row: 32 times the threads, m (log2 m + 32) steps, mostly shuffles (~5 cycles, so a
+/// sixth of the weight). On an H200 the warp kernel took bcsstk13's set-up from 232 to
+/// 50 ms (blocks of ~50 rows, m up to 80); on 27-point Poisson 100^3 (125k rows per
+/// color, m = 26), where one thread per row already fills the GPU, warps in the last
+/// four colors made refactor_on_backend 3.1 ms against 2.3 ms with threads.
+inline bool ic0_warp_per_row(index_t entries, index_t rows, int resident) {
+  if (entries < 2 || rows <= 0 || resident <= 0) return false;
+  const double m = static_cast<double>(entries);
+  const double r = static_cast<double>(resident);
+  const double thread_waves = std::ceil(static_cast<double>(rows) / r);
+  const double warp_waves = std::ceil(32.0 * static_cast<double>(rows) / r);
+  return warp_waves * m * (std::log2(m) + 32.0) / 6.0 < thread_waves * m * m;
+}
 
 /// The device twin of reference::ic0_scale: row_scale[i] = sqrt(a_ii), s_i =
 /// inverse_scale[i] = 1 / row_scale[i] and scaled[k] = a[source[k]] s_i s_j, one thread

@@ -3,6 +3,7 @@
 #include "backend/cuda/colorset_trisolve.hpp"
 #include "backend/cuda/cuda_vector.hpp"
 #include "backend/split_triangle.hpp"
+#include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/ic0.hpp"
 
@@ -31,12 +32,14 @@ class CudaIc0Factor final : public Ic0Factor {
     // Rows of one block of the strict lower triangle never read each other: the
     // factorization runs block by block, like the forward solve.
     blocks_ = sl.block_ptr();
+    const int resident = kernels::cuda::resident_threads();
     for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
       index_t longest = 0;
       for (index_t i = blocks_[b]; i < blocks_[b + 1]; ++i) {
         longest = std::max(longest, lower.row_ptr[i + 1] - lower.row_ptr[i] - 1);
       }
-      warp_per_row_.push_back(kernels::cuda::ic0_warp_per_row(longest));
+      warp_per_row_.push_back(
+          kernels::cuda::ic0_warp_per_row(longest, blocks_[b + 1] - blocks_[b], resident));
     }
     l_row_ptr_ = kernels::cuda::upload_and_wait(lower.row_ptr, stream);
     l_col_idx_ = kernels::cuda::upload_and_wait(lower.col_idx, stream);
