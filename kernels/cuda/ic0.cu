@@ -10,9 +10,37 @@ int blocks_for(long long n) {
   return static_cast<int>((n + kThreads - 1) / kThreads);
 }
 
+/// Entry p of row i of L_s is final: its unscaled value into the solves' copies.
+__device__ __forceinline__ void emit_entry(const Ic0Output& out, index_t i, index_t p,
+                                           double ls) {
+  if (out.lower_dest == nullptr) return;
+  const double v = __dmul_rn(ls, out.row_scale[i]);
+  const index_t dl = out.lower_dest[p], du = out.upper_dest[p];
+  if (out.lower != nullptr) {
+    if (dl >= 0) out.lower[dl] = v;
+    if (du >= 0) out.upper[du] = v;
+  } else {
+    if (dl >= 0) out.lower32[dl] = static_cast<float>(v);
+    if (du >= 0) out.upper32[du] = static_cast<float>(v);
+  }
+}
+
+/// Row i's pivot l_s(ii) is final: 1 / l_ii into both inverse diagonals.
+__device__ __forceinline__ void emit_pivot(const Ic0Output& out, index_t i, double ls) {
+  if (out.lower_dest == nullptr) return;
+  const double v = 1.0 / __dmul_rn(ls, out.row_scale[i]);
+  if (out.lower_inverse != nullptr) {
+    out.lower_inverse[i] = v;
+    out.upper_inverse[i] = v;
+  } else {
+    out.lower_inverse32[i] = static_cast<float>(v);
+    out.upper_inverse32[i] = static_cast<float>(v);
+  }
+}
+
 __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
                          const index_t* __restrict__ col_idx, double* values, double shift,
-                         int* failed_row) {
+                         int* failed_row, Ic0Output out) {
   const index_t i = begin + static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= end) return;
   const index_t first = row_ptr[i], diag = row_ptr[i + 1] - 1;
@@ -37,6 +65,7 @@ __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__
       }
     }
     values[p] = sum / values[k_diag];
+    emit_entry(out, i, p, values[p]);
   }
   // l_ii = sqrt(a_ii + shift - sum_{j<i} l_ij^2)
   double pivot = values[diag] + shift;
@@ -47,6 +76,7 @@ __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__
     return;
   }
   values[diag] = sqrt(pivot);
+  emit_pivot(out, i, values[diag]);
 }
 
 /// One warp per row, for long rows: the entries p of row i in order, as ic0_rows; for
@@ -57,7 +87,7 @@ __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__
 __global__ void __launch_bounds__(kThreads)
     ic0_rows_warp(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
                   const index_t* __restrict__ col_idx, double* values, double shift,
-                  int* failed_row) {
+                  int* failed_row, Ic0Output out) {
   constexpr unsigned kAll = 0xffffffffu;
   const int lane = static_cast<int>(threadIdx.x % 32);
   const index_t i =
@@ -93,7 +123,10 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
     const double l = sum / values[k_diag];
-    if (lane == 0) values[p] = l;
+    if (lane == 0) {
+      values[p] = l;
+      emit_entry(out, i, p, l);
+    }
     __syncwarp();
   }
   // l_ii = sqrt(a_ii + shift - sum_{j<i} l_ij^2), the squares subtracted in order
@@ -112,6 +145,7 @@ __global__ void __launch_bounds__(kThreads)
     return;
   }
   values[diag] = sqrt(pivot);
+  emit_pivot(out, i, values[diag]);
 }
 
 __global__ void ic0_row_scale(index_t rows, const index_t* __restrict__ diagonal_source,
@@ -140,61 +174,19 @@ __global__ void ic0_scale_entries(index_t nnz, const index_t* __restrict__ entry
                         inverse_scale[col_idx[k]]);
 }
 
-template <typename Out>
-__global__ void gather_unscaled_kernel(index_t n, const index_t* __restrict__ source,
-                                       const double* __restrict__ ls,
-                                       const index_t* __restrict__ entry_row,
-                                       const double* __restrict__ row_scale,
-                                       Out* __restrict__ out) {
-  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
-  if (i >= n) return;
-  const index_t k = source[i];
-  out[i] = k >= 0 ? static_cast<Out>(__dmul_rn(ls[k], row_scale[entry_row[k]])) : Out(0);
-}
-
-template <typename Out>
-__global__ void gather_inverse_unscaled_kernel(index_t n, const index_t* __restrict__ diagonal,
-                                               const double* __restrict__ ls,
-                                               const double* __restrict__ row_scale,
-                                               Out* __restrict__ out, Out* __restrict__ out2) {
-  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
-  if (i >= n) return;
-  const Out v = static_cast<Out>(1.0 / __dmul_rn(ls[diagonal[i]], row_scale[i]));
-  out[i] = v;
-  if (out2 != nullptr) out2[i] = v;
-}
-
-template <typename Out>
-void launch_gather_unscaled(index_t n, const index_t* source, const double* ls,
-                            const index_t* entry_row, const double* row_scale, Out* out,
-                            cudaStream_t stream) {
-  if (n == 0) return;
-  gather_unscaled_kernel<Out>
-      <<<blocks_for(n), kThreads, 0, stream>>>(n, source, ls, entry_row, row_scale, out);
-  PRISM_CUDA_CHECK_LAUNCH();
-}
-
-template <typename Out>
-void launch_gather_inverse_unscaled(index_t n, const index_t* diagonal, const double* ls,
-                                    const double* row_scale, Out* out, Out* out2,
-                                    cudaStream_t stream) {
-  if (n == 0) return;
-  gather_inverse_unscaled_kernel<Out>
-      <<<blocks_for(n), kThreads, 0, stream>>>(n, diagonal, ls, row_scale, out, out2);
-  PRISM_CUDA_CHECK_LAUNCH();
-}
-
 }  // namespace
 
 void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* values,
-                     double shift, int* failed_row, cudaStream_t stream, bool warp_per_row) {
+                     double shift, int* failed_row, cudaStream_t stream, bool warp_per_row,
+                     const Ic0Output* output) {
   if (end <= begin) return;
+  const Ic0Output out = output != nullptr ? *output : Ic0Output{};
   if (warp_per_row) {
     ic0_rows_warp<<<blocks_for(32LL * (end - begin)), kThreads, 0, stream>>>(
-        begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row);
+        begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row, out);
   } else {
     ic0_rows<<<blocks_for(end - begin), kThreads, 0, stream>>>(
-        begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row);
+        begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row, out);
   }
   PRISM_CUDA_CHECK_LAUNCH();
 }
@@ -213,25 +205,6 @@ void ic0_scale(CsrView<double> lower, index_t nnz, const index_t* entry_row,
   ic0_scale_entries<<<blocks_for(nnz), kThreads, 0, stream>>>(nnz, entry_row, lower.col_idx,
                                                              source, a, inverse_scale, scaled);
   PRISM_CUDA_CHECK_LAUNCH();
-}
-
-void gather_unscaled(index_t n, const index_t* source, const double* ls, const index_t* entry_row,
-                     const double* row_scale, double* out, cudaStream_t stream) {
-  launch_gather_unscaled(n, source, ls, entry_row, row_scale, out, stream);
-}
-void gather_unscaled(index_t n, const index_t* source, const double* ls, const index_t* entry_row,
-                     const double* row_scale, float* out, cudaStream_t stream) {
-  launch_gather_unscaled(n, source, ls, entry_row, row_scale, out, stream);
-}
-void gather_inverse_unscaled(index_t n, const index_t* diagonal, const double* ls,
-                             const double* row_scale, double* out, double* out2,
-                             cudaStream_t stream) {
-  launch_gather_inverse_unscaled(n, diagonal, ls, row_scale, out, out2, stream);
-}
-void gather_inverse_unscaled(index_t n, const index_t* diagonal, const double* ls,
-                             const double* row_scale, float* out, float* out2,
-                             cudaStream_t stream) {
-  launch_gather_inverse_unscaled(n, diagonal, ls, row_scale, out, out2, stream);
 }
 
 }  // namespace prism::kernels::cuda

@@ -2,7 +2,7 @@
 // IC(0) factorization on the device, one independent block of rows (a color) per
 // launch: the rows of a block only read rows of earlier blocks, so each row is one
 // thread running the same up-looking Crout step as the reference kernel
-// (kernels/ic0.hpp). Plus the gathers that lay the factor out for the color-set solves.
+// (kernels/ic0.hpp), writing the factor straight into the color-set solves' storage.
 
 #include "kernels/csr_view.hpp"
 
@@ -17,6 +17,27 @@ namespace prism::kernels::cuda {
 inline constexpr int kNoFailedRowByte = 0x7f;
 inline constexpr int kNoFailedRow = 0x7f7f7f7f;
 
+/// Where ic0_factor_rows also writes the finished factor for the solves, as each row is
+/// done: entry p of row i of L = S^{-1} L_s, __dmul_rn(l_s(p), row_scale[i]), at
+/// lower[lower_dest[p]] and upper[upper_dest[p]] (-1: not stored there, as for the
+/// diagonal), and 1 / (l_s(ii) row_scale[i]) into both inverse diagonals; in double, or
+/// rounded to float where the *32 pointers are set instead (precision: mixed). A failed
+/// attempt leaves them partly written; the next one writes them all again. Without
+/// lower_dest nothing is written.
+struct Ic0Output {
+  const index_t* lower_dest = nullptr;
+  const index_t* upper_dest = nullptr;
+  const double* row_scale = nullptr;
+  double* lower = nullptr;
+  double* upper = nullptr;
+  double* lower_inverse = nullptr;
+  double* upper_inverse = nullptr;
+  float* lower32 = nullptr;
+  float* upper32 = nullptr;
+  float* lower_inverse32 = nullptr;
+  float* upper_inverse32 = nullptr;
+};
+
 /// Factors rows [begin, end) of `lower` (diagonal last; values in `values`, tril(A) in,
 /// L out) with the diagonal shifted by `shift`. A row whose pivot is <= 0 or not finite
 /// min-reduces its index into *failed_row and leaves the pivot in its diagonal slot.
@@ -24,10 +45,11 @@ inline constexpr int kNoFailedRow = 0x7f7f7f7f;
 /// dependent steps for m entries. With warp_per_row one warp takes a row and looks up
 /// 32 entries at once (binary search, ordered shuffles): about m (log m + 32) cheap
 /// steps, the faster choice for long rows in small blocks (ic0_warp_per_row). Both
-/// give the reference factor bit for bit.
+/// give the reference factor bit for bit. With `output`, the solves' copies of L are
+/// written too (Ic0Output), so no gather pass follows.
 void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* values,
                      double shift, int* failed_row, cudaStream_t stream,
-                     bool warp_per_row = false);
+                     bool warp_per_row = false, const Ic0Output* output = nullptr);
 
 /// The choice of ic0_factor_rows for a block of `rows` rows whose longest row has m =
 /// `entries` entries left of the diagonal, on a GPU holding `resident` threads at once:
@@ -58,24 +80,5 @@ void ic0_scale(CsrView<double> lower, index_t nnz, const index_t* entry_row,
                const index_t* source, const index_t* diagonal_source, const double* a,
                double* scaled, double* row_scale, double* inverse_scale, int* failed_row,
                cudaStream_t stream);
-
-/// The factor L = S^{-1} L_s laid out for a solve while it is gathered from L_s (the
-/// scaling fused into the layout pass): out[i] = ls[source[i]] * row_scale[entry_row[
-/// source[i]]], 0 where source[i] < 0; the float overload rounds the double product, as
-/// rounding L would.
-void gather_unscaled(index_t n, const index_t* source, const double* ls, const index_t* entry_row,
-                     const double* row_scale, double* out, cudaStream_t stream);
-void gather_unscaled(index_t n, const index_t* source, const double* ls, const index_t* entry_row,
-                     const double* row_scale, float* out, cudaStream_t stream);
-
-/// The inverse diagonal of L: out[i] = 1 / (ls[diagonal[i]] * row_scale[i]) in double
-/// (then rounded by the float overload), also into out2 unless it is null (the second
-/// triangle's copy, from the same pass).
-void gather_inverse_unscaled(index_t n, const index_t* diagonal, const double* ls,
-                             const double* row_scale, double* out, double* out2,
-                             cudaStream_t stream);
-void gather_inverse_unscaled(index_t n, const index_t* diagonal, const double* ls,
-                             const double* row_scale, float* out, float* out2,
-                             cudaStream_t stream);
 
 }  // namespace prism::kernels::cuda

@@ -47,11 +47,10 @@ DeviceColorset::DeviceColorset(const SplitTriangle& split,
     std::iota(source.begin(), source.end(), index_t{0});
   }
   if (!strict_to_factor.empty()) {
-    std::vector<index_t> to_factor(source.size());
+    host_factor_source_.resize(source.size());
     for (std::size_t k = 0; k < source.size(); ++k) {
-      to_factor[k] = source[k] >= 0 ? strict_to_factor[source[k]] : -1;
+      host_factor_source_[k] = source[k] >= 0 ? strict_to_factor[source[k]] : -1;
     }
-    factor_source_ = kernels::cuda::upload_and_wait(to_factor, stream);
   }
   host_source_ = std::move(source);
   const std::size_t stored = host_source_.size(), n = static_cast<std::size_t>(rows_);
@@ -84,30 +83,34 @@ void DeviceColorset::upload(const SplitTriangle& split, cudaStream_t stream) {
   }
 }
 
-void DeviceColorset::gather(const double* ls, const index_t* entry_row, const double* row_scale,
-                            cudaStream_t stream) {
-  namespace k = kernels::cuda;
-  const auto stored = static_cast<index_t>(host_source_.size());
-  if (precision_ == Precision::mixed) {
-    k::gather_unscaled(stored, factor_source_.data(), ls, entry_row, row_scale, values32_.data(),
-                       stream);
-  } else {
-    k::gather_unscaled(stored, factor_source_.data(), ls, entry_row, row_scale, values_.data(),
-                       stream);
+std::vector<index_t> DeviceColorset::factor_destinations(std::size_t factor_entries) const {
+  std::vector<index_t> dest(factor_entries, -1);
+  for (std::size_t k = 0; k < host_factor_source_.size(); ++k) {
+    if (host_factor_source_[k] >= 0) dest[host_factor_source_[k]] = static_cast<index_t>(k);
   }
+  return dest;
 }
 
-void DeviceColorset::gather_inverse(DeviceColorset& lower, DeviceColorset& upper,
-                                    const double* ls, const index_t* diagonal_source,
-                                    const double* row_scale, cudaStream_t stream) {
-  namespace k = kernels::cuda;
+kernels::cuda::Ic0Output DeviceColorset::pair_output(DeviceColorset& lower, DeviceColorset& upper,
+                                                     const index_t* lower_dest,
+                                                     const index_t* upper_dest,
+                                                     const double* row_scale) {
+  kernels::cuda::Ic0Output out;
+  out.lower_dest = lower_dest;
+  out.upper_dest = upper_dest;
+  out.row_scale = row_scale;
   if (lower.precision_ == Precision::mixed) {
-    k::gather_inverse_unscaled(lower.rows_, diagonal_source, ls, row_scale,
-                               lower.inverse32_.data(), upper.inverse32_.data(), stream);
+    out.lower32 = lower.values32_.data();
+    out.upper32 = upper.values32_.data();
+    out.lower_inverse32 = lower.inverse32_.data();
+    out.upper_inverse32 = upper.inverse32_.data();
   } else {
-    k::gather_inverse_unscaled(lower.rows_, diagonal_source, ls, row_scale, lower.inverse_.data(),
-                               upper.inverse_.data(), stream);
+    out.lower = lower.values_.data();
+    out.upper = upper.values_.data();
+    out.lower_inverse = lower.inverse_.data();
+    out.upper_inverse = upper.inverse_.data();
   }
+  return out;
 }
 
 template <typename V>

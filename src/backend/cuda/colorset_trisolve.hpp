@@ -7,6 +7,7 @@
 #include "backend/split_triangle.hpp"
 #include "kernels/cuda/colorset.hpp"
 #include "kernels/cuda/device_memory.hpp"
+#include "kernels/cuda/ic0.hpp"
 #include "kernels/cuda/sell.hpp"
 
 #include <cuda_runtime.h>
@@ -23,7 +24,7 @@ class DeviceColorset {
   DeviceColorset() = default;
   /// Lays out `split`'s strict triangle (its values are not uploaded). With
   /// `strict_to_factor` (strict entry k comes from entry strict_to_factor[k] of a factor
-  /// on the device), gather() can fill the values on the device.
+  /// on the device), that factorization can write the values (pair_output).
   DeviceColorset(const SplitTriangle& split, const std::vector<index_t>& strict_to_factor,
                  Precision precision, ColorsetLayout layout, cudaStream_t stream);
 
@@ -32,16 +33,16 @@ class DeviceColorset {
   /// Values from the host: split's strict values and inverse diagonal (rounded already
   /// when mixed). Synchronizes: the host vectors may change afterwards.
   void upload(const SplitTriangle& split, cudaStream_t stream);
-  /// Values from a scaled factor L_s on the device (L = S^{-1} L_s, undone on the fly:
-  /// entry k of L_s, in row entry_row[k], times row_scale[entry_row[k]]): the strict
-  /// entries through strict_to_factor.
-  void gather(const double* ls, const index_t* entry_row, const double* row_scale,
-              cudaStream_t stream);
-  /// The inverse diagonal 1 / L[diagonal_source[i]] of both triangles of a pair (the same
-  /// values; each triangle keeps its copy), in one pass.
-  static void gather_inverse(DeviceColorset& lower, DeviceColorset& upper, const double* ls,
-                             const index_t* diagonal_source, const double* row_scale,
-                             cudaStream_t stream);
+  /// dest[p] = the stored entry that holds entry p of the factor (through the
+  /// strict_to_factor map given at construction; -1 where none), p < factor_entries.
+  std::vector<index_t> factor_destinations(std::size_t factor_entries) const;
+  /// Where a device factorization writes L for a pair (lower = L, upper = L^T): the
+  /// maps from factor_destinations (on the device), and each triangle's values and
+  /// inverse diagonal in its precision.
+  static kernels::cuda::Ic0Output pair_output(DeviceColorset& lower, DeviceColorset& upper,
+                                              const index_t* lower_dest,
+                                              const index_t* upper_dest,
+                                              const double* row_scale);
   /// Solves (D + S) x = b. x may alias b.
   void solve(const double* b, double* x, cudaStream_t stream) const;
 
@@ -79,8 +80,8 @@ class DeviceColorset {
   kernels::cuda::DeviceBuffer<index_t> row_ptr_, slice_ptr_, col_idx_;
   std::vector<kernels::cuda::ColorsetStep> plan_;
   std::vector<index_t> range_ptr_, range_slice_;
-  std::vector<index_t> host_source_;                    // stored entry <- strict CSR entry
-  kernels::cuda::DeviceBuffer<index_t> factor_source_;  // stored entry <- factor entry
+  std::vector<index_t> host_source_;         // stored entry <- strict CSR entry
+  std::vector<index_t> host_factor_source_;  // stored entry <- factor entry (or empty)
   kernels::cuda::DeviceBuffer<double> values_, inverse_;
   kernels::cuda::DeviceBuffer<float> values32_, inverse32_;
 };

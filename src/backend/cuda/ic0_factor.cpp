@@ -52,7 +52,11 @@ class CudaIc0Factor final : public Ic0Factor {
     for (std::size_t k = 0; k < from_l.size(); ++k) from_l[k] = upper_source[su.strict_source()[k]];
     lower_ = DeviceColorset(sl, sl.strict_source(), spec.precision, spec.layout, stream);
     upper_ = DeviceColorset(su, from_l, spec.precision, spec.layout, stream);
-    diagonal_source_ = kernels::cuda::upload_and_wait(sl.diagonal_source(), stream);
+    // The factorization writes L into both solves' storage as each row is done.
+    lower_dest_ = kernels::cuda::upload_and_wait(lower_.factor_destinations(lower.col_idx.size()),
+                                                 stream);
+    upper_dest_ = kernels::cuda::upload_and_wait(upper_.factor_destinations(lower.col_idx.size()),
+                                                 stream);
     row_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
     inverse_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
     std::vector<index_t> entry_row(lower.col_idx.size());
@@ -89,9 +93,11 @@ class CudaIc0Factor final : public Ic0Factor {
     fresh_ = false;
     PRISM_CUDA_CHECK(cudaMemsetAsync(flags_.data(), kernels::cuda::kNoFailedRowByte, sizeof(int),
                                      stream_));
+    const kernels::cuda::Ic0Output output = DeviceColorset::pair_output(
+        lower_, upper_, lower_dest_.data(), upper_dest_.data(), row_scale_.data());
     for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
       kernels::cuda::ic0_factor_rows(blocks_[b], blocks_[b + 1], pattern(), l_values_.data(),
-                                     shift, flags_.data(), stream_, warp_per_row_[b]);
+                                     shift, flags_.data(), stream_, warp_per_row_[b], &output);
     }
     // One read back for both verdicts: the factorization's and the scaling's.
     PRISM_CUDA_CHECK(cudaMemcpyAsync(host_flags_.data(), flags_.data(), 2 * sizeof(int),
@@ -111,14 +117,9 @@ class CudaIc0Factor final : public Ic0Factor {
     return {row, pivot};
   }
 
-  void finish() override {
-    // L = S^{-1} L_s is formed while the solves' layouts are gathered. Each triangle
-    // keeps its own copy of the inverse diagonal (one pass writes both).
-    lower_.gather(l_values_.data(), entry_row_.data(), row_scale_.data(), stream_);
-    upper_.gather(l_values_.data(), entry_row_.data(), row_scale_.data(), stream_);
-    DeviceColorset::gather_inverse(lower_, upper_, l_values_.data(), diagonal_source_.data(),
-                                   row_scale_.data(), stream_);
-  }
+  // The successful attempt has already written L = S^{-1} L_s into both solves' storage
+  // (each triangle keeps its own copy of the inverse diagonal).
+  void finish() override {}
 
   void solve(Triangle triangle, const Vector& b, Vector& x) override {
     (triangle == Triangle::lower ? lower_ : upper_).solve(cast(b).data(), cast(x).data(), stream_);
@@ -184,7 +185,7 @@ class CudaIc0Factor final : public Ic0Factor {
   const double* source_values_ = nullptr;  // load(SourceValues): read again on a retry
   bool fresh_ = false;                     // l_values_ holds the loaded values
   DeviceColorset lower_, upper_;
-  DeviceBuffer<index_t> diagonal_source_;
+  DeviceBuffer<index_t> lower_dest_, upper_dest_;  // factor entry -> each solve's storage
   DeviceBuffer<double> row_scale_, inverse_scale_;
   DeviceBuffer<index_t> entry_row_;  // the row of each entry of L
   DeviceBuffer<int> flags_{2};  // first failed pivot row; first bad diagonal row
