@@ -346,10 +346,12 @@ void print_row(const Result& r) {
       "%-16s %-23s %-9s %5s %5s %6d %9.1f %10.2f %8.3f %9.3f %8.1f%% %9.4f %9.4f %9.4f %9.5f "
       "%7.1f %5d\n",
       r.problem.c_str(), r.config.c_str(), r.trisolve.empty() ? "-" : r.trisolve.c_str(),
-      r.device_loop ? "loop" : r.graph ? "yes" : "no", r.converged ? "yes" : "NO", r.iterations, per_it * 1e6,
-      r.solve_median * 1e3, r.setup_wall, bound * 1e6,
-      per_it > 0 && bound > 0 ? 100.0 * bound / per_it : 0.0, r.factorization, r.refactor_wall,
-      r.refactor_factorization, r.refactor_backend_wall,
+      r.device_loop ? "loop"
+      : r.graph     ? "yes"
+                    : "no",
+      r.converged ? "yes" : "NO", r.iterations, per_it * 1e6, r.solve_median * 1e3, r.setup_wall,
+      bound * 1e6, per_it > 0 && bound > 0 ? 100.0 * bound / per_it : 0.0, r.factorization,
+      r.refactor_wall, r.refactor_factorization, r.refactor_backend_wall,
       per_it > 0 ? r.refactor_backend_wall / per_it : 0.0, r.colors);
 }
 

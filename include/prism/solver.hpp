@@ -51,8 +51,9 @@ class Solver {
   /// factorization in the backend: the default on the GPU for a color order);
   /// otherwise the values pass through the host once. The values are read before
   /// this returns. The solver works on its own stream: whatever writes `values` must
-  /// have finished (cuda: synchronize the writer's stream first). Throws InvalidMatrixError (wrong count, memory the backend cannot
-  /// read, a bad value: the message names it as refactor() would).
+  /// have finished (cuda: synchronize the writer's stream first). Throws
+  /// InvalidMatrixError (wrong count, memory the backend cannot read, a bad value: the
+  /// message names it as refactor() would).
   void refactor_on_backend(const double* values, std::size_t count);
 
   /// Solves with x as the initial guess; x holds the solution on return. b is not

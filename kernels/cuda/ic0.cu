@@ -11,8 +11,7 @@ int blocks_for(long long n) {
 }
 
 /// Entry p of row i of L_s is final: its unscaled value into the solves' copies.
-__device__ __forceinline__ void emit_entry(const Ic0Output& out, index_t i, index_t p,
-                                           double ls) {
+__device__ __forceinline__ void emit_entry(const Ic0Output& out, index_t i, index_t p, double ls) {
   if (out.lower_dest == nullptr) return;
   const double v = __dmul_rn(ls, out.row_scale[i]);
   const index_t dl = out.lower_dest[p], du = out.upper_dest[p];
@@ -90,8 +89,8 @@ __global__ void __launch_bounds__(kThreads)
                   int* failed_row, Ic0Output out) {
   constexpr unsigned kAll = 0xffffffffu;
   const int lane = static_cast<int>(threadIdx.x % 32);
-  const index_t i =
-      begin + static_cast<index_t>((static_cast<long long>(blockIdx.x) * kThreads + threadIdx.x) / 32);
+  const index_t i = begin + static_cast<index_t>(
+                                (static_cast<long long>(blockIdx.x) * kThreads + threadIdx.x) / 32);
   if (i >= end) return;  // the whole warp
   const index_t first = row_ptr[i], diag = row_ptr[i + 1] - 1;
   for (index_t p = first; p < diag; ++p) {
@@ -170,8 +169,8 @@ __global__ void ic0_scale_entries(index_t nnz, const index_t* __restrict__ entry
                                   double* __restrict__ scaled) {
   const index_t k = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (k >= nnz) return;
-  scaled[k] = __dmul_rn(__dmul_rn(a[source[k]], inverse_scale[entry_row[k]]),
-                        inverse_scale[col_idx[k]]);
+  scaled[k] =
+      __dmul_rn(__dmul_rn(a[source[k]], inverse_scale[entry_row[k]]), inverse_scale[col_idx[k]]);
 }
 
 }  // namespace
@@ -191,10 +190,9 @@ void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* 
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
-void ic0_scale(CsrView<double> lower, index_t nnz, const index_t* entry_row,
-               const index_t* source, const index_t* diagonal_source, const double* a,
-               double* scaled, double* row_scale, double* inverse_scale, int* failed_row,
-               cudaStream_t stream) {
+void ic0_scale(CsrView<double> lower, index_t nnz, const index_t* entry_row, const index_t* source,
+               const index_t* diagonal_source, const double* a, double* scaled, double* row_scale,
+               double* inverse_scale, int* failed_row, cudaStream_t stream) {
   PRISM_CUDA_CHECK(cudaMemsetAsync(failed_row, kNoFailedRowByte, sizeof(int), stream));
   if (lower.rows == 0) return;
   ic0_row_scale<<<blocks_for(lower.rows), kThreads, 0, stream>>>(
@@ -202,8 +200,8 @@ void ic0_scale(CsrView<double> lower, index_t nnz, const index_t* entry_row,
   PRISM_CUDA_CHECK_LAUNCH();
   // A bad row leaves its scale unset: the caller reads failed_row and stops first.
   if (nnz == 0) return;
-  ic0_scale_entries<<<blocks_for(nnz), kThreads, 0, stream>>>(nnz, entry_row, lower.col_idx,
-                                                             source, a, inverse_scale, scaled);
+  ic0_scale_entries<<<blocks_for(nnz), kThreads, 0, stream>>>(nnz, entry_row, lower.col_idx, source,
+                                                              a, inverse_scale, scaled);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

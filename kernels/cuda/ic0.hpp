@@ -48,8 +48,8 @@ struct Ic0Output {
 /// give the reference factor bit for bit. With `output`, the solves' copies of L are
 /// written too (Ic0Output), so no gather pass follows.
 void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* values,
-                     double shift, int* failed_row, cudaStream_t stream,
-                     bool warp_per_row = false, const Ic0Output* output = nullptr);
+                     double shift, int* failed_row, cudaStream_t stream, bool warp_per_row = false,
+                     const Ic0Output* output = nullptr);
 
 /// The choice of ic0_factor_rows for a block of `rows` rows whose longest row has m =
 /// `entries` entries left of the diagonal, on a GPU holding `resident` threads at once:
@@ -76,9 +76,8 @@ inline bool ic0_warp_per_row(index_t entries, index_t rows, int resident) {
 /// of row i's diagonal entry (source[row_ptr[i + 1] - 1], composed once by the caller).
 /// A row whose a_ii is not positive or not finite min-reduces its index into
 /// *failed_row (which the call sets to kNoFailedRow first).
-void ic0_scale(CsrView<double> lower, index_t nnz, const index_t* entry_row,
-               const index_t* source, const index_t* diagonal_source, const double* a,
-               double* scaled, double* row_scale, double* inverse_scale, int* failed_row,
-               cudaStream_t stream);
+void ic0_scale(CsrView<double> lower, index_t nnz, const index_t* entry_row, const index_t* source,
+               const index_t* diagonal_source, const double* a, double* scaled, double* row_scale,
+               double* inverse_scale, int* failed_row, cudaStream_t stream);
 
 }  // namespace prism::kernels::cuda

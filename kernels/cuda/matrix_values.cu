@@ -18,7 +18,8 @@ int blocks_for(long long n) {
 }
 
 __device__ __forceinline__ double warp_max(double v) {
-  for (int offset = 16; offset > 0; offset /= 2) v = fmax(v, __shfl_down_sync(0xffffffffu, v, offset));
+  for (int offset = 16; offset > 0; offset /= 2)
+    v = fmax(v, __shfl_down_sync(0xffffffffu, v, offset));
   return v;
 }
 
@@ -39,9 +40,8 @@ __device__ __forceinline__ double block_max(double m) {
 /// per block, max |v| into max_abs and max |v - v_mirror| into max_diff (+inf for a
 /// diagonal entry that is not positive: it needs the exact pass too).
 __global__ void check_partials(index_t n, const double* __restrict__ values,
-                               const index_t* __restrict__ mirror,
-                               double* __restrict__ max_abs, double* __restrict__ max_diff,
-                               int* first_bad) {
+                               const index_t* __restrict__ mirror, double* __restrict__ max_abs,
+                               double* __restrict__ max_diff, int* first_bad) {
   double a = 0.0, d = 0.0;
   for (index_t k = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x; k < n;
        k += static_cast<index_t>(gridDim.x) * kThreads) {

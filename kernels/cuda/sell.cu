@@ -164,8 +164,8 @@ void sell_llt_forward(const SellTriangle<double>& lower, const double* du, const
                       double* y, double* z, cudaStream_t stream) {
   llt_forward(lower, du, b, y, z, stream);
 }
-void sell_llt_forward(const SellTriangle<float>& lower, const float* du, const double* b,
-                      double* y, double* z, cudaStream_t stream) {
+void sell_llt_forward(const SellTriangle<float>& lower, const float* du, const double* b, double* y,
+                      double* z, cudaStream_t stream) {
   llt_forward(lower, du, b, y, z, stream);
 }
 void sell_llt_backward(const SellTriangle<double>& upper, const SellTriangle<double>& lower,

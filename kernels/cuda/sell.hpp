@@ -58,8 +58,8 @@ struct SellTriangle {
 };
 void sell_llt_forward(const SellTriangle<double>& lower, const double* du, const double* b,
                       double* y, double* z, cudaStream_t stream);
-void sell_llt_forward(const SellTriangle<float>& lower, const float* du, const double* b,
-                      double* y, double* z, cudaStream_t stream);
+void sell_llt_forward(const SellTriangle<float>& lower, const float* du, const double* b, double* y,
+                      double* z, cudaStream_t stream);
 void sell_llt_backward(const SellTriangle<double>& upper, const SellTriangle<double>& lower,
                        const double* b, const double* y, double* z, cudaStream_t stream);
 void sell_llt_backward(const SellTriangle<float>& upper, const SellTriangle<float>& lower,

@@ -141,8 +141,8 @@ class CpuIc0Factor final : public Ic0Factor {
     if (from_values_.empty()) from_values_ = compose_source(lower_source_, *a.source);
     scaled_.resize(lower_.values.size());
     row_scale_.resize(static_cast<std::size_t>(lower_.rows));
-    loaded_ = ref::ic0_scale(pattern(), from_values_.data(), a.values, scaled_.data(),
-                             row_scale_.data());
+    loaded_ =
+        ref::ic0_scale(pattern(), from_values_.data(), a.values, scaled_.data(), row_scale_.data());
   }
 
   kernels::Ic0Status attempt(double shift) override {
@@ -250,8 +250,9 @@ class CpuLoop final : public Loop {
       ++out.iteration;
       const double norm = std::sqrt(s_[static_cast<int>(Scalar::rr)]);
       out.residual_norms.push_back(norm);
-      out.stop = kernels::cg_stop(s_[static_cast<int>(Scalar::rz)], s_[static_cast<int>(Scalar::pq)],
-                                  norm, target_, out.iteration, max_iterations_);
+      out.stop =
+          kernels::cg_stop(s_[static_cast<int>(Scalar::rz)], s_[static_cast<int>(Scalar::pq)], norm,
+                           target_, out.iteration, max_iterations_);
     } while (out.stop == kernels::LoopStop::running);
     return out;
   }
@@ -304,8 +305,7 @@ class CpuBackend final : public Backend {
                                              const std::vector<index_t>& upper_source,
                                              const std::vector<index_t>& lower_source,
                                              const TrisolveSpec& spec) override {
-    return std::make_unique<CpuIc0Factor>(lower, upper, upper_source, lower_source,
-                                          spec.precision);
+    return std::make_unique<CpuIc0Factor>(lower, upper, upper_source, lower_source, spec.precision);
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {

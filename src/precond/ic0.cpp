@@ -135,8 +135,8 @@ FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0O
   return report;
 }
 
-FactorizationReport Ic0Pattern::factorize(const backend::SourceValues& a,
-                                          const Ic0Options& options, backend::Ic0Factor& engine) {
+FactorizationReport Ic0Pattern::factorize(const backend::SourceValues& a, const Ic0Options& options,
+                                          backend::Ic0Factor& engine) {
   if (static_cast<index_t>(a.source->size()) != a_nnz_) {
     throw InvalidMatrixError("ic0: " + std::to_string(a.source->size()) +
                              " values for a pattern of " + std::to_string(a_nnz_) + " entries");
@@ -195,9 +195,9 @@ class Ic0 final : public Preconditioner {
     engine_.reset();
     work_ = backend_.make_vector(a.rows);
     if (factor_in_backend()) {
-      engine_ = backend_.make_ic0_factor(pattern_->lower(), pattern_->upper(),
-                                         pattern_->upper_source(), pattern_->lower_source(),
-                                         spec());
+      engine_ =
+          backend_.make_ic0_factor(pattern_->lower(), pattern_->upper(), pattern_->upper_source(),
+                                   pattern_->lower_source(), spec());
       trisolve_name_ = "colorset";
     }
   }

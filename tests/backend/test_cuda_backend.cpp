@@ -39,8 +39,8 @@ using prism::test::random_vector;
 class DeviceValues {
  public:
   explicit DeviceValues(const std::vector<double>& v) : size_(v.size()) {
-    EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&data_), std::max<std::size_t>(size_, 1) *
-                                                              sizeof(double)),
+    EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&data_),
+                         std::max<std::size_t>(size_, 1) * sizeof(double)),
               cudaSuccess);
     EXPECT_EQ(cudaMemcpy(data_, v.data(), size_ * sizeof(double), cudaMemcpyHostToDevice),
               cudaSuccess);
@@ -126,8 +126,7 @@ class CudaBackendTest : public ::testing::Test {
 
   /// The engine's two halves of (L L^T)^{-1} r (folded passes with SELL) equal the two
   /// solves bit for bit; the traffic model saves bytes exactly when passes are folded.
-  void expect_halves_equal_solves(prism::backend::Ic0Factor& engine, index_t rows,
-                                  unsigned seed) {
+  void expect_halves_equal_solves(prism::backend::Ic0Factor& engine, index_t rows, unsigned seed) {
     using prism::backend::Triangle;
     const std::vector<double> nan(static_cast<std::size_t>(rows), std::nan(""));
     auto r = both(random_vector(rows, seed)), work = both(nan), z = both(nan);
@@ -271,8 +270,8 @@ TEST_F(CudaBackendTest, AutoLayoutsPickSellUnlessPaddingIsLarge) {
         a, prism::color_matrix(a, prism::VertexOrder::natural).permutation);
   };
   const CsrMatrix<double> large = colored(prism::poisson3d(64, 64, 64));
-  ASSERT_GE(large.rows / 2, prism::kernels::kSellAutoMinBlockFraction *
-                                prism::kernels::cuda::resident_threads());
+  ASSERT_GE(large.rows / 2,
+            prism::kernels::kSellAutoMinBlockFraction * prism::kernels::cuda::resident_threads());
   const auto lower = prism::backend::Triangle::lower;
   for (const auto& [a, expected] : std::vector<std::pair<CsrMatrix<double>, std::string>>{
            {large, "sell"}, {colored(p), "csr"}, {p, "csr"}}) {
@@ -541,8 +540,8 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
         const prism::kernels::CsrView<double> device{lower.rows, lower.cols, row_ptr.data(),
                                                      col_idx.data(), nullptr};
         for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
-          kc::ic0_factor_rows(blocks[b], blocks[b + 1], device, values.data(), shift,
-                              failed.data(), nullptr, warp);
+          kc::ic0_factor_rows(blocks[b], blocks[b + 1], device, values.data(), shift, failed.data(),
+                              nullptr, warp);
         }
         std::vector<double> got(scaled.size());
         int failed_row = 0;
@@ -590,8 +589,8 @@ TEST_F(CudaBackendTest, DeviceIc0FactorInMixedPrecisionMatchesItsCpuTwin) {
 // still factors good values (a retry after a breakdown reloads them too: bcsstk08
 // needs a shift).
 TEST_F(CudaBackendTest, DeviceIc0FactorFromDeviceValuesReportsBadDiagonalsAndRetries) {
-  const CsrMatrix<double> good = prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) +
-                                                           "/bcsstk08.mtx");
+  const CsrMatrix<double> good =
+      prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx");
   CsrMatrix<double> bad = good;
   index_t diag = bad.row_ptr[700];
   while (bad.col_idx[diag] != 700) ++diag;
@@ -613,7 +612,9 @@ TEST_F(CudaBackendTest, DeviceIc0FactorFromDeviceValuesReportsBadDiagonalsAndRet
   const DeviceValues bad_values(bad.values), good_values(good.values);
   const std::string expected = message([&] { on_host.factorize(bad, {}); });
   EXPECT_NE(expected.find("row 701"), std::string::npos) << expected;
-  EXPECT_EQ(message([&] { pattern.factorize({bad_values.data(), &identity}, {}, *engine); }),
+  EXPECT_EQ(message([&] {
+              pattern.factorize({bad_values.data(), &identity}, {}, *engine);
+            }),
             expected);
   const prism::FactorizationReport rh = on_host.factorize(good, {});
   const prism::FactorizationReport rd =
@@ -621,9 +622,9 @@ TEST_F(CudaBackendTest, DeviceIc0FactorFromDeviceValuesReportsBadDiagonalsAndRet
   EXPECT_EQ(rd.retries, rh.retries);
   EXPECT_EQ(rd.shift, rh.shift);
   auto b = both(random_vector(good.rows, 33)), x = both(std::vector<double>(good.rows, 0.0));
-  auto reference = cpu->make_triangular_solver(on_host.lower(), prism::backend::Triangle::lower,
-                                               {prism::TrisolveAlgorithm::reference,
-                                                prism::Precision::fp64});
+  auto reference =
+      cpu->make_triangular_solver(on_host.lower(), prism::backend::Triangle::lower,
+                                  {prism::TrisolveAlgorithm::reference, prism::Precision::fp64});
   engine->solve(prism::backend::Triangle::lower, *b.g, *x.g);
   reference->solve(*b.c, *x.c);
   const auto xc = host(*cpu, *x.c);
@@ -775,17 +776,15 @@ TEST_F(CudaBackendTest, ValueChecksAreEquivalentToReference) {
     while (a.col_idx[diag] != 0) ++diag;
     const index_t late = nnz - 1, mid = nnz / 2;
     using Plant = std::vector<std::pair<index_t, double>>;
-    for (const Plant& plant :
-         {Plant{}, Plant{{diag, 0.0}}, Plant{{late, std::nan("")}},
-          Plant{{mid, a.values[mid] + 1e-3}},
-          Plant{{late, std::numeric_limits<double>::infinity()}, {diag, -2.0}},
-          Plant{{mid, a.values[mid] + 1e-3}, {late, a.values[late] + 1e-3}},
-          Plant{{late, -1.0}, {mid, a.values[mid] + 1e-3}},
-          Plant{{mid, a.values[mid] * (1.0 + 1e-15)}}}) {
+    for (const Plant& plant : {Plant{}, Plant{{diag, 0.0}}, Plant{{late, std::nan("")}},
+                               Plant{{mid, a.values[mid] + 1e-3}},
+                               Plant{{late, std::numeric_limits<double>::infinity()}, {diag, -2.0}},
+                               Plant{{mid, a.values[mid] + 1e-3}, {late, a.values[late] + 1e-3}},
+                               Plant{{late, -1.0}, {mid, a.values[mid] + 1e-3}},
+                               Plant{{mid, a.values[mid] * (1.0 + 1e-15)}}}) {
       std::vector<double> v = a.values;
       for (const auto& [k, value] : plant) v[k] = value;
-      SCOPED_TRACE("nnz " + std::to_string(nnz) + ", " + std::to_string(plant.size()) +
-                   " planted");
+      SCOPED_TRACE("nnz " + std::to_string(nnz) + ", " + std::to_string(plant.size()) + " planted");
       const DeviceValues dv(v);
       EXPECT_TRUE(gpu->reads(dv.data()));
       EXPECT_FALSE(gpu->reads(v.data()));
@@ -911,17 +910,16 @@ struct GraphPath {
 };
 
 std::vector<GraphPath> graph_paths() {
-  return {
-      {"none", "none", prism::TrisolveAlgorithm::automatic, prism::Ic0Factorization::host,
-       prism::Precision::fp64},
-      {"jacobi", "jacobi", prism::TrisolveAlgorithm::automatic, prism::Ic0Factorization::host,
-       prism::Precision::fp64},
-      {"ic0 colorset", "ic0", prism::TrisolveAlgorithm::colorset, prism::Ic0Factorization::host,
-       prism::Precision::fp64},
-      {"ic0 cusparse", "ic0", prism::TrisolveAlgorithm::cusparse, prism::Ic0Factorization::host,
-       prism::Precision::fp64},
-      {"ic0 device factor mixed", "ic0", prism::TrisolveAlgorithm::automatic,
-       prism::Ic0Factorization::backend, prism::Precision::mixed}};
+  return {{"none", "none", prism::TrisolveAlgorithm::automatic, prism::Ic0Factorization::host,
+           prism::Precision::fp64},
+          {"jacobi", "jacobi", prism::TrisolveAlgorithm::automatic, prism::Ic0Factorization::host,
+           prism::Precision::fp64},
+          {"ic0 colorset", "ic0", prism::TrisolveAlgorithm::colorset, prism::Ic0Factorization::host,
+           prism::Precision::fp64},
+          {"ic0 cusparse", "ic0", prism::TrisolveAlgorithm::cusparse, prism::Ic0Factorization::host,
+           prism::Precision::fp64},
+          {"ic0 device factor mixed", "ic0", prism::TrisolveAlgorithm::automatic,
+           prism::Ic0Factorization::backend, prism::Precision::mixed}};
 }
 
 prism::SolverConfig graph_config(const GraphPath& path, prism::GraphMode graph) {

@@ -141,8 +141,9 @@ void DeviceColorset::forward_pair(const DeviceColorset& lower, const DeviceColor
         lower.sell_triangle(lower.values32_.data(), lower.inverse32_.data()),
         upper.inverse32_.data(), b, y, z, stream);
   } else {
-    kernels::cuda::sell_llt_forward(lower.sell_triangle(lower.values_.data(), lower.inverse_.data()),
-                                    upper.inverse_.data(), b, y, z, stream);
+    kernels::cuda::sell_llt_forward(
+        lower.sell_triangle(lower.values_.data(), lower.inverse_.data()), upper.inverse_.data(), b,
+        y, z, stream);
   }
 }
 

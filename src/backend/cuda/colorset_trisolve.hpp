@@ -40,8 +40,7 @@ class DeviceColorset {
   /// maps from factor_destinations (on the device), and each triangle's values and
   /// inverse diagonal in its precision.
   static kernels::cuda::Ic0Output pair_output(DeviceColorset& lower, DeviceColorset& upper,
-                                              const index_t* lower_dest,
-                                              const index_t* upper_dest,
+                                              const index_t* lower_dest, const index_t* upper_dest,
                                               const double* row_scale);
   /// Solves (D + S) x = b. x may alias b.
   void solve(const double* b, double* x, cudaStream_t stream) const;

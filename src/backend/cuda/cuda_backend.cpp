@@ -399,8 +399,7 @@ class CudaBackend final : public Backend {
   }
   void queue_value_check(const double* values, const IndexMap& mirror) override {
     k::first_bad_value(mirror.size(), values, cast_map(mirror).data.data(), partials_.data(),
-                       partials2_.data(), check_scratch_.data(), check_flag_.data(),
-                       stream_.get());
+                       partials2_.data(), check_scratch_.data(), check_flag_.data(), stream_.get());
   }
   index_t value_check_result() override { return read_flag(check_flag_); }
   index_t invert_positive(Vector& x) override {

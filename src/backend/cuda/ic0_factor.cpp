@@ -53,10 +53,10 @@ class CudaIc0Factor final : public Ic0Factor {
     lower_ = DeviceColorset(sl, sl.strict_source(), spec.precision, spec.layout, stream);
     upper_ = DeviceColorset(su, from_l, spec.precision, spec.layout, stream);
     // The factorization writes L into both solves' storage as each row is done.
-    lower_dest_ = kernels::cuda::upload_and_wait(lower_.factor_destinations(lower.col_idx.size()),
-                                                 stream);
-    upper_dest_ = kernels::cuda::upload_and_wait(upper_.factor_destinations(lower.col_idx.size()),
-                                                 stream);
+    lower_dest_ =
+        kernels::cuda::upload_and_wait(lower_.factor_destinations(lower.col_idx.size()), stream);
+    upper_dest_ =
+        kernels::cuda::upload_and_wait(upper_.factor_destinations(lower.col_idx.size()), stream);
     row_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
     inverse_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
     std::vector<index_t> entry_row(lower.col_idx.size());
@@ -91,13 +91,13 @@ class CudaIc0Factor final : public Ic0Factor {
   kernels::Ic0Status attempt(double shift) override {
     if (!fresh_) source_values_ != nullptr ? fill_from_values() : fill_from_host();
     fresh_ = false;
-    PRISM_CUDA_CHECK(cudaMemsetAsync(flags_.data(), kernels::cuda::kNoFailedRowByte, sizeof(int),
-                                     stream_));
+    PRISM_CUDA_CHECK(
+        cudaMemsetAsync(flags_.data(), kernels::cuda::kNoFailedRowByte, sizeof(int), stream_));
     const kernels::cuda::Ic0Output output = DeviceColorset::pair_output(
         lower_, upper_, lower_dest_.data(), upper_dest_.data(), row_scale_.data());
     for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
-      kernels::cuda::ic0_factor_rows(blocks_[b], blocks_[b + 1], pattern(), l_values_.data(),
-                                     shift, flags_.data(), stream_, warp_per_row_[b], &output);
+      kernels::cuda::ic0_factor_rows(blocks_[b], blocks_[b + 1], pattern(), l_values_.data(), shift,
+                                     flags_.data(), stream_, warp_per_row_[b], &output);
     }
     // One read back for both verdicts: the factorization's and the scaling's.
     PRISM_CUDA_CHECK(cudaMemcpyAsync(host_flags_.data(), flags_.data(), 2 * sizeof(int),
@@ -130,16 +130,16 @@ class CudaIc0Factor final : public Ic0Factor {
       Ic0Factor::forward(r, work, z);
       return;
     }
-    DeviceColorset::forward_pair(lower_, upper_, cast(r).data(), cast(work).data(),
-                                 cast(z).data(), stream_);
+    DeviceColorset::forward_pair(lower_, upper_, cast(r).data(), cast(work).data(), cast(z).data(),
+                                 stream_);
   }
   void backward(const Vector& r, Vector& work, Vector& z) override {
     if (!DeviceColorset::pair_fuses(lower_, upper_)) {
       Ic0Factor::backward(r, work, z);
       return;
     }
-    DeviceColorset::backward_pair(lower_, upper_, cast(r).data(), cast(work).data(),
-                                  cast(z).data(), stream_);
+    DeviceColorset::backward_pair(lower_, upper_, cast(r).data(), cast(work).data(), cast(z).data(),
+                                  stream_);
   }
   double apply_bytes_saved() const override {
     return DeviceColorset::pair_fuses(lower_, upper_) ? DeviceColorset::pair_bytes_saved(lower_)
@@ -153,16 +153,16 @@ class CudaIc0Factor final : public Ic0Factor {
   }
   void fill_from_host() {
     l_values_.upload(host_scaled_.data(), stream_);
-    PRISM_CUDA_CHECK(cudaMemsetAsync(flags_.data() + 1, kernels::cuda::kNoFailedRowByte,
-                                     sizeof(int), stream_));
+    PRISM_CUDA_CHECK(
+        cudaMemsetAsync(flags_.data() + 1, kernels::cuda::kNoFailedRowByte, sizeof(int), stream_));
     PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the row scale was the caller's
     fresh_ = true;
   }
   void fill_from_values() {
     kernels::cuda::ic0_scale(pattern(), static_cast<index_t>(l_values_.size()), entry_row_.data(),
                              from_values_.data(), diagonal_from_values_.data(), source_values_,
-                             l_values_.data(),
-                             row_scale_.data(), inverse_scale_.data(), flags_.data() + 1, stream_);
+                             l_values_.data(), row_scale_.data(), inverse_scale_.data(),
+                             flags_.data() + 1, stream_);
     fresh_ = true;
   }
   void copy_one(const double* device_value, double& out) {
@@ -188,7 +188,7 @@ class CudaIc0Factor final : public Ic0Factor {
   DeviceBuffer<index_t> lower_dest_, upper_dest_;  // factor entry -> each solve's storage
   DeviceBuffer<double> row_scale_, inverse_scale_;
   DeviceBuffer<index_t> entry_row_;  // the row of each entry of L
-  DeviceBuffer<int> flags_{2};  // first failed pivot row; first bad diagonal row
+  DeviceBuffer<int> flags_{2};       // first failed pivot row; first bad diagonal row
   PinnedBuffer<int> host_flags_{2};
 };
 
