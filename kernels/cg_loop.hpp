@@ -28,8 +28,8 @@ inline constexpr double kMaxFinite = 1.7976931348623157e308;
 /// used): breakdown when rz <= 0 (M not positive definite), pq <= 0 (A not, along p) or
 /// any of them is not finite; converged when residual_norm <= target; max_iterations
 /// when iteration >= max_iterations; else running. Breakdown is tested first.
-PRISM_HOST_DEVICE inline LoopStop cg_stop(double rz, double pq, double residual_norm,
-                                          double target, int iteration, int max_iterations) {
+PRISM_HOST_DEVICE inline LoopStop cg_stop(double rz, double pq, double residual_norm, double target,
+                                          int iteration, int max_iterations) {
   const bool rz_ok = rz > 0.0 && rz <= kMaxFinite;
   const bool pq_ok = pq > 0.0 && pq <= kMaxFinite;
   if (!rz_ok || !pq_ok || !(residual_norm <= kMaxFinite)) return LoopStop::breakdown;

@@ -100,8 +100,8 @@ struct SolveReport {
   /// Measured device-to-device copy bandwidth in bytes/s (0: not measured, as on the
   /// CPU); the bandwidth bound of the solve is sum(phase_bytes) / reference_bandwidth.
   double reference_bandwidth = 0.0;
-  int check_every = 1;  ///< residual read back every this many iterations
-  bool graph = false;   ///< the iteration ran as a replayed graph (solver.graph)
+  int check_every = 1;       ///< residual read back every this many iterations
+  bool graph = false;        ///< the iteration ran as a replayed graph (solver.graph)
   bool device_loop = false;  ///< the convergence test ran on the device (graph: loop)
 
   SetupReport setup;

@@ -24,8 +24,8 @@ __device__ __forceinline__ double block_sum(double value) {
   return cuda::block_sum<kThreads>(value);
 }
 
-__global__ void dot_partials_kernel(index_t n, const double* __restrict__ x, const double* __restrict__ y,
-                             double* __restrict__ partials) {
+__global__ void dot_partials_kernel(index_t n, const double* __restrict__ x,
+                                    const double* __restrict__ y, double* __restrict__ partials) {
   double sum = 0.0;
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
     sum += x[i] * y[i];
@@ -192,8 +192,8 @@ void cg_direction_dot(index_t n, const double* r, const double* z, double* p, do
                       double* partials, double* scalars, cudaStream_t stream) {
   const int count = dot_partials(n, r, z, partials, stream);
   // A fixed grid: every block re-reads the partials (8 KB), so not one block per 256 rows.
-  cg_direction_dot_kernel<<<reduction_grid(n), kThreads, 0, stream>>>(n, z, p, x, partials,
-                                                                       count, scalars);
+  cg_direction_dot_kernel<<<reduction_grid(n), kThreads, 0, stream>>>(n, z, p, x, partials, count,
+                                                                      scalars);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

@@ -13,8 +13,8 @@ index_t first_bad_value(index_t n, const double* values, const index_t* mirror) 
   }
   const double tolerance = kSymmetryTolerance * largest;
   for (index_t k = 0; k < n; ++k) {
-    const bool bad = mirror[k] == k ? !(values[k] > 0.0)
-                                    : std::abs(values[k] - values[mirror[k]]) > tolerance;
+    const bool bad =
+        mirror[k] == k ? !(values[k] > 0.0) : std::abs(values[k] - values[mirror[k]]) > tolerance;
     if (bad) return k;
   }
   return -1;

@@ -53,10 +53,10 @@ void print_summary(const SolveReport& r, const std::string& problem_name) {
     spdlog::info(
         "ordering       color ({}): {} colors, size min/mean/max {}/{:.0f}/{},"
         " phi {:.0f}",
-        o.method == "level_cyclic" ? std::string("level_cyclic")
-                                   : o.vertex_order + " vertex order" + (o.balanced ? ", balanced" : ""),
-        o.colors.count, o.colors.min_size,
-        o.colors.mean_size, o.colors.max_size, o.colors.phi);
+        o.method == "level_cyclic"
+            ? std::string("level_cyclic")
+            : o.vertex_order + " vertex order" + (o.balanced ? ", balanced" : ""),
+        o.colors.count, o.colors.min_size, o.colors.mean_size, o.colors.max_size, o.colors.phi);
   } else {
     spdlog::info("ordering       {}", o.ordering);
   }

@@ -51,8 +51,10 @@ Mode pick_mode(backend::Backend& backend, const SolverOptions& options) {
                           backend.name() + " backend does not");
       }
       if (loop && options.max_iterations > kMaxLoopIterations) {
-        throw ConfigError("solver: graph: loop keeps every residual on the device and takes "
-                          "max_iterations up to " + std::to_string(kMaxLoopIterations));
+        throw ConfigError(
+            "solver: graph: loop keeps every residual on the device and takes "
+            "max_iterations up to " +
+            std::to_string(kMaxLoopIterations));
       }
       return loop ? Mode::loop : Mode::replay;
     }
@@ -61,7 +63,7 @@ Mode pick_mode(backend::Backend& backend, const SolverOptions& options) {
   }
   if (options.timing != TimingMode::total || !backend.can_record()) return Mode::launches;
   return backend.can_loop() && options.max_iterations <= kMaxLoopIterations ? Mode::loop
-                                                                           : Mode::replay;
+                                                                            : Mode::replay;
 }
 
 }  // namespace
@@ -258,8 +260,8 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
       result.history.push_back({k, result.residual_norm, result.residual_norm / scale, {}});
       // The rule the device-side loop applies too (kernels/cg_loop.hpp).
       const kernels::LoopStop stop =
-          kernels::cg_stop(get(s, Scalar::rz), get(s, Scalar::pq), result.residual_norm, target,
-                           k, options.max_iterations);
+          kernels::cg_stop(get(s, Scalar::rz), get(s, Scalar::pq), result.residual_norm, target, k,
+                           options.max_iterations);
       if (stop == kernels::LoopStop::breakdown) {
         result.status = SolveStatus::breakdown;
         break;

@@ -18,11 +18,12 @@ struct PcgResult {
   double initial_residual_norm = 0.0;
   double residual_norm = 0.0;
   double seconds = 0.0;
-  bool graph = false;  ///< the iterations ran as replays of one recorded graph
+  bool graph = false;        ///< the iterations ran as replays of one recorded graph
   bool device_loop = false;  ///< ... inside a device-side loop that tested convergence
   PhaseArray phase_bytes{};
   /// Entry 0 is the initial residual, then every checked iteration (all of them with
-  /// check_every = 1 or a device-side loop); each entry's times cover the iterations since the previous one.
+  /// check_every = 1 or a device-side loop); each entry's times cover the iterations since the
+  /// previous one.
   std::vector<IterationRecord> history;
   PhaseArray unrecorded_seconds{};  ///< times after the last checked iteration
 };

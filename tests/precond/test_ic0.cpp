@@ -141,10 +141,9 @@ TEST(Ic0Factor, BackendEngineOnTheCpuMatchesTheHostFactorization) {
     prism::precond::Ic0Pattern host(a);
     const prism::FactorizationReport rh = host.factorize(a, {});
     prism::precond::Ic0Pattern pattern(a);
-    auto engine =
-        backend->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source(),
-                                 pattern.lower_source(),
-                                 {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64});
+    auto engine = backend->make_ic0_factor(
+        pattern.lower(), pattern.upper(), pattern.upper_source(), pattern.lower_source(),
+        {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64});
     const prism::FactorizationReport re = pattern.factorize(a, {}, *engine);
     EXPECT_EQ(re.retries, rh.retries);
     EXPECT_EQ(re.shift, rh.shift);
@@ -191,10 +190,9 @@ TEST(Ic0Factor, EngineLoadFromBackendValuesReportsABadDiagonal) {
   a.values[diag] = -3.0;
   auto backend = prism::backend::make_cpu_backend();
   prism::precond::Ic0Pattern host(a), pattern(a);
-  auto engine =
-      backend->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source(),
-                               pattern.lower_source(),
-                               {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64});
+  auto engine = backend->make_ic0_factor(
+      pattern.lower(), pattern.upper(), pattern.upper_source(), pattern.lower_source(),
+      {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64});
   std::vector<index_t> identity(a.values.size());
   for (std::size_t k = 0; k < identity.size(); ++k) identity[k] = static_cast<index_t>(k);
   std::string expected, got;
