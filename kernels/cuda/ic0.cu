@@ -37,6 +37,19 @@ __device__ __forceinline__ void emit_pivot(const Ic0Output& out, index_t i, doub
   }
 }
 
+/// Row i's shifted pivot a_ii + shift - sum l_ij^2 is known: l_ii = sqrt(pivot), or a
+/// failure (the pivot left in the diagonal slot, the row min-reduced into *failed_row).
+__device__ __forceinline__ void finish_row(const Ic0Output& out, index_t i, index_t diag,
+                                           double pivot, double* values, int* failed_row) {
+  if (!(pivot > 0.0) || !isfinite(pivot)) {
+    values[diag] = pivot;
+    atomicMin(failed_row, static_cast<int>(i));
+    return;
+  }
+  values[diag] = sqrt(pivot);
+  emit_pivot(out, i, values[diag]);
+}
+
 __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
                          const index_t* __restrict__ col_idx, double* values, double shift,
                          int* failed_row, Ic0Output out) {
@@ -69,13 +82,7 @@ __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__
   // l_ii = sqrt(a_ii + shift - sum_{j<i} l_ij^2)
   double pivot = values[diag] + shift;
   for (index_t p = first; p < diag; ++p) pivot = __dsub_rn(pivot, __dmul_rn(values[p], values[p]));
-  if (!(pivot > 0.0) || !isfinite(pivot)) {
-    values[diag] = pivot;
-    atomicMin(failed_row, static_cast<int>(i));
-    return;
-  }
-  values[diag] = sqrt(pivot);
-  emit_pivot(out, i, values[diag]);
+  finish_row(out, i, diag, pivot, values, failed_row);
 }
 
 /// One warp per row, for long rows: the entries p of row i in order, as ic0_rows; for
@@ -138,13 +145,7 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   if (lane != 0) return;
-  if (!(pivot > 0.0) || !isfinite(pivot)) {
-    values[diag] = pivot;
-    atomicMin(failed_row, static_cast<int>(i));
-    return;
-  }
-  values[diag] = sqrt(pivot);
-  emit_pivot(out, i, values[diag]);
+  finish_row(out, i, diag, pivot, values, failed_row);
 }
 
 __global__ void ic0_row_scale(index_t rows, const index_t* __restrict__ diagonal_source,
