@@ -1,6 +1,7 @@
 #include "kernels/cuda/matrix_values.hpp"
 
 #include "kernels/cuda/blas1.hpp"
+#include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/check.hpp"
 #include "kernels/matrix_values.hpp"
 
@@ -15,25 +16,6 @@ constexpr int kThreads = 256;
 
 int blocks_for(long long n) {
   return static_cast<int>((n + kThreads - 1) / kThreads);
-}
-
-__device__ __forceinline__ double warp_max(double v) {
-  for (int offset = 16; offset > 0; offset /= 2)
-    v = fmax(v, __shfl_down_sync(0xffffffffu, v, offset));
-  return v;
-}
-
-/// Block max over a kThreads block (every thread gets the result in thread 0 only).
-__device__ __forceinline__ double block_max(double m) {
-  __shared__ double warp_results[kThreads / 32];
-  m = warp_max(m);
-  if (threadIdx.x % 32 == 0) warp_results[threadIdx.x / 32] = m;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    m = threadIdx.x < kThreads / 32 ? warp_results[threadIdx.x] : 0.0;
-    m = warp_max(m);
-  }
-  return m;
 }
 
 /// One pass over the values: a non-finite value min-reduces its index into *first_bad;
@@ -54,10 +36,10 @@ __global__ void check_partials(index_t n, const double* __restrict__ values,
     const index_t m = mirror[k];
     d = fmax(d, m == k ? (v > 0.0 ? 0.0 : CUDART_INF) : fabs(v - values[m]));
   }
-  a = block_max(a);
+  a = block_max<kThreads>(a);
   if (threadIdx.x == 0) max_abs[blockIdx.x] = a;
   __syncthreads();  // block_max's shared slots are reused
-  d = block_max(d);
+  d = block_max<kThreads>(d);
   if (threadIdx.x == 0) max_diff[blockIdx.x] = d;
 }
 
@@ -70,9 +52,9 @@ __global__ void check_verdict(const double* __restrict__ max_abs,
     a = fmax(a, max_abs[i]);
     d = fmax(d, max_diff[i]);
   }
-  a = block_max(a);
+  a = block_max<kThreads>(a);
   __syncthreads();
-  d = block_max(d);
+  d = block_max<kThreads>(d);
   if (threadIdx.x == 0) {
     const double tolerance = kSymmetryTolerance * a;
     scratch[0] = tolerance;
