@@ -6,7 +6,10 @@
 // dominant systems. Time: CUDA events, median (and min) of the timed runs after warm-up.
 // %copy = (5 N M 8 bytes: read a, b, c, d, write x) / time / copy bandwidth.
 //
-// usage: bench_tridiagonal OUT.json [--reps R]
+// usage: bench_tridiagonal OUT.json [--reps R] [--layout contiguous|interleaved] [--n N]
+//                          [--no-cusparse]
+//   --layout / --n keep one layout / one system size (for profiling one shape);
+//   --no-cusparse skips the vendor rows.
 
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -127,13 +130,32 @@ struct Row {
 
 int main(int argc, char** argv) try {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s OUT.json [--reps R]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s OUT.json [--reps R] [--layout contiguous|interleaved] [--n N] "
+                 "[--no-cusparse]\n",
+                 argv[0]);
     return 2;
   }
   const std::string json_path = argv[1];
   int reps = 15;
-  for (int i = 2; i + 1 < argc; ++i) {
-    if (std::string(argv[i]) == "--reps") reps = std::max(10, std::atoi(argv[i + 1]));
+  std::string only_layout;
+  std::int64_t only_n = 0;
+  bool vendor = true;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--reps" && has_value) {
+      reps = std::max(10, std::atoi(argv[++i]));
+    } else if (arg == "--layout" && has_value) {
+      only_layout = argv[++i];
+    } else if (arg == "--n" && has_value) {
+      only_n = std::atoll(argv[++i]);
+    } else if (arg == "--no-cusparse") {
+      vendor = false;
+    } else {
+      std::fprintf(stderr, "bench_tridiagonal: unknown or incomplete option %s\n", arg.c_str());
+      return 2;
+    }
   }
   const int warmup = 3;
 
@@ -155,7 +177,9 @@ int main(int argc, char** argv) try {
   for (TridiagonalLayout layout : {TridiagonalLayout::contiguous, TridiagonalLayout::interleaved}) {
     const bool contiguous = layout == TridiagonalLayout::contiguous;
     const char* lname = contiguous ? "contiguous" : "interleaved";
+    if (!only_layout.empty() && only_layout != lname) continue;
     for (std::int64_t n = 64; n <= total; n *= 4) {
+      if (only_n > 0 && n != only_n) continue;
       const std::int64_t m = total / n;
       const HostSystems h = make_systems(layout, n, m);
       const std::size_t bytes = static_cast<std::size_t>(n * m) * sizeof(double);
@@ -209,6 +233,7 @@ int main(int argc, char** argv) try {
       rows.push_back({lname, "prism", n, m, tp, min_bytes / (tp.median_us * 1e-6) / 1e9 / copy_gbs,
                       eta_of(x.get()), plan_desc});
       ws.reset();
+      if (!vendor) continue;
 
       // cuSPARSE: solves in place and may overwrite its inputs: restore them untimed.
       std::size_t buf_bytes = 0;

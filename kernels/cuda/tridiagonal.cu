@@ -1,6 +1,7 @@
-// Batched tridiagonal solves near the memory bandwidth: a one-pass tile solver for systems
-// that fit a thread block's shared memory, and a two-pass partition method with a
-// recursively solved reduced system for longer ones. See kernels/cuda/tridiagonal.hpp.
+// Batched tridiagonal solves near the memory bandwidth: a one-pass solver for systems that
+// fit a thread block (every row of a system in some thread's registers), and a two-pass
+// partition method with a recursively solved reduced system for longer ones. See
+// kernels/cuda/tridiagonal.hpp.
 //
 // Memory traffic per row of every system (T = element type):
 //   one pass:  reads a, b, c, d once and writes x once: 5 sizeof(T), the floor.
@@ -18,12 +19,17 @@
 // and every interior row to x_j = d''_j - a''_j x_lo - c''_j x_hi. The 2 p equations of a
 // unit form a tridiagonal system in (x_lo, x_hi) of all its chunks; one cyclic-reduction
 // step leaves one equation per thread in w_q = x_hi(q), solved by PCR in shared memory.
+// Pass 1 merges the p chunks' equations instead into the two of the whole unit.
+//
+// Every thread loads its chunk straight from global memory into registers and stores x
+// straight back, with all its loads issued before the first is used. The previous version
+// staged whole tiles through shared memory with cp.async: its per-element index arithmetic
+// and shared-memory round trips made it issue-bound at 42-54 % of the copy bandwidth.
 
 #include "kernels/cuda/tridiagonal.hpp"
 
 #include "kernels/cuda/check.hpp"
 
-#include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -47,17 +53,17 @@ constexpr int kChunkRows = sizeof(T) == 8 ? 8 : 16;
 // in double, and the pass-1 dependency chain (kReduceRows steps) stays short.
 template <typename T>
 constexpr int kReduceRows = 4 * kChunkRows<T>;
-// Threads per block. A block loads its tile, computes, then stores, so an SM needs several
-// resident blocks for the loads of some to overlap the compute of others: the one-pass
-// solve aims at 128 threads (about 37 KB of shared memory and 14 K registers in double,
-// 4 blocks and 16 warps per SM), pass 1 at 32 (one chunk of kReduceRows rows each, about
-// 34 KB in double, 6 blocks per SM).
+// Threads per block. A thread loads, computes, then stores, so an SM needs several resident
+// blocks for the loads of some to overlap the compute of others: both kernels aim at 128
+// threads (about 15 K registers in double, 4 blocks and 16 warps per SM). A system of p
+// chunks needs p threads of one block, at most kMaxThreads (the register file holds one
+// such block per SM).
 constexpr int kTargetThreads = 128;
-constexpr int kReduceThreads = 32;
 constexpr int kMaxThreads = 512;
 
-// i / d for 0 <= i, d < 2^16 as one multiply: with mul = ceil(2^40 / d) the error of
-// i mul / 2^40 is below 2^-24, less than the distance 1/d from i/d to the next integer.
+// i / d for 0 <= i, d < 2^16 as one multiply (thread index / threads per unit): with mul =
+// ceil(2^40 / d) the error of i mul / 2^40 is below 2^-24, less than the distance 1/d from i/d to
+// the next integer.
 struct SmallDiv {
   std::uint64_t mul = 0;
   SmallDiv() = default;
@@ -68,13 +74,10 @@ struct SmallDiv {
     return static_cast<int>((static_cast<std::uint64_t>(i) * mul) >> 40);
   }
 };
-constexpr int kSmallDivLimit = 1 << 16;
 
 // What a launch of either kernel works on. Element (s, i) lives at s sys_stride + i row_stride.
 // Systems are cut into units of unit_rows rows (the last one shorter); a block takes
-// G = 2^glog units, p threads each; thread (g, q) is threadIdx.x = q G + g, so a unit's
-// threads are G apart and consecutive threads hold consecutive units (conflict-free
-// shared rows, pitch odd).
+// G = 2^glog units, p threads each (chunk_thread: which thread holds which chunk).
 struct TileArgs {
   std::int64_t n;  // rows per system
   std::int64_t m;  // systems
@@ -85,10 +88,9 @@ struct TileArgs {
   std::int64_t units_total;    // m * units_per_sys
   int glog;                    // log2 of the units per block
   int p;                       // threads per full unit
-  int pitch;                   // shared slots per thread (odd)
-  bool row_fastest;            // row_stride == 1: tile loads walk rows, else units
-  SmallDiv div_pitch;          // / pitch
-  SmallDiv div_unit;           // / (p pitch)
+  bool row_fastest;            // row_stride == 1 (contiguous data)
+  bool vector_rows;            // row_fastest and every array 16-byte aligned
+  SmallDiv div_p;              // / p
 };
 
 // Per-unit facts, computed once per block (64-bit divisions) and kept in shared memory.
@@ -142,62 +144,243 @@ __device__ Unit<T> make_unit(const TileArgs& p, std::int64_t u, int rows_per_thr
   return un;
 }
 
-// Calls f(shared slot, global offset) for every row of the block's tile, in an order where
-// consecutive threads touch consecutive global addresses. The slot of row j of thread
-// (g, q)'s chunk is (q G + g) pitch + j.
-template <typename T, typename F>
-__device__ void for_each_row(const TileArgs& p, const Unit<T>* units, F&& f) {
-  const int g_count = 1 << p.glog;
-  const int per_unit = p.p * p.pitch;
-  const int total = g_count * per_unit;
-  for (int i = threadIdx.x; i < total; i += blockDim.x) {
-    int g, q, j;
-    if (p.row_fastest) {
-      g = p.div_unit(i);
-      const int r = i - g * per_unit;
-      q = p.div_pitch(r);
-      j = r - q * p.pitch;
-    } else {
-      g = i & (g_count - 1);
-      const int t = i >> p.glog;
-      q = p.div_pitch(t);
-      j = t - q * p.pitch;
-    }
-    const Unit<T>& un = units[g];
-    if (q >= un.pu || j >= un.cbase + (q < un.crem)) continue;
-    const int row = q * un.cbase + min(q, un.crem) + j;
-    f((q * g_count + g) * p.pitch + j, un.base + row * p.row_stride);
+// A thread's chunk of L rows as whole 16-byte vectors (double2 / float4): used when the
+// chunk is full, its rows are contiguous and its first row is 16-byte aligned.
+template <int L>
+__device__ void load_vectors(const double* src, double (&r)[L]) {
+#pragma unroll
+  for (int k = 0; k < L / 2; ++k) {
+    const double2 v = reinterpret_cast<const double2*>(src)[k];
+    r[2 * k] = v.x;
+    r[2 * k + 1] = v.y;
+  }
+}
+template <int L>
+__device__ void load_vectors(const float* src, float (&r)[L]) {
+#pragma unroll
+  for (int k = 0; k < L / 4; ++k) {
+    const float4 v = reinterpret_cast<const float4*>(src)[k];
+    r[4 * k] = v.x;
+    r[4 * k + 1] = v.y;
+    r[4 * k + 2] = v.z;
+    r[4 * k + 3] = v.w;
+  }
+}
+template <int L>
+__device__ void store_vectors(double* dst, const double (&r)[L]) {
+#pragma unroll
+  for (int k = 0; k < L / 2; ++k) {
+    reinterpret_cast<double2*>(dst)[k] = make_double2(r[2 * k], r[2 * k + 1]);
+  }
+}
+template <int L>
+__device__ void store_vectors(float* dst, const float (&r)[L]) {
+#pragma unroll
+  for (int k = 0; k < L / 4; ++k) {
+    reinterpret_cast<float4*>(dst)[k] =
+        make_float4(r[4 * k], r[4 * k + 1], r[4 * k + 2], r[4 * k + 3]);
   }
 }
 
-// Block prologue of both kernels: unit facts, then the tile of a, b, c, d into shared
-// memory with asynchronous copies (the whole tile in flight at once, no registers held).
+// A thread's place in its block: chunk q of unit g, a unit's threads qs apart. Contiguous
+// data: a unit's threads are adjacent (tid = g p + q); interleaved data: they are G apart
+// (tid = q G + g), so consecutive threads hold neighbouring systems.
 template <typename T>
-__device__ void load_tile(const TileArgs& p, int rows_per_thread, const T* z, Unit<T>* units,
-                          const T* a, const T* b, const T* c, const T* d, T* sa, T* sb, T* sc,
-                          T* sd) {
+struct ChunkThread {
+  Unit<T> un;
+  int q;
+  int qs;
+  int cl;            // rows of the chunk (0: idle thread)
+  std::int64_t at0;  // offset of the chunk's first row
+  bool vec;          // whole 16-byte vectors
+};
+
+// Unit facts into shared memory (by the first G threads), then the calling thread's chunk.
+template <typename T, int L>
+__device__ ChunkThread<T> chunk_thread(const TileArgs& p, Unit<T>* units, const T* z) {
   const int g_count = 1 << p.glog;
-  if (static_cast<int>(threadIdx.x) < g_count) {
-    units[threadIdx.x] = make_unit<T>(
-        p, static_cast<std::int64_t>(blockIdx.x) * g_count + threadIdx.x, rows_per_thread, z);
+  const int tid = threadIdx.x;
+  if (tid < g_count) {
+    units[tid] = make_unit<T>(p, static_cast<std::int64_t>(blockIdx.x) * g_count + tid, L, z);
   }
   __syncthreads();
-  for_each_row(p, units, [&](int e, std::int64_t at) {
-    __pipeline_memcpy_async(sa + e, a + at, sizeof(T));
-    __pipeline_memcpy_async(sb + e, b + at, sizeof(T));
-    __pipeline_memcpy_async(sc + e, c + at, sizeof(T));
-    __pipeline_memcpy_async(sd + e, d + at, sizeof(T));
-  });
-  __pipeline_commit();
-  __pipeline_wait_prior(0);
-  __syncthreads();
+  ChunkThread<T> t;
+  int g;
+  if (p.row_fastest) {
+    g = p.div_p(tid);
+    t.q = tid - g * p.p;
+    t.qs = 1;
+  } else {
+    g = tid & (g_count - 1);
+    t.q = tid >> p.glog;
+    t.qs = g_count;
+  }
+  t.un = units[g];
+  t.cl = t.q < t.un.pu ? t.un.cbase + (t.q < t.un.crem) : 0;
+  t.at0 =
+      t.un.base + static_cast<std::int64_t>(t.q * t.un.cbase + min(t.q, t.un.crem)) * p.row_stride;
+  constexpr int kVec = 16 / static_cast<int>(sizeof(T));
+  t.vec = p.vector_rows && t.cl == L && t.at0 % kVec == 0;
+  return t;
+}
+
+// Loads the chunk into registers; rows past it become the identity x_j = 0. At a system's
+// ends the ignored a[0] and c[N-1] become 0. The couplings out of a unit inside a system:
+// with Keep (pass 1) they stay, as the unit's boundary equations keep x_{lo-1} and x_{hi+1}
+// as unknowns; otherwise their known values (xl, xr: pass 2) move to the right-hand side.
+template <typename T, int L, bool Keep>
+__device__ void load_chunk(const TileArgs& p, const ChunkThread<T>& t, const T* a, const T* b,
+                           const T* c, const T* d, T (&ra)[L], T (&rb)[L], T (&rc)[L], T (&rd)[L]) {
+  // All 4 L loads are issued before any is used: no branch between them (rows past the
+  // chunk reload its last row and are masked below).
+  if (t.vec) {
+    load_vectors<L>(a + t.at0, ra);
+    load_vectors<L>(b + t.at0, rb);
+    load_vectors<L>(c + t.at0, rc);
+    load_vectors<L>(d + t.at0, rd);
+  } else if (t.cl > 0) {
+#pragma unroll
+    for (int j = 0; j < L; ++j) {
+      const std::int64_t at = t.at0 + static_cast<std::int64_t>(min(j, t.cl - 1)) * p.row_stride;
+      ra[j] = a[at];
+      rb[j] = b[at];
+      rc[j] = c[at];
+      rd[j] = d[at];
+    }
+  }
+  // Selects only: a conditional store to row cl - 1 of a register array would become a
+  // runtime index (local memory).
+  const bool starts_unit = t.cl > 0 && t.q == 0 && (!Keep || t.un.first);
+  const bool ends_unit = t.cl > 0 && t.q == t.un.pu - 1 && (!Keep || t.un.last);
+#pragma unroll
+  for (int j = 0; j < L; ++j) {
+    const bool in = j < t.cl;
+    const bool first = starts_unit && j == 0;
+    const bool last = ends_unit && j == t.cl - 1;
+    T dj = rd[j];
+    if (!Keep) {
+      if (j == 0 && !t.un.first) dj = first ? dj - ra[0] * t.un.xl : dj;
+      dj = last && !t.un.last ? dj - rc[j] * t.un.xr : dj;
+    }
+    rd[j] = in ? dj : T(0);
+    ra[j] = in && !first ? ra[j] : T(0);
+    rb[j] = in ? rb[j] : T(1);
+    rc[j] = in && !last ? rc[j] : T(0);
+  }
+}
+
+// The boundary equations of a chunk of cl >= 1 rows with x_lo and x_hi kept as unknowns
+// (file comment): top: x_lo + A x_{lo-1} + C x_hi = D, bottom: x_hi + a x_lo + c x_{hi+1} = d.
+template <typename T>
+struct Boundary {
+  T ta = 0, tc = 0, td = 0;
+  T ba = 0, bc = 0, bd = 0;
+};
+
+// Partition elimination of the chunk in registers: returns its boundary equations and
+// leaves every interior row as x_j = rd_j - ra_j x_lo - rc_j x_hi. Needs cl >= 2 except
+// for a one-row chunk, whose top equation is the row and bottom one x_hi = x_lo.
+template <typename T, int L>
+__device__ Boundary<T> partition_chunk(int cl, T (&ra)[L], const T (&rb)[L], T (&rc)[L],
+                                       T (&rd)[L]) {
+  Boundary<T> e;
+  if (cl == 1) {
+    const T r = T(1) / rb[0];
+    e.ta = ra[0] * r;
+    e.tc = rc[0] * r;  // 0 when the row ends its unit (its c moved or dropped)
+    e.td = rd[0] * r;
+    e.ba = -1;
+    return e;
+  }
+  // Top-down with x_lo kept (rows 1..n-1): x_j + c'_j x_{j+1} + a'_j x_lo = d'_j,
+  //   r = 1 / (b_j - a_j c'_{j-1}), c'_j = c_j r, a'_j = -a_j a'_{j-1} r,
+  //   d'_j = (d_j - a_j d'_{j-1}) r   (row 1: r = 1 / b_1, a'_1 = a_1 r).
+#pragma unroll
+  for (int j = 1; j < L; ++j) {
+    if (j == 1) {
+      const T r = T(1) / rb[1];
+      rd[1] *= r;
+      ra[1] *= r;
+      rc[1] *= r;
+    } else if (j < cl) {
+      const T r = T(1) / (rb[j] - ra[j] * rc[j - 1]);
+      rd[j] = (rd[j] - ra[j] * rd[j - 1]) * r;
+      ra[j] = -ra[j] * ra[j - 1] * r;
+      rc[j] *= r;
+    }
+    if (j < cl) {  // the last row's values stay: the bottom equation
+      e.ba = ra[j];
+      e.bc = rc[j];
+      e.bd = rd[j];
+    }
+  }
+  // Bottom-up with x_hi kept (rows n-3..1): x_j = d''_j - a''_j x_lo - c''_j x_hi,
+  //   d''_j = d'_j - c'_j d''_{j+1}, a''_j = a'_j - c'_j a''_{j+1}, c''_j = -c'_j c''_{j+1}.
+#pragma unroll
+  for (int j = L - 3; j >= 1; --j) {
+    if (j <= cl - 3) {
+      rd[j] -= rc[j] * rd[j + 1];
+      ra[j] -= rc[j] * ra[j + 1];
+      rc[j] = -rc[j] * rc[j + 1];
+    }
+  }
+  // Row lo with x_{lo+1} substituted (for n = 2, x_{lo+1} is x_hi itself).
+  T a1 = 0, c1 = -1, d1 = 0;
+  if (cl >= 3) {
+    a1 = ra[1];
+    c1 = rc[1];
+    d1 = rd[1];
+  }
+  const T r0 = T(1) / (rb[0] - rc[0] * a1);
+  e.ta = ra[0] * r0;
+  e.tc = -rc[0] * c1 * r0;
+  e.td = (rd[0] - rc[0] * d1) * r0;
+  return e;
+}
+
+// The boundary equations of two adjacent row ranges S1 = [L1, R1] and S2 = [L2 = R1 + 1, R2]
+// merged into those of [L1, R2]: the interface unknowns x_R1 and x_L2 are eliminated from
+// S1's bottom and S2's top equation (den = 1 - A2 c1),
+//   x_R1 = (d1 - c1 D2 - a1 x_L1 + c1 C2 x_R2) / den,
+//   x_L2 = (D2 - A2 d1 + A2 a1 x_L1 - C2 x_R2) / den,
+// and substituted into S1's top and S2's bottom equation, each renormalized to a unit
+// coefficient on its own unknown (block cyclic reduction of the two ranges).
+template <typename T>
+__device__ Boundary<T> merge_boundaries(const Boundary<T>& s1, const Boundary<T>& s2) {
+  const T rden = T(1) / (T(1) - s2.ta * s1.bc);
+  const T ur = (s1.bd - s1.bc * s2.td) * rden;  // x_R1 = ur - ar x_L1 + cr x_R2
+  const T ar = s1.ba * rden;
+  const T cr = s1.bc * s2.tc * rden;
+  const T ul = (s2.td - s2.ta * s1.bd) * rden;  // x_L2 = ul + al x_L1 - cl x_R2
+  const T al = s2.ta * s1.ba * rden;
+  const T cl = s2.tc * rden;
+  Boundary<T> e;
+  const T rs = T(1) / (T(1) - s1.tc * ar);
+  e.ta = s1.ta * rs;
+  e.tc = s1.tc * cr * rs;
+  e.td = (s1.td - s1.tc * ur) * rs;
+  const T rt = T(1) / (T(1) - s2.ba * cl);
+  e.ba = s2.ba * al * rt;
+  e.bc = s2.bc * rt;
+  e.bd = (s2.bd - s2.ba * ul) * rt;
+  return e;
+}
+
+// Shared memory of either kernel: the units, then per thread the reduced-system planes of
+// solve_kernel (5 values) or the chunk equations of reduce_kernel (6 values).
+template <typename T>
+std::size_t kernel_shared_bytes(int units, int threads) {
+  return units_bytes(units, sizeof(Unit<T>)) +
+         static_cast<std::size_t>(threads) * sizeof(Boundary<T>);
 }
 
 // One-pass solve of every unit of the block (pass 2 of the partition method too, with the
-// reduced solution z giving x just outside each unit). A thread holds its chunk of at most
-// L rows in registers: Thomas if it owns the whole unit, else the partition elimination
-// (file comment), the reduced system of the unit in shared memory, and back substitution.
-// x is written back over d in shared memory and stored coalesced.
+// reduced solution z giving x just outside each unit). A thread loads its chunk of at most
+// L rows straight into registers (load_chunk) and stores its x straight back: coalesced
+// element by element in the interleaved layout, 16-byte vectors where aligned in the
+// contiguous one. It solves the chunk by Thomas if it owns the whole unit, else by the
+// partition elimination, the reduced system of the unit in shared memory (one equation per
+// thread, one cyclic-reduction step then PCR), and back substitution.
 template <typename T, int L>
 __global__ void __launch_bounds__(kMaxThreads)
     solve_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
@@ -206,50 +389,23 @@ __global__ void __launch_bounds__(kMaxThreads)
   const int g_count = 1 << p.glog;
   const int nthreads = blockDim.x;
   Unit<T>* units = reinterpret_cast<Unit<T>*>(smem_raw);
-  T* sa = reinterpret_cast<T*>(smem_raw + units_bytes(g_count, sizeof(Unit<T>)));
-  const int plane = nthreads * p.pitch;
-  T* sb = sa + plane;
-  T* sc = sb + plane;
-  T* sd = sc + plane;
-  load_tile(p, L, z, units, a, b, c, d, sa, sb, sc, sd);
-
+  T* const ea = reinterpret_cast<T*>(smem_raw + units_bytes(g_count, sizeof(Unit<T>)));
+  T* const eb = ea + nthreads;
+  T* const ec = eb + nthreads;
+  T* const ed = ec + nthreads;
+  T* const ew = ed + nthreads;
   const int tid = threadIdx.x;
-  const int q = tid >> p.glog;
-  const Unit<T> un = units[tid & (g_count - 1)];
-  const bool active = q < un.pu;
-  const int cl = active ? un.cbase + (q < un.crem) : 0;
-  const int e0 = tid * p.pitch;
-
-  // Couplings out of the unit: known values (pass 2) move to the right-hand side; at a
-  // system's ends they are the ignored a[0] and c[N-1]. Done on the thread's own rows in
-  // shared memory: row cl-1 of a register array would need a runtime index (local memory).
-  if (active && q == 0) {
-    if (!un.first) sd[e0] -= sa[e0] * un.xl;
-    sa[e0] = 0;
-  }
-  if (active && q == un.pu - 1) {
-    const int e = e0 + cl - 1;
-    if (!un.last) sd[e] -= sc[e] * un.xr;
-    sc[e] = 0;
-  }
+  const ChunkThread<T> t = chunk_thread<T, L>(p, units, z);
+  const Unit<T>& un = t.un;
+  const int q = t.q;
+  const int qs = t.qs;
+  const int cl = t.cl;
   T ra[L], rb[L], rc[L], rd[L];
-#pragma unroll
-  for (int j = 0; j < L; ++j) {
-    ra[j] = 0;
-    rb[j] = 1;
-    rc[j] = 0;
-    rd[j] = 0;
-    if (j < cl) {
-      ra[j] = sa[e0 + j];
-      rb[j] = sb[e0 + j];
-      rc[j] = sc[e0 + j];
-      rd[j] = sd[e0 + j];
-    }
-  }
+  load_chunk<T, L, false>(p, t, a, b, c, d, ra, rb, rc, rd);
 
+  const bool active = cl > 0;
   const bool partition = active && un.pu > 1;
-  T top_a = 0, top_c = 0, top_d = 0;  // x_lo + top_a x_{lo-1} + top_c x_hi = top_d
-  T bot_a = 0, bot_c = 0, bot_d = 0;  // x_hi + bot_a x_lo + bot_c x_{hi+1} = bot_d
+  Boundary<T> e;
   if (active && un.pu == 1) {
     // Thomas: c'_j = c_j / (b_j - a_j c'_{j-1}), d'_j = (d_j - a_j d'_{j-1}) / (same),
     // x_j = d'_j - c'_j x_{j+1}.
@@ -270,49 +426,7 @@ __global__ void __launch_bounds__(kMaxThreads)
       if (j < cl - 1) rd[j] -= rc[j] * rd[j + 1];
     }
   } else if (partition) {
-    // Top-down with x_lo kept (rows 1..n-1): x_j + c'_j x_{j+1} + a'_j x_lo = d'_j,
-    //   r = 1 / (b_j - a_j c'_{j-1}), c'_j = c_j r, a'_j = -a_j a'_{j-1} r,
-    //   d'_j = (d_j - a_j d'_{j-1}) r   (row 1: r = 1 / b_1, a'_1 = a_1 r).
-#pragma unroll
-    for (int j = 1; j < L; ++j) {
-      if (j == 1) {
-        const T r = T(1) / rb[1];
-        rd[1] *= r;
-        ra[1] *= r;
-        rc[1] *= r;
-      } else if (j < cl) {
-        const T r = T(1) / (rb[j] - ra[j] * rc[j - 1]);
-        rd[j] = (rd[j] - ra[j] * rd[j - 1]) * r;
-        ra[j] = -ra[j] * ra[j - 1] * r;
-        rc[j] *= r;
-      }
-      if (j < cl) {  // the last row's values stay: the bottom equation
-        bot_a = ra[j];
-        bot_c = rc[j];
-        bot_d = rd[j];
-      }
-    }
-    // Bottom-up with x_hi kept (rows n-3..1): x_j = d''_j - a''_j x_lo - c''_j x_hi,
-    //   d''_j = d'_j - c'_j d''_{j+1}, a''_j = a'_j - c'_j a''_{j+1}, c''_j = -c'_j c''_{j+1}.
-#pragma unroll
-    for (int j = L - 3; j >= 1; --j) {
-      if (j <= cl - 3) {
-        rd[j] -= rc[j] * rd[j + 1];
-        ra[j] -= rc[j] * ra[j + 1];
-        rc[j] = -rc[j] * rc[j + 1];
-      }
-    }
-    // Row lo with x_{lo+1} substituted (for n = 2, x_{lo+1} is x_hi itself).
-    T a1 = 0, c1 = -1, d1 = 0;
-    if (cl >= 3) {
-      a1 = ra[1];
-      c1 = rc[1];
-      d1 = rd[1];
-    }
-    const T r0 = T(1) / (rb[0] - rc[0] * a1);
-    top_a = ra[0] * r0;
-    top_c = -rc[0] * c1 * r0;
-    top_d = (rd[0] - rc[0] * d1) * r0;
+    e = partition_chunk<T, L>(cl, ra, rb, rc, rd);
   }
 
   if (p.p > 1) {
@@ -320,29 +434,22 @@ __global__ void __launch_bounds__(kMaxThreads)
     // the top equation of q and x_lo(q+1) from that of q+1 substituted into the bottom one:
     //   A = -bot_a top_a,  B = 1 - bot_a top_c - bot_c top_a(q+1),  C = -bot_c top_c(q+1),
     //   D = bot_d - bot_a top_d - bot_c top_d(q+1).
-    // Every chunk is in registers now: sa, sb, sc hold the reduced equations.
-    T* ea = sa;
-    T* eb = sb;
-    T* ec = sc;
-    T* ed = sa + nthreads;
-    T* ew = sb + nthreads;
-    __syncthreads();
-    ea[tid] = top_a;
-    ec[tid] = top_c;
-    ed[tid] = top_d;
+    ea[tid] = e.ta;
+    ec[tid] = e.tc;
+    ed[tid] = e.td;
     __syncthreads();
     T ea_r = 0, eb_r = 1, ec_r = 0, ed_r = 0;
     if (partition) {
       T na = 0, nc = 0, nd = 0;
       if (q + 1 < un.pu) {
-        na = ea[tid + g_count];
-        nc = ec[tid + g_count];
-        nd = ed[tid + g_count];
+        na = ea[tid + qs];
+        nc = ec[tid + qs];
+        nd = ed[tid + qs];
       }
-      ea_r = -bot_a * top_a;
-      eb_r = T(1) - bot_a * top_c - bot_c * na;
-      ec_r = -bot_c * nc;
-      ed_r = bot_d - bot_a * top_d - bot_c * nd;
+      ea_r = -e.ba * e.ta;
+      eb_r = T(1) - e.ba * e.tc - e.bc * na;
+      ec_r = -e.bc * nc;
+      ed_r = e.bd - e.ba * e.td - e.bc * nd;
     }
     // PCR with distance h (out-of-unit neighbours are the null equation):
     //   k1 = A_q / B_{q-h}, k2 = C_q / B_{q+h}, A' = -A_{q-h} k1, C' = -C_{q+h} k2,
@@ -357,18 +464,18 @@ __global__ void __launch_bounds__(kMaxThreads)
       if (partition) {
         T am = 0, bm = 1, cm = 0, dm = 0, ap = 0, bp = 1, cp = 0, dp = 0;
         if (q - h >= 0) {
-          const int e = tid - h * g_count;
-          am = ea[e];
-          bm = eb[e];
-          cm = ec[e];
-          dm = ed[e];
+          const int k = tid - h * qs;
+          am = ea[k];
+          bm = eb[k];
+          cm = ec[k];
+          dm = ed[k];
         }
         if (q + h < un.pu) {
-          const int e = tid + h * g_count;
-          ap = ea[e];
-          bp = eb[e];
-          cp = ec[e];
-          dp = ed[e];
+          const int k = tid + h * qs;
+          ap = ea[k];
+          bp = eb[k];
+          cp = ec[k];
+          dp = ed[k];
         }
         const T k1 = ea_r / bm;
         const T k2 = ec_r / bp;
@@ -382,114 +489,75 @@ __global__ void __launch_bounds__(kMaxThreads)
     ew[tid] = w;
     __syncthreads();
     if (partition) {
-      const T wm = q > 0 ? ew[tid - g_count] : T(0);
-      const T xlo = top_d - top_a * wm - top_c * w;
+      const T wm = q > 0 ? ew[tid - qs] : T(0);
+      const T xlo = e.td - e.ta * wm - e.tc * w;
 #pragma unroll
-      for (int j = 1; j < L; ++j) {
-        if (j < cl - 1) sd[e0 + j] = rd[j] - ra[j] * xlo - rc[j] * w;
+      for (int j = 0; j < L; ++j) {
+        rd[j] = j == 0 ? xlo : (j == cl - 1 ? w : rd[j] - ra[j] * xlo - rc[j] * w);
       }
-      sd[e0] = xlo;
-      sd[e0 + cl - 1] = w;
     }
   }
-  if (active && un.pu == 1) {
+  if (t.vec) {
+    store_vectors<L>(x + t.at0, rd);
+  } else {
 #pragma unroll
     for (int j = 0; j < L; ++j) {
-      if (j < cl) sd[e0 + j] = rd[j];
+      if (j < cl) x[t.at0 + j * p.row_stride] = rd[j];
     }
   }
-  __syncthreads();
-  for_each_row(p, units, [&](int e, std::int64_t at) { x[at] = sd[e]; });
 }
 
-// Pass 1 of the partition method: one thread per unit (chunk) of up to unit_rows rows
-// reduces it to its top and bottom equations (file comment) by a bottom-up and a top-down
-// elimination, interleaved so the two dependency chains overlap, reading the tile from
-// shared memory. Writes them as rows 2k (top) and 2k+1 (bottom) of the reduced system of
-// system s (contiguous, 2 units_per_sys rows each), unit diagonal.
-template <typename T>
-__global__ void __launch_bounds__(kReduceThreads)
+// Pass 1 of the partition method: every unit (kReduceRows rows of a system) is reduced to
+// its two boundary equations, written as rows 2k (top) and 2k+1 (bottom) of the reduced
+// system of its system s (contiguous, 2 units_per_sys rows each, unit diagonal). Its p
+// threads load their chunks as solve_kernel does and reduce them (partition_chunk); the
+// first thread of the unit merges the p chunk equations, left to right, from shared memory.
+template <typename T, int L>
+__global__ void __launch_bounds__(kMaxThreads)
     reduce_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
-                  const T* __restrict__ d, T* __restrict__ ra, T* __restrict__ rb,
-                  T* __restrict__ rc, T* __restrict__ rd, TileArgs p) {
+                  const T* __restrict__ d, T* __restrict__ ra_out, T* __restrict__ rb_out,
+                  T* __restrict__ rc_out, T* __restrict__ rd_out, TileArgs p) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int g_count = 1 << p.glog;
   Unit<T>* units = reinterpret_cast<Unit<T>*>(smem_raw);
-  T* sa = reinterpret_cast<T*>(smem_raw + units_bytes(g_count, sizeof(Unit<T>)));
-  const int plane = static_cast<int>(blockDim.x) * p.pitch;
-  T* sb = sa + plane;
-  T* sc = sb + plane;
-  T* sd = sc + plane;
-  load_tile<T>(p, p.pitch, nullptr, units, a, b, c, d, sa, sb, sc, sd);
-
-  const Unit<T> un = units[threadIdx.x];
-  if (un.pu == 0) return;
-  const int n = un.len;
-  const int e0 = threadIdx.x * p.pitch;
-  auto a_at = [&](int j) { return j == 0 && un.first ? T(0) : sa[e0 + j]; };
-  auto c_at = [&](int j) { return j == n - 1 && un.last ? T(0) : sc[e0 + j]; };
-  T top_a, top_c, top_d, bot_a, bot_c, bot_d;
-  if (n == 1) {
-    // Only a system's last unit can have one row (c ignored): the top equation is the row,
-    // the bottom one says x_hi = x_lo.
-    const T r = T(1) / sb[e0];
-    top_a = a_at(0) * r;
-    top_c = 0;
-    top_d = sd[e0] * r;
-    bot_a = -1;
-    bot_c = 0;
-    bot_d = 0;
-  } else {
-    // Top-down from row 1: x_j + bot_c x_{j+1} + bot_a x_lo = bot_d (recurrences as in
-    // solve_kernel); bottom-up from row n-2: x_j + top_a x_{j-1} + top_c x_hi = top_d,
-    //   r = 1 / (b_j - c_j top_a), top_a = a_j r, top_c = -c_j top_c r,
-    //   top_d = (d_j - c_j top_d) r.
-    T r = T(1) / sb[e0 + 1];
-    bot_a = sa[e0 + 1] * r;
-    bot_c = c_at(1) * r;
-    bot_d = sd[e0 + 1] * r;
-    r = T(1) / sb[e0 + n - 2];
-    top_a = a_at(n - 2) * r;
-    top_c = sc[e0 + n - 2] * r;
-    top_d = sd[e0 + n - 2] * r;
-    for (int t = 2; t < n; ++t) {
-      const int j = e0 + t;
-      const T aj = sa[j];
-      const T rj = T(1) / (sb[j] - aj * bot_c);
-      bot_d = (sd[j] - aj * bot_d) * rj;
-      bot_a = -aj * bot_a * rj;
-      bot_c = c_at(t) * rj;
-      const int i = e0 + n - 1 - t;
-      const T ci = sc[i];
-      const T ri = T(1) / (sb[i] - ci * top_a);
-      top_d = (sd[i] - ci * top_d) * ri;
-      top_c = -ci * top_c * ri;
-      top_a = a_at(n - 1 - t) * ri;
+  Boundary<T>* eq =
+      reinterpret_cast<Boundary<T>*>(smem_raw + units_bytes(g_count, sizeof(Unit<T>)));
+  const ChunkThread<T> t = chunk_thread<T, L>(p, units, static_cast<const T*>(nullptr));
+  T ra[L], rb[L], rc[L], rd[L];
+  load_chunk<T, L, true>(p, t, a, b, c, d, ra, rb, rc, rd);
+  Boundary<T> e;
+  if (t.cl > 0) e = partition_chunk<T, L>(t.cl, ra, rb, rc, rd);
+  const int tid = threadIdx.x;
+  if (p.p > 1) {
+    eq[tid] = e;
+    __syncthreads();
+    if (t.cl > 0 && t.q == 0) {
+      for (int k = 1; k < t.un.pu; ++k) e = merge_boundaries(e, eq[tid + k * t.qs]);
     }
   }
-  ra[un.out] = top_a;
-  rb[un.out] = 1;
-  rc[un.out] = top_c;
-  rd[un.out] = top_d;
-  ra[un.out + 1] = bot_a;
-  rb[un.out + 1] = 1;
-  rc[un.out + 1] = bot_c;
-  rd[un.out + 1] = bot_d;
+  if (t.cl > 0 && t.q == 0) {
+    const std::int64_t out = t.un.out;
+    ra_out[out] = e.ta;
+    rb_out[out] = 1;
+    rc_out[out] = e.tc;
+    rd_out[out] = e.td;
+    ra_out[out + 1] = e.ba;
+    rb_out[out + 1] = 1;
+    rc_out[out + 1] = e.bc;
+    rd_out[out + 1] = e.bd;
+  }
 }
 
 struct DeviceLimits {
   int sms = 0;
-  std::size_t smem_optin = 0;
 };
 
 DeviceLimits device_limits() {
   int dev = 0;
   PRISM_CUDA_CHECK(cudaGetDevice(&dev));
   int sms = 0;
-  int optin = 0;
   PRISM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  PRISM_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  return {sms, static_cast<std::size_t>(optin)};
+  return {sms};
 }
 
 int floor_log2(std::int64_t v) {
@@ -506,9 +574,9 @@ struct Launch {
   std::size_t shared_bytes = 0;
 };
 
-// Fewest units per block for coalesced tiles: 1 when a unit's rows are contiguous; with
-// interleaved data a tile row holds G neighbouring systems, so G fills a 32-byte sector
-// (4 doubles, 8 floats) or holds every system.
+// Fewest units per block for coalesced loads: 1 when a unit's rows are contiguous; with
+// interleaved data a warp's load of one row spans G neighbouring systems, so G fills a
+// 32-byte sector (4 doubles, 8 floats) or holds every system.
 template <typename T>
 int min_units_per_block(std::int64_t row_stride, std::int64_t m) {
   if (row_stride == 1) return 1;
@@ -518,15 +586,14 @@ int min_units_per_block(std::int64_t row_stride, std::int64_t m) {
   return g;
 }
 
-// Shapes a launch over the units of (n, m) cut into units of unit_rows rows, with up to
-// rows_per_thread rows per thread (p threads per unit) and about target_threads threads per
-// block (G a power of two, at least min_units_per_block). G then shrinks while the grid
-// would leave SMs with fewer than two blocks, so small batches spread over the GPU instead
-// of piling into a few blocks.
+// Shapes a launch of either kernel over the units of (n, m) cut into units of unit_rows
+// rows, with up to L = kChunkRows rows per thread (p threads per unit) and about
+// kTargetThreads threads per block (G a power of two, at least min_units_per_block). G then
+// shrinks while the grid would leave SMs with fewer than two blocks, so small batches
+// spread over the GPU instead of piling into a few blocks.
 template <typename T>
 Launch shape_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
-                    std::int64_t row_stride, std::int64_t unit_rows, int rows_per_thread,
-                    int target_threads, int sms) {
+                    std::int64_t row_stride, std::int64_t unit_rows, const DeviceLimits& dev) {
   Launch l;
   TileArgs& p = l.args;
   p.n = n;
@@ -537,45 +604,34 @@ Launch shape_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
   p.units_per_sys = (n + unit_rows - 1) / unit_rows;
   p.units_total = m * p.units_per_sys;
   p.row_fastest = row_stride == 1;
-  p.p = unit_rows <= rows_per_thread
-            ? 1
-            : static_cast<int>((unit_rows + rows_per_thread - 1) / rows_per_thread);
-  p.pitch = static_cast<int>((unit_rows + p.p - 1) / p.p) | 1;  // longest chunk, made odd
+  constexpr int kL = kChunkRows<T>;
+  p.p = unit_rows <= kL ? 1 : static_cast<int>((unit_rows + kL - 1) / kL);
+  if (p.p > kMaxThreads) throw ConfigError("tridiagonal_solve: unit too long for one block");
+  p.div_p = SmallDiv(p.p);
   const int glog_min = floor_log2(min_units_per_block<T>(row_stride, m));
-  int glog = std::max(glog_min, floor_log2(std::max(1, target_threads / p.p)));
-  while (glog > glog_min && ((p.units_total + (std::int64_t{1} << glog) - 1) >> glog) < 2 * sms) {
+  int glog = std::max(glog_min, floor_log2(std::max(1, kTargetThreads / p.p)));
+  while (glog > glog_min &&
+         ((p.units_total + (std::int64_t{1} << glog) - 1) >> glog) < 2 * dev.sms) {
     --glog;
   }
   p.glog = glog;
   const int g = 1 << glog;
   l.threads = g * p.p;
   l.blocks = (p.units_total + g - 1) >> glog;
-  l.shared_bytes = units_bytes(g, sizeof(Unit<T>)) +
-                   4 * static_cast<std::size_t>(l.threads) * p.pitch * sizeof(T);
-  // Slot indices of a tile stay below kSmallDivLimit (kMaxThreads x an odd pitch of at
-  // most kReduceRows + 1).
-  if (l.threads * p.pitch >= kSmallDivLimit) throw ConfigError("tridiagonal_solve: tile too large");
-  p.div_pitch = SmallDiv(p.pitch);
-  p.div_unit = SmallDiv(p.p * p.pitch);
+  l.shared_bytes = kernel_shared_bytes<T>(g, l.threads);
   return l;
 }
 
 // Rule for the path: one pass when the fewest systems a coalesced block holds
-// (min_units_per_block) fit one block of at most kMaxThreads threads in half the shared
-// memory an SM has (so two such blocks overlap loads with compute), else the two-pass
-// partition method (2 rows per kReduceRows rows reduced), recursively until the reduced
-// systems (contiguous) fit.
+// (min_units_per_block) fit one block of at most kMaxThreads threads (p = ceil(N / L)
+// threads per system; the solve kernel keeps chunks in registers, so shared memory does not
+// limit it), else the two-pass partition method (2 rows per kReduceRows rows reduced),
+// recursively until the reduced systems (contiguous) fit.
 template <typename T>
-bool fits_one_pass(std::int64_t n, std::int64_t m, std::int64_t row_stride,
-                   const DeviceLimits& dev) {
+bool fits_one_pass(std::int64_t n, std::int64_t m, std::int64_t row_stride) {
   const std::int64_t g = min_units_per_block<T>(row_stride, m);
   const std::int64_t p = (n + kChunkRows<T> - 1) / kChunkRows<T>;
-  if (g * p > kMaxThreads) return false;
-  const std::int64_t pitch = ((n + p - 1) / p) | 1;
-  const std::size_t bytes =
-      units_bytes(static_cast<int>(g), sizeof(Unit<T>)) +
-      4 * static_cast<std::size_t>(g * p) * static_cast<std::size_t>(pitch) * sizeof(T);
-  return bytes <= std::max<std::size_t>(48 * 1024, dev.smem_optin / 2);
+  return g * p <= kMaxThreads;
 }
 
 template <typename T>
@@ -586,17 +642,20 @@ std::int64_t reduced_rows(std::int64_t n) {
 // Elements of workspace for (n, m): the reduced system's a, b, c, d (its x overwrites d)
 // and what its own solve needs.
 template <typename T>
-std::int64_t workspace_elems(std::int64_t n, std::int64_t m, std::int64_t row_stride,
-                             const DeviceLimits& dev) {
-  if (fits_one_pass<T>(n, m, row_stride, dev)) return 0;
+std::int64_t workspace_elems(std::int64_t n, std::int64_t m, std::int64_t row_stride) {
+  if (fits_one_pass<T>(n, m, row_stride)) return 0;
   const std::int64_t n2 = reduced_rows<T>(n);
-  return 4 * n2 * m + workspace_elems<T>(n2, m, 1, dev);
+  return 4 * n2 * m + workspace_elems<T>(n2, m, 1);
 }
 
 template <typename T>
 Launch one_pass_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
                        std::int64_t row_stride, const DeviceLimits& dev) {
-  return shape_launch<T>(n, m, sys_stride, row_stride, n, kChunkRows<T>, kTargetThreads, dev.sms);
+  return shape_launch<T>(n, m, sys_stride, row_stride, n, dev);
+}
+
+bool aligned16(const void* ptr) {
+  return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0;
 }
 
 void set_shared(const void* kernel, std::size_t bytes) {
@@ -607,9 +666,11 @@ void set_shared(const void* kernel, std::size_t bytes) {
 }
 
 template <typename T>
-void launch_solve(const Launch& l, const T* a, const T* b, const T* c, const T* d, T* x, const T* z,
+void launch_solve(Launch l, const T* a, const T* b, const T* c, const T* d, T* x, const T* z,
                   cudaStream_t stream) {
   if (l.blocks > 0x7fffffff) throw ConfigError("tridiagonal_solve: too many systems");
+  l.args.vector_rows = l.args.row_fastest && aligned16(a) && aligned16(b) && aligned16(c) &&
+                       aligned16(d) && aligned16(x);
   constexpr int kL = kChunkRows<T>;
   set_shared(reinterpret_cast<const void*>(&solve_kernel<T, kL>), l.shared_bytes);
   solve_kernel<T, kL><<<static_cast<unsigned>(l.blocks), l.threads, l.shared_bytes, stream>>>(
@@ -621,7 +682,7 @@ template <typename T>
 void solve_level(std::int64_t n, std::int64_t m, std::int64_t sys_stride, std::int64_t row_stride,
                  const T* a, const T* b, const T* c, const T* d, T* x, T* work,
                  const DeviceLimits& dev, cudaStream_t stream) {
-  if (fits_one_pass<T>(n, m, row_stride, dev)) {
+  if (fits_one_pass<T>(n, m, row_stride)) {
     launch_solve(one_pass_launch<T>(n, m, sys_stride, row_stride, dev), a, b, c, d, x,
                  static_cast<const T*>(nullptr), stream);
     return;
@@ -631,16 +692,17 @@ void solve_level(std::int64_t n, std::int64_t m, std::int64_t sys_stride, std::i
   T* rb = ra + n2 * m;
   T* rc = rb + n2 * m;
   T* rd = rc + n2 * m;
-  const Launch l1 = shape_launch<T>(n, m, sys_stride, row_stride, kReduceRows<T>, kReduceRows<T>,
-                                    kReduceThreads, dev.sms);
+  Launch l1 = shape_launch<T>(n, m, sys_stride, row_stride, kReduceRows<T>, dev);
   if (l1.blocks > 0x7fffffff) throw ConfigError("tridiagonal_solve: too many systems");
-  set_shared(reinterpret_cast<const void*>(&reduce_kernel<T>), l1.shared_bytes);
-  reduce_kernel<T><<<static_cast<unsigned>(l1.blocks), l1.threads, l1.shared_bytes, stream>>>(
+  l1.args.vector_rows =
+      l1.args.row_fastest && aligned16(a) && aligned16(b) && aligned16(c) && aligned16(d);
+  constexpr int kL = kChunkRows<T>;
+  set_shared(reinterpret_cast<const void*>(&reduce_kernel<T, kL>), l1.shared_bytes);
+  reduce_kernel<T, kL><<<static_cast<unsigned>(l1.blocks), l1.threads, l1.shared_bytes, stream>>>(
       a, b, c, d, ra, rb, rc, rd, l1.args);
   PRISM_CUDA_CHECK_LAUNCH();
   solve_level<T>(n2, m, n2, 1, ra, rb, rc, rd, rd, rd + n2 * m, dev, stream);
-  const Launch l2 = shape_launch<T>(n, m, sys_stride, row_stride, kReduceRows<T>, kChunkRows<T>,
-                                    kTargetThreads, dev.sms);
+  const Launch l2 = shape_launch<T>(n, m, sys_stride, row_stride, kReduceRows<T>, dev);
   launch_solve(l2, a, b, c, d, x, static_cast<const T*>(rd), stream);
 }
 
@@ -653,9 +715,8 @@ TridiagonalPlan make_plan(TridiagonalLayout layout, index_t n_in, index_t m_in) 
   std::int64_t n = n_in;
   const bool contiguous = layout == TridiagonalLayout::contiguous;
   std::int64_t row_stride = contiguous ? 1 : m;
-  plan.workspace_bytes =
-      static_cast<std::size_t>(workspace_elems<T>(n, m, row_stride, dev)) * sizeof(T);
-  while (!fits_one_pass<T>(n, m, row_stride, dev)) {
+  plan.workspace_bytes = static_cast<std::size_t>(workspace_elems<T>(n, m, row_stride)) * sizeof(T);
+  while (!fits_one_pass<T>(n, m, row_stride)) {
     if (plan.levels == 0) plan.reduce_rows = kReduceRows<T>;
     ++plan.levels;
     n = reduced_rows<T>(n);
@@ -686,7 +747,7 @@ void solve(TridiagonalLayout layout, index_t n_in, index_t m_in, const T* a, con
   const std::int64_t m = m_in;
   const bool contiguous = layout == TridiagonalLayout::contiguous;
   const std::size_t needed =
-      static_cast<std::size_t>(workspace_elems<T>(n, m, contiguous ? 1 : m, dev)) * sizeof(T);
+      static_cast<std::size_t>(workspace_elems<T>(n, m, contiguous ? 1 : m)) * sizeof(T);
   if (needed > 0 && (workspace == nullptr || workspace_bytes < needed)) {
     throw ConfigError("tridiagonal_solve: workspace of " + std::to_string(workspace_bytes) +
                       " bytes given, " + std::to_string(needed) + " needed");
