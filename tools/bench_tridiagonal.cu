@@ -8,7 +8,7 @@
 //
 // usage: bench_tridiagonal OUT.json [--reps R] [--layout contiguous|interleaved] [--n N]
 //                          [--no-cusparse]
-//   --layout / --n keep one layout / one system size (for profiling one shape);
+//   --layout / --n keep one layout / one system size N (any N up to 2^22; M = 2^22 / N);
 //   --no-cusparse skips the vendor rows.
 
 #include <cuda_runtime.h>
@@ -178,8 +178,8 @@ int main(int argc, char** argv) try {
     const bool contiguous = layout == TridiagonalLayout::contiguous;
     const char* lname = contiguous ? "contiguous" : "interleaved";
     if (!only_layout.empty() && only_layout != lname) continue;
-    for (std::int64_t n = 64; n <= total; n *= 4) {
-      if (only_n > 0 && n != only_n) continue;
+    for (std::int64_t n = only_n > 0 ? only_n : 64; n <= total; n *= 4) {
+      if (only_n > 0 && n != only_n) break;
       const std::int64_t m = total / n;
       const HostSystems h = make_systems(layout, n, m);
       const std::size_t bytes = static_cast<std::size_t>(n * m) * sizeof(double);

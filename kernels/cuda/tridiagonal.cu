@@ -33,6 +33,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -41,11 +42,11 @@
 namespace prism::kernels::cuda {
 namespace {
 
-// Rows per thread of the one-pass solve, kept in registers (4 L values per thread): with 8
-// doubles or 16 floats a thread needs about 110 or 95 registers (sm_90), so four 128-thread
-// blocks, 16 warps, stay resident per SM (4 per scheduler). More threads per system (shorter
-// chunks) would not shorten a block's critical path: it is dominated by the log2(p) PCR
-// steps of the reduced system, not by the L-row chunk sweeps.
+// Rows per thread of both kernels, kept in registers (4 L values per thread): with 8
+// doubles or 16 floats a thread needs about 115 or 106 registers (sm_90), so four 128-thread
+// blocks, 16 warps, stay resident per SM (4 per scheduler). Shorter chunks free registers
+// for more warps but lengthen the reduced systems: with L = 4 in double every shape of the
+// benchmark got slower on an H200 (N = 64: 57.8 -> 79.6 us; N = 2^22: 127 -> 151 us).
 template <typename T>
 constexpr int kChunkRows = sizeof(T) == 8 ? 8 : 16;
 // Rows per thread of the partition pass (pass 1) and per unit of pass 2 (4 threads of
@@ -56,8 +57,7 @@ constexpr int kReduceRows = 4 * kChunkRows<T>;
 // Threads per block. A thread loads, computes, then stores, so an SM needs several resident
 // blocks for the loads of some to overlap the compute of others: both kernels aim at 128
 // threads (about 15 K registers in double, 4 blocks and 16 warps per SM). A system of p
-// chunks needs p threads of one block, at most kMaxThreads (the register file holds one
-// such block per SM).
+// chunks needs p threads of one block; one_pass_threads() caps them (at most kMaxThreads).
 constexpr int kTargetThreads = 128;
 constexpr int kMaxThreads = 512;
 
@@ -622,16 +622,46 @@ Launch shape_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
   return l;
 }
 
+// Most threads of a one-pass block: the largest of kMaxThreads, kMaxThreads / 2, ...,
+// kTargetThreads at which two blocks of solve_kernel stay resident per SM (occupancy API;
+// about 256 threads with sm_90's register file). A block loads, then computes, then stores:
+// alone on its SM it cannot overlap one phase with another, and two passes do as well (on
+// an H200, 4096-row systems: 106 us either way; 2048 rows: 85 us in one pass against 106 in
+// two). Cached per device.
+template <typename T>
+int one_pass_threads() {
+  constexpr int kDevices = 64;
+  static std::atomic<int> cached[kDevices] = {};
+  int dev = 0;
+  PRISM_CUDA_CHECK(cudaGetDevice(&dev));
+  std::atomic<int>* slot = dev < kDevices ? &cached[dev] : nullptr;
+  if (slot != nullptr) {
+    const int known = slot->load(std::memory_order_relaxed);
+    if (known > 0) return known;
+  }
+  const void* kernel = reinterpret_cast<const void*>(&solve_kernel<T, kChunkRows<T>>);
+  int threads = kMaxThreads;
+  for (; threads > kTargetThreads; threads /= 2) {
+    const std::size_t bytes = kernel_shared_bytes<T>(threads, threads);
+    int blocks = 0;
+    PRISM_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, bytes));
+    if (blocks >= 2) break;
+  }
+  if (slot != nullptr) slot->store(threads, std::memory_order_relaxed);
+  return threads;
+}
+
 // Rule for the path: one pass when the fewest systems a coalesced block holds
-// (min_units_per_block) fit one block of at most kMaxThreads threads (p = ceil(N / L)
-// threads per system; the solve kernel keeps chunks in registers, so shared memory does not
-// limit it), else the two-pass partition method (2 rows per kReduceRows rows reduced),
-// recursively until the reduced systems (contiguous) fit.
+// (min_units_per_block), p = ceil(N / L) threads each, fit one_pass_threads() (the solve
+// kernel keeps chunks in registers, so shared memory does not limit it), else the two-pass
+// partition method (2 rows per kReduceRows rows reduced), recursively until the reduced
+// systems (contiguous) fit.
 template <typename T>
 bool fits_one_pass(std::int64_t n, std::int64_t m, std::int64_t row_stride) {
   const std::int64_t g = min_units_per_block<T>(row_stride, m);
   const std::int64_t p = (n + kChunkRows<T> - 1) / kChunkRows<T>;
-  return g * p <= kMaxThreads;
+  return g * p <= one_pass_threads<T>();
 }
 
 template <typename T>
