@@ -5,17 +5,18 @@
 /// SPD systems).
 ///
 /// Two paths, chosen per call from N, M, the element size and the device:
-///  - one pass (a system fits a thread block's shared memory): G systems per block are
-///    copied asynchronously into shared memory (coalesced, the whole tile in flight), each
-///    solved by p threads that own chunks of at most L rows in registers and reduce them with
-///    the partition method (Laszlo, Giles and Appleyard, ACM TOMS 2016); the 2p chunk-boundary
-///    equations of a system are solved by one cyclic-reduction step and PCR in shared memory
-///    (the PCR of Kim, Wu, Chang and Hwu, ICPP 2011, on the reduced system only), and x is
-///    stored coalesced: 4 reads + 1 write per row, the fewest bytes possible.
-///  - two pass (longer systems): pass 1 reduces every chunk of kReduceRows rows of every
-///    system to its 2 boundary equations (one thread per chunk, tile staged the same way);
-///    the reduced systems (2 rows per chunk) are solved by this same function recursively;
-///    pass 2 re-reads the chunks and solves each, knowing x just outside it, with the
+///  - one pass (a system's threads fit a block): each system is split into p chunks of at
+///    most L rows, one thread each; a thread loads its chunk straight into registers
+///    (coalesced element by element for interleaved data, 16-byte vectors for contiguous
+///    data where aligned) and reduces it with the partition method (Laszlo, Giles and
+///    Appleyard, ACM TOMS 2016); the 2p chunk-boundary equations of a system are solved by
+///    one cyclic-reduction step and PCR in shared memory (the PCR of Kim, Wu, Chang and Hwu,
+///    ICPP 2011, on the reduced system only), and x is stored straight from registers:
+///    4 reads + 1 write per row, the fewest bytes possible.
+///  - two pass (longer systems): pass 1 reduces every unit of kReduceRows rows of every
+///    system to its 2 boundary equations (4 threads per unit, chunk equations merged); the
+///    reduced systems (2 rows per unit) are solved by this same function recursively;
+///    pass 2 re-reads the units and solves each, knowing x just outside it, with the
 ///    one-pass kernel: 4 + 4 reads + 1 write per row plus the small reduced system.
 
 #include <cstddef>
