@@ -36,6 +36,82 @@ __global__ void __launch_bounds__(kBlockThreads)
   if (row < end && lane == 0) x[row] = (b[row] - sum) * static_cast<double>(inverse_diagonal[row]);
 }
 
+// What a thread of a fused run reads of its row before the step may start: the row, its
+// entry range and its first two entries (lane and lane + tpr), none of which depends on x.
+template <typename V>
+struct FusedRow {
+  index_t row = 0;
+  index_t next = 0;  // first entry not prefetched
+  index_t stop = 0;
+  index_t col0 = 0, col1 = 0;
+  V val0 = 0, val1 = 0;
+  int tpr = 1;
+  int lane = 0;
+  bool valid = false;
+};
+
+template <typename V>
+__device__ FusedRow<V> fetch_row(const ColorsetStep& s, const index_t* __restrict__ row_ptr,
+                                 const index_t* __restrict__ col_idx,
+                                 const V* __restrict__ values) {
+  FusedRow<V> f;
+  f.tpr = s.threads_per_row;
+  f.row = s.begin + static_cast<index_t>(threadIdx.x) / f.tpr;
+  f.lane = static_cast<int>(threadIdx.x) & (f.tpr - 1);
+  f.valid = f.row < s.end;
+  if (f.valid) {
+    const index_t k0 = row_ptr[f.row] + f.lane;
+    f.stop = row_ptr[f.row + 1];
+    const index_t k1 = k0 + f.tpr;
+    if (k0 < f.stop) {
+      f.col0 = col_idx[k0];
+      f.val0 = values[k0];
+    }
+    if (k1 < f.stop) {
+      f.col1 = col_idx[k1];
+      f.val1 = values[k1];
+    }
+    f.next = k1 + f.tpr;
+  }
+  return f;
+}
+
+// One fused run: a single block of kFusedStepRows threads does the steps one after another
+// (first to last for lower, last to first for upper), a barrier between steps making each
+// step's x visible to the next. Every step fits one pass: rows * threads_per_row <=
+// blockDim.x (colorset_plan). A step's row data does not depend on x, so it is fetched
+// during the previous step: after a barrier only the gather of x waits. Same per-row
+// arithmetic (entries in the same order per lane) as colorset_rows.
+template <typename V>
+__global__ void __launch_bounds__(kFusedStepRows)
+    colorset_fused(const ColorsetStep* __restrict__ steps, int count, bool lower,
+                   const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
+                   const V* __restrict__ values, const V* __restrict__ inverse_diagonal,
+                   const double* b, double* x) {
+  const auto step = [&](int i) { return steps[lower ? i : count - 1 - i]; };
+  FusedRow<V> f = fetch_row(step(0), row_ptr, col_idx, values);
+  for (int i = 0; i < count; ++i) {
+    const FusedRow<V> cur = f;
+    if (i + 1 < count) f = fetch_row(step(i + 1), row_ptr, col_idx, values);
+    double sum = 0.0;
+    if (cur.valid) {
+      const index_t k0 = cur.next - 2 * cur.tpr;
+      if (k0 < cur.stop) sum += static_cast<double>(cur.val0) * x[cur.col0];
+      if (k0 + cur.tpr < cur.stop) sum += static_cast<double>(cur.val1) * x[cur.col1];
+      for (index_t k = cur.next; k < cur.stop; k += cur.tpr) {
+        sum += static_cast<double>(values[k]) * x[col_idx[k]];
+      }
+    }
+    for (int offset = cur.tpr / 2; offset > 0; offset /= 2) {
+      sum += __shfl_down_sync(0xffffffffu, sum, offset, cur.tpr);
+    }
+    if (cur.valid && cur.lane == 0) {
+      x[cur.row] = (b[cur.row] - sum) * static_cast<double>(inverse_diagonal[cur.row]);
+    }
+    __syncthreads();
+  }
+}
+
 template <int TPR, typename V>
 void launch(const ColorsetStep& s, CsrView<V> m, const V* inv, const double* b, double* x,
             cudaStream_t stream) {
@@ -47,9 +123,9 @@ void launch(const ColorsetStep& s, CsrView<V> m, const V* inv, const double* b, 
 
 }  // namespace
 
-std::vector<ColorsetStep> colorset_plan(const index_t* host_row_ptr,
-                                        const std::vector<index_t>& block_ptr) {
-  std::vector<ColorsetStep> plan;
+ColorsetPlan colorset_plan(const index_t* host_row_ptr, const std::vector<index_t>& block_ptr,
+                           cudaStream_t stream) {
+  ColorsetPlan plan;
   for (std::size_t c = 0; c + 1 < block_ptr.size(); ++c) {
     const index_t begin = block_ptr[c], end = block_ptr[c + 1];
     if (end <= begin) continue;
@@ -57,54 +133,88 @@ std::vector<ColorsetStep> colorset_plan(const index_t* host_row_ptr,
         static_cast<double>(host_row_ptr[end] - host_row_ptr[begin]) / (end - begin);
     int tpr = 1;
     while (tpr < 32 && tpr < mean) tpr *= 2;
-    plan.push_back({begin, end, tpr});
+    plan.steps.push_back({begin, end, tpr});
   }
+  const int steps = static_cast<int>(plan.steps.size());
+  const auto small = [&plan](int i) {
+    return plan.steps[i].end - plan.steps[i].begin <= kFusedStepRows;
+  };
+  for (int i = 0; i < steps;) {
+    int j = i + 1;
+    if (small(i)) {
+      while (j < steps && small(j)) ++j;
+    }
+    const bool fused = j - i >= 2;
+    plan.runs.push_back({i, j - i, fused});
+    if (fused) {
+      for (int k = i; k < j; ++k) {
+        ColorsetStep& s = plan.steps[k];
+        while (static_cast<index_t>(s.threads_per_row) * (s.end - s.begin) > kFusedStepRows) {
+          s.threads_per_row /= 2;
+        }
+      }
+    }
+    i = j;
+  }
+  plan.device_steps = upload_and_wait(plan.steps, stream);
   return plan;
 }
 
 namespace {
 
 template <typename V>
-void solve(CsrView<V> strict, const V* inverse_diagonal, const std::vector<ColorsetStep>& plan,
-           bool lower, const double* b, double* x, cudaStream_t stream) {
-  const std::size_t steps = plan.size();
-  for (std::size_t i = 0; i < steps; ++i) {
-    const ColorsetStep& s = plan[lower ? i : steps - 1 - i];
-    switch (s.threads_per_row) {
-      case 1:
-        launch<1, V>(s, strict, inverse_diagonal, b, x, stream);
-        break;
-      case 2:
-        launch<2, V>(s, strict, inverse_diagonal, b, x, stream);
-        break;
-      case 4:
-        launch<4, V>(s, strict, inverse_diagonal, b, x, stream);
-        break;
-      case 8:
-        launch<8, V>(s, strict, inverse_diagonal, b, x, stream);
-        break;
-      case 16:
-        launch<16, V>(s, strict, inverse_diagonal, b, x, stream);
-        break;
-      default:
-        launch<32, V>(s, strict, inverse_diagonal, b, x, stream);
-        break;
+void launch_step(const ColorsetStep& s, CsrView<V> strict, const V* inverse_diagonal,
+                 const double* b, double* x, cudaStream_t stream) {
+  switch (s.threads_per_row) {
+    case 1:
+      launch<1, V>(s, strict, inverse_diagonal, b, x, stream);
+      break;
+    case 2:
+      launch<2, V>(s, strict, inverse_diagonal, b, x, stream);
+      break;
+    case 4:
+      launch<4, V>(s, strict, inverse_diagonal, b, x, stream);
+      break;
+    case 8:
+      launch<8, V>(s, strict, inverse_diagonal, b, x, stream);
+      break;
+    case 16:
+      launch<16, V>(s, strict, inverse_diagonal, b, x, stream);
+      break;
+    default:
+      launch<32, V>(s, strict, inverse_diagonal, b, x, stream);
+      break;
+  }
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void solve(CsrView<V> strict, const V* inverse_diagonal, const ColorsetPlan& plan, bool lower,
+           const double* b, double* x, cudaStream_t stream) {
+  const std::size_t runs = plan.runs.size();
+  for (std::size_t i = 0; i < runs; ++i) {
+    const ColorsetRun& r = plan.runs[lower ? i : runs - 1 - i];
+    if (r.fused) {
+      colorset_fused<V><<<1, kFusedStepRows, 0, stream>>>(
+          plan.device_steps.data() + r.first, r.count, lower, strict.row_ptr, strict.col_idx,
+          strict.values, inverse_diagonal, b, x);
+      PRISM_CUDA_CHECK_LAUNCH();
+    } else {
+      launch_step(plan.steps[r.first], strict, inverse_diagonal, b, x, stream);
     }
-    PRISM_CUDA_CHECK_LAUNCH();
   }
 }
 
 }  // namespace
 
 void colorset_solve(CsrView<double> strict, const double* inverse_diagonal,
-                    const std::vector<ColorsetStep>& plan, bool lower, const double* b, double* x,
+                    const ColorsetPlan& plan, bool lower, const double* b, double* x,
                     cudaStream_t stream) {
   solve(strict, inverse_diagonal, plan, lower, b, x, stream);
 }
 
-void colorset_solve(CsrView<float> strict, const float* inverse_diagonal,
-                    const std::vector<ColorsetStep>& plan, bool lower, const double* b, double* x,
-                    cudaStream_t stream) {
+void colorset_solve(CsrView<float> strict, const float* inverse_diagonal, const ColorsetPlan& plan,
+                    bool lower, const double* b, double* x, cudaStream_t stream) {
   solve(strict, inverse_diagonal, plan, lower, b, x, stream);
 }
 

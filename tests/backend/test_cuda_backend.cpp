@@ -11,6 +11,7 @@
 #include "common/gpu.hpp"
 #include "common/test_matrices.hpp"
 #include "kernels/colorset.hpp"
+#include "kernels/cuda/colorset.hpp"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/ic0.hpp"
@@ -302,6 +303,36 @@ TEST_F(CudaBackendTest, CusparseTriangularSolvesAreEquivalentToReference) {
   }
 }
 
+// Runs of two or more consecutive steps of at most kFusedStepRows rows become one
+// single-block launch, with threads per row lowered so that each step is one pass.
+TEST_F(CudaBackendTest, ColorsetPlanFusesRunsOfSmallSteps) {
+  const index_t limit = prism::kernels::cuda::kFusedStepRows;
+  const std::vector<index_t> sizes{2000, 10, 20, limit, limit + 1, 5, 3000, 7};
+  std::vector<index_t> block_ptr{0};
+  for (index_t s : sizes) block_ptr.push_back(block_ptr.back() + s);
+  // 20 strict entries per row: 32 threads per row outside fused runs.
+  std::vector<index_t> row_ptr(static_cast<std::size_t>(block_ptr.back()) + 1);
+  for (std::size_t i = 0; i < row_ptr.size(); ++i) row_ptr[i] = static_cast<index_t>(20 * i);
+  cudaStream_t stream = nullptr;
+  const auto plan = prism::kernels::cuda::colorset_plan(row_ptr.data(), block_ptr, stream);
+  ASSERT_EQ(plan.steps.size(), sizes.size());
+  ASSERT_EQ(plan.device_steps.size(), sizes.size());
+  const std::vector<std::tuple<int, int, bool>> expected{
+      {0, 1, false}, {1, 3, true}, {4, 1, false}, {5, 1, false}, {6, 1, false}, {7, 1, false}};
+  ASSERT_EQ(plan.runs.size(), expected.size());
+  for (std::size_t r = 0; r < expected.size(); ++r) {
+    EXPECT_EQ(plan.runs[r].first, std::get<0>(expected[r]));
+    EXPECT_EQ(plan.runs[r].count, std::get<1>(expected[r]));
+    EXPECT_EQ(plan.runs[r].fused, std::get<2>(expected[r]));
+  }
+  EXPECT_EQ(plan.steps[0].threads_per_row, 32);
+  EXPECT_EQ(plan.steps[1].threads_per_row, 32);  // 10 rows x 32 fit one pass
+  EXPECT_EQ(plan.steps[2].threads_per_row, 32);
+  EXPECT_EQ(plan.steps[3].threads_per_row, 1);  // 1024 rows: one thread each
+  EXPECT_EQ(plan.steps[4].threads_per_row, 32);
+  EXPECT_EQ(plan.steps[5].threads_per_row, 32);
+}
+
 TEST_F(CudaBackendTest, ColorsetTriangularSolvesAreEquivalentToReference) {
   std::vector<std::pair<std::string, CsrMatrix<double>>> matrices{
       {"n1", prism::poisson2d(1, 1)},
@@ -315,7 +346,28 @@ TEST_F(CudaBackendTest, ColorsetTriangularSolvesAreEquivalentToReference) {
                                             }())},
       {"poisson3d_natural", prism::poisson3d(13, 11, 9)},
       {"poisson3d27", prism::poisson3d(21, 19, 17, 27)},
-      {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")}};
+      {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")},
+      // Two colors of 1152 rows (separate launches) and a clique of 12 rows tied to the
+      // grid (small colors: a fused single-block run) in one triangle.
+      {"grid_and_clique", [] {
+         const CsrMatrix<double> g = prism::poisson2d(48, 48);
+         std::vector<prism::Triplet> t;
+         for (index_t i = 0; i < g.rows; ++i) {
+           for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
+             t.push_back({i, g.col_idx[k], g.values[k] + (g.col_idx[k] == i ? 12.0 : 0.0)});
+           }
+         }
+         for (index_t a = 0; a < 12; ++a) {
+           const index_t ra = g.rows + a;
+           t.push_back({ra, ra, 16.0});
+           t.push_back({ra, 100 * a, -0.5});
+           t.push_back({100 * a, ra, -0.5});
+           for (index_t b = 0; b < 12; ++b) {
+             if (b != a) t.push_back({ra, g.rows + b, -0.25});
+           }
+         }
+         return prism::csr_from_triplets(g.rows + 12, g.rows + 12, t);
+       }()}};
   const std::string bcsstk13 = prism::test::shared_matrix("bcsstk13.mtx.gz");
   if (!bcsstk13.empty()) matrices.push_back({"bcsstk13", prism::read_matrix_market(bcsstk13)});
   for (std::size_t m = 0; m < matrices.size(); ++m) {
@@ -404,7 +456,28 @@ TEST_F(CudaBackendTest, DeviceIc0FactorIsEquivalentToReference) {
       {"poisson2d", prism::poisson2d(31, 33)},
       {"poisson3d_natural", prism::poisson3d(11, 9, 7)},
       {"poisson3d27", prism::poisson3d(19, 17, 15, 27)},
-      {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")}};
+      {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")},
+      // Two colors of 1152 rows (separate launches) and a clique of 12 rows tied to the
+      // grid (small colors: a fused single-block run) in one triangle.
+      {"grid_and_clique", [] {
+         const CsrMatrix<double> g = prism::poisson2d(48, 48);
+         std::vector<prism::Triplet> t;
+         for (index_t i = 0; i < g.rows; ++i) {
+           for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
+             t.push_back({i, g.col_idx[k], g.values[k] + (g.col_idx[k] == i ? 12.0 : 0.0)});
+           }
+         }
+         for (index_t a = 0; a < 12; ++a) {
+           const index_t ra = g.rows + a;
+           t.push_back({ra, ra, 16.0});
+           t.push_back({ra, 100 * a, -0.5});
+           t.push_back({100 * a, ra, -0.5});
+           for (index_t b = 0; b < 12; ++b) {
+             if (b != a) t.push_back({ra, g.rows + b, -0.25});
+           }
+         }
+         return prism::csr_from_triplets(g.rows + 12, g.rows + 12, t);
+       }()}};
   const std::string bcsstk13 = prism::test::shared_matrix("bcsstk13.mtx.gz");
   if (!bcsstk13.empty()) matrices.push_back({"bcsstk13", prism::read_matrix_market(bcsstk13)});
   for (const auto& [name, original] : matrices) {
@@ -743,7 +816,28 @@ TEST_P(GpuSolve, MatchesCpuSolveOnIllConditionedProblems) {
   if (precond == "none") GTEST_SKIP() << "plain CG needs > 10^4 iterations here";
   std::vector<std::pair<std::string, CsrMatrix<double>>> cases{
       {"layered3d", prism::layered(16, 16, 16, 4, {1.0, 1000.0})},
-      {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")}};
+      {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")},
+      // Two colors of 1152 rows (separate launches) and a clique of 12 rows tied to the
+      // grid (small colors: a fused single-block run) in one triangle.
+      {"grid_and_clique", [] {
+         const CsrMatrix<double> g = prism::poisson2d(48, 48);
+         std::vector<prism::Triplet> t;
+         for (index_t i = 0; i < g.rows; ++i) {
+           for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
+             t.push_back({i, g.col_idx[k], g.values[k] + (g.col_idx[k] == i ? 12.0 : 0.0)});
+           }
+         }
+         for (index_t a = 0; a < 12; ++a) {
+           const index_t ra = g.rows + a;
+           t.push_back({ra, ra, 16.0});
+           t.push_back({ra, 100 * a, -0.5});
+           t.push_back({100 * a, ra, -0.5});
+           for (index_t b = 0; b < 12; ++b) {
+             if (b != a) t.push_back({ra, g.rows + b, -0.25});
+           }
+         }
+         return prism::csr_from_triplets(g.rows + 12, g.rows + 12, t);
+       }()}};
   const std::string bcsstk13 = prism::test::shared_matrix("bcsstk13.mtx.gz");
   if (!bcsstk13.empty() && precond == "ic0") {
     cases.push_back({"bcsstk13", prism::read_matrix_market(bcsstk13)});

@@ -42,7 +42,7 @@ DeviceColorset::DeviceColorset(const SplitTriangle& split,
   if (!sell_) {
     row_ptr_ = kernels::cuda::upload_and_wait(strict.row_ptr, stream);
     col_idx_ = kernels::cuda::upload_and_wait(strict.col_idx, stream);
-    plan_ = kernels::cuda::colorset_plan(strict.row_ptr.data(), split.block_ptr());
+    plan_ = kernels::cuda::colorset_plan(strict.row_ptr.data(), split.block_ptr(), stream);
     source.resize(strict.col_idx.size());
     std::iota(source.begin(), source.end(), index_t{0});
   }

@@ -77,7 +77,7 @@ class DeviceColorset {
   index_t rows_ = 0;
   // CSR: row_ptr_, col_idx_, plan_. SELL: slice_ptr_, col_idx_, range_ptr_, range_slice_.
   kernels::cuda::DeviceBuffer<index_t> row_ptr_, slice_ptr_, col_idx_;
-  std::vector<kernels::cuda::ColorsetStep> plan_;
+  kernels::cuda::ColorsetPlan plan_;
   std::vector<index_t> range_ptr_, range_slice_;
   std::vector<index_t> host_source_;         // stored entry <- strict CSR entry
   std::vector<index_t> host_factor_source_;  // stored entry <- factor entry (or empty)
