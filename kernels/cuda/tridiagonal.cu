@@ -434,62 +434,109 @@ __global__ void __launch_bounds__(kMaxThreads)
     // the top equation of q and x_lo(q+1) from that of q+1 substituted into the bottom one:
     //   A = -bot_a top_a,  B = 1 - bot_a top_c - bot_c top_a(q+1),  C = -bot_c top_c(q+1),
     //   D = bot_d - bot_a top_d - bot_c top_d(q+1).
-    ea[tid] = e.ta;
-    ec[tid] = e.tc;
-    ed[tid] = e.td;
-    __syncthreads();
-    T ea_r = 0, eb_r = 1, ec_r = 0, ed_r = 0;
-    if (partition) {
-      T na = 0, nc = 0, nd = 0;
-      if (q + 1 < un.pu) {
-        na = ea[tid + qs];
-        nc = ec[tid + qs];
-        nd = ed[tid + qs];
-      }
-      ea_r = -e.ba * e.ta;
-      eb_r = T(1) - e.ba * e.tc - e.bc * na;
-      ec_r = -e.bc * nc;
-      ed_r = e.bd - e.ba * e.td - e.bc * nd;
-    }
-    // PCR with distance h (out-of-unit neighbours are the null equation):
+    // Then PCR with distance h (out-of-unit neighbours are the null equation):
     //   k1 = A_q / B_{q-h}, k2 = C_q / B_{q+h}, A' = -A_{q-h} k1, C' = -C_{q+h} k2,
     //   B' = B_q - C_{q-h} k1 - A_{q+h} k2, D' = D_q - D_{q-h} k1 - D_{q+h} k2.
-    for (int h = 1; h < p.p; h <<= 1) {
-      __syncthreads();
-      ea[tid] = ea_r;
-      eb[tid] = eb_r;
-      ec[tid] = ec_r;
-      ed[tid] = ed_r;
+    // A unit's neighbours come by warp shuffles when its threads are the p adjacent lanes of
+    // a p-wide warp segment (contiguous data, p a power of two <= 32), else through shared
+    // memory with block barriers.
+    const bool in_warp = p.row_fastest && p.p <= 32 && (p.p & (p.p - 1)) == 0;
+    const bool has_next = partition && q + 1 < un.pu;
+    T ea_r = 0, eb_r = 1, ec_r = 0, ed_r = 0;
+    T w = 0, wm = 0;
+    if (in_warp) {
+      // Blocks of fewer than 32 threads (G p, both powers of two) fill part of a warp.
+      const unsigned kAll = blockDim.x >= 32 ? 0xffffffffu : (1u << blockDim.x) - 1u;
+      const int width = p.p;
+      const T na = __shfl_down_sync(kAll, e.ta, 1, width);
+      const T nc = __shfl_down_sync(kAll, e.tc, 1, width);
+      const T nd = __shfl_down_sync(kAll, e.td, 1, width);
+      if (partition) {
+        ea_r = -e.ba * e.ta;
+        eb_r = T(1) - e.ba * e.tc - (has_next ? e.bc * na : T(0));
+        ec_r = has_next ? -e.bc * nc : T(0);
+        ed_r = e.bd - e.ba * e.td - (has_next ? e.bc * nd : T(0));
+      }
+      for (int h = 1; h < p.p; h <<= 1) {
+        const T am0 = __shfl_up_sync(kAll, ea_r, h, width);
+        const T bm0 = __shfl_up_sync(kAll, eb_r, h, width);
+        const T cm0 = __shfl_up_sync(kAll, ec_r, h, width);
+        const T dm0 = __shfl_up_sync(kAll, ed_r, h, width);
+        const T ap0 = __shfl_down_sync(kAll, ea_r, h, width);
+        const T bp0 = __shfl_down_sync(kAll, eb_r, h, width);
+        const T cp0 = __shfl_down_sync(kAll, ec_r, h, width);
+        const T dp0 = __shfl_down_sync(kAll, ed_r, h, width);
+        if (partition) {
+          const bool lo = q - h >= 0, hi = q + h < un.pu;
+          const T am = lo ? am0 : T(0), bm = lo ? bm0 : T(1), cm = lo ? cm0 : T(0),
+                  dm = lo ? dm0 : T(0);
+          const T ap = hi ? ap0 : T(0), bp = hi ? bp0 : T(1), cp = hi ? cp0 : T(0),
+                  dp = hi ? dp0 : T(0);
+          const T k1 = ea_r / bm;
+          const T k2 = ec_r / bp;
+          ea_r = -am * k1;
+          ec_r = -cp * k2;
+          eb_r = eb_r - cm * k1 - ap * k2;
+          ed_r = ed_r - dm * k1 - dp * k2;
+        }
+      }
+      w = ed_r / eb_r;
+      const T up = __shfl_up_sync(kAll, w, 1, width);
+      wm = q > 0 ? up : T(0);
+    } else {
+      ea[tid] = e.ta;
+      ec[tid] = e.tc;
+      ed[tid] = e.td;
       __syncthreads();
       if (partition) {
-        T am = 0, bm = 1, cm = 0, dm = 0, ap = 0, bp = 1, cp = 0, dp = 0;
-        if (q - h >= 0) {
-          const int k = tid - h * qs;
-          am = ea[k];
-          bm = eb[k];
-          cm = ec[k];
-          dm = ed[k];
+        T na = 0, nc = 0, nd = 0;
+        if (has_next) {
+          na = ea[tid + qs];
+          nc = ec[tid + qs];
+          nd = ed[tid + qs];
         }
-        if (q + h < un.pu) {
-          const int k = tid + h * qs;
-          ap = ea[k];
-          bp = eb[k];
-          cp = ec[k];
-          dp = ed[k];
-        }
-        const T k1 = ea_r / bm;
-        const T k2 = ec_r / bp;
-        ea_r = -am * k1;
-        ec_r = -cp * k2;
-        eb_r = eb_r - cm * k1 - ap * k2;
-        ed_r = ed_r - dm * k1 - dp * k2;
+        ea_r = -e.ba * e.ta;
+        eb_r = T(1) - e.ba * e.tc - e.bc * na;
+        ec_r = -e.bc * nc;
+        ed_r = e.bd - e.ba * e.td - e.bc * nd;
       }
+      for (int h = 1; h < p.p; h <<= 1) {
+        __syncthreads();
+        ea[tid] = ea_r;
+        eb[tid] = eb_r;
+        ec[tid] = ec_r;
+        ed[tid] = ed_r;
+        __syncthreads();
+        if (partition) {
+          T am = 0, bm = 1, cm = 0, dm = 0, ap = 0, bp = 1, cp = 0, dp = 0;
+          if (q - h >= 0) {
+            const int k = tid - h * qs;
+            am = ea[k];
+            bm = eb[k];
+            cm = ec[k];
+            dm = ed[k];
+          }
+          if (q + h < un.pu) {
+            const int k = tid + h * qs;
+            ap = ea[k];
+            bp = eb[k];
+            cp = ec[k];
+            dp = ed[k];
+          }
+          const T k1 = ea_r / bm;
+          const T k2 = ec_r / bp;
+          ea_r = -am * k1;
+          ec_r = -cp * k2;
+          eb_r = eb_r - cm * k1 - ap * k2;
+          ed_r = ed_r - dm * k1 - dp * k2;
+        }
+      }
+      w = ed_r / eb_r;
+      ew[tid] = w;
+      __syncthreads();
+      wm = partition && q > 0 ? ew[tid - qs] : T(0);
     }
-    const T w = ed_r / eb_r;
-    ew[tid] = w;
-    __syncthreads();
     if (partition) {
-      const T wm = q > 0 ? ew[tid - qs] : T(0);
       const T xlo = e.td - e.ta * wm - e.tc * w;
 #pragma unroll
       for (int j = 0; j < L; ++j) {
