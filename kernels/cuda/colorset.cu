@@ -80,8 +80,9 @@ __device__ FusedRow<V> fetch_row(const ColorsetStep& s, const index_t* __restric
 // (first to last for lower, last to first for upper), a barrier between steps making each
 // step's x visible to the next. Every step fits one pass: rows * threads_per_row <=
 // blockDim.x (colorset_plan). A step's row data does not depend on x, so it is fetched
-// during the previous step: after a barrier only the gather of x waits. Same per-row
-// arithmetic (entries in the same order per lane) as colorset_rows.
+// during the previous step: after a barrier only the gather of x waits. Per row the same
+// arithmetic as colorset_rows with the step's threads per row (each lane sums its entries
+// in the same order, then the shuffle reduction).
 template <typename V>
 __global__ void __launch_bounds__(kFusedStepRows)
     colorset_fused(const ColorsetStep* __restrict__ steps, int count, bool lower,

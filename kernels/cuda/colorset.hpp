@@ -36,7 +36,8 @@ inline constexpr index_t kFusedStepRows = 1024;
 /// at least two consecutive steps with at most kFusedStepRows rows each is a fused run.
 /// A launch costs a few microseconds however little it does, and a step of so few rows
 /// is done by one block in one pass: on matrices with many small colors (bcsstk13: 41
-/// colors of about 50 rows) launches were the whole solve time.
+/// colors of about 50 rows) the solve was launch-bound (H200: 133 us per solve with one
+/// launch per color, 64 / 83 us lower / upper fused).
 struct ColorsetPlan {
   std::vector<ColorsetStep> steps;
   std::vector<ColorsetRun> runs;
