@@ -18,8 +18,9 @@
 //   bottom: x_hi + a~ x_lo     + c~ x_{hi+1} = d~    (top-down elimination)
 // and every interior row to x_j = d''_j - a''_j x_lo - c''_j x_hi. The 2 p equations of a
 // unit form a tridiagonal system in (x_lo, x_hi) of all its chunks; one cyclic-reduction
-// step leaves one equation per thread in w_q = x_hi(q), solved by PCR in shared memory.
-// Pass 1 merges the p chunks' equations instead into the two of the whole unit.
+// step leaves one equation per thread in w_q = x_hi(q), solved by PCR (warp shuffles when
+// the unit's threads are one warp segment, else shared memory). Pass 1 merges the p chunks'
+// equations instead into the two of the whole unit.
 //
 // Every thread loads its chunk straight from global memory into registers and stores x
 // straight back, with all its loads issued before the first is used. The previous version

@@ -10,9 +10,9 @@
 ///    (coalesced element by element for interleaved data, 16-byte vectors for contiguous
 ///    data where aligned) and reduces it with the partition method (Laszlo, Giles and
 ///    Appleyard, ACM TOMS 2016); the 2p chunk-boundary equations of a system are solved by
-///    one cyclic-reduction step and PCR in shared memory (the PCR of Kim, Wu, Chang and Hwu,
-///    ICPP 2011, on the reduced system only), and x is stored straight from registers:
-///    4 reads + 1 write per row, the fewest bytes possible.
+///    one cyclic-reduction step and PCR by warp shuffles or in shared memory (the PCR of
+///    Kim, Wu, Chang and Hwu, ICPP 2011, on the reduced system only), and x is stored straight from
+///    registers: 4 reads + 1 write per row, the fewest bytes possible.
 ///  - two pass (longer systems): pass 1 reduces every unit of kReduceRows rows of every
 ///    system to its 2 boundary equations (4 threads per unit, chunk equations merged); the
 ///    reduced systems (2 rows per unit) are solved by this same function recursively;
