@@ -367,6 +367,29 @@ __device__ Boundary<T> merge_boundaries(const Boundary<T>& s1, const Boundary<T>
   return e;
 }
 
+// The reduced-system equation of a chunk (one per thread, unknown w_q = x_hi(q)): x_lo(q)
+// from its own top equation and x_lo(q+1) from the next chunk's (na, nc, nd; zero for the
+// unit's last chunk) substituted into its bottom equation (solve_kernel comment).
+template <typename T>
+__device__ void reduced_equation(const Boundary<T>& e, T na, T nc, T nd, T& a, T& b, T& c, T& d) {
+  a = -e.ba * e.ta;
+  b = T(1) - e.ba * e.tc - e.bc * na;
+  c = -e.bc * nc;
+  d = e.bd - e.ba * e.td - e.bc * nd;
+}
+
+// One PCR step of equation (a, b, c, d) with its neighbours at distance h, (am, bm, cm, dm)
+// before and (ap, bp, cp, dp) after it (the null equation 0, 1, 0, 0 outside the unit).
+template <typename T>
+__device__ void pcr_step(T& a, T& b, T& c, T& d, T am, T bm, T cm, T dm, T ap, T bp, T cp, T dp) {
+  const T k1 = a / bm;
+  const T k2 = c / bp;
+  a = -am * k1;
+  c = -cp * k2;
+  b = b - cm * k1 - ap * k2;
+  d = d - dm * k1 - dp * k2;
+}
+
 // Shared memory of either kernel: the units, then per thread the reduced-system planes of
 // solve_kernel (5 values) or the chunk equations of reduce_kernel (6 values).
 template <typename T>
@@ -432,10 +455,11 @@ __global__ void __launch_bounds__(kMaxThreads)
 
   if (p.p > 1) {
     // Reduced system of each unit, one equation per thread in w_q = x_hi(q): x_lo(q) from
-    // the top equation of q and x_lo(q+1) from that of q+1 substituted into the bottom one:
+    // the top equation of q and x_lo(q+1) from that of q+1 substituted into the bottom one
+    // (reduced_equation):
     //   A = -bot_a top_a,  B = 1 - bot_a top_c - bot_c top_a(q+1),  C = -bot_c top_c(q+1),
     //   D = bot_d - bot_a top_d - bot_c top_d(q+1).
-    // Then PCR with distance h (out-of-unit neighbours are the null equation):
+    // Then PCR with distance h (pcr_step; out-of-unit neighbours are the null equation):
     //   k1 = A_q / B_{q-h}, k2 = C_q / B_{q+h}, A' = -A_{q-h} k1, C' = -C_{q+h} k2,
     //   B' = B_q - C_{q-h} k1 - A_{q+h} k2, D' = D_q - D_{q-h} k1 - D_{q+h} k2.
     // A unit's neighbours come by warp shuffles when its threads are the p adjacent lanes of
@@ -453,10 +477,8 @@ __global__ void __launch_bounds__(kMaxThreads)
       const T nc = __shfl_down_sync(kAll, e.tc, 1, width);
       const T nd = __shfl_down_sync(kAll, e.td, 1, width);
       if (partition) {
-        ea_r = -e.ba * e.ta;
-        eb_r = T(1) - e.ba * e.tc - (has_next ? e.bc * na : T(0));
-        ec_r = has_next ? -e.bc * nc : T(0);
-        ed_r = e.bd - e.ba * e.td - (has_next ? e.bc * nd : T(0));
+        reduced_equation(e, has_next ? na : T(0), has_next ? nc : T(0), has_next ? nd : T(0), ea_r,
+                         eb_r, ec_r, ed_r);
       }
       for (int h = 1; h < p.p; h <<= 1) {
         const T am0 = __shfl_up_sync(kAll, ea_r, h, width);
@@ -473,12 +495,7 @@ __global__ void __launch_bounds__(kMaxThreads)
                   dm = lo ? dm0 : T(0);
           const T ap = hi ? ap0 : T(0), bp = hi ? bp0 : T(1), cp = hi ? cp0 : T(0),
                   dp = hi ? dp0 : T(0);
-          const T k1 = ea_r / bm;
-          const T k2 = ec_r / bp;
-          ea_r = -am * k1;
-          ec_r = -cp * k2;
-          eb_r = eb_r - cm * k1 - ap * k2;
-          ed_r = ed_r - dm * k1 - dp * k2;
+          pcr_step(ea_r, eb_r, ec_r, ed_r, am, bm, cm, dm, ap, bp, cp, dp);
         }
       }
       w = ed_r / eb_r;
@@ -496,10 +513,7 @@ __global__ void __launch_bounds__(kMaxThreads)
           nc = ec[tid + qs];
           nd = ed[tid + qs];
         }
-        ea_r = -e.ba * e.ta;
-        eb_r = T(1) - e.ba * e.tc - e.bc * na;
-        ec_r = -e.bc * nc;
-        ed_r = e.bd - e.ba * e.td - e.bc * nd;
+        reduced_equation(e, na, nc, nd, ea_r, eb_r, ec_r, ed_r);
       }
       for (int h = 1; h < p.p; h <<= 1) {
         __syncthreads();
@@ -524,12 +538,7 @@ __global__ void __launch_bounds__(kMaxThreads)
             cp = ec[k];
             dp = ed[k];
           }
-          const T k1 = ea_r / bm;
-          const T k2 = ec_r / bp;
-          ea_r = -am * k1;
-          ec_r = -cp * k2;
-          eb_r = eb_r - cm * k1 - ap * k2;
-          ed_r = ed_r - dm * k1 - dp * k2;
+          pcr_step(ea_r, eb_r, ec_r, ed_r, am, bm, cm, dm, ap, bp, cp, dp);
         }
       }
       w = ed_r / eb_r;
