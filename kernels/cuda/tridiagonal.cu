@@ -79,7 +79,7 @@ struct SmallDiv {
 // What a launch of either kernel works on. Element (s, i) lives at s sys_stride + i row_stride.
 // Systems are cut into units of unit_rows rows (the last one shorter); a block takes
 // G = 2^glog units, p threads each (chunk_thread: which thread holds which chunk).
-struct TileArgs {
+struct LaunchArgs {
   std::int64_t n;  // rows per system
   std::int64_t m;  // systems
   std::int64_t sys_stride;
@@ -117,7 +117,7 @@ __host__ __device__ constexpr std::size_t units_bytes(int g, std::size_t unit_si
 // (interleaved data: the G units of a block are G neighbouring systems, coalesced).
 // z: reduced solution of pass 1 (pass 2 only), system s at s * 2 units_per_sys.
 template <typename T>
-__device__ Unit<T> make_unit(const TileArgs& p, std::int64_t u, int rows_per_thread, const T* z) {
+__device__ Unit<T> make_unit(const LaunchArgs& p, std::int64_t u, int rows_per_thread, const T* z) {
   Unit<T> un{};
   if (u >= p.units_total) return un;
   std::int64_t s, k;
@@ -198,7 +198,7 @@ struct ChunkThread {
 
 // Unit facts into shared memory (by the first G threads), then the calling thread's chunk.
 template <typename T, int L>
-__device__ ChunkThread<T> chunk_thread(const TileArgs& p, Unit<T>* units, const T* z) {
+__device__ ChunkThread<T> chunk_thread(const LaunchArgs& p, Unit<T>* units, const T* z) {
   const int g_count = 1 << p.glog;
   const int tid = threadIdx.x;
   if (tid < g_count) {
@@ -230,7 +230,7 @@ __device__ ChunkThread<T> chunk_thread(const TileArgs& p, Unit<T>* units, const 
 // with Keep (pass 1) they stay, as the unit's boundary equations keep x_{lo-1} and x_{hi+1}
 // as unknowns; otherwise their known values (xl, xr: pass 2) move to the right-hand side.
 template <typename T, int L, bool Keep>
-__device__ void load_chunk(const TileArgs& p, const ChunkThread<T>& t, const T* a, const T* b,
+__device__ void load_chunk(const LaunchArgs& p, const ChunkThread<T>& t, const T* a, const T* b,
                            const T* c, const T* d, T (&ra)[L], T (&rb)[L], T (&rc)[L], T (&rd)[L]) {
   // All 4 L loads are issued before any is used: no branch between them (rows past the
   // chunk reload its last row and are masked below).
@@ -408,7 +408,7 @@ std::size_t kernel_shared_bytes(int units, int threads) {
 template <typename T, int L>
 __global__ void __launch_bounds__(kMaxThreads)
     solve_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
-                 const T* d, T* x, const T* __restrict__ z, TileArgs p) {
+                 const T* d, T* x, const T* __restrict__ z, LaunchArgs p) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int g_count = 1 << p.glog;
   const int nthreads = blockDim.x;
@@ -573,7 +573,7 @@ template <typename T, int L>
 __global__ void __launch_bounds__(kMaxThreads)
     reduce_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
                   const T* __restrict__ d, T* __restrict__ ra_out, T* __restrict__ rb_out,
-                  T* __restrict__ rc_out, T* __restrict__ rd_out, TileArgs p) {
+                  T* __restrict__ rc_out, T* __restrict__ rd_out, LaunchArgs p) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int g_count = 1 << p.glog;
   Unit<T>* units = reinterpret_cast<Unit<T>*>(smem_raw);
@@ -625,7 +625,7 @@ int floor_log2(std::int64_t v) {
 
 // One kernel launch: its arguments, grid and shared memory.
 struct Launch {
-  TileArgs args{};
+  LaunchArgs args{};
   std::int64_t blocks = 0;
   int threads = 0;
   std::size_t shared_bytes = 0;
@@ -652,7 +652,7 @@ template <typename T>
 Launch shape_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
                     std::int64_t row_stride, std::int64_t unit_rows, const DeviceLimits& dev) {
   Launch l;
-  TileArgs& p = l.args;
+  LaunchArgs& p = l.args;
   p.n = n;
   p.m = m;
   p.sys_stride = sys_stride;
