@@ -36,6 +36,29 @@ using prism::backend::Scalar;
 
 using prism::test::random_vector;
 
+/// A diagonally dominant 2D Poisson grid (48 x 48) plus a clique of 12 rows, each tied to
+/// one grid row: greedy coloring gives two colors of about 1152 rows (their own launches
+/// in the CSR color-set solve) and about ten small ones (a fused single-block run).
+CsrMatrix<double> grid_and_clique() {
+  const CsrMatrix<double> g = prism::poisson2d(48, 48);
+  std::vector<prism::Triplet> t;
+  for (index_t i = 0; i < g.rows; ++i) {
+    for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
+      t.push_back({i, g.col_idx[k], g.values[k] + (g.col_idx[k] == i ? 12.0 : 0.0)});
+    }
+  }
+  for (index_t a = 0; a < 12; ++a) {
+    const index_t ra = g.rows + a;
+    t.push_back({ra, ra, 16.0});
+    t.push_back({ra, 100 * a, -0.5});
+    t.push_back({100 * a, ra, -0.5});
+    for (index_t b = 0; b < 12; ++b) {
+      if (b != a) t.push_back({ra, g.rows + b, -0.25});
+    }
+  }
+  return prism::csr_from_triplets(g.rows + 12, g.rows + 12, t);
+}
+
 /// Values in device memory, as a GPU assembly would hand them over.
 class DeviceValues {
  public:
@@ -347,27 +370,7 @@ TEST_F(CudaBackendTest, ColorsetTriangularSolvesAreEquivalentToReference) {
       {"poisson3d_natural", prism::poisson3d(13, 11, 9)},
       {"poisson3d27", prism::poisson3d(21, 19, 17, 27)},
       {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")},
-      // Two colors of 1152 rows (separate launches) and a clique of 12 rows tied to the
-      // grid (small colors: a fused single-block run) in one triangle.
-      {"grid_and_clique", [] {
-         const CsrMatrix<double> g = prism::poisson2d(48, 48);
-         std::vector<prism::Triplet> t;
-         for (index_t i = 0; i < g.rows; ++i) {
-           for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
-             t.push_back({i, g.col_idx[k], g.values[k] + (g.col_idx[k] == i ? 12.0 : 0.0)});
-           }
-         }
-         for (index_t a = 0; a < 12; ++a) {
-           const index_t ra = g.rows + a;
-           t.push_back({ra, ra, 16.0});
-           t.push_back({ra, 100 * a, -0.5});
-           t.push_back({100 * a, ra, -0.5});
-           for (index_t b = 0; b < 12; ++b) {
-             if (b != a) t.push_back({ra, g.rows + b, -0.25});
-           }
-         }
-         return prism::csr_from_triplets(g.rows + 12, g.rows + 12, t);
-       }()}};
+      {"grid_and_clique", grid_and_clique()}};
   const std::string bcsstk13 = prism::test::shared_matrix("bcsstk13.mtx.gz");
   if (!bcsstk13.empty()) matrices.push_back({"bcsstk13", prism::read_matrix_market(bcsstk13)});
   for (std::size_t m = 0; m < matrices.size(); ++m) {
@@ -457,27 +460,7 @@ TEST_F(CudaBackendTest, DeviceIc0FactorIsEquivalentToReference) {
       {"poisson3d_natural", prism::poisson3d(11, 9, 7)},
       {"poisson3d27", prism::poisson3d(19, 17, 15, 27)},
       {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")},
-      // Two colors of 1152 rows (separate launches) and a clique of 12 rows tied to the
-      // grid (small colors: a fused single-block run) in one triangle.
-      {"grid_and_clique", [] {
-         const CsrMatrix<double> g = prism::poisson2d(48, 48);
-         std::vector<prism::Triplet> t;
-         for (index_t i = 0; i < g.rows; ++i) {
-           for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
-             t.push_back({i, g.col_idx[k], g.values[k] + (g.col_idx[k] == i ? 12.0 : 0.0)});
-           }
-         }
-         for (index_t a = 0; a < 12; ++a) {
-           const index_t ra = g.rows + a;
-           t.push_back({ra, ra, 16.0});
-           t.push_back({ra, 100 * a, -0.5});
-           t.push_back({100 * a, ra, -0.5});
-           for (index_t b = 0; b < 12; ++b) {
-             if (b != a) t.push_back({ra, g.rows + b, -0.25});
-           }
-         }
-         return prism::csr_from_triplets(g.rows + 12, g.rows + 12, t);
-       }()}};
+      {"grid_and_clique", grid_and_clique()}};
   const std::string bcsstk13 = prism::test::shared_matrix("bcsstk13.mtx.gz");
   if (!bcsstk13.empty()) matrices.push_back({"bcsstk13", prism::read_matrix_market(bcsstk13)});
   for (const auto& [name, original] : matrices) {
@@ -817,27 +800,7 @@ TEST_P(GpuSolve, MatchesCpuSolveOnIllConditionedProblems) {
   std::vector<std::pair<std::string, CsrMatrix<double>>> cases{
       {"layered3d", prism::layered(16, 16, 16, 4, {1.0, 1000.0})},
       {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")},
-      // Two colors of 1152 rows (separate launches) and a clique of 12 rows tied to the
-      // grid (small colors: a fused single-block run) in one triangle.
-      {"grid_and_clique", [] {
-         const CsrMatrix<double> g = prism::poisson2d(48, 48);
-         std::vector<prism::Triplet> t;
-         for (index_t i = 0; i < g.rows; ++i) {
-           for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
-             t.push_back({i, g.col_idx[k], g.values[k] + (g.col_idx[k] == i ? 12.0 : 0.0)});
-           }
-         }
-         for (index_t a = 0; a < 12; ++a) {
-           const index_t ra = g.rows + a;
-           t.push_back({ra, ra, 16.0});
-           t.push_back({ra, 100 * a, -0.5});
-           t.push_back({100 * a, ra, -0.5});
-           for (index_t b = 0; b < 12; ++b) {
-             if (b != a) t.push_back({ra, g.rows + b, -0.25});
-           }
-         }
-         return prism::csr_from_triplets(g.rows + 12, g.rows + 12, t);
-       }()}};
+      {"grid_and_clique", grid_and_clique()}};
   const std::string bcsstk13 = prism::test::shared_matrix("bcsstk13.mtx.gz");
   if (!bcsstk13.empty() && precond == "ic0") {
     cases.push_back({"bcsstk13", prism::read_matrix_market(bcsstk13)});
