@@ -29,7 +29,9 @@
 
 #include <prism/errors.hpp>
 
+#include "kernels/cuda/async_copy.cuh"
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/tile_gemm.cuh"
 
 namespace prism::kernels::cuda {
 namespace {
@@ -43,29 +45,7 @@ constexpr int kSmallThreads = 128;  // single_block / batched
 constexpr int kSyncThreads = 256;   // global_sync: 8 warps per thread block
 
 // ------------------------------------------------------------------------------------------
-// Primitives: asynchronous copies and release/acquire counters.
-
-__device__ __forceinline__ unsigned smem_u32(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-/// Copies one element global -> shared asynchronously; when !valid nothing is read and the
-/// destination is zero-filled (src must still be a valid address: pass the matrix base).
-template <typename T>
-__device__ __forceinline__ void cp_async(T* dst, const T* src, bool valid) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async element of 4 or 8 bytes");
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(smem_u32(dst)), "l"(src),
-               "n"(sizeof(T)), "r"(valid ? static_cast<int>(sizeof(T)) : 0)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-/// Waits until at most kPending of this thread's committed groups are still in flight.
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
+// Primitives: release/acquire counters (asynchronous copies: async_copy.cuh).
 
 __device__ __forceinline__ int load_acquire(const int* p) {
   int v;
@@ -516,20 +496,20 @@ __global__ void __launch_bounds__(kSyncThreads)
 // ------------------------------------------------------------------------------------------
 // trsm: data flow over 64x64 tiles of X'. Tile (I, J) (ticket I * col_tiles + J) computes
 //   X'(I, J) = L'(I, I)^{-1} (alpha B'(I, J) - sum_{l < I} L'(I, l) X'(l, J))
-// with the sum as a GEMM over 64x64x64 steps (TrsmGemm: FP64 tensor cores for double, a
-// 4x4 register tile per thread for float; L' tiles stored [k][r], X' tiles [k][c]; cp.async
-// double buffering, the L' tile of step l + 1 always and the X' tile when already
-// published), then the diagonal solve by warps (8 columns each, rows in lanes, shuffles),
-// stores X'(I, J) and publishes done[J] += 1. The diagonal tile of L' and B'(I, J) are
+// with the sum as a GEMM over 64x64x64 steps (TileGemm of tile_gemm.cuh: FP64 tensor cores
+// for double, a 4x4 register tile per thread for float; L' tiles stored [k][r], X' tiles
+// [k][c]; cp.async double buffering, the L' tile of step l + 1 always and the X' tile when
+// already published), then the diagonal solve by warps (8 columns each, rows in lanes,
+// shuffles), stores X'(I, J) and publishes done[J] += 1. The diagonal tile of L' and B'(I, J) are
 // requested before the GEMM. Memory traffic per tile: I + 1 tiles of L' (from L2 after the
 // first column of tiles), I tiles of X' (from L2), B'(I, J) read and written once.
 
-constexpr int kMb = 64;            // rows of a tile = diagonal block size
-constexpr int kNb = 64;            // columns of a tile
-constexpr int kTrsmThreads = 256;  // 16 x 16 threads, 4 x 4 results each
-constexpr int kLdA = kMb + 4;      // As[k][r]: rows 16-byte aligned for vector reads
-constexpr int kLdX = kNb + 1;      // Bs[k][c]
-constexpr int kLdT = kMb + 1;      // Ld[k][r] and Ts[c][r]
+constexpr int kMb = kGemmTile;  // rows of a tile = diagonal block size
+constexpr int kNb = kGemmTile;  // columns of a tile
+constexpr int kTrsmThreads = kGemmThreads;
+constexpr int kLdA = kGemmLdA;  // As[k][r] (tile_gemm.cuh)
+constexpr int kLdX = kGemmLdB;  // Bs[k][c]
+constexpr int kLdT = kMb + 1;   // Ld[k][r] and Ts[c][r]
 
 template <typename T>
 constexpr std::size_t trsm_smem_bytes() {
@@ -576,120 +556,6 @@ __device__ void issue_trsm_x_tile(const T* b, long long ldb, int m, int nrhs, in
   }
 }
 
-/// The GEMM of a trsm tile: acc += L'-tile x X'-tile (64 x 64 x 64; As[k][r], Bs[k][c]),
-/// then Ts[c][r] = alpha Ts[c][r] - acc. Generic: SIMT, thread (ty, tx) of 16 x 16 owns rows
-/// 4 ty + i (one 2- or 4-wide vector read of As per k) and columns tx + 16 j.
-template <typename T>
-struct TrsmGemm {
-  T acc[4][4];
-  __device__ void zero() {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-#pragma unroll
-      for (int j = 0; j < 4; ++j) acc[i][j] = T(0);
-    }
-  }
-  __device__ void mma(const T* As, const T* Bs, int tid) {
-    const T* as = As + 4 * (tid >> 4);
-    const T* bs = Bs + (tid & 15);
-#pragma unroll 8
-    for (int k = 0; k < kMb; ++k) {
-      T av[4];
-      load4(as + k * kLdA, av);
-      T bv[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) bv[j] = bs[k * kLdX + 16 * j];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-#pragma unroll
-        for (int j = 0; j < 4; ++j) acc[i][j] += av[i] * bv[j];
-      }
-    }
-  }
-  __device__ void finish(T* Ts, T alpha, int tid) const {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        T& t = Ts[((tid & 15) + 16 * j) * kLdT + 4 * (tid >> 4) + i];
-        t = alpha * t - acc[i][j];
-      }
-    }
-  }
-  __device__ static void load4(const double* p, double (&v)[4]) {
-    const double2 lo = *reinterpret_cast<const double2*>(p);
-    const double2 hi = *reinterpret_cast<const double2*>(p + 2);
-    v[0] = lo.x;
-    v[1] = lo.y;
-    v[2] = hi.x;
-    v[3] = hi.y;
-  }
-  __device__ static void load4(const float* p, float (&v)[4]) {
-    const float4 q = *reinterpret_cast<const float4*>(p);
-    v[0] = q.x;
-    v[1] = q.y;
-    v[2] = q.z;
-    v[3] = q.w;
-  }
-};
-
-/// Double: FP64 tensor cores (mma.sync m8n8k4, sm_80 and later). Warp w owns the 32 x 16
-/// block at rows 32 (w & 1), columns 16 (w >> 1): 4 x 2 fragments of 8 x 8. Fragments
-/// (PTX ISA, m8n8k4 .f64): A(g, t), B(t, g), C(g, 2t + {0, 1}) with g = lane / 4,
-/// t = lane % 4.
-template <>
-struct TrsmGemm<double> {
-  double acc[4][2][2];
-  __device__ void zero() {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-#pragma unroll
-      for (int j = 0; j < 2; ++j) acc[i][j][0] = acc[i][j][1] = 0.0;
-    }
-  }
-  __device__ void mma(const double* As, const double* Bs, int tid) {
-    const int lane = tid & 31;
-    const int warp = tid >> 5;
-    const double* as = As + (lane & 3) * kLdA + 32 * (warp & 1) + (lane >> 2);
-    const double* bs = Bs + (lane & 3) * kLdX + 16 * (warp >> 1) + (lane >> 2);
-#pragma unroll 4
-    for (int k = 0; k < kMb; k += 4) {
-      double a[4], b[2];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) a[i] = as[k * kLdA + 8 * i];
-#pragma unroll
-      for (int j = 0; j < 2; ++j) b[j] = bs[k * kLdX + 8 * j];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-#pragma unroll
-        for (int j = 0; j < 2; ++j) {
-          asm volatile(
-              "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
-              : "+d"(acc[i][j][0]), "+d"(acc[i][j][1])
-              : "d"(a[i]), "d"(b[j]));
-        }
-      }
-    }
-  }
-  __device__ void finish(double* Ts, double alpha, int tid) const {
-    const int lane = tid & 31;
-    const int warp = tid >> 5;
-    const int r0 = 32 * (warp & 1) + (lane >> 2);
-    const int c0 = 16 * (warp >> 1) + 2 * (lane & 3);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-#pragma unroll
-      for (int j = 0; j < 2; ++j) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          double& t = Ts[(c0 + 8 * j + h) * kLdT + r0 + 8 * i];
-          t = alpha * t - acc[i][j][h];
-        }
-      }
-    }
-  }
-};
-
 template <typename T, bool kRev, bool kSwap>
 __global__ void __launch_bounds__(kTrsmThreads)
     trsm_kernel(int m, int nrhs, T alpha, const T* a, long long lda, T* b, long long ldb, bool unit,
@@ -729,7 +595,7 @@ __global__ void __launch_bounds__(kTrsmThreads)
   }
   __syncthreads();  // everyone has read s_seen before block_wait rewrites it
 
-  TrsmGemm<T> gemm;
+  TileGemm<T> gemm;
   gemm.zero();
   for (int l = 0; l < I; ++l) {
     const int buf = l & 1;
@@ -752,7 +618,7 @@ __global__ void __launch_bounds__(kTrsmThreads)
       cp_async_wait<0>();
     }
     __syncthreads();
-    gemm.mma(As + buf * kMb * kLdA, Bs + buf * kMb * kLdX, tid);
+    gemm.template mma<kMb>(As + buf * kMb * kLdA, Bs + buf * kMb * kLdX, tid);
     __syncthreads();  // the buffer is refilled two steps on
   }
   cp_async_wait<0>();
@@ -761,7 +627,10 @@ __global__ void __launch_bounds__(kTrsmThreads)
     T& d = Ld[tid * kLdT + tid];
     d = (unit || kMb * I + tid >= m) ? T(1) : T(1) / d;
   }
-  gemm.finish(Ts, alpha, tid);
+  gemm.for_each(tid, [&](int r, int c, T v) {
+    T& t = Ts[c * kLdT + r];
+    t = alpha * t - v;
+  });
   __syncthreads();
 
   // Diagonal solve: warp w owns columns 8w .. 8w + 7, lane holds rows lane and lane + 32.
