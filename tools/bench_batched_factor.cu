@@ -7,10 +7,11 @@
 // kernels up to n = 64, the shared-memory whole-matrix kernel (n <= 128) and the blocked
 // path, and on the blocked path the register panel against the recursive
 // shared-memory and the classic panel, parallel swap, trtri + gemm and the delayed updates
-// (depth 1, 2 and 4; the default picks 1 or 2 by n). potrf: default (register kernels up
-// to PotrfOptions::register_max_n, else blocked) against the register kernels up to n = 64,
+// (depth 1, 2 and 4; the default picks 1 or 2 by n) and the 64 x 64 tensor-core update
+// tiles against 32 x 32 tiles. potrf: default (register kernels up to
+// PotrfOptions::register_max_n, else blocked) against the register kernels up to n = 64,
 // the shared-memory whole-matrix kernel and the blocked path with the register or the
-// shared-memory panel.
+// shared-memory panel, update depth 1, 2 or 4, 64 x 64 or 32 x 32 syrk tiles.
 //
 // Time: CUDA events around the factorization only (a device copy restores the input
 // before each run, untimed); median and min of --reps runs (>= 10) after 3 warm-ups.
@@ -159,6 +160,9 @@ std::vector<Method> getrf_methods() {
   o.update_depth = 4;
   m.push_back({"blocked-depth4", o, false, true});
   o = blocked;
+  o.tile64_update = false;
+  m.push_back({"blocked-tile32-update", o, false, true});
+  o = blocked;
   o.register_panel = false;
   o.parallel_swap = false;
   o.recursive_panel = false;
@@ -187,6 +191,19 @@ std::vector<PotrfMethod> potrf_methods() {
   o.register_max_n = 0;
   o.shared_max_n = 0;
   m.push_back({"blocked", o});
+  const gpu::PotrfOptions blocked = o;
+  o.update_depth = 1;
+  m.push_back({"blocked-depth1", o});
+  o.update_depth = 2;
+  m.push_back({"blocked-depth2", o});
+  o.update_depth = 4;
+  m.push_back({"blocked-depth4", o});
+  o = blocked;
+  o.tile64_update = false;
+  m.push_back({"blocked-tile32-update", o});
+  o.update_depth = 1;
+  m.push_back({"blocked-tile32-depth1", o});
+  o = blocked;
   o.register_panel = false;
   m.push_back({"blocked-shared-panel", o});
   return m;

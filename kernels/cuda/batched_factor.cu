@@ -25,7 +25,9 @@
 
 #include "kernels/cuda/batched_factor.hpp"
 
+#include "kernels/cuda/async_copy.cuh"
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/tile_gemm.cuh"
 
 #include <cuda_runtime.h>
 
@@ -49,7 +51,9 @@ constexpr int kRegistersBlock = 128;  // threads of the warp-per-matrix register
 // the H200 (double, register panel, trtri): depth 1 / depth 2 took 6312 / 6898 us at
 // n = 128, 5725 / 5785 at 192, 11983 / 11377 at 256, 12066 / 11064 at 384, 25574 / 22938
 // at 512.
-constexpr int kGetrfDepth2MinN = 256;
+constexpr int kGetrfDepth2MinN = 192;
+// potrf, update_depth = 0 (automatic). TUNE: measure.
+constexpr int kPotrfDefaultDepth = 2;
 constexpr int kTile = 32;          // gemm output tile (kTile x kTile) and k chunk
 constexpr int kRowBlockCols = 32;  // columns of A12 per row-block thread block
 constexpr int kSolveCols = 8;      // right-hand sides per pass of getrs / potrs
@@ -816,6 +820,102 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// The same update on 64 x 64 tiles (TileGemm of tile_gemm.cuh: FP64 tensor cores in double,
+// a 4 x 4 register tile per thread in float), for updates wider than 32 columns. Blocks are
+// numbered matrix-major (block = b * tiles + tile), so the tiles of one matrix run together
+// and its L and U panels are read from L2 after the first tile; with kSyrk (r0 = c0) only
+// the tiles that reach the lower triangle (tc <= tr) are launched. The k range streams through two
+// shared-memory stages of kUpdateK columns (cp.async, zero-filled past the matrix and kb).
+// The accumulators are loaded with C before the first chunk lands, so that its latency
+// overlaps the panels'. Traffic per tile: C read and written once, the tile's L and U panels
+// read once (from L2 after the first tile of the row or column).
+constexpr int kUpdateK = 32;  // k columns per pipeline stage of the 64 x 64 update
+
+template <typename T>
+constexpr std::size_t update64_smem_bytes() {
+  return 2 * static_cast<std::size_t>(kUpdateK) * (kGemmLdA + kGemmLdB) * sizeof(T);
+}
+
+// kSyrk (r0 = c0): row tr and column tc <= tr of tile number t, numbered down the columns
+// of the lower trapezoid of a tiles_r x tiles_c grid (column tc holds tiles_r - tc tiles).
+__device__ __forceinline__ void lower_tile(int t, int tiles_r, int& tr, int& tc) {
+  tc = 0;
+  while (t >= tiles_r - tc) {
+    t -= tiles_r - tc;
+    ++tc;
+  }
+  tr = tc + t;
+}
+
+template <typename T, bool kSyrk>
+__global__ void __launch_bounds__(kGemmThreads)
+    update64_kernel(int r0, int r1, int c0, int c1, int k0, int kb, int tiles_r, int tiles,
+                    DeviceMatrixBatch<T> a, const index_t* stop_if_info) {
+  extern __shared__ __align__(16) unsigned char update_smem[];
+  T* As = reinterpret_cast<T*>(update_smem);  // 2 x [kUpdateK][kGemmLdA]: L(r, k)
+  T* Bs = As + 2 * kUpdateK * kGemmLdA;       // 2 x [kUpdateK][kGemmLdB]: U(k, c)
+  const std::int64_t b = blockIdx.x / tiles;
+  const int t = static_cast<int>(blockIdx.x % tiles);
+  if (stop_if_info != nullptr && stop_if_info[b] != 0) return;
+  int tr, tc;
+  if (kSyrk) {
+    lower_tile(t, tiles_r, tr, tc);
+  } else {
+    tr = t % tiles_r;
+    tc = t / tiles_r;
+  }
+  const int row0 = r0 + kGemmTile * tr, col0 = c0 + kGemmTile * tc;
+  T* A = matrix_ptr(a, b);
+  const std::int64_t lda = a.ld;
+  const int tid = threadIdx.x;
+
+  auto issue = [&](int kk, int stage) {
+    T* as = As + stage * kUpdateK * kGemmLdA;
+    T* bs = Bs + stage * kUpdateK * kGemmLdB;
+#pragma unroll
+    for (int e = tid; e < kGemmTile * kUpdateK; e += kGemmThreads) {
+      const int r = e % kGemmTile, k = e / kGemmTile;  // along the columns of A: coalesced
+      const bool ok = row0 + r < r1 && kk + k < kb;
+      cp_async(as + k * kGemmLdA + r, ok ? A + row0 + r + (k0 + kk + k) * lda : A, ok);
+    }
+#pragma unroll
+    for (int e = tid; e < kGemmTile * kUpdateK; e += kGemmThreads) {
+      if (kSyrk) {  // U(k, c) = A(col0 + c, k0 + k)
+        const int c = e % kGemmTile, k = e / kGemmTile;
+        const bool ok = col0 + c < c1 && kk + k < kb;
+        cp_async(bs + k * kGemmLdB + c, ok ? A + col0 + c + (k0 + kk + k) * lda : A, ok);
+      } else {  // U(k, c) = A(k0 + k, col0 + c)
+        const int k = e % kUpdateK, c = e / kUpdateK;
+        const bool ok = col0 + c < c1 && kk + k < kb;
+        cp_async(bs + k * kGemmLdB + c, ok ? A + k0 + kk + k + (col0 + c) * lda : A, ok);
+      }
+    }
+  };
+
+  // The accumulators start as C (loads in flight with the first chunk): acc -= L U.
+  TileGemm<T> gemm;
+  gemm.for_each(tid, [&](int r, int c, T& v) {
+    const int i = row0 + r, j = col0 + c;
+    v = i < r1 && j < c1 && (!kSyrk || i >= j) ? A[i + j * lda] : T(0);
+  });
+  const int chunks = (kb + kUpdateK - 1) / kUpdateK;
+  issue(0, 0);
+  cp_async_commit();
+  for (int s = 0; s < chunks; ++s) {
+    if (s + 1 < chunks) issue((s + 1) * kUpdateK, (s + 1) & 1);
+    cp_async_commit();
+    cp_async_wait<1>();
+    __syncthreads();
+    gemm.template mma<kUpdateK, true>(As + (s & 1) * kUpdateK * kGemmLdA,
+                                      Bs + (s & 1) * kUpdateK * kGemmLdB, tid);
+    __syncthreads();  // the stage is refilled by the next iteration
+  }
+  gemm.for_each(tid, [&](int r, int c, T v) {
+    const int i = row0 + r, j = col0 + c;
+    if (i < r1 && j < c1 && (!kSyrk || i >= j)) A[i + j * lda] = v;
+  });
+}
+
 // ---------------------------------------------------------------------------------------
 // Whole matrix in shared memory (n <= 128), one block per matrix; uniform n (n_array null)
 // or variable n (n_array, lda_array, pointer array). Right-looking getf2 with 4 barriers per
@@ -1190,10 +1290,34 @@ void launch_row_block(int j, int kb, int c0, int c1, DeviceMatrixBatch<T> a, con
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
+// C -= L U on rows [r0, r1), columns [c0, c1) with rank kb (see trailing_update_kernel):
+// 64 x 64 tiles (update64_kernel) when wide64, the region is wider than 32 columns and
+// rounding its width up to 64 adds at most a fifth to rounding it up to 32, else 32 x 32
+// tiles. Measured on the H200 (double, all updates on one or the other): the 64 x 64 tiles
+// lost where most updates are 96 wide (getrf n = 128: 6723 us against 6315; potrf n = 160:
+// 1110 against 1052) and won from n = 192 on (potrf n = 512: 6307 against 7891 us).
 template <typename T, bool kSyrk>
 void launch_update(int r0, int r1, int c0, int c1, int k0, int kb, DeviceMatrixBatch<T> a,
-                   const index_t* stop_if_info, index_t batch, cudaStream_t stream) {
+                   const index_t* stop_if_info, index_t batch, bool wide64, cudaStream_t stream) {
   if (r1 <= r0 || c1 <= c0 || kb <= 0) return;
+  const int tiles_r = (r1 - r0 + kGemmTile - 1) / kGemmTile;
+  const int tiles_c = (c1 - c0 + kGemmTile - 1) / kGemmTile;
+  int tiles64 = tiles_r * tiles_c;
+  if (kSyrk) {
+    tiles64 = 0;
+    for (int tc = 0; tc < std::min(tiles_r, tiles_c); ++tc) tiles64 += tiles_r - tc;
+  }
+  const std::int64_t blocks64 = static_cast<std::int64_t>(batch) * tiles64;
+  const int w32 = (c1 - c0 + kTile - 1) / kTile * kTile;
+  const bool little_padding = 5 * tiles_c * kGemmTile <= 6 * w32;  // 96 columns: no
+  if (wide64 && c1 - c0 > kTile && little_padding && (!kSyrk || r0 == c0) && blocks64 <= INT_MAX) {
+    const std::size_t bytes = update64_smem_bytes<T>();
+    DynamicShared::reserve(kernel_id(update64_kernel<T, kSyrk>), bytes, "trailing update");
+    update64_kernel<T, kSyrk><<<static_cast<unsigned>(blocks64), kGemmThreads, bytes, stream>>>(
+        r0, r1, c0, c1, k0, kb, tiles_r, tiles64, a, stop_if_info);
+    PRISM_CUDA_CHECK_LAUNCH();
+    return;
+  }
   const int tiles = ((r1 - r0 + kTile - 1) / kTile) * ((c1 - c0 + kTile - 1) / kTile);
   const dim3 grid(batch, tiles);
   trailing_update_kernel<T, kSyrk>
@@ -1254,11 +1378,13 @@ void getrf_blocked(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* in
       panel(j, jb);
       launch_swap<T>(n, j, jb, J, j, j + jb, J + KB, a, ipiv, batch, opt.parallel_swap, stream);
       row_block(j, jb, j + jb, J + KB);
-      launch_update<T, false>(j + jb, n, j + jb, J + KB, j, jb, a, nullptr, batch, stream);
+      launch_update<T, false>(j + jb, n, j + jb, J + KB, j, jb, a, nullptr, batch,
+                              opt.tile64_update, stream);
     }
     launch_swap<T>(n, J, KB, 0, J, J + KB, n, a, ipiv, batch, opt.parallel_swap, stream);
     row_block(J, KB, J + KB, n);
-    launch_update<T, false>(J + KB, n, J + KB, n, J, KB, a, nullptr, batch, stream);
+    launch_update<T, false>(J + KB, n, J + KB, n, J, KB, a, nullptr, batch, opt.tile64_update,
+                            stream);
   }
 }
 
@@ -1348,14 +1474,26 @@ void potrf_impl(index_t n, DeviceMatrixBatch<T> a, index_t* info, index_t batch,
     shared_panel(0, n);
     return;
   }
-  for (int j = 0; j < n; j += kNb) {
-    const int jb = std::min(kNb, n - j);
+  auto panel = [&](int j, int jb) {
     if (opt.register_panel) {
       launch_potrf_rows<T>(n, j, jb, a, info, batch, stream);
     } else {
       shared_panel(j, jb);
     }
-    launch_update<T, true>(j + jb, n, j + jb, n, j, jb, a, info, batch, stream);
+  };
+  // Columns [J, J + KB) per trailing update: each panel but the last updates only the
+  // big panel's remaining columns (rows below them), then one syrk of rank KB.
+  const int depth = opt.update_depth > 0 ? opt.update_depth : kPotrfDefaultDepth;
+  const int big = kNb * (depth >= 4 ? 4 : (depth >= 2 ? 2 : 1));
+  for (int J = 0; J < n; J += big) {
+    const int KB = std::min(big, n - J);
+    for (int j = J; j < J + KB; j += kNb) {
+      const int jb = std::min(kNb, J + KB - j);
+      panel(j, jb);
+      launch_update<T, true>(j + jb, n, j + jb, J + KB, j, jb, a, info, batch, opt.tile64_update,
+                             stream);
+    }
+    launch_update<T, true>(J + KB, n, J + KB, n, J, KB, a, info, batch, opt.tile64_update, stream);
   }
 }
 

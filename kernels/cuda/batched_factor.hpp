@@ -113,6 +113,9 @@ struct GetrfOptions {
   /// trailing matrix once per 64 / 128 columns; 0 = automatic: 1 below n = 256, 2 from
   /// there (the fastest measured on the H200, see kGetrfDepth2MinN in the .cu file).
   int update_depth = 0;
+  /// Blocked path: trailing updates wider than 32 columns on 64 x 64 tiles (FP64 tensor
+  /// cores in double; tiles of one matrix scheduled together) instead of 32 x 32 tiles.
+  bool tile64_update = true;
 };
 
 /// Device workspace getrf_batched needs with these options (0 when none).
@@ -161,6 +164,13 @@ struct PotrfOptions {
   /// Blocked path: the m x 32 panel factored with one thread per row, the rows in registers
   /// (one barrier per column), instead of in shared memory with 256 threads.
   bool register_panel = true;
+  /// Blocked path: panels per trailing update: 1 = plain right-looking (rank-32 syrk); 2 or
+  /// 4 = each panel updates only the next panels of its group, the rest of the trailing
+  /// matrix is updated once per 64 / 128 columns (as getrf's multi-level update); 0 =
+  /// automatic.
+  int update_depth = 0;
+  /// Blocked path: as GetrfOptions::tile64_update, for the syrk.
+  bool tile64_update = true;
 };
 
 /// Cholesky of the lower triangles of `batch` n x n SPD matrices (n <= 512); info: batch

@@ -4,14 +4,16 @@
 //  - getrf, every path and technique switch (GetrfOptions): the defaults, the register
 //    kernels up to n = 64, the shared-memory whole-matrix kernel (n <= 128), and the
 //    blocked path for every n with the register, recursive shared-memory and classic
-//    panels, parallel and serial swaps, trtri + gemm and trsm, update depths 1, 2 and 4;
+//    panels, parallel and serial swaps, trtri + gemm and trsm, update depths 1, 2 and 4,
+//    64 x 64 (tensor-core) and 32 x 32 trailing-update tiles;
 //    n in {1, 2, 7, 16, 20, 31, 32, 33, 64, 100, 128, 255, 512}, batches {1, 3, 1000} for
 //    n <= 128 and {1, 3, 24} for n = 255, 512 (the reference and the host-side checks,
 //    O(n^3) per matrix, would dominate); random, pivot-forcing and singular matrices, both
 //    precisions, strided and pointer-array batches, lda = n and lda = n + 3.
 //  - potrf, every path (PotrfOptions): the defaults, the register kernels up to n = 64,
-//    shared-memory whole matrix, blocked with the register or the shared-memory panel; the
-//    same sizes and batches; SPD and non-SPD matrices.
+//    shared-memory whole matrix, blocked with the register or the shared-memory panel,
+//    update depths 1, 2 and 4, 64 x 64 and 32 x 32 syrk tiles; the same sizes and batches; SPD
+//    and non-SPD matrices.
 //  - getrf_vbatched (n[b] <= 128), getrs and potrs (1, 3, 17 right-hand sides).
 //  - SharedMemoryEdges (the first test of the file, so that it runs in a fresh process
 //    before any larger launch of the same kernels): the sizes whose dynamic shared memory
@@ -252,6 +254,9 @@ std::vector<GetrfConfig> getrf_configs() {
   o.recursive_panel = true;
   o.update_depth = 4;
   c.push_back({"blocked-recursive-panel-depth4", o});
+  o = blocked;
+  o.tile64_update = false;
+  c.push_back({"blocked-tile32-update", o});
   return c;
 }
 
@@ -370,6 +375,17 @@ std::vector<PotrfConfig> potrf_configs() {
   o.register_max_n = 0;
   o.shared_max_n = 0;
   c.push_back({"blocked-register-panel", o});
+  const gpu::PotrfOptions blocked = o;
+  o.update_depth = 1;
+  c.push_back({"blocked-depth1", o});
+  o.update_depth = 2;
+  c.push_back({"blocked-depth2", o});
+  o.tile64_update = false;
+  c.push_back({"blocked-depth2-tile32-update", o});
+  o.tile64_update = true;
+  o.update_depth = 4;
+  c.push_back({"blocked-depth4", o});
+  o = blocked;
   o.register_panel = false;
   c.push_back({"blocked-shared-panel", o});
   return c;
