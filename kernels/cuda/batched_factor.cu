@@ -48,12 +48,15 @@ constexpr int kNb = 32;               // panel width (the paper's nb)
 constexpr int kPanelThreads = 256;    // threads of the per-matrix kernels
 constexpr int kRegistersBlock = 128;  // threads of the warp-per-matrix register kernels
 // Blocked getrf, update_depth = 0 (automatic): depth 2 from this n on, else 1. Measured on
-// the H200 (double, register panel, trtri): depth 1 / depth 2 took 6312 / 6898 us at
-// n = 128, 5725 / 5785 at 192, 11983 / 11377 at 256, 12066 / 11064 at 384, 25574 / 22938
-// at 512.
+// the H200 (double, register panel, trtri, 64 x 64 update and row-block tiles): depth 1 /
+// depth 2 took 2981 / 4050 us at n = 96, 6134 / 5824 at 128, 3680 / 3955 at 160 (before
+// the 64 x 64 row block), 5201 / 4549 at 192, 10505 / 8555 at 256, 21793 / 16386 at 512.
 constexpr int kGetrfDepth2MinN = 192;
-// potrf, update_depth = 0 (automatic). TUNE: measure.
-constexpr int kPotrfDefaultDepth = 2;
+// potrf, update_depth = 0 (automatic): depth 2 from this n on, else 1. Measured on the H200
+// (double, 64 x 64 update tiles): depth 1 / depth 2 took 850 / 932 us at n = 96, 1820 /
+// 1598 at 128, 1270 / 1110 at 160, 1487 / 1343 at 192, 6118 / 5048 at 512. Depth 4 was
+// best only at n = 480 (5619 against 5863 us).
+constexpr int kPotrfDepth2MinN = 128;
 constexpr int kTile = 32;          // gemm output tile (kTile x kTile) and k chunk
 constexpr int kRowBlockCols = 32;  // columns of A12 per row-block thread block
 constexpr int kSolveCols = 8;      // right-hand sides per pass of getrs / potrs
@@ -700,7 +703,7 @@ __global__ void __launch_bounds__(kPanelThreads)
 // [j, j + kb), columns [c0, c1). Grid: (batch, column tiles of kRowBlockCols). The tile is
 // staged in shared memory, then either multiplied by inv(L11) from `workspace` (trtri + gemm,
 // Sec. V-A3) or solved in place (trsm, one rank-1 update per row with a barrier).
-// TUNE: register blocking of the gemm form; tensor cores (DMMA) for kb = 64 / 128.
+// (With the inverse and 32 < kb <= 64, row_block64_kernel does it on tensor cores.)
 template <typename T>
 __global__ void __launch_bounds__(kPanelThreads)
     row_block_kernel(int j, int kb, int c0, int c1, DeviceMatrixBatch<T> a, const T* workspace,
@@ -836,6 +839,33 @@ constexpr std::size_t update64_smem_bytes() {
   return 2 * static_cast<std::size_t>(kUpdateK) * (kGemmLdA + kGemmLdB) * sizeof(T);
 }
 
+// Stages a 64 x kUpdateK chunk of column-major src (leading dimension ld, the 64 along the
+// columns: coalesced) as dst[k * ldd + r] = src[r + k * ld]; zero-filled (nothing read) for
+// r >= rows or k >= ks. `base`: any valid address (the source of the zero fills).
+template <typename T>
+__device__ __forceinline__ void stage_chunk_rk(T* dst, int ldd, const T* src, std::int64_t ld,
+                                               int rows, int ks, const T* base) {
+#pragma unroll
+  for (int e = threadIdx.x; e < kGemmTile * kUpdateK; e += kGemmThreads) {
+    const int r = e % kGemmTile, k = e / kGemmTile;
+    const bool ok = r < rows && k < ks;
+    cp_async(dst + k * ldd + r, ok ? src + r + k * ld : base, ok);
+  }
+}
+
+// Stages a kUpdateK x 64 chunk with the k along the columns of src (coalesced):
+// dst[k * kGemmLdB + c] = src[k + c * ld]; zero-filled for c >= cols or k >= ks.
+template <typename T>
+__device__ __forceinline__ void stage_chunk_kc(T* dst, const T* src, std::int64_t ld, int cols,
+                                               int ks, const T* base) {
+#pragma unroll
+  for (int e = threadIdx.x; e < kGemmTile * kUpdateK; e += kGemmThreads) {
+    const int k = e % kUpdateK, c = e / kUpdateK;
+    const bool ok = c < cols && k < ks;
+    cp_async(dst + k * kGemmLdB + c, ok ? src + k + c * ld : base, ok);
+  }
+}
+
 // kSyrk (r0 = c0): row tr and column tc <= tr of tile number t, numbered down the columns
 // of the lower trapezoid of a tiles_r x tiles_c grid (column tc holds tiles_r - tc tiles).
 __device__ __forceinline__ void lower_tile(int t, int tiles_r, int& tr, int& tc) {
@@ -872,23 +902,12 @@ __global__ void __launch_bounds__(kGemmThreads)
   auto issue = [&](int kk, int stage) {
     T* as = As + stage * kUpdateK * kGemmLdA;
     T* bs = Bs + stage * kUpdateK * kGemmLdB;
-#pragma unroll
-    for (int e = tid; e < kGemmTile * kUpdateK; e += kGemmThreads) {
-      const int r = e % kGemmTile, k = e / kGemmTile;  // along the columns of A: coalesced
-      const bool ok = row0 + r < r1 && kk + k < kb;
-      cp_async(as + k * kGemmLdA + r, ok ? A + row0 + r + (k0 + kk + k) * lda : A, ok);
-    }
-#pragma unroll
-    for (int e = tid; e < kGemmTile * kUpdateK; e += kGemmThreads) {
-      if (kSyrk) {  // U(k, c) = A(col0 + c, k0 + k)
-        const int c = e % kGemmTile, k = e / kGemmTile;
-        const bool ok = col0 + c < c1 && kk + k < kb;
-        cp_async(bs + k * kGemmLdB + c, ok ? A + col0 + c + (k0 + kk + k) * lda : A, ok);
-      } else {  // U(k, c) = A(k0 + k, col0 + c)
-        const int k = e % kUpdateK, c = e / kUpdateK;
-        const bool ok = col0 + c < c1 && kk + k < kb;
-        cp_async(bs + k * kGemmLdB + c, ok ? A + k0 + kk + k + (col0 + c) * lda : A, ok);
-      }
+    const int k_ok = kb - kk;
+    stage_chunk_rk(as, kGemmLdA, A + row0 + (k0 + kk) * lda, lda, r1 - row0, k_ok, A);
+    if (kSyrk) {  // U(k, c) = A(col0 + c, k0 + k)
+      stage_chunk_rk(bs, kGemmLdB, A + col0 + (k0 + kk) * lda, lda, c1 - col0, k_ok, A);
+    } else {  // U(k, c) = A(k0 + k, col0 + c)
+      stage_chunk_kc(bs, A + k0 + kk + col0 * lda, lda, c1 - col0, k_ok, A);
     }
   };
 
@@ -913,6 +932,48 @@ __global__ void __launch_bounds__(kGemmThreads)
   gemm.for_each(tid, [&](int r, int c, T v) {
     const int i = row0 + r, j = col0 + c;
     if (i < r1 && j < c1 && (!kSyrk || i >= j)) A[i + j * lda] = v;
+  });
+}
+
+// Row block with the inverse on 64 x 64 tiles: U12 = inv(L11) A12 for 32 < kb <= 64, in
+// place, one block per 64 columns of A12 (block = b * tiles + tile). inv(L11) (workspace,
+// kb x kb, explicit unit diagonal and zero upper part) and the whole A12 tile stream through
+// the two stages before the first store.
+template <typename T>
+__global__ void __launch_bounds__(kGemmThreads)
+    row_block64_kernel(int j, int kb, int c0, int c1, int tiles, DeviceMatrixBatch<T> a,
+                       const T* workspace) {
+  extern __shared__ __align__(16) unsigned char row_block_smem[];
+  T* As = reinterpret_cast<T*>(row_block_smem);  // 2 x [kUpdateK][kGemmLdA]: inv(L11)(r, k)
+  T* Bs = As + 2 * kUpdateK * kGemmLdA;          // 2 x [kUpdateK][kGemmLdB]: A12(k, c)
+  const std::int64_t b = blockIdx.x / tiles;
+  const int col0 = c0 + kGemmTile * static_cast<int>(blockIdx.x % tiles);
+  T* A = matrix_ptr(a, b);
+  const std::int64_t lda = a.ld;
+  const T* X = workspace + b * kb * kb;
+  const int tid = threadIdx.x;
+  auto issue = [&](int kk, int stage) {
+    stage_chunk_rk(As + stage * kUpdateK * kGemmLdA, kGemmLdA, X + kk * kb,
+                   static_cast<std::int64_t>(kb), kb, kb - kk, X);
+    stage_chunk_kc(Bs + stage * kUpdateK * kGemmLdB, A + j + kk + col0 * lda, lda, c1 - col0,
+                   kb - kk, A);
+  };
+  TileGemm<T> gemm;
+  gemm.zero();
+  const int chunks = (kb + kUpdateK - 1) / kUpdateK;
+  issue(0, 0);
+  cp_async_commit();
+  for (int s = 0; s < chunks; ++s) {
+    if (s + 1 < chunks) issue((s + 1) * kUpdateK, (s + 1) & 1);
+    cp_async_commit();
+    cp_async_wait<1>();
+    __syncthreads();
+    gemm.template mma<kUpdateK>(As + (s & 1) * kUpdateK * kGemmLdA,
+                                Bs + (s & 1) * kUpdateK * kGemmLdB, tid);
+    __syncthreads();
+  }
+  gemm.for_each(tid, [&](int r, int c, T v) {
+    if (r < kb && col0 + c < c1) A[j + r + (col0 + c) * lda] = v;
   });
 }
 
@@ -1278,10 +1339,29 @@ void launch_swap(index_t n, int j, int count, int c0, int c1, int c2, int c3,
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
+// Whether `width` columns rounded up to 64 are at most a fifth more than rounded up to 32
+// (96 columns: no; see launch_update).
+bool little_padding(int width) {
+  const int w32 = (width + kTile - 1) / kTile * kTile;
+  const int w64 = (width + kGemmTile - 1) / kGemmTile * kGemmTile;
+  return 5 * w64 <= 6 * w32;
+}
+
 template <typename T>
 void launch_row_block(int j, int kb, int c0, int c1, DeviceMatrixBatch<T> a, const T* inverse,
-                      index_t batch, cudaStream_t stream) {
+                      index_t batch, bool wide64, cudaStream_t stream) {
   if (c1 <= c0) return;
+  const int tiles = (c1 - c0 + kGemmTile - 1) / kGemmTile;
+  const std::int64_t blocks64 = static_cast<std::int64_t>(batch) * tiles;
+  if (wide64 && inverse != nullptr && kb > kTile && kb <= kGemmTile && little_padding(c1 - c0) &&
+      blocks64 <= INT_MAX) {
+    const std::size_t bytes = update64_smem_bytes<T>();
+    DynamicShared::reserve(kernel_id(row_block64_kernel<T>), bytes, "getrf_batched (row block)");
+    row_block64_kernel<T><<<static_cast<unsigned>(blocks64), kGemmThreads, bytes, stream>>>(
+        j, kb, c0, c1, tiles, a, inverse);
+    PRISM_CUDA_CHECK_LAUNCH();
+    return;
+  }
   const dim3 grid(batch, (c1 - c0 + kRowBlockCols - 1) / kRowBlockCols);
   const std::size_t bytes = static_cast<std::size_t>(kb) * kRowBlockCols * sizeof(T);
   DynamicShared::reserve(kernel_id(row_block_kernel<T>), bytes, "getrf_batched (row block)");
@@ -1308,9 +1388,8 @@ void launch_update(int r0, int r1, int c0, int c1, int k0, int kb, DeviceMatrixB
     for (int tc = 0; tc < std::min(tiles_r, tiles_c); ++tc) tiles64 += tiles_r - tc;
   }
   const std::int64_t blocks64 = static_cast<std::int64_t>(batch) * tiles64;
-  const int w32 = (c1 - c0 + kTile - 1) / kTile * kTile;
-  const bool little_padding = 5 * tiles_c * kGemmTile <= 6 * w32;  // 96 columns: no
-  if (wide64 && c1 - c0 > kTile && little_padding && (!kSyrk || r0 == c0) && blocks64 <= INT_MAX) {
+  if (wide64 && c1 - c0 > kTile && little_padding(c1 - c0) && (!kSyrk || r0 == c0) &&
+      blocks64 <= INT_MAX) {
     const std::size_t bytes = update64_smem_bytes<T>();
     DynamicShared::reserve(kernel_id(update64_kernel<T, kSyrk>), bytes, "trailing update");
     update64_kernel<T, kSyrk><<<static_cast<unsigned>(blocks64), kGemmThreads, bytes, stream>>>(
@@ -1368,7 +1447,7 @@ void getrf_blocked(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* in
       trtri_unit_lower_kernel<T><<<batch, kPanelThreads, 0, stream>>>(j, kb, a, inverse);
       PRISM_CUDA_CHECK_LAUNCH();
     }
-    launch_row_block<T>(j, kb, c0, c1, a, inverse, batch, stream);
+    launch_row_block<T>(j, kb, c0, c1, a, inverse, batch, opt.tile64_update, stream);
   };
 
   for (int J = 0; J < n; J += big) {
@@ -1483,7 +1562,7 @@ void potrf_impl(index_t n, DeviceMatrixBatch<T> a, index_t* info, index_t batch,
   };
   // Columns [J, J + KB) per trailing update: each panel but the last updates only the
   // big panel's remaining columns (rows below them), then one syrk of rank KB.
-  const int depth = opt.update_depth > 0 ? opt.update_depth : kPotrfDefaultDepth;
+  const int depth = opt.update_depth > 0 ? opt.update_depth : (n >= kPotrfDepth2MinN ? 2 : 1);
   const int big = kNb * (depth >= 4 ? 4 : (depth >= 2 ? 2 : 1));
   for (int J = 0; J < n; J += big) {
     const int KB = std::min(big, n - J);

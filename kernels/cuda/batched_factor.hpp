@@ -110,11 +110,12 @@ struct GetrfOptions {
   bool trtri_rowblock = true;
   /// Blocked path: panels per trailing update (Sec. VI-D): 1 = plain right-looking (rank-32
   /// updates); 2 or 4 = the next panels are updated as they come and the rest of the
-  /// trailing matrix once per 64 / 128 columns; 0 = automatic: 1 below n = 256, 2 from
+  /// trailing matrix once per 64 / 128 columns; 0 = automatic: 1 below n = 192, 2 from
   /// there (the fastest measured on the H200, see kGetrfDepth2MinN in the .cu file).
   int update_depth = 0;
-  /// Blocked path: trailing updates wider than 32 columns on 64 x 64 tiles (FP64 tensor
-  /// cores in double; tiles of one matrix scheduled together) instead of 32 x 32 tiles.
+  /// Blocked path: trailing updates wider than 32 columns, and with trtri_rowblock the row
+  /// blocks of 64-column panels, on 64 x 64 tiles (FP64 tensor cores in double; the tiles
+  /// of one matrix scheduled together) instead of 32 x 32 tiles.
   bool tile64_update = true;
 };
 
@@ -167,7 +168,7 @@ struct PotrfOptions {
   /// Blocked path: panels per trailing update: 1 = plain right-looking (rank-32 syrk); 2 or
   /// 4 = each panel updates only the next panels of its group, the rest of the trailing
   /// matrix is updated once per 64 / 128 columns (as getrf's multi-level update); 0 =
-  /// automatic.
+  /// automatic: 1 below n = 128, 2 from there (kPotrfDepth2MinN in the .cu file).
   int update_depth = 0;
   /// Blocked path: as GetrfOptions::tile64_update, for the syrk.
   bool tile64_update = true;
