@@ -7,8 +7,9 @@
 // kernels up to n = 64, the shared-memory whole-matrix kernel (n <= 128) and the blocked
 // path, and on the blocked path the register panel against the recursive
 // shared-memory and the classic panel, parallel swap, trtri + gemm and the delayed updates
-// (depth 1, 2 and 4; the default picks 1 or 2 by n) and the 64 x 64 tensor-core update
-// tiles against 32 x 32 tiles. potrf: default (register kernels up to
+// (depth 1, 2 and 4; the default picks 1 or 2 by n), the 64 x 64 tensor-core update
+// tiles against 32 x 32 tiles and the register row block of 32-column panels against
+// trtri + gemm. potrf: default (register kernels up to
 // PotrfOptions::register_max_n, else blocked) against the register kernels up to n = 64,
 // the shared-memory whole-matrix kernel and the blocked path with the register or the
 // shared-memory panel, update depth 1, 2 or 4, 64 x 64 or 32 x 32 syrk tiles.
@@ -163,10 +164,15 @@ std::vector<Method> getrf_methods() {
   o.tile64_update = false;
   m.push_back({"blocked-tile32-update", o, false, true});
   o = blocked;
+  o.register_rowblock = false;
+  m.push_back({"blocked-trtri-rowblock32", o, true, true});
+  o = blocked;
   o.register_panel = false;
   o.parallel_swap = false;
   o.recursive_panel = false;
   o.trtri_rowblock = false;
+  o.register_rowblock = false;
+  o.tile64_update = false;
   o.update_depth = 1;
   m.push_back({"blocked-all-off", o, true, true});
   return m;

@@ -935,6 +935,45 @@ __global__ void __launch_bounds__(kGemmThreads)
   });
 }
 
+// Row block of one panel (kb <= 32) by substitution in registers: U12 = L11^{-1} A12, L11 the
+// unit lower kb x kb block at (j, j), A12 rows [j, j + kb), columns [c0, c1). One warp per
+// 32 columns of A12 (block = b * chunks + chunk): lane c holds column c in registers and
+// eliminates x(i) -= L(i, k) x(k) down the column; L11 in shared memory, read as
+// broadcasts. No barrier after the loads, no workspace; the column loads and stores go
+// through L1 (each lane walks its own column).
+template <typename T>
+__global__ void __launch_bounds__(kTile)
+    row_block_registers_kernel(int j, int kb, int c0, int c1, int chunks, DeviceMatrixBatch<T> a) {
+  __shared__ __align__(16) T Ls[kTile][kTile + 2];  // Ls[k][i] = L11(i, k), i > k
+  const std::int64_t b = blockIdx.x / chunks;
+  const int col = c0 + kTile * static_cast<int>(blockIdx.x % chunks) + threadIdx.x;
+  const int lane = threadIdx.x;
+  T* A = matrix_ptr(a, b);
+  const std::int64_t lda = a.ld;
+  const T* L = A + j + j * lda;
+#pragma unroll 4
+  for (int k = 0; k < kTile; ++k) {
+    Ls[k][lane] = lane > k && lane < kb && k < kb ? L[lane + k * lda] : T(0);
+  }
+  const bool has_col = col < c1;
+  T* X = A + j + col * lda;
+  T x[kTile];
+#pragma unroll
+  for (int i = 0; i < kTile; ++i) x[i] = has_col && i < kb ? X[i] : T(0);
+  __syncwarp();
+#pragma unroll
+  for (int k = 0; k < kTile; ++k) {
+#pragma unroll
+    for (int i = k + 1; i < kTile; ++i) x[i] -= Ls[k][i] * x[k];
+  }
+  if (has_col) {
+#pragma unroll
+    for (int i = 0; i < kTile; ++i) {
+      if (i < kb) X[i] = x[i];
+    }
+  }
+}
+
 // Row block with the inverse on 64 x 64 tiles: U12 = inv(L11) A12 for 32 < kb <= 64, in
 // place, one block per 64 columns of A12 (block = b * tiles + tile). inv(L11) (workspace,
 // kb x kb, explicit unit diagonal and zero upper part) and the whole A12 tile stream through
@@ -1272,8 +1311,15 @@ void launch_getrf_rows(index_t n, int j0, int jb, DeviceMatrixBatch<T> a, index_
                        index_t* info, index_t batch, cudaStream_t stream) {
   const int threads = round_up_warp(n - j0);
   if (jb <= 32) {
-    getrf_rows_kernel<T, 32, kBatchedFactorMaxN>
-        <<<batch, threads, 0, stream>>>(n, j0, jb, a, ipiv, info);
+    // kMaxRows sizes the reduction over the warps' candidates (log2 of its warps steps).
+    if (threads <= 64) {
+      getrf_rows_kernel<T, 32, 64><<<batch, threads, 0, stream>>>(n, j0, jb, a, ipiv, info);
+    } else if (threads <= 128) {
+      getrf_rows_kernel<T, 32, 128><<<batch, threads, 0, stream>>>(n, j0, jb, a, ipiv, info);
+    } else {
+      getrf_rows_kernel<T, 32, kBatchedFactorMaxN>
+          <<<batch, threads, 0, stream>>>(n, j0, jb, a, ipiv, info);
+    }
   } else if (jb <= 48) {
     getrf_rows_kernel<T, 48, 64><<<batch, threads, 0, stream>>>(n, j0, jb, a, ipiv, info);
   } else {
@@ -1443,6 +1489,14 @@ void getrf_blocked(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* in
   };
   auto row_block = [&](int j, int kb, int c0, int c1) {
     if (c1 <= c0) return;
+    const int chunks = (c1 - c0 + kTile - 1) / kTile;
+    const std::int64_t warps = static_cast<std::int64_t>(batch) * chunks;
+    if (opt.register_rowblock && kb <= kTile && warps <= INT_MAX) {
+      row_block_registers_kernel<T>
+          <<<static_cast<unsigned>(warps), kTile, 0, stream>>>(j, kb, c0, c1, chunks, a);
+      PRISM_CUDA_CHECK_LAUNCH();
+      return;
+    }
     if (inverse != nullptr) {
       trtri_unit_lower_kernel<T><<<batch, kPanelThreads, 0, stream>>>(j, kb, a, inverse);
       PRISM_CUDA_CHECK_LAUNCH();

@@ -86,10 +86,11 @@ struct DeviceMatrixBatch {
 /// tools/bench_batched_factor.cu, batch 10^4; tools/batched_factor.md has the table).
 struct GetrfOptions {
   /// n <= this (0..64) runs a register kernel: one warp per matrix for n <= 32, one thread
-  /// per row (64 threads) for 32 < n <= 64. Default 56: the one-thread-per-row kernel beat
-  /// the blocked path on the H200 up to there and lost beyond (double, batch 10^4: n = 48,
-  /// 618 us against 964; n = 56, 1105 against 1107; n = 64, 1314 against 1220).
-  int register_max_n = 56;
+  /// per row (64 threads) for 32 < n <= 64. Default 48: the one-thread-per-row kernel beat
+  /// the blocked path on the H200 up to there and lost beyond (double, batch 10^4: n = 40,
+  /// 504 us against 610; n = 48, 626 against 722; n = 56, 1113 against 877; n = 64, 1311
+  /// against 1010).
+  int register_max_n = 48;
   /// register_max_n < n <= this (0..128) runs the whole-matrix shared-memory kernel. Off
   /// by default: slower than the register kernels and the blocked path at every n measured
   /// on the H200 (double, batch 10^4: n = 64, 2048 us against 1218 blocked; n = 96 and
@@ -108,6 +109,10 @@ struct GetrfOptions {
   /// Blocked path: U12 = inv(L11) A12 with inv(L11) from trtri (Sec. V-A3) instead of a
   /// triangular solve (trsm). Needs workspace (getrf_workspace_bytes).
   bool trtri_rowblock = true;
+  /// Blocked path: the row block of a single 32-column panel by substitution with each
+  /// column of A12 in one thread's registers (one warp per 32 columns, no barriers) instead
+  /// of the trtri_rowblock / trsm kernels, which then serve the 64- and 128-column ones.
+  bool register_rowblock = true;
   /// Blocked path: panels per trailing update (Sec. VI-D): 1 = plain right-looking (rank-32
   /// updates); 2 or 4 = the next panels are updated as they come and the rest of the
   /// trailing matrix once per 64 / 128 columns; 0 = automatic: 1 below n = 192, 2 from

@@ -5,7 +5,8 @@
 //    kernels up to n = 64, the shared-memory whole-matrix kernel (n <= 128), and the
 //    blocked path for every n with the register, recursive shared-memory and classic
 //    panels, parallel and serial swaps, trtri + gemm and trsm, update depths 1, 2 and 4,
-//    64 x 64 (tensor-core) and 32 x 32 trailing-update tiles;
+//    64 x 64 (tensor-core) and 32 x 32 trailing-update tiles, the register row block of
+//    32-column panels on and off;
 //    n in {1, 2, 7, 16, 20, 31, 32, 33, 64, 100, 128, 255, 512}, batches {1, 3, 1000} for
 //    n <= 128 and {1, 3, 24} for n = 255, 512 (the reference and the host-side checks,
 //    O(n^3) per matrix, would dominate); random, pivot-forcing and singular matrices, both
@@ -245,6 +246,8 @@ std::vector<GetrfConfig> getrf_configs() {
   o.parallel_swap = false;
   o.recursive_panel = false;
   o.trtri_rowblock = false;
+  o.register_rowblock = false;
+  o.tile64_update = false;
   o.update_depth = 1;
   c.push_back({"blocked-all-off", o});
   o.update_depth = 4;
@@ -257,6 +260,11 @@ std::vector<GetrfConfig> getrf_configs() {
   o = blocked;
   o.tile64_update = false;
   c.push_back({"blocked-tile32-update", o});
+  o = blocked;
+  o.register_rowblock = false;
+  c.push_back({"blocked-trtri-rowblock32", o});
+  o.update_depth = 2;
+  c.push_back({"blocked-trtri-rowblock32-depth2", o});
   return c;
 }
 
