@@ -159,6 +159,8 @@ __device__ __forceinline__ void store_row_tail(T* s, const T (&r)[N], int first)
 }
 
 // r[k] -= m * u[k] for first <= k < N; u in shared memory, the same for all threads.
+// (Skipping the vectors past a warp's last row with a runtime, warp-uniform test measured
+// slower on the H200: potrf n = 56, 357 us against 309.)
 template <typename T, int N>
 __device__ __forceinline__ void axpy_row_tail(T (&r)[N], T m, const T* u, int first) {
   using V = Vec16<T>;
@@ -346,24 +348,34 @@ __global__ void __launch_bounds__(kMaxRows)
   }
 }
 
-// Cholesky step c, shared by the two potrf register kernels, for the thread holding row
-// i >= 0 (has_row) of r (lower part: entries k <= i). d = the updated a(c, c), published
-// by row c at the previous step (or the load). Row c + 1 applies its own rank-1 update to
-// its diagonal right away and publishes it in d_next, so that one barrier per step
-// suffices; the other rows update after the barrier (potrs_finish_step).
+// The pivot of a Cholesky step as the register kernels publish it: d = the updated a(c, c)
+// (its sign decides failure) and inv = 1 / sqrt(d) (LAPACK's potf2 also scales by the
+// reciprocal). The row that owns the diagonal sets r[c] = sqrt(d) itself, so that only its
+// warp takes the square root and the reciprocal and the other rows just multiply.
 template <typename T, int NC>
-__device__ __forceinline__ void potrf_scale_step(T (&r)[NC], int c, int i, bool has_row, T l,
-                                                 T* col, T* d_next) {
-  if (!has_row) return;
-  if (i == c) {
-    r[c] = l;
-  } else if (i > c) {
-    r[c] /= l;  // l(i, c)
-    col[i] = r[c];
-    if (c + 1 < NC && i == c + 1) {
-      r[c + 1] -= r[c] * r[c];
-      *d_next = r[c + 1];
-    }
+__device__ __forceinline__ void potrf_publish_pivot(T (&r)[NC], int c, T* d, T* inv) {
+  const T dc = r[c];
+  *d = dc;
+  if (dc > T(0)) {
+    r[c] = sqrt(dc);
+    *inv = T(1) / r[c];
+  }
+}
+
+// Cholesky step c, shared by the two potrf register kernels, for the thread holding row
+// i >= 0 (has_row) of r (lower part: entries k <= i), after a pivot d > 0 was published
+// with its reciprocal square root inv. Row c + 1 applies its own rank-1 update to its
+// diagonal right away and publishes the next pivot, so that one barrier per step suffices;
+// the other rows update after the barrier (axpy_row_tail).
+template <typename T, int NC>
+__device__ __forceinline__ void potrf_scale_step(T (&r)[NC], int c, int i, bool has_row, T inv,
+                                                 T* col, T* d_next, T* inv_next) {
+  if (!has_row || i <= c) return;
+  r[c] *= inv;  // l(i, c)
+  col[i] = r[c];
+  if (c + 1 < NC && i == c + 1) {
+    r[c + 1] -= r[c] * r[c];
+    potrf_publish_pivot(r, c + 1, d_next, inv_next);
   }
 }
 
@@ -376,7 +388,7 @@ __global__ void __launch_bounds__(kRegistersBlock)
     potrf_warp_kernel(int n, DeviceMatrixBatch<T> a, index_t* info, int batch) {
   constexpr int kSegments = kRegistersBlock / kLanes;
   __shared__ __align__(16) T s_col[kSegments][2][kLanes];
-  __shared__ T s_d[kSegments][2];
+  __shared__ T s_d[kSegments][2], s_inv[kSegments][2];
   const int seg = threadIdx.x / kLanes;
   const int row = threadIdx.x % kLanes;
   const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * kSegments + seg;
@@ -390,7 +402,7 @@ __global__ void __launch_bounds__(kRegistersBlock)
   for (int k = 0; k < kCols; ++k) r[k] = (has_row && k < n && k <= row) ? A[row + k * lda] : T(0);
   s_col[seg][0][row] = T(0);
   s_col[seg][1][row] = T(0);
-  if (row == 0) s_d[seg][0] = r[0];
+  if (has_row && row == 0) potrf_publish_pivot(r, 0, &s_d[seg][0], &s_inv[seg][0]);
   __syncwarp();
   int fail = active ? 0 : -1;  // inactive segments do nothing
 #pragma unroll
@@ -402,7 +414,8 @@ __global__ void __launch_bounds__(kRegistersBlock)
         if (!(d > T(0))) {
           fail = c + 1;
         } else {
-          potrf_scale_step(r, c, row, has_row, T(sqrt(d)), s_col[seg][buf], &s_d[seg][buf ^ 1]);
+          potrf_scale_step(r, c, row, has_row, s_inv[seg][buf], s_col[seg][buf], &s_d[seg][buf ^ 1],
+                           &s_inv[seg][buf ^ 1]);
         }
       }
       __syncwarp();
@@ -429,7 +442,7 @@ template <typename T, int NC, int kMaxRows>
 __global__ void __launch_bounds__(kMaxRows)
     potrf_rows_kernel(int n, int j0, int jb, DeviceMatrixBatch<T> a, index_t* info) {
   __shared__ __align__(16) T s_col[2][kMaxRows];
-  __shared__ T s_d[2];
+  __shared__ T s_d[2], s_inv[2];
   const std::int64_t b = blockIdx.x;
   if (j0 > 0 && info[b] != 0) return;  // uniform: the whole block leaves
   const int m = n - j0;
@@ -445,7 +458,7 @@ __global__ void __launch_bounds__(kMaxRows)
     s_col[0][k] = T(0);
     s_col[1][k] = T(0);
   }
-  if (i == 0) s_d[0] = r[0];
+  if (i == 0 && has_row) potrf_publish_pivot(r, 0, &s_d[0], &s_inv[0]);
   __syncthreads();
   int fail = 0;
 #pragma unroll
@@ -456,7 +469,9 @@ __global__ void __launch_bounds__(kMaxRows)
       // Every thread read the same d: `fail` is uniform. (A `break` here instead made the
       // compiler keep two copies of the row: 255 registers and spills in double.)
       if (fail == 0 && !(d > T(0))) fail = c + 1;
-      if (fail == 0) potrf_scale_step(r, c, i, has_row, T(sqrt(d)), s_col[buf], &s_d[buf ^ 1]);
+      if (fail == 0) {
+        potrf_scale_step(r, c, i, has_row, s_inv[buf], s_col[buf], &s_d[buf ^ 1], &s_inv[buf ^ 1]);
+      }
       __syncthreads();
       if (fail == 0 && has_row && i > c + 1) axpy_row_tail(r, r[c], s_col[buf], c + 1);
     }

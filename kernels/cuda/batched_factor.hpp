@@ -158,11 +158,10 @@ void getrs_batched(index_t n, index_t nrhs, DeviceMatrixBatch<const float> a, co
 /// potrf switches (defaults: the fastest measured, see GetrfOptions).
 struct PotrfOptions {
   /// n <= this (0..64) runs a register kernel: one warp per matrix for n <= 32, one thread
-  /// per row (64 threads) for 32 < n <= 64. Default 40: the one-thread-per-row kernel against
-  /// the blocked path with the register panel on the H200 (double, batch 10^4): n = 40,
-  /// 284 us against 298; n = 48, 325 against 319; n = 56, 786 against 356; n = 64, 801
-  /// against 375.
-  int register_max_n = 40;
+  /// per row (64 threads) for 32 < n <= 64. Default 48: the one-thread-per-row kernel against
+  /// the blocked path with the register panel on the H200 (double, batch 10^4): n = 48,
+  /// 252 us against 278; n = 56, 650 against 309; n = 64, 732 against 329.
+  int register_max_n = 48;
   /// register_max_n < n <= this (0..128) runs the whole-matrix shared-memory kernel. Off by
   /// default: the first H200 run measured it slower than the blocked path at every n >= 48
   /// (n = 64: 1642 us against 1089 us; n = 128: 24718 against 3975).
