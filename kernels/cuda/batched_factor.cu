@@ -12,16 +12,18 @@
 //     for j in J, J + nb, ... < J + KB:            (panel: columns [j, j + jb))
 //       panel:    P [A(j:n, j:j+jb)] = L U, pivots ipiv[j .. j+jb)
 //       swap:     those pivots on the big panel's other columns [J, j), [j+jb, J+KB)
-//       row block: U12 = inv(L11) A12 on columns [j+jb, J+KB)   (trtri + gemm, or trsm)
+//       row block: U12 = inv(L11) A12 on columns [j+jb, J+KB)   (in registers, trtri +
+//                                                                 gemm, or trsm)
 //       update:   A22 -= L21 U12 on rows [j+jb, n), columns [j+jb, J+KB)  (rank jb)
 //     swap:     all KB pivots of the big panel on columns [0, J) and [J+KB, n)
 //     row block: U12 = inv(L_KB) A12 on columns [J+KB, n)
 //     update:   A22 -= L21 U12 on rows [J+KB, n), columns [J+KB, n)        (rank KB)
 // With update_depth = 1 this is the plain right-looking algorithm (Algorithm 2).
 //
-// Memory traffic per panel step (TUNE: measure with ncu): the panel (m x 32) is read and
-// written once; the swap touches 2 * jb rows of the other columns; the trailing update
-// reads L21 and U12 once per 32 x 32 output tile and reads + writes A22 once.
+// Memory traffic per panel step: the panel (m x 32) is read and written once; the swap
+// touches 2 * jb rows of the other columns; the trailing update reads L21 and U12 once per
+// output tile (64 x 64, or 32 x 32 for narrow updates) and reads + writes A22 once. Where
+// the time goes (ncu) is in tools/batched_factor.md.
 
 #include "kernels/cuda/batched_factor.hpp"
 
@@ -691,6 +693,7 @@ __global__ void __launch_bounds__(kPanelThreads)
 
 // inv(L) of the unit lower kb x kb block at (j, j) into w (leading dimension kb): column
 // sweep X(i, :) -= L(i, k) X(k, :) for i > k, k = 0 .. kb-1, X = I at the start.
+// Only the 64- and 128-column row blocks use it by default (register_rowblock).
 // TUNE: L in shared memory; blocked inversion (two 16 x 16 inverses and a gemm).
 template <typename T>
 __global__ void __launch_bounds__(kPanelThreads)
@@ -766,7 +769,8 @@ __global__ void __launch_bounds__(kPanelThreads)
 // Grid: (batch, row tiles x column tiles); 32 x 32 tile, 256 threads, a 2 x 2 block of
 // outputs per thread: per k one 2-vector of L and one of U from shared memory for 4 FMAs.
 // Traffic per tile and k chunk: 32 x 32 of L and of U read once; C read and written once.
-// TUNE: 64 x 64 tiles with 4 x 4 register blocking, double buffering, DMMA tensor cores.
+// Serves the updates of at most 32 columns (and all of them without tile64_update); the
+// wider ones run on 64 x 64 tensor-core tiles (update64_kernel).
 template <typename T>
 struct Vec2;
 template <>
