@@ -50,14 +50,13 @@ constexpr int kNb = 32;               // panel width (the paper's nb)
 constexpr int kPanelThreads = 256;    // threads of the per-matrix kernels
 constexpr int kRegistersBlock = 128;  // threads of the warp-per-matrix register kernels
 // Blocked getrf, update_depth = 0 (automatic): depth 2 from this n on, else 1. Measured on
-// the H200 (double, register panel, trtri, 64 x 64 update and row-block tiles): depth 1 /
-// depth 2 took 2981 / 4050 us at n = 96, 6134 / 5824 at 128, 3680 / 3955 at 160 (before
-// the 64 x 64 row block), 5201 / 4549 at 192, 10505 / 8555 at 256, 21793 / 16386 at 512.
+// the H200 (double, batch 10^4 / 3000 / 1000, the final defaults otherwise): depth 1 / 2
+// took 2424 / 3717 us at n = 96, 5277 / 5212 at 128, 4825 / 4300 at 192, 9949 / 8239 at
+// 256, 21628 / 16159 at 512, and one build earlier 3067 / 3816 at 160.
 constexpr int kGetrfDepth2MinN = 192;
-// potrf, update_depth = 0 (automatic): depth 2 from this n on, else 1. Measured on the H200
-// (double, 64 x 64 update tiles): depth 1 / depth 2 took 850 / 932 us at n = 96, 1820 /
-// 1598 at 128, 1270 / 1110 at 160, 1487 / 1343 at 192, 6118 / 5048 at 512. Depth 4 was
-// best only at n = 480 (5619 against 5863 us).
+// potrf, update_depth = 0 (automatic): depth 2 from this n on, else 1. Measured likewise:
+// depth 1 / 2 took 745 / 825 us at n = 96, 1634 / 1414 at 128, 1342 / 1197 at 192, 5836 /
+// 4773 at 512, and two builds earlier 1270 / 1110 at 160.
 constexpr int kPotrfDepth2MinN = 128;
 constexpr int kTile = 32;          // gemm output tile (kTile x kTile) and k chunk
 constexpr int kRowBlockCols = 32;  // columns of A12 per row-block thread block
@@ -1438,9 +1437,10 @@ void launch_row_block(int j, int kb, int c0, int c1, DeviceMatrixBatch<T> a, con
 // C -= L U on rows [r0, r1), columns [c0, c1) with rank kb (see trailing_update_kernel):
 // 64 x 64 tiles (update64_kernel) when wide64, the region is wider than 32 columns and
 // rounding its width up to 64 adds at most a fifth to rounding it up to 32, else 32 x 32
-// tiles. Measured on the H200 (double, all updates on one or the other): the 64 x 64 tiles
-// lost where most updates are 96 wide (getrf n = 128: 6723 us against 6315; potrf n = 160:
-// 1110 against 1052) and won from n = 192 on (potrf n = 512: 6307 against 7891 us).
+// tiles. Measured on the H200 (double): with every update on 64 x 64 tiles they lost where
+// most updates are 96 wide (getrf n = 128: 6723 us against 6315 on 32 x 32 tiles; potrf
+// n = 160: 1110 against 1052); with this rule they win or tie at every n of the benchmark (final
+// build: getrf n = 128, 5275 against 5436; potrf n = 512, 4761 against 7575).
 template <typename T, bool kSyrk>
 void launch_update(int r0, int r1, int c0, int c1, int k0, int kb, DeviceMatrixBatch<T> a,
                    const index_t* stop_if_info, index_t batch, bool wide64, cudaStream_t stream) {
