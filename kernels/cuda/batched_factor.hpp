@@ -86,11 +86,11 @@ struct DeviceMatrixBatch {
 /// tools/bench_batched_factor.cu, batch 10^4; tools/batched_factor.md has the table).
 struct GetrfOptions {
   /// n <= this (0..64) runs a register kernel: one warp per matrix for n <= 32, one thread
-  /// per row (64 threads) for 32 < n <= 64. Default 48: the one-thread-per-row kernel beat
-  /// the blocked path on the H200 up to there and lost beyond (double, batch 10^4: n = 40,
-  /// 504 us against 610; n = 48, 626 against 722; n = 56, 1113 against 877; n = 64, 1311
-  /// against 1010).
-  int register_max_n = 48;
+  /// per row (64 threads) for 32 < n <= 64. Default 40: the one-thread-per-row kernel beat
+  /// the blocked path on the H200 up to there and lost beyond (double, batch 10^4, one run:
+  /// n = 40, 484 us against 525; n = 48, 666 against 630; at n = 56 and 64 the blocked path
+  /// was 1.4x faster in an earlier run: 808 against 1092 us, 931 against 1299).
+  int register_max_n = 40;
   /// register_max_n < n <= this (0..128) runs the whole-matrix shared-memory kernel. Off
   /// by default: slower than the register kernels and the blocked path at every n measured
   /// on the H200 (double, batch 10^4: n = 64, 2048 us against 1218 blocked; n = 96 and
