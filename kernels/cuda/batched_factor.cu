@@ -266,15 +266,16 @@ __global__ void __launch_bounds__(kRegistersBlock)
 // one barrier, then a reduction over the warps' candidates. Pivots (ipiv[j0 + c] = j0 +
 // row + 1) and info (set at j0 = 0, else only raised from 0) as LAPACK's getrf.
 // Blocks per SM asked of ptxas for getrf_rows_kernel (0: no hint, its own choice). In
-// double the 64-thread kernels then fit 8 and 10 blocks per SM without spills (48 columns:
-// 128 registers instead of 168; 32 columns: 96 instead of 104). Measured on the H200 (batch
-// 10^4, same run, with / without): n = 40, 484 / 502 us; n = 56 (blocked, a 56-row panel),
-// 768 / 807; n = 64, 892 / 928; but n = 48, 666 / 628 (so n = 48 now runs blocked: 630).
+// double the 64-thread kernels then fit 8 and 10 blocks per SM without spills (40 and 48
+// columns: 128 registers instead of 132 and 168; 32 columns: 96 instead of 104). Measured on
+// the H200 (batch 10^4, same run, with / without, before the 40-column kernel existed):
+// n = 40, 484 / 502 us; n = 56 (blocked, a 56-row panel), 768 / 807; n = 64, 892 / 928;
+// but n = 48, 666 / 628 (so n = 48 runs blocked: 630).
 // A hint of 1 for the others made ptxas take more registers (104 -> 128 for the 512-row
 // panel), so they get none.
 constexpr int rows_kernel_min_blocks(std::size_t elem_size, int nc, int max_rows) {
   if (elem_size != 8 || max_rows != 64) return 0;
-  return nc == 48 ? 8 : (nc == 32 ? 10 : 0);
+  return nc == 40 || nc == 48 ? 8 : (nc == 32 ? 10 : 0);
 }
 
 template <typename T, int NC, int kMaxRows>
@@ -1350,6 +1351,8 @@ void launch_getrf_rows(index_t n, int j0, int jb, DeviceMatrixBatch<T> a, index_
       getrf_rows_kernel<T, 32, kBatchedFactorMaxN>
           <<<batch, threads, 0, stream>>>(n, j0, jb, a, ipiv, info);
     }
+  } else if (jb <= 40) {
+    getrf_rows_kernel<T, 40, 64><<<batch, threads, 0, stream>>>(n, j0, jb, a, ipiv, info);
   } else if (jb <= 48) {
     getrf_rows_kernel<T, 48, 64><<<batch, threads, 0, stream>>>(n, j0, jb, a, ipiv, info);
   } else {
@@ -1387,6 +1390,8 @@ void launch_potrf_rows(index_t n, int j0, int jb, DeviceMatrixBatch<T> a, index_
   if (jb <= kNb) {
     potrf_rows_kernel<T, kNb, kBatchedFactorMaxN>
         <<<batch, threads, 0, stream>>>(n, j0, jb, a, info);
+  } else if (jb <= 40) {
+    potrf_rows_kernel<T, 40, 64><<<batch, threads, 0, stream>>>(n, j0, jb, a, info);
   } else if (jb <= 48) {
     potrf_rows_kernel<T, 48, 64><<<batch, threads, 0, stream>>>(n, j0, jb, a, info);
   } else {

@@ -86,10 +86,11 @@ struct DeviceMatrixBatch {
 /// tools/bench_batched_factor.cu, batch 10^4; tools/batched_factor.md has the table).
 struct GetrfOptions {
   /// n <= this (0..64) runs a register kernel: one warp per matrix for n <= 32, one thread
-  /// per row (64 threads) for 32 < n <= 64. Default 40: the one-thread-per-row kernel beat
-  /// the blocked path on the H200 up to there and lost beyond (double, batch 10^4, one run:
-  /// n = 40, 484 us against 525; n = 48, 666 against 630; at n = 56 and 64 the blocked path
-  /// was 1.4x faster in an earlier run: 808 against 1092 us, 931 against 1299).
+  /// per row (64 threads, 40, 48 or 64 columns in registers) for 32 < n <= 64. Default 40:
+  /// the one-thread-per-row kernel beat the blocked path on the H200 up to there (double,
+  /// batch 10^4, one run: n = 40, 348 us against 526) and lost at n = 48 (658 against 627);
+  /// at n = 44 it was still ahead (553 against 580), at n = 56 and 64 the blocked path was
+  /// 1.4x faster in an earlier run (808 against 1092 us, 931 against 1299).
   int register_max_n = 40;
   /// register_max_n < n <= this (0..128) runs the whole-matrix shared-memory kernel. Off
   /// by default: slower than the register kernels and the blocked path at every n measured

@@ -7,7 +7,7 @@
 //    panels, parallel and serial swaps, trtri + gemm and trsm, update depths 1, 2 and 4,
 //    64 x 64 (tensor-core) and 32 x 32 trailing-update tiles, the register row block of
 //    32-column panels on and off;
-//    n in {1, 2, 7, 16, 20, 31, 32, 33, 64, 100, 128, 255, 512}, batches {1, 3, 1000} for
+//    n in {1, 2, 7, 16, 20, 31, 32, 33, 44, 64, 100, 128, 255, 512}, batches {1, 3, 1000} for
 //    n <= 128 and {1, 3, 24} for n = 255, 512 (the reference and the host-side checks,
 //    O(n^3) per matrix, would dominate); random, pivot-forcing and singular matrices, both
 //    precisions, strided and pointer-array batches, lda = n and lda = n + 3.
@@ -340,8 +340,9 @@ void check_getrf(const GetrfConfig& cfg, GetrfCase<T>& gc) {
   report(verdicts);
 }
 
-// The sizes, and 20 (the register kernels' 24-column variant).
-const index_t kSizes[] = {1, 2, 7, 16, 20, 31, 32, 33, 64, 100, 128, 255, 512};
+// The sizes, 20 (the warp kernels' 24-column variant) and 44 (the one-thread-per-row
+// kernels' 48-column variant; 33 takes the 40-column one).
+const index_t kSizes[] = {1, 2, 7, 16, 20, 31, 32, 33, 44, 64, 100, 128, 255, 512};
 
 std::vector<index_t> batches_for(index_t n) {
   if (n <= 128) return {1, 3, 1000};
