@@ -897,6 +897,27 @@ __device__ __forceinline__ void stage_chunk_kc(T* dst, const T* src, std::int64_
   }
 }
 
+// The k loop of the 64 x 64 kernels: kb columns of k stream through the two shared-memory
+// stages As / Bs (issue(kk, stage) requests the chunk starting at column kk, one cp.async
+// group), and gemm accumulates As Bs (acc -= As Bs with kSubtract) chunk by chunk while the
+// next chunk is in flight.
+template <bool kSubtract, typename T, typename Issue>
+__device__ __forceinline__ void stream_tile_gemm(TileGemm<T>& gemm, const T* As, const T* Bs,
+                                                 int kb, int tid, Issue&& issue) {
+  const int chunks = (kb + kUpdateK - 1) / kUpdateK;
+  issue(0, 0);
+  cp_async_commit();
+  for (int s = 0; s < chunks; ++s) {
+    if (s + 1 < chunks) issue((s + 1) * kUpdateK, (s + 1) & 1);
+    cp_async_commit();
+    cp_async_wait<1>();
+    __syncthreads();
+    gemm.template mma<kUpdateK, kSubtract>(As + (s & 1) * kUpdateK * kGemmLdA,
+                                           Bs + (s & 1) * kUpdateK * kGemmLdB, tid);
+    __syncthreads();  // the stage is refilled by the next iteration
+  }
+}
+
 // kSyrk (r0 = c0): row tr and column tc <= tr of tile number t, numbered down the columns
 // of the lower trapezoid of a tiles_r x tiles_c grid (column tc holds tiles_r - tc tiles).
 __device__ __forceinline__ void lower_tile(int t, int tiles_r, int& tr, int& tc) {
@@ -948,18 +969,7 @@ __global__ void __launch_bounds__(kGemmThreads)
     const int i = row0 + r, j = col0 + c;
     v = i < r1 && j < c1 && (!kSyrk || i >= j) ? A[i + j * lda] : T(0);
   });
-  const int chunks = (kb + kUpdateK - 1) / kUpdateK;
-  issue(0, 0);
-  cp_async_commit();
-  for (int s = 0; s < chunks; ++s) {
-    if (s + 1 < chunks) issue((s + 1) * kUpdateK, (s + 1) & 1);
-    cp_async_commit();
-    cp_async_wait<1>();
-    __syncthreads();
-    gemm.template mma<kUpdateK, true>(As + (s & 1) * kUpdateK * kGemmLdA,
-                                      Bs + (s & 1) * kUpdateK * kGemmLdB, tid);
-    __syncthreads();  // the stage is refilled by the next iteration
-  }
+  stream_tile_gemm<true>(gemm, As, Bs, kb, tid, issue);
   gemm.for_each(tid, [&](int r, int c, T v) {
     const int i = row0 + r, j = col0 + c;
     if (i < r1 && j < c1 && (!kSyrk || i >= j)) A[i + j * lda] = v;
@@ -1030,18 +1040,7 @@ __global__ void __launch_bounds__(kGemmThreads)
   };
   TileGemm<T> gemm;
   gemm.zero();
-  const int chunks = (kb + kUpdateK - 1) / kUpdateK;
-  issue(0, 0);
-  cp_async_commit();
-  for (int s = 0; s < chunks; ++s) {
-    if (s + 1 < chunks) issue((s + 1) * kUpdateK, (s + 1) & 1);
-    cp_async_commit();
-    cp_async_wait<1>();
-    __syncthreads();
-    gemm.template mma<kUpdateK>(As + (s & 1) * kUpdateK * kGemmLdA,
-                                Bs + (s & 1) * kUpdateK * kGemmLdB, tid);
-    __syncthreads();
-  }
+  stream_tile_gemm<false>(gemm, As, Bs, kb, tid, issue);
   gemm.for_each(tid, [&](int r, int c, T v) {
     if (r < kb && col0 + c < c1) A[j + r + (col0 + c) * lda] = v;
   });
