@@ -197,17 +197,107 @@ __device__ __forceinline__ void group_argmax(T& key, int& pos, int width) {
   }
 }
 
+// Pivot search by the warp's integer reductions (redux.sync): the candidate's |x| as an
+// unsigned key whose order is the order of the values (IEEE bits of a non-negative number),
+// compared a 32-bit word at a time. PivotBits<T>::hi is the word that decides almost always
+// (+1, so that 0 marks a lane without a candidate); `lo` (double only) breaks ties of `hi`.
+// NaN counts as 0, as pivot_key does.
+template <typename T>
+struct PivotBits;
+template <>
+struct PivotBits<double> {
+  static constexpr bool kTwoWords = true;
+  unsigned hi, lo;
+  __device__ PivotBits(double x, bool candidate) {
+    const auto bits = static_cast<unsigned long long>(__double_as_longlong(x));
+    const bool use = candidate && x == x;
+    hi = use ? (static_cast<unsigned>(bits >> 32) & 0x7fffffffu) + 1u : 0u;
+    lo = use ? static_cast<unsigned>(bits) : 0u;
+  }
+};
+template <>
+struct PivotBits<float> {
+  static constexpr bool kTwoWords = false;
+  unsigned hi, lo;
+  __device__ PivotBits(float x, bool candidate) {
+    hi = candidate && x == x ? (__float_as_uint(x) & 0x7fffffffu) + 1u : 0u;
+    lo = 0;
+  }
+};
+
+// Max of v over each kLanes-lane segment of the warp (every lane gets its segment's): one
+// redux.sync per segment, over the whole warp with the other segments' values zeroed.
+template <int kLanes>
+__device__ __forceinline__ unsigned segment_max(unsigned v) {
+  constexpr int kSegments = 32 / kLanes;
+  if constexpr (kSegments == 1) {
+    return __reduce_max_sync(0xffffffffu, v);
+  } else {
+    const int mine = static_cast<int>(threadIdx.x % 32) / kLanes;
+    unsigned out = 0;
+#pragma unroll
+    for (int s = 0; s < kSegments; ++s) {
+      const unsigned m = __reduce_max_sync(0xffffffffu, mine == s ? v : 0u);
+      out = mine == s ? m : out;
+    }
+    return out;
+  }
+}
+
+// idamax over each kLanes-lane segment of the warp, exactly: the largest key wins, ties go
+// to the smallest pos. Returns the winner's bit in the warp's lane mask, in every lane of
+// the segment (0 where the segment has no candidate). The high word decides unless two
+// lanes share it; the rare ties take one or two more reductions (warp-uniform branches).
+// Measured against group_argmax's shuffles in the getrf warp kernel (H200, double, batch
+// 10^4, one probe run): n = 24, 67.7 -> 53.4 us; 32, 104.2 -> 86.8; 16, 21.5 -> 21.2; but
+// n = 7 (8-lane segments, four reductions per warp) 10.0 -> 11.9, so 8-lane segments keep
+// the shuffles. In the 64-thread rows kernel (two stages, one per warp and one over the
+// warps' candidates) it lost too: n = 40, 349 -> 419 us (same-run A/B of the benchmark).
+template <typename T, int kLanes>
+__device__ __forceinline__ unsigned segment_argmax(const PivotBits<T>& key, int pos) {
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned segment =
+      kLanes == 32 ? 0xffffffffu : ((1u << (kLanes % 32)) - 1u) << (lane / kLanes * kLanes);
+  // (Every reduction is called by all lanes: never on the right of && or ?:.)
+  const unsigned max_hi = segment_max<kLanes>(key.hi);
+  unsigned winners = __ballot_sync(0xffffffffu, key.hi != 0 && key.hi == max_hi);
+  if (__any_sync(0xffffffffu, __popc(winners & segment) > 1)) {
+    bool in = (winners >> lane) & 1u;
+    if constexpr (PivotBits<T>::kTwoWords) {
+      const unsigned lo = in ? key.lo : 0u;
+      const unsigned max_lo = segment_max<kLanes>(lo);
+      winners &= __ballot_sync(0xffffffffu, in && lo == max_lo);
+      in = (winners >> lane) & 1u;
+    }
+    if (__any_sync(0xffffffffu, __popc(winners & segment) > 1)) {
+      const unsigned not_pos = in ? ~static_cast<unsigned>(pos) : 0u;  // min pos = max ~pos
+      const unsigned max_not_pos = segment_max<kLanes>(not_pos);
+      winners &= __ballot_sync(0xffffffffu, in && not_pos == max_not_pos);
+    }
+  }
+  return winners & segment;
+}
+
+// Blocks per SM asked of ptxas for getrf_warp_kernel: in double the 32-column kernel takes
+// 98 registers unasked (4 blocks per SM); 96 gives 5 without spills.
+constexpr int warp_kernel_min_blocks(std::size_t elem_size, int cols) {
+  return elem_size == 8 && cols == 32 ? 5 : 0;
+}
+
 // n <= 32: one matrix per kLanes lanes (8, 16 or 32 >= n), row i in lane i's registers
 // (kCols >= n entries: 8, 16, 24 or 32). Pivoting moves no data: each lane tracks the
 // position `pos` of its row; at step j the pivot row takes position j and the row at
 // position j takes the pivot's old position (so the recorded pivot is LAPACK's). The pivot
 // row's owner leaves it in shared memory for its segment (one __syncwarp per column); rows
-// are stored at their final places at the end.
+// are stored at their final places at the end. The pivot search is segment_argmax for 16-
+// and 32-lane segments, group_argmax for 8. Scaling by a reciprocal (LAPACK's rule) instead
+// of dividing measured no faster (n = 32: 94.2 against 93.3 us).
 template <typename T, int kLanes, int kCols>
-__global__ void __launch_bounds__(kRegistersBlock)
+__global__ void __launch_bounds__(kRegistersBlock, warp_kernel_min_blocks(sizeof(T), kCols))
     getrf_warp_kernel(int n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info, int batch) {
   constexpr int kSegments = kRegistersBlock / kLanes;
   __shared__ __align__(16) T s_rows[kSegments][2][kCols];
+  __shared__ int s_pos[kSegments][2];
   const int seg = threadIdx.x / kLanes;
   const int row = threadIdx.x % kLanes;
   const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * kSegments + seg;
@@ -221,19 +311,34 @@ __global__ void __launch_bounds__(kRegistersBlock)
   for (int k = 0; k < kCols; ++k) r[k] = (has_row && k < n) ? A[row + k * lda] : T(0);
   int pos = row;
   int my_info = 0;
+  index_t my_pivot = 0;  // ipiv[row], stored by this lane at the end (coalesced)
 #pragma unroll
   for (int j = 0; j < kCols; ++j) {
     if (j < n) {  // n is uniform: no divergence
       T* s = s_rows[seg][j & 1];
       const bool eligible = has_row && pos >= j;
-      T v = eligible ? pivot_key(r[j]) : T(-1);
-      int p = eligible ? pos : INT_MAX;
-      group_argmax(v, p, kLanes);
-      const bool is_pivot = eligible && pos == p;
-      if (is_pivot) store_row_tail(s, r, j);
-      __syncwarp();
+      int p;
+      bool is_pivot;
+      if constexpr (kLanes >= 16) {
+        is_pivot =
+            (segment_argmax<T, kLanes>(PivotBits<T>(r[j], eligible), pos) >> (threadIdx.x % 32)) &
+            1u;
+        if (is_pivot) {
+          store_row_tail(s, r, j);
+          s_pos[seg][j & 1] = pos;
+        }
+        __syncwarp();
+        p = s_pos[seg][j & 1];
+      } else {
+        T v = eligible ? pivot_key(r[j]) : T(-1);
+        p = eligible ? pos : INT_MAX;
+        group_argmax(v, p, kLanes);
+        is_pivot = eligible && pos == p;
+        if (is_pivot) store_row_tail(s, r, j);
+        __syncwarp();
+      }
       const T pivot = s[j];
-      if (active && row == 0) ipiv[b * n + j] = p + 1;
+      if (row == j) my_pivot = p + 1;
       if (has_row) {
         if (pos == j && !is_pivot) {
           pos = p;
@@ -254,6 +359,7 @@ __global__ void __launch_bounds__(kRegistersBlock)
     for (int k = 0; k < kCols; ++k) {
       if (k < n) A[pos + k * lda] = r[k];
     }
+    ipiv[b * n + row] = my_pivot;
   }
   if (active && row == 0) info[b] = my_info;
 }
