@@ -159,14 +159,16 @@ __device__ __forceinline__ void store_row_tail(T* s, const T (&r)[N], int first)
   }
 }
 
-// r[k] -= m * u[k] for first <= k < N; u in shared memory, the same for all threads.
-// (Skipping the vectors past a warp's last row with a runtime, warp-uniform test measured
-// slower on the H200: potrf n = 56, 357 us against 309.)
-template <typename T, int N>
-__device__ __forceinline__ void axpy_row_tail(T (&r)[N], T m, const T* u, int first) {
+// r[k] -= m * u[k] for first <= k < N, restricted to kBegin <= k < kEnd (whole vectors; both
+// multiples of the vector width); u in shared memory, the same for all threads.
+// (Skipping the vectors past a warp's last row with a runtime, warp-uniform test per vector
+// measured slower on the H200: potrf n = 56, 357 us against 309.)
+template <int kBegin, int kEnd, typename T, int N>
+__device__ __forceinline__ void axpy_row_range(T (&r)[N], T m, const T* u, int first) {
   using V = Vec16<T>;
+  static_assert(kBegin % V::size == 0 && kEnd % V::size == 0 && kEnd <= N, "vector range");
 #pragma unroll
-  for (int k = 0; k < N; k += V::size) {
+  for (int k = kBegin; k < kEnd; k += V::size) {
     if (k + V::size > first) {
       const typename V::type v = *reinterpret_cast<const typename V::type*>(u + k);
 #pragma unroll
@@ -175,6 +177,11 @@ __device__ __forceinline__ void axpy_row_tail(T (&r)[N], T m, const T* u, int fi
       }
     }
   }
+}
+
+template <typename T, int N>
+__device__ __forceinline__ void axpy_row_tail(T (&r)[N], T m, const T* u, int first) {
+  axpy_row_range<0, N>(r, m, u, first);
 }
 
 // Pivot search key of a candidate entry: |x|, NaN counted as 0 so that a column of NaNs
@@ -372,16 +379,17 @@ __global__ void __launch_bounds__(kRegistersBlock, warp_kernel_min_blocks(sizeof
 // one barrier, then a reduction over the warps' candidates. Pivots (ipiv[j0 + c] = j0 +
 // row + 1) and info (set at j0 = 0, else only raised from 0) as LAPACK's getrf.
 // Blocks per SM asked of ptxas for getrf_rows_kernel (0: no hint, its own choice). In
-// double the 64-thread kernels then fit 8 and 10 blocks per SM without spills (40 and 48
-// columns: 128 registers instead of 132 and 168; 32 columns: 96 instead of 104). Measured on
-// the H200 (batch 10^4, same run, with / without, before the 40-column kernel existed):
-// n = 40, 484 / 502 us; n = 56 (blocked, a 56-row panel), 768 / 807; n = 64, 892 / 928;
-// but n = 48, 666 / 628 (so n = 48 runs blocked: 630).
-// A hint of 1 for the others made ptxas take more registers (104 -> 128 for the 512-row
-// panel), so they get none.
+// double the 64-thread kernels then fit 8 and 10 blocks per SM without spills (40 columns:
+// 128 registers instead of 132; 32 columns: 96 instead of 104). Measured on the H200 (batch
+// 10^4, same run, with / without, before the 40-column kernel existed): n = 40, 484 / 502
+// us; n = 56 (blocked, a 56-row panel), 768 / 807; n = 64, 892 / 928. The 48-column kernel
+// asks for 6 (168 registers, as unasked): with 8 (128 registers) it took 662 / 666 us at n
+// = 48 and 563 / 568 at n = 44, with 7 662 / 666 and 568, with 6 621 / 624 and 540 (two
+// runs of four builds, 2026-11-22). A hint of 1 for the others made ptxas take more
+// registers (104 -> 128 for the 512-row panel), so they get none.
 constexpr int rows_kernel_min_blocks(std::size_t elem_size, int nc, int max_rows) {
   if (elem_size != 8 || max_rows != 64) return 0;
-  return nc == 40 || nc == 48 ? 8 : (nc == 32 ? 10 : 0);
+  return nc == 40 ? 8 : (nc == 48 ? 6 : (nc == 32 ? 10 : 0));
 }
 
 template <typename T, int NC, int kMaxRows>
@@ -593,7 +601,14 @@ __global__ void __launch_bounds__(kMaxRows)
         potrf_scale_step(r, c, i, has_row, s_inv[buf], s_col[buf], &s_d[buf ^ 1], &s_inv[buf ^ 1]);
       }
       __syncthreads();
-      if (fail == 0 && has_row && i > c + 1) axpy_row_tail(r, r[c], s_col[buf], c + 1);
+      if (fail == 0 && has_row && i > c + 1) {
+        // Row i needs entries k <= i only: the first warp (rows < 32) stops at column 32,
+        // one warp-uniform branch per column. H200, double, batch 10^4, same runs, without
+        // / with: n = 40, 202.4 / 194.0 us; 44, 239.0 / 222.0; 48, 251.2 / 235.5.
+        constexpr int kSplit = NC > 32 ? 32 : NC;
+        axpy_row_range<0, kSplit>(r, r[c], s_col[buf], c + 1);
+        if (kSplit < NC && i >= 32) axpy_row_range<kSplit, NC>(r, r[c], s_col[buf], c + 1);
+      }
     }
   }
   if (has_row) {

@@ -18,7 +18,7 @@
 ///    in lane i's registers; pivoting moves no data (lanes swap their row *positions*), the
 ///    pivot row is broadcast through shared memory, rows are written to their final places
 ///    at the end;
-///  - 32 < n <= 56 (register_max_n, up to 64): the same with one thread per row and 64
+///  - 32 < n <= 48 (register_max_n, up to 64): the same with one thread per row and 64
 ///    threads per matrix, one barrier per column;
 ///  - n <= shared_max_n (<= 128; off by default): the whole matrix in one thread block's
 ///    shared memory;
@@ -86,12 +86,12 @@ struct DeviceMatrixBatch {
 /// tools/bench_batched_factor.cu, batch 10^4; tools/batched_factor.md has the table).
 struct GetrfOptions {
   /// n <= this (0..64) runs a register kernel: one warp per matrix for n <= 32, one thread
-  /// per row (64 threads, 40, 48 or 64 columns in registers) for 32 < n <= 64. Default 40:
+  /// per row (64 threads, 40, 48 or 64 columns in registers) for 32 < n <= 64. Default 48:
   /// the one-thread-per-row kernel beat the blocked path on the H200 up to there (double,
-  /// batch 10^4, one run: n = 40, 348 us against 526) and lost at n = 48 (658 against 627);
-  /// at n = 44 it was still ahead (553 against 580), at n = 56 and 64 the blocked path was
-  /// 1.4x faster in an earlier run (808 against 1092 us, 931 against 1299).
-  int register_max_n = 40;
+  /// batch 10^4, same runs: n = 40, 348 us against 526; n = 44, 540 against 579; n = 48,
+  /// 621 and 624 against 627 in two runs, with the 48-column kernel at 168 registers); at
+  /// n = 56 and 64 the blocked path was 1.7x faster (766 against 1328 us, 899 against 1546).
+  int register_max_n = 48;
   /// register_max_n < n <= this (0..128) runs the whole-matrix shared-memory kernel. Off
   /// by default: slower than the register kernels and the blocked path at every n measured
   /// on the H200 (double, batch 10^4: n = 64, 2048 us against 1218 blocked; n = 96 and
