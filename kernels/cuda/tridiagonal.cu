@@ -91,6 +91,7 @@ struct LaunchArgs {
   int p;                       // threads per full unit
   bool row_fastest;            // row_stride == 1 (contiguous data)
   bool vector_rows;            // row_fastest and every array 16-byte aligned
+  bool reverse_blocks;         // block i takes the units of block gridDim.x - 1 - i
   SmallDiv div_p;              // / p
 };
 
@@ -202,7 +203,8 @@ __device__ ChunkThread<T> chunk_thread(const LaunchArgs& p, Unit<T>* units, cons
   const int g_count = 1 << p.glog;
   const int tid = threadIdx.x;
   if (tid < g_count) {
-    units[tid] = make_unit<T>(p, static_cast<std::int64_t>(blockIdx.x) * g_count + tid, L, z);
+    const std::int64_t block = p.reverse_blocks ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+    units[tid] = make_unit<T>(p, block * g_count + tid, L, z);
   }
   __syncthreads();
   ChunkThread<T> t;
@@ -789,7 +791,10 @@ void solve_level(std::int64_t n, std::int64_t m, std::int64_t sys_stride, std::i
       a, b, c, d, ra, rb, rc, rd, l1.args);
   PRISM_CUDA_CHECK_LAUNCH();
   solve_level<T>(n2, m, n2, 1, ra, rb, rc, rd, rd, rd + n2 * m, dev, stream);
-  const Launch l2 = shape_launch<T>(n, m, sys_stride, row_stride, kReduceRows<T>, dev);
+  // Pass 2 takes the units last to first: blocks start roughly in index order, so it
+  // begins with the units pass 1 read last, while they are still in L2.
+  Launch l2 = shape_launch<T>(n, m, sys_stride, row_stride, kReduceRows<T>, dev);
+  l2.args.reverse_blocks = true;
   launch_solve(l2, a, b, c, d, x, static_cast<const T*>(rd), stream);
 }
 
