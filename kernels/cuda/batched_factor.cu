@@ -383,10 +383,10 @@ __global__ void __launch_bounds__(kRegistersBlock, warp_kernel_min_blocks(sizeof
 // 128 registers instead of 132; 32 columns: 96 instead of 104). Measured on the H200 (batch
 // 10^4, same run, with / without, before the 40-column kernel existed): n = 40, 484 / 502
 // us; n = 56 (blocked, a 56-row panel), 768 / 807; n = 64, 892 / 928. The 48-column kernel
-// asks for 6 (168 registers, as unasked): with 8 (128 registers) it took 662 / 666 us at n
-// = 48 and 563 / 568 at n = 44, with 7 662 / 666 and 568, with 6 621 / 624 and 540 (two
-// runs of four builds, 2026-11-22). A hint of 1 for the others made ptxas take more
-// registers (104 -> 128 for the 512-row panel), so they get none.
+// asks for 6 (168 registers, as unasked): with 8 (128 registers) it took 664 / 662 us at n
+// = 48 and 566 / 563 at n = 44, with 7 666 / 662 and 568 / 568, with 6 621 / 624 and 540 /
+// 540 (the register kernel forced on, two runs of four builds, 2026-11-22). A hint of 1 for the
+// others made ptxas take more registers (104 -> 128 for the 512-row panel), so they get none.
 constexpr int rows_kernel_min_blocks(std::size_t elem_size, int nc, int max_rows) {
   if (elem_size != 8 || max_rows != 64) return 0;
   return nc == 40 ? 8 : (nc == 48 ? 6 : (nc == 32 ? 10 : 0));
