@@ -191,12 +191,26 @@ void bench_trsm(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stre
                     flops / (t.median_us * 1e-6) / 1e9, diff});
   };
   push("cublas", tc, 0);
-  // The plain API (stream-ordered workspace allocation inside every call).
-  const Stats tp = time_runs(warmup, reps, stream, restore, [&] {
-    gpu::trsm(TriUplo::lower, op, TriDiag::non_unit, m, nrhs, T(1), a.data(), m, b.data(), m,
-              stream);
-  });
-  push("prism", tp, max_rel_diff(download(b), ref));
+  // The plain API (stream-ordered workspace allocation inside every call): the automatic
+  // choice, then each algorithm forced (blocked with every block size that splits m).
+  struct Variant {
+    std::string name;
+    gpu::TrsmOptions options;
+  };
+  std::vector<Variant> variants{{"prism", {}},
+                                {"prism_data_flow", {gpu::TrsmAlgorithm::data_flow}}};
+  for (index_t nb : {128, 256, 512, 1024}) {
+    if (nb < m)
+      variants.push_back(
+          {"prism_blocked_" + std::to_string(nb), {gpu::TrsmAlgorithm::blocked, nb}});
+  }
+  for (const Variant& v : variants) {
+    const Stats tp = time_runs(warmup, reps, stream, restore, [&] {
+      gpu::trsm(TriUplo::lower, op, TriDiag::non_unit, m, nrhs, T(1), a.data(), m, b.data(), m,
+                stream, v.options);
+    });
+    push(v.name.c_str(), tp, max_rel_diff(download(b), ref));
+  }
 }
 
 // Batched: `batch` lower non-unit blocks, sizes uniform in [1, max_n] (or all max_n).
@@ -332,9 +346,28 @@ int main(int argc, char** argv) try {
     bench_trsm<double>(rows, handle, stream, TriOp::none, 1024, nrhs, warmup, reps, copy_gbs);
     print_new();
   }
-  for (index_t nrhs : {64, 4096}) {
+  for (index_t nrhs : {64, 1000, 4096}) {
     if (!part("trsm")) break;
     bench_trsm<double>(rows, handle, stream, TriOp::none, 4096, nrhs, warmup, reps, copy_gbs);
+    print_new();
+  }
+  if (part("trsm")) {
+    bench_trsm<double>(rows, handle, stream, TriOp::none, 2048, 2048, warmup, reps, copy_gbs);
+    print_new();
+    // Next to the automatic rule's threshold (m x nrhs = 2^21).
+    bench_trsm<double>(rows, handle, stream, TriOp::none, 2048, 1000, warmup, reps, copy_gbs);
+    print_new();
+    bench_trsm<double>(rows, handle, stream, TriOp::none, 1024, 2048, warmup, reps, copy_gbs);
+    print_new();
+    bench_trsm<float>(rows, handle, stream, TriOp::none, 2048, 1000, warmup, reps, copy_gbs);
+    print_new();
+    bench_trsm<double>(rows, handle, stream, TriOp::none, 8192, 8192, warmup, reps, copy_gbs);
+    print_new();
+    bench_trsm<double>(rows, handle, stream, TriOp::transpose, 4096, 4096, warmup, reps, copy_gbs);
+    print_new();
+    bench_trsm<float>(rows, handle, stream, TriOp::none, 4096, 4096, warmup, reps, copy_gbs);
+    print_new();
+    bench_trsm<float>(rows, handle, stream, TriOp::none, 2048, 64, warmup, reps, copy_gbs);
     print_new();
   }
   for (index_t nrhs : {1000, 10000}) {

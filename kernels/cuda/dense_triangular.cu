@@ -31,6 +31,7 @@
 
 #include "kernels/cuda/async_copy.cuh"
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/cublas_handle.hpp"
 #include "kernels/cuda/tile_gemm.cuh"
 
 namespace prism::kernels::cuda {
@@ -845,17 +846,71 @@ void trsm_launch(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, 
   });
 }
 
+cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t op_a, int m, int n, int k, double alpha,
+                    const double* a, int lda, const double* b, int ldb, double beta, double* c,
+                    int ldc) {
+  return cublasDgemm(h, op_a, CUBLAS_OP_N, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+}
+cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t op_a, int m, int n, int k, float alpha,
+                    const float* a, int lda, const float* b, int ldb, float beta, float* c,
+                    int ldc) {
+  return cublasSgemm(h, op_a, CUBLAS_OP_N, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+}
+
+/// Blocked trsm: op(A) in diagonal blocks of nb rows, taken in solve order (top down when
+/// L' is not reversed, bottom up when it is; a short block comes last). Block k:
+///   X_k = op(A)_kk^{-1} (s B_k)                  data-flow kernel on the diagonal block
+///   B_rest = s B_rest - op(A)_(rest, k) X_k        one GEMM, rest = the rows solved later
+/// with s = alpha for the first block (which scales every other row once) and 1 after.
+template <typename T>
+void trsm_blocked(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T alpha,
+                  const T* a, index_t lda, T* b, index_t ldb, index_t nb, int* sync,
+                  cudaStream_t stream) {
+  cublasHandle_t handle = thread_cublas_handle();
+  PRISM_CUBLAS_CHECK(cublasSetStream(handle, stream));
+  const bool rev = (uplo == TriUplo::upper) != (op == TriOp::transpose);
+  const bool trans = op == TriOp::transpose;
+  const auto at = [&](index_t i, index_t j) { return a + i + static_cast<std::size_t>(j) * lda; };
+  T scale = alpha;
+  for (index_t solved = 0; solved < m; solved += nb) {
+    const index_t rows = std::min(nb, m - solved);
+    const index_t r0 = rev ? m - solved - rows : solved;  // the diagonal block's first row
+    trsm_launch(uplo, op, diag, rows, nrhs, scale, at(r0, r0), lda, b + r0, ldb, sync, stream);
+    const index_t rest = m - solved - rows;
+    if (rest == 0) break;
+    const index_t u0 = rev ? 0 : r0 + rows;  // the first row still to solve
+    // op(A)(u0 : u0 + rest, r0 : r0 + rows): A(u0.., r0..), or A(r0.., u0..) transposed.
+    const T* block = trans ? at(r0, u0) : at(u0, r0);
+    PRISM_CUBLAS_CHECK(gemm(handle, trans ? CUBLAS_OP_T : CUBLAS_OP_N, rest, nrhs, rows, T(-1),
+                            block, lda, b + r0, ldb, scale, b + u0, ldb));
+    scale = T(1);
+  }
+}
+
 template <typename T>
 void trsm_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T alpha, const T* a,
                index_t lda, T* b, index_t ldb, void* workspace, std::size_t workspace_bytes,
-               cudaStream_t stream) {
+               cudaStream_t stream, const TrsmOptions& options) {
   check_trsm(m, nrhs, lda, ldb);
+  if (options.block_rows < 0 || options.block_rows % kMb != 0) {
+    throw ConfigError("trsm: block_rows must be 0 or a positive multiple of 64, got " +
+                      std::to_string(options.block_rows));
+  }
   if (m == 0 || nrhs == 0) return;
   if (workspace == nullptr || workspace_bytes < trsm_workspace_bytes(m, nrhs)) {
     throw ConfigError("trsm: needs a workspace of trsm_workspace_bytes(m, nrhs) = " +
                       std::to_string(trsm_workspace_bytes(m, nrhs)) + " bytes");
   }
-  trsm_launch(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, static_cast<int*>(workspace), stream);
+  int* sync = static_cast<int*>(workspace);
+  const bool blocked =
+      options.algorithm == TrsmAlgorithm::blocked ||
+      (options.algorithm == TrsmAlgorithm::automatic && trsm_auto_blocked(m, nrhs));
+  if (!blocked) {
+    trsm_launch(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, sync, stream);
+    return;
+  }
+  const index_t nb = options.block_rows > 0 ? options.block_rows : trsm_auto_block_rows(m, nrhs);
+  trsm_blocked(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, nb, sync, stream);
 }
 
 /// Stream-ordered device allocation (cudaMallocAsync), released on the stream.
@@ -876,12 +931,12 @@ class StreamAllocation {
 
 template <typename T>
 void trsm_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T alpha, const T* a,
-               index_t lda, T* b, index_t ldb, cudaStream_t stream) {
+               index_t lda, T* b, index_t ldb, cudaStream_t stream, const TrsmOptions& options) {
   check_trsm(m, nrhs, lda, ldb);
   if (m == 0 || nrhs == 0) return;
   const std::size_t bytes = trsm_workspace_bytes(m, nrhs);
   StreamAllocation ws(bytes, stream);
-  trsm_impl(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, ws.data(), bytes, stream);
+  trsm_impl(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, ws.data(), bytes, stream, options);
 }
 
 }  // namespace
@@ -895,6 +950,26 @@ int trsv_auto_block_rows(index_t n) {
 
 std::size_t trsv_workspace_bytes() {
   return 2 * sizeof(int);
+}
+
+bool trsm_auto_blocked(index_t m, index_t nrhs) {
+  // H200 (tools/dense_triangular.md): the data-flow kernel wins while X is small (double
+  // 1024 x 1000: 233 against 250 us blocked; 1024 x 2048: 264 against 263 - 287; 2048 x
+  // 1000: 504 against 510 - 546; 4096 x 64: 910 against 959), the blocked algorithm from
+  // about 3M entries of X on (4096 x 1000: 1261 against 1456; 2048 x 2048: 610 against
+  // 766; 1024 x 10000: 645 against 943; float 4096 x 4096: 2283 against 3339). It needs
+  // at least two diagonal blocks.
+  return m >= 2 * trsm_auto_block_rows(m, nrhs) &&
+         static_cast<double>(m) * static_cast<double>(nrhs) >= double(3 << 20);
+}
+
+index_t trsm_auto_block_rows(index_t m, index_t nrhs) {
+  // A quarter of m, in 64-row tiles, between 128 and 512 rows: enough diagonal blocks that
+  // the GEMMs carry the work, few enough that each diagonal solve keeps the GPU busy
+  // (H200, double: 1024 x 10000 fastest with 256 rows; 2048 x 2048 and 4096 x 4096 with
+  // 512; 8192 x 8192 within 1% from 256 to 1024).
+  (void)nrhs;
+  return std::clamp<index_t>(m / 4 / kMb * kMb, 2 * kMb, 8 * kMb);
 }
 
 std::size_t trsm_workspace_bytes(index_t m, index_t nrhs) {
@@ -923,22 +998,26 @@ void trsv_batched(TriUplo uplo, TriOp op, TriDiag diag, index_t batch, index_t m
   batched_impl(uplo, op, diag, batch, max_n, n, a, lda, x, stream);
 }
 void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, double alpha,
-          const double* a, index_t lda, double* b, index_t ldb, cudaStream_t stream) {
-  trsm_impl(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, stream);
+          const double* a, index_t lda, double* b, index_t ldb, cudaStream_t stream,
+          const TrsmOptions& options) {
+  trsm_impl(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, stream, options);
 }
 void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, float alpha,
-          const float* a, index_t lda, float* b, index_t ldb, cudaStream_t stream) {
-  trsm_impl(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, stream);
+          const float* a, index_t lda, float* b, index_t ldb, cudaStream_t stream,
+          const TrsmOptions& options) {
+  trsm_impl(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, stream, options);
 }
 void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, double alpha,
           const double* a, index_t lda, double* b, index_t ldb, void* workspace,
-          std::size_t workspace_bytes, cudaStream_t stream) {
-  trsm_impl(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, workspace, workspace_bytes, stream);
+          std::size_t workspace_bytes, cudaStream_t stream, const TrsmOptions& options) {
+  trsm_impl(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, workspace, workspace_bytes, stream,
+            options);
 }
 void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, float alpha,
           const float* a, index_t lda, float* b, index_t ldb, void* workspace,
-          std::size_t workspace_bytes, cudaStream_t stream) {
-  trsm_impl(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, workspace, workspace_bytes, stream);
+          std::size_t workspace_bytes, cudaStream_t stream, const TrsmOptions& options) {
+  trsm_impl(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, workspace, workspace_bytes, stream,
+            options);
 }
 
 }  // namespace prism::kernels::cuda

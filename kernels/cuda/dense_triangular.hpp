@@ -25,7 +25,12 @@
 /// l < I with a cp.async double-buffered GEMM (double: FP64 tensor cores, mma.sync m8n8k4;
 /// float: a 4x4 register tile per thread) as soon as X'(l, J) is published, then solves
 /// its 64x64 diagonal block by substitution and publishes X'(I, J). Small nrhs gets a
-/// pipelined chain down the block rows, large nrhs GEMM-like throughput.
+/// pipelined chain down the block rows, large nrhs GEMM-like throughput. For large
+/// problems, the blocked trsm splits op(A) into diagonal blocks of TrsmOptions::block_rows
+/// rows: each is solved by the data-flow kernel and the rows below it (in solve order) are
+/// updated by one cuBLAS GEMM (the split of MAGMA's and LAPACK's blocked trsm; the vendor
+/// GEMM runs near the tensor-core peak that a 64x64 tile of the data-flow kernel does not
+/// reach).
 
 #include <cstddef>
 
@@ -97,26 +102,49 @@ void trsv_batched(TriUplo uplo, TriOp op, TriDiag diag, index_t batch, index_t m
                   const index_t* n, const float* const* a, const index_t* lda, float* const* x,
                   cudaStream_t stream);
 
+/// Which trsm algorithm runs.
+enum class TrsmAlgorithm {
+  automatic,  ///< blocked where trsm_auto_blocked says so, else data_flow
+  data_flow,  ///< one data-flow kernel over 64x64 tiles of X
+  blocked,    ///< diagonal blocks by the data-flow kernel, the rest by cuBLAS GEMM
+};
+
+struct TrsmOptions {
+  TrsmAlgorithm algorithm = TrsmAlgorithm::automatic;
+  /// blocked only: rows of a diagonal block, a positive multiple of 64; 0 picks by the
+  /// shape (trsm_auto_block_rows).
+  index_t block_rows = 0;
+};
+
+/// Whether TrsmAlgorithm::automatic takes the blocked algorithm for an m x nrhs solve.
+bool trsm_auto_blocked(index_t m, index_t nrhs);
+/// The diagonal block rows of the blocked trsm when TrsmOptions::block_rows is 0.
+index_t trsm_auto_block_rows(index_t m, index_t nrhs);
+
 /// Device workspace trsm needs for m x nrhs: the tile counter and one "solved block rows"
 /// counter per 64-column tile of X.
 std::size_t trsm_workspace_bytes(index_t m, index_t nrhs);
 
 /// Solves op(A) X = alpha B in place (A on the left, m x m; B m x nrhs, leading dimension
 /// ldb) on `stream`, with a stream-ordered workspace (cudaMallocAsync) of
-/// trsm_workspace_bytes(m, nrhs). Throws ConfigError on bad sizes.
+/// trsm_workspace_bytes(m, nrhs). The blocked algorithm issues its GEMMs on `stream`
+/// through the calling thread's cuBLAS handle (cublas_handle.hpp). Throws ConfigError on
+/// bad sizes or options, BackendError when a launch or cuBLAS call fails.
 void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, double alpha,
-          const double* a, index_t lda, double* b, index_t ldb, cudaStream_t stream);
+          const double* a, index_t lda, double* b, index_t ldb, cudaStream_t stream,
+          const TrsmOptions& options = {});
 /// Single-precision twin.
 void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, float alpha,
-          const float* a, index_t lda, float* b, index_t ldb, cudaStream_t stream);
+          const float* a, index_t lda, float* b, index_t ldb, cudaStream_t stream,
+          const TrsmOptions& options = {});
 /// As above with a caller-owned workspace of at least trsm_workspace_bytes(m, nrhs) bytes
 /// (reset on the stream by each call: not to be shared by concurrent calls).
 void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, double alpha,
           const double* a, index_t lda, double* b, index_t ldb, void* workspace,
-          std::size_t workspace_bytes, cudaStream_t stream);
+          std::size_t workspace_bytes, cudaStream_t stream, const TrsmOptions& options = {});
 /// Single-precision twin.
 void trsm(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, float alpha,
           const float* a, index_t lda, float* b, index_t ldb, void* workspace,
-          std::size_t workspace_bytes, cudaStream_t stream);
+          std::size_t workspace_bytes, cudaStream_t stream, const TrsmOptions& options = {});
 
 }  // namespace prism::kernels::cuda

@@ -163,6 +163,22 @@ std::ostream& operator<<(std::ostream& os, const TrsmCase& c) {
             << " alpha=" << c.alpha << (c.own_workspace ? " workspace" : "");
 }
 
+// Every trsm algorithm: the automatic choice, the data-flow kernel alone, and the blocked
+// algorithm with 64- and 192-row diagonal blocks (several blocks, a short last one, and
+// GEMM updates on the test sizes).
+const gpu::TrsmOptions kTrsmVariants[] = {
+    {gpu::TrsmAlgorithm::automatic, 0},
+    {gpu::TrsmAlgorithm::data_flow, 0},
+    {gpu::TrsmAlgorithm::blocked, 64},
+    {gpu::TrsmAlgorithm::blocked, 192},
+};
+
+std::string describe(const gpu::TrsmOptions& o) {
+  const char* names[] = {"automatic", "data_flow", "blocked"};
+  return std::string(names[static_cast<int>(o.algorithm)]) +
+         " block_rows=" + std::to_string(o.block_rows);
+}
+
 template <typename T>
 void trsm_case(const TrsmCase& c) {
   const index_t m = c.m, nrhs = c.nrhs;
@@ -179,31 +195,34 @@ void trsm_case(const TrsmCase& c) {
         const T alpha = static_cast<T>(c.alpha);
         ref::trsm(u, o, d, m, nrhs, alpha, a.data(), lda, want.data(), ldb);
         auto da = to_device(a);
-        auto db = to_device(b);
-        if (c.own_workspace) {
-          DeviceBuffer<unsigned char> ws(gpu::trsm_workspace_bytes(m, nrhs));
-          gpu::trsm(u, o, d, m, nrhs, alpha, da.data(), lda, db.data(), ldb, ws.data(), ws.size(),
-                    nullptr);
-          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-        } else {
-          gpu::trsm(u, o, d, m, nrhs, alpha, da.data(), lda, db.data(), ldb, nullptr);
-        }
-        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-        const auto got = to_host(db);
-        if (c.alpha == 0) {
-          double worst = 0;
-          for (index_t j = 0; j < nrhs; ++j) {
-            for (index_t i = 0; i < m; ++i) {
-              worst = std::max(worst, std::abs(double(got[i + std::size_t(j) * ldb])));
-            }
+        for (const gpu::TrsmOptions& opt : kTrsmVariants) {
+          SCOPED_TRACE(describe(opt));
+          auto db = to_device(b);
+          if (c.own_workspace) {
+            DeviceBuffer<unsigned char> ws(gpu::trsm_workspace_bytes(m, nrhs));
+            gpu::trsm(u, o, d, m, nrhs, alpha, da.data(), lda, db.data(), ldb, ws.data(), ws.size(),
+                      nullptr, opt);
+            ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+          } else {
+            gpu::trsm(u, o, d, m, nrhs, alpha, da.data(), lda, db.data(), ldb, nullptr, opt);
           }
-          EXPECT_EQ(worst, 0.0);
-        } else {
-          EXPECT_LE(rel_error(got, want, m, nrhs, ldb), bound<T>(m));
-        }
-        for (index_t j = 0; j < nrhs; ++j) {
-          for (index_t i = m; i < ldb; ++i) {
-            ASSERT_EQ(got[i + std::size_t(j) * ldb], b[i + std::size_t(j) * ldb]);
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+          const auto got = to_host(db);
+          if (c.alpha == 0) {
+            double worst = 0;
+            for (index_t j = 0; j < nrhs; ++j) {
+              for (index_t i = 0; i < m; ++i) {
+                worst = std::max(worst, std::abs(double(got[i + std::size_t(j) * ldb])));
+              }
+            }
+            EXPECT_EQ(worst, 0.0);
+          } else {
+            EXPECT_LE(rel_error(got, want, m, nrhs, ldb), bound<T>(m));
+          }
+          for (index_t j = 0; j < nrhs; ++j) {
+            for (index_t i = m; i < ldb; ++i) {
+              ASSERT_EQ(got[i + std::size_t(j) * ldb], b[i + std::size_t(j) * ldb]);
+            }
           }
         }
         const auto a_back = to_host(da);
@@ -318,6 +337,11 @@ TEST(DenseTriangularCuda, RejectsBadArguments) {
   EXPECT_THROW(gpu::trsm(TriUplo::lower, TriOp::none, TriDiag::non_unit, 2, 1, 1.0, a.data(), 2,
                          x.data(), 2, nullptr, 0, nullptr),
                prism::ConfigError);  // no workspace
+  for (index_t rows : {-64, 32, 100}) {
+    EXPECT_THROW(gpu::trsm(TriUplo::lower, TriOp::none, TriDiag::non_unit, 2, 1, 1.0, a.data(), 2,
+                           x.data(), 2, nullptr, {gpu::TrsmAlgorithm::blocked, rows}),
+                 prism::ConfigError);  // block_rows not a positive multiple of 64
+  }
 }
 
 }  // namespace
