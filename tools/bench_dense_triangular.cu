@@ -341,40 +341,31 @@ int main(int argc, char** argv) try {
       print_new();
     }
   }
-  for (index_t nrhs : {64, 1000, 10000}) {
+  // trsm shapes, in the order of the table in tools/dense_triangular.md. 2048 x 1000,
+  // 1024 x 2048 and 4096 x 1000 sit next to the automatic rule's threshold.
+  struct TrsmShape {
+    bool single;
+    TriOp op;
+    index_t m, nrhs;
+  };
+  const TrsmShape trsm_shapes[] = {
+      {false, TriOp::none, 1024, 64},         {false, TriOp::none, 1024, 1000},
+      {false, TriOp::none, 1024, 10000},      {false, TriOp::none, 4096, 64},
+      {false, TriOp::none, 4096, 1000},       {false, TriOp::none, 4096, 4096},
+      {false, TriOp::none, 2048, 2048},       {false, TriOp::none, 2048, 1000},
+      {false, TriOp::none, 1024, 2048},       {true, TriOp::none, 2048, 1000},
+      {false, TriOp::none, 8192, 8192},       {false, TriOp::transpose, 4096, 4096},
+      {true, TriOp::none, 4096, 4096},        {true, TriOp::none, 2048, 64},
+      {false, TriOp::transpose, 1024, 1000},  {true, TriOp::none, 1024, 1000},
+      {false, TriOp::transpose, 1024, 10000}, {true, TriOp::none, 1024, 10000},
+  };
+  for (const TrsmShape& t : trsm_shapes) {
     if (!part("trsm")) break;
-    bench_trsm<double>(rows, handle, stream, TriOp::none, 1024, nrhs, warmup, reps, copy_gbs);
-    print_new();
-  }
-  for (index_t nrhs : {64, 1000, 4096}) {
-    if (!part("trsm")) break;
-    bench_trsm<double>(rows, handle, stream, TriOp::none, 4096, nrhs, warmup, reps, copy_gbs);
-    print_new();
-  }
-  if (part("trsm")) {
-    bench_trsm<double>(rows, handle, stream, TriOp::none, 2048, 2048, warmup, reps, copy_gbs);
-    print_new();
-    // Next to the automatic rule's threshold (m x nrhs = 2^21).
-    bench_trsm<double>(rows, handle, stream, TriOp::none, 2048, 1000, warmup, reps, copy_gbs);
-    print_new();
-    bench_trsm<double>(rows, handle, stream, TriOp::none, 1024, 2048, warmup, reps, copy_gbs);
-    print_new();
-    bench_trsm<float>(rows, handle, stream, TriOp::none, 2048, 1000, warmup, reps, copy_gbs);
-    print_new();
-    bench_trsm<double>(rows, handle, stream, TriOp::none, 8192, 8192, warmup, reps, copy_gbs);
-    print_new();
-    bench_trsm<double>(rows, handle, stream, TriOp::transpose, 4096, 4096, warmup, reps, copy_gbs);
-    print_new();
-    bench_trsm<float>(rows, handle, stream, TriOp::none, 4096, 4096, warmup, reps, copy_gbs);
-    print_new();
-    bench_trsm<float>(rows, handle, stream, TriOp::none, 2048, 64, warmup, reps, copy_gbs);
-    print_new();
-  }
-  for (index_t nrhs : {1000, 10000}) {
-    if (!part("trsm")) break;
-    bench_trsm<double>(rows, handle, stream, TriOp::transpose, 1024, nrhs, warmup, reps, copy_gbs);
-    print_new();
-    bench_trsm<float>(rows, handle, stream, TriOp::none, 1024, nrhs, warmup, reps, copy_gbs);
+    if (t.single) {
+      bench_trsm<float>(rows, handle, stream, t.op, t.m, t.nrhs, warmup, reps, copy_gbs);
+    } else {
+      bench_trsm<double>(rows, handle, stream, t.op, t.m, t.nrhs, warmup, reps, copy_gbs);
+    }
     print_new();
   }
   if (part("batched")) {
