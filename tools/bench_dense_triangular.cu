@@ -192,17 +192,21 @@ void bench_trsm(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stre
   };
   push("cublas", tc, 0);
   // The plain API (stream-ordered workspace allocation inside every call): the automatic
-  // choice, then each algorithm forced (blocked with every block size that splits m).
+  // choice, then each algorithm forced (blocked with every block size that splits m);
+  // "_subst": the diagonal tiles substituted instead of inverted.
   struct Variant {
     std::string name;
     gpu::TrsmOptions options;
   };
-  std::vector<Variant> variants{{"prism", {}},
-                                {"prism_data_flow", {gpu::TrsmAlgorithm::data_flow}}};
+  std::vector<Variant> variants{
+      {"prism", {}},
+      {"prism_data_flow", {gpu::TrsmAlgorithm::data_flow}},
+      {"prism_data_flow_subst", {gpu::TrsmAlgorithm::data_flow, 0, false}}};
   for (index_t nb : {128, 256, 512, 1024}) {
-    if (nb < m)
-      variants.push_back(
-          {"prism_blocked_" + std::to_string(nb), {gpu::TrsmAlgorithm::blocked, nb}});
+    if (nb >= m) continue;
+    const std::string name = "prism_blocked_" + std::to_string(nb);
+    variants.push_back({name, {gpu::TrsmAlgorithm::blocked, nb}});
+    if (nb == 512) variants.push_back({name + "_subst", {gpu::TrsmAlgorithm::blocked, nb, false}});
   }
   for (const Variant& v : variants) {
     const Stats tp = time_runs(warmup, reps, stream, restore, [&] {

@@ -500,10 +500,14 @@ __global__ void __launch_bounds__(kSyncThreads)
 // with the sum as a GEMM over 64x64x64 steps (TileGemm of tile_gemm.cuh: FP64 tensor cores
 // for double, a 4x4 register tile per thread for float; L' tiles stored [k][r], X' tiles
 // [k][c]; cp.async double buffering, the L' tile of step l + 1 always and the X' tile when
-// already published), then the diagonal solve by warps (8 columns each, rows in lanes,
-// shuffles), stores X'(I, J) and publishes done[J] += 1. The diagonal tile of L' and B'(I, J) are
-// requested before the GEMM. Memory traffic per tile: I + 1 tiles of L' (from L2 after the
-// first column of tiles), I tiles of X' (from L2), B'(I, J) read and written once.
+// already published), then the diagonal solve, stores X'(I, J) and publishes done[J] += 1.
+// The diagonal solve is by default one more tile GEMM with L'(I, I)^{-1}, computed for all
+// I by trsm_invert_kernel before (one thread block per tile, all in parallel, off the
+// chain); without inversion, substitution by warps (8 columns each, rows in lanes,
+// shuffles): on an H200 that substitution took 9.8 of the 14.5 us of a double chain step.
+// The diagonal tile (or its inverse) and B'(I, J) are requested before the GEMM. Memory
+// traffic per tile: I + 1 tiles of L' (from L2 after the first column of tiles), I tiles
+// of X' (from L2), B'(I, J) read and written once.
 
 constexpr int kMb = kGemmTile;  // rows of a tile = diagonal block size
 constexpr int kNb = kGemmTile;  // columns of a tile
@@ -512,9 +516,12 @@ constexpr int kLdA = kGemmLdA;  // As[k][r] (tile_gemm.cuh)
 constexpr int kLdX = kGemmLdB;  // Bs[k][c]
 constexpr int kLdT = kMb + 1;   // Ld[k][r] and Ts[c][r]
 
+constexpr int kTileElems = kMb * kMb;  // one 64x64 tile of diagonal-block inverses
+
+/// The diagonal region holds L'(I, I) as Ld[k][r] (kLdT) or its inverse as [k][r] (kLdA).
 template <typename T>
 constexpr std::size_t trsm_smem_bytes() {
-  return (2 * kMb * kLdA + 2 * kMb * kLdX + kMb * kLdT + kNb * kLdT) * sizeof(T);
+  return (2 * kMb * kLdA + 2 * kMb * kLdX + kMb * kLdA + kNb * kLdT) * sizeof(T);
 }
 
 /// As[k * kLdA + r] = L'(64 bi + r, 64 bj + k) (diagonal tile: lower part only, unit
@@ -557,15 +564,102 @@ __device__ void issue_trsm_x_tile(const T* b, long long ldb, int m, int nrhs, in
   }
 }
 
+/// Solves the 64x64 lower tile Ld[k * kLdT + r] (reciprocal diagonal) for the 64 columns
+/// Ts[c * kLdT + r] in place by substitution: warp w owns columns 8w .. 8w + 7, lane holds
+/// rows lane and lane + 32, x_k is broadcast by shuffles.
+template <typename T>
+__device__ void solve_diagonal_tile(const T* Ld, T* Ts, int lane, int warp) {
+  constexpr int kWc = kNb / (kTrsmThreads / 32);
+  T v0[kWc], v1[kWc];
+#pragma unroll
+  for (int c = 0; c < kWc; ++c) {
+    v0[c] = Ts[(kWc * warp + c) * kLdT + lane];
+    v1[c] = Ts[(kWc * warp + c) * kLdT + 32 + lane];
+  }
+  // Selects, not branches: with an if/else on the lane inside the column loop the float
+  // build made every column a divergent region and serialised the eight independent
+  // chains (H200: one 64-row tile 44 -> 17 us; the double build used selects already).
+#pragma unroll 2
+  for (int k = 0; k < 32; ++k) {
+    const T dk = Ld[k * kLdT + k];
+    const T l0 = Ld[k * kLdT + lane];
+    const T l1 = Ld[k * kLdT + 32 + lane];
+    const bool pivot = lane == k;
+    const bool below = lane > k;
+#pragma unroll
+    for (int c = 0; c < kWc; ++c) {
+      const T xk = __shfl_sync(kFullMask, v0[c], k) * dk;
+      const T updated = v0[c] - l0 * xk;
+      v0[c] = pivot ? xk : (below ? updated : v0[c]);
+      v1[c] -= l1 * xk;
+    }
+  }
+#pragma unroll 2
+  for (int k = 0; k < 32; ++k) {
+    const T dk = Ld[(32 + k) * kLdT + 32 + k];
+    const T l1 = Ld[(32 + k) * kLdT + 32 + lane];
+    const bool pivot = lane == k;
+    const bool below = lane > k;
+#pragma unroll
+    for (int c = 0; c < kWc; ++c) {
+      const T xk = __shfl_sync(kFullMask, v1[c], k) * dk;
+      const T updated = v1[c] - l1 * xk;
+      v1[c] = pivot ? xk : (below ? updated : v1[c]);
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < kWc; ++c) {
+    Ts[(kWc * warp + c) * kLdT + lane] = v0[c];
+    Ts[(kWc * warp + c) * kLdT + 32 + lane] = v1[c];
+  }
+}
+
+/// inv[64 x 64 tile I] = L'(I, I)^{-1} stored [k][r] (column k of the inverse contiguous),
+/// one thread block per diagonal tile: the tile is solved against the identity by
+/// solve_diagonal_tile. Rows past m get an identity block.
+template <typename T, bool kRev, bool kSwap>
+__global__ void __launch_bounds__(kTrsmThreads)
+    trsm_invert_kernel(int m, const T* a, long long lda, bool unit, T* inv) {
+  extern __shared__ __align__(16) unsigned char invert_smem[];
+  T* Ld = reinterpret_cast<T*>(invert_smem);  // [kMb][kLdT]
+  T* Ts = Ld + kMb * kLdT;                    // [kNb][kLdT], the identity, then the inverse
+  const int tid = threadIdx.x;
+  const int I = blockIdx.x;
+  const LowerView<T, kRev, kSwap> L{a, lda, m};
+  issue_trsm_l_tile(L, I, I, unit, Ld, kLdT, tid);
+  cp_async_commit();
+  for (int e = tid; e < kMb * kNb; e += kTrsmThreads) {
+    const int r = e & (kMb - 1);
+    const int c = e / kMb;
+    Ts[c * kLdT + r] = r == c ? T(1) : T(0);
+  }
+  cp_async_wait<0>();
+  __syncthreads();
+  if (tid < kMb) {
+    T& d = Ld[tid * kLdT + tid];
+    d = (unit || kMb * I + tid >= m) ? T(1) : T(1) / d;
+  }
+  __syncthreads();
+  solve_diagonal_tile(Ld, Ts, tid & 31, tid / 32);
+  __syncthreads();
+  T* out = inv + static_cast<long long>(I) * kTileElems;
+  for (int e = tid; e < kMb * kNb; e += kTrsmThreads) {
+    const int r = e & (kMb - 1);
+    const int k = e / kMb;
+    out[e] = Ts[k * kLdT + r];
+  }
+}
+
 template <typename T, bool kRev, bool kSwap>
 __global__ void __launch_bounds__(kTrsmThreads)
     trsm_kernel(int m, int nrhs, T alpha, const T* a, long long lda, T* b, long long ldb, bool unit,
-                int* sync, int col_tiles) {
+                int* sync, int col_tiles, const T* inv) {
   extern __shared__ __align__(16) unsigned char trsm_smem[];
   T* As = reinterpret_cast<T*>(trsm_smem);  // 2 x [kMb][kLdA]
   T* Bs = As + 2 * kMb * kLdA;              // 2 x [kMb][kLdX]
-  T* Ld = Bs + 2 * kMb * kLdX;              // [kMb][kLdT] diagonal tile of L'
-  T* Ts = Ld + kMb * kLdT;                  // [kNb][kLdT] alpha B'(I, J) - sum
+  T* Ld = Bs + 2 * kMb * kLdX;         // L'(I, I) as [kMb][kLdT], or its inverse as [kMb][kLdA]
+  T* Ts = Ld + kMb * kLdA;             // [kNb][kLdT] alpha B'(I, J) - sum
+  const bool invert = inv != nullptr;  // multiply by the inverse instead of substituting
   __shared__ int s_item, s_seen;
   const int tid = threadIdx.x;
   const int lane = tid & 31;
@@ -582,7 +676,14 @@ __global__ void __launch_bounds__(kTrsmThreads)
   int ready = s_seen;  // solved block rows of column tile J known here (block-uniform)
   const LowerView<T, kRev, kSwap> L{a, lda, m};
 
-  issue_trsm_l_tile(L, I, I, unit, Ld, kLdT, tid);
+  if (invert) {
+    const T* src = inv + static_cast<long long>(I) * kTileElems;
+    for (int e = tid; e < kTileElems; e += kTrsmThreads) {
+      cp_async(Ld + (e / kMb) * kLdA + (e & (kMb - 1)), src + e, true);
+    }
+  } else {
+    issue_trsm_l_tile(L, I, I, unit, Ld, kLdT, tid);
+  }
   issue_trsm_x_tile<T, kRev, false>(b, ldb, m, nrhs, I, J, Ts, kLdT, tid);
   cp_async_commit();
   int x_issued = -1;
@@ -624,55 +725,30 @@ __global__ void __launch_bounds__(kTrsmThreads)
   }
   cp_async_wait<0>();
   __syncthreads();
-  if (tid < kMb) {
+  if (!invert && tid < kMb) {
     T& d = Ld[tid * kLdT + tid];
     d = (unit || kMb * I + tid >= m) ? T(1) : T(1) / d;
   }
-  gemm.for_each(tid, [&](int r, int c, T v) {
-    T& t = Ts[c * kLdT + r];
-    t = alpha * t - v;
-  });
+  if (invert) {
+    // X = L'(I, I)^{-1} T, one more GEMM on the tile, with T = alpha B' - sum written in
+    // the B operand layout [k][c] into Bs buffer 0 (free after the loop).
+    T* Tk = Bs;
+    gemm.for_each(tid, [&](int r, int c, T v) { Tk[r * kLdX + c] = alpha * Ts[c * kLdT + r] - v; });
+    __syncthreads();
+    TileGemm<T> solve;
+    solve.zero();
+    solve.template mma<kMb>(Ld, Tk, tid);
+    solve.for_each(tid, [&](int r, int c, T v) { Ts[c * kLdT + r] = v; });
+  } else {
+    gemm.for_each(tid, [&](int r, int c, T v) {
+      T& t = Ts[c * kLdT + r];
+      t = alpha * t - v;
+    });
+    __syncthreads();
+    solve_diagonal_tile(Ld, Ts, lane, warp);
+  }
   __syncthreads();
-
-  // Diagonal solve: warp w owns columns 8w .. 8w + 7, lane holds rows lane and lane + 32.
   constexpr int kWc = kNb / (kTrsmThreads / 32);
-  T v0[kWc], v1[kWc];
-#pragma unroll
-  for (int c = 0; c < kWc; ++c) {
-    v0[c] = Ts[(kWc * warp + c) * kLdT + lane];
-    v1[c] = Ts[(kWc * warp + c) * kLdT + 32 + lane];
-  }
-  // Selects, not branches: with an if/else on the lane inside the column loop the float
-  // build made every column a divergent region and serialised the eight independent
-  // chains (H200: one 64-row tile 44 -> 17 us; the double build used selects already).
-#pragma unroll 2
-  for (int k = 0; k < 32; ++k) {
-    const T dk = Ld[k * kLdT + k];
-    const T l0 = Ld[k * kLdT + lane];
-    const T l1 = Ld[k * kLdT + 32 + lane];
-    const bool pivot = lane == k;
-    const bool below = lane > k;
-#pragma unroll
-    for (int c = 0; c < kWc; ++c) {
-      const T xk = __shfl_sync(kFullMask, v0[c], k) * dk;
-      const T updated = v0[c] - l0 * xk;
-      v0[c] = pivot ? xk : (below ? updated : v0[c]);
-      v1[c] -= l1 * xk;
-    }
-  }
-#pragma unroll 2
-  for (int k = 0; k < 32; ++k) {
-    const T dk = Ld[(32 + k) * kLdT + 32 + k];
-    const T l1 = Ld[(32 + k) * kLdT + 32 + lane];
-    const bool pivot = lane == k;
-    const bool below = lane > k;
-#pragma unroll
-    for (int c = 0; c < kWc; ++c) {
-      const T xk = __shfl_sync(kFullMask, v1[c], k) * dk;
-      const T updated = v1[c] - l1 * xk;
-      v1[c] = pivot ? xk : (below ? updated : v1[c]);
-    }
-  }
 #pragma unroll
   for (int c = 0; c < kWc; ++c) {
     const int col = kNb * J + kWc * warp + c;
@@ -680,8 +756,8 @@ __global__ void __launch_bounds__(kTrsmThreads)
     T* out = b + static_cast<long long>(col) * ldb;
     const int i0 = kMb * I + lane;
     const int i1 = i0 + 32;
-    if (i0 < m) out[kRev ? m - 1 - i0 : i0] = v0[c];
-    if (i1 < m) out[kRev ? m - 1 - i1 : i1] = v1[c];
+    if (i0 < m) out[kRev ? m - 1 - i0 : i0] = Ts[(kWc * warp + c) * kLdT + lane];
+    if (i1 < m) out[kRev ? m - 1 - i1 : i1] = Ts[(kWc * warp + c) * kLdT + 32 + lane];
   }
   __syncthreads();
   if (tid == 0) add_release(done, 1);
@@ -827,21 +903,44 @@ void check_trsm(index_t m, index_t nrhs, index_t lda, index_t ldb) {
   }
 }
 
+/// Bytes of the counters at the start of the trsm workspace (the inverses follow).
+std::size_t trsm_counter_bytes(index_t nrhs) {
+  const std::size_t bytes = static_cast<std::size_t>(1 + trsm_col_tiles(nrhs)) * sizeof(int);
+  return (bytes + 255) / 256 * 256;
+}
+
 template <typename T>
 void trsm_launch(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T alpha, const T* a,
-                 index_t lda, T* b, index_t ldb, int* sync, cudaStream_t stream) {
+                 index_t lda, T* b, index_t ldb, void* workspace, bool invert,
+                 cudaStream_t stream) {
   const index_t col_tiles = trsm_col_tiles(nrhs);
-  const index_t tiles = ((m + kMb - 1) / kMb) * col_tiles;
+  const index_t row_tiles = (m + kMb - 1) / kMb;
+  const index_t tiles = row_tiles * col_tiles;
   if (tiles > 0x7fffffff) throw ConfigError("trsm: too many 64x64 tiles of X");
+  int* sync = static_cast<int*>(workspace);
+  T* inv =
+      invert
+          ? reinterpret_cast<T*>(static_cast<unsigned char*>(workspace) + trsm_counter_bytes(nrhs))
+          : nullptr;
   PRISM_CUDA_CHECK(cudaMemsetAsync(sync, 0, (1 + col_tiles) * sizeof(int), stream));
   const bool unit = diag == TriDiag::unit;
   const std::size_t smem = trsm_smem_bytes<T>();
   dispatch_view(uplo, op, [&](auto rev, auto swap) {
-    auto kernel = trsm_kernel<T, decltype(rev)::value, decltype(swap)::value>;
+    constexpr bool kRev = decltype(rev)::value;
+    constexpr bool kSwap = decltype(swap)::value;
+    if (invert) {
+      auto invert_kernel = trsm_invert_kernel<T, kRev, kSwap>;
+      const std::size_t invert_smem = (kMb + kNb) * kLdT * sizeof(T);
+      allow_dynamic_smem(invert_kernel, invert_smem);
+      invert_kernel<<<static_cast<unsigned>(row_tiles), kTrsmThreads, invert_smem, stream>>>(
+          static_cast<int>(m), a, lda, unit, inv);
+      PRISM_CUDA_CHECK_LAUNCH();
+    }
+    auto kernel = trsm_kernel<T, kRev, kSwap>;
     allow_dynamic_smem(kernel, smem);
     kernel<<<static_cast<unsigned>(tiles), kTrsmThreads, smem, stream>>>(
         static_cast<int>(m), static_cast<int>(nrhs), alpha, a, lda, b, ldb, unit, sync,
-        static_cast<int>(col_tiles));
+        static_cast<int>(col_tiles), inv);
     PRISM_CUDA_CHECK_LAUNCH();
   });
 }
@@ -864,8 +963,8 @@ cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t op_a, int m, int n, int 
 /// with s = alpha for the first block (which scales every other row once) and 1 after.
 template <typename T>
 void trsm_blocked(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T alpha,
-                  const T* a, index_t lda, T* b, index_t ldb, index_t nb, int* sync,
-                  cudaStream_t stream) {
+                  const T* a, index_t lda, T* b, index_t ldb, index_t nb, void* workspace,
+                  bool invert, cudaStream_t stream) {
   cublasHandle_t handle = thread_cublas_handle();
   PRISM_CUBLAS_CHECK(cublasSetStream(handle, stream));
   const bool rev = (uplo == TriUplo::upper) != (op == TriOp::transpose);
@@ -875,7 +974,8 @@ void trsm_blocked(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs,
   for (index_t solved = 0; solved < m; solved += nb) {
     const index_t rows = std::min(nb, m - solved);
     const index_t r0 = rev ? m - solved - rows : solved;  // the diagonal block's first row
-    trsm_launch(uplo, op, diag, rows, nrhs, scale, at(r0, r0), lda, b + r0, ldb, sync, stream);
+    trsm_launch(uplo, op, diag, rows, nrhs, scale, at(r0, r0), lda, b + r0, ldb, workspace, invert,
+                stream);
     const index_t rest = m - solved - rows;
     if (rest == 0) break;
     const index_t u0 = rev ? 0 : r0 + rows;  // the first row still to solve
@@ -901,16 +1001,16 @@ void trsm_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T 
     throw ConfigError("trsm: needs a workspace of trsm_workspace_bytes(m, nrhs) = " +
                       std::to_string(trsm_workspace_bytes(m, nrhs)) + " bytes");
   }
-  int* sync = static_cast<int*>(workspace);
+  const bool invert = options.invert_diagonal_blocks;
   const bool blocked =
       options.algorithm == TrsmAlgorithm::blocked ||
       (options.algorithm == TrsmAlgorithm::automatic && trsm_auto_blocked(m, nrhs));
   if (!blocked) {
-    trsm_launch(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, sync, stream);
+    trsm_launch(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, workspace, invert, stream);
     return;
   }
   const index_t nb = options.block_rows > 0 ? options.block_rows : trsm_auto_block_rows(m, nrhs);
-  trsm_blocked(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, nb, sync, stream);
+  trsm_blocked(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, nb, workspace, invert, stream);
 }
 
 /// Stream-ordered device allocation (cudaMallocAsync), released on the stream.
@@ -953,12 +1053,12 @@ std::size_t trsv_workspace_bytes() {
 }
 
 bool trsm_auto_blocked(index_t m, index_t nrhs) {
-  // H200 (tools/dense_triangular.md): the data-flow kernel wins while X is small (double
-  // 1024 x 1000: 233 against 250 us blocked; 1024 x 2048: 264 against 263 - 287; 2048 x
-  // 1000: 504 against 510 - 546; 4096 x 64: 910 against 959), the blocked algorithm from
-  // about 3M entries of X on (4096 x 1000: 1261 against 1456; 2048 x 2048: 610 against
-  // 766; 1024 x 10000: 645 against 943; float 4096 x 4096: 2283 against 3339). It needs
-  // at least two diagonal blocks.
+  // H200, inverted diagonal tiles (tools/dense_triangular.md): the data-flow kernel wins
+  // while X is small (double 1024 x 1000: 154 against 174 us blocked; 4096 x 64: 521
+  // against 606), the blocked algorithm from about 3M entries of X on (4096 x 1000: 963
+  // against 1312; 2048 x 2048: 482 against 681; 1024 x 10000: 553 against 798; float
+  // 4096 x 4096: 2193 against 3190). Near the threshold the two are within 15% (2048 x
+  // 1000: 405 against 351; 1024 x 2048: 215 against 197). It needs two diagonal blocks.
   return m >= 2 * trsm_auto_block_rows(m, nrhs) &&
          static_cast<double>(m) * static_cast<double>(nrhs) >= double(3 << 20);
 }
@@ -967,14 +1067,16 @@ index_t trsm_auto_block_rows(index_t m, index_t nrhs) {
   // A quarter of m, in 64-row tiles, between 128 and 512 rows: enough diagonal blocks that
   // the GEMMs carry the work, few enough that each diagonal solve keeps the GPU busy
   // (H200, double: 1024 x 10000 fastest with 256 rows; 2048 x 2048 and 4096 x 4096 with
-  // 512; 8192 x 8192 within 1% from 256 to 1024).
+  // 512; 8192 x 8192 within 2% from 256 to 1024; 4096 x 1000 11% slower than with 1024).
   (void)nrhs;
   return std::clamp<index_t>(m / 4 / kMb * kMb, 2 * kMb, 8 * kMb);
 }
 
 std::size_t trsm_workspace_bytes(index_t m, index_t nrhs) {
-  (void)m;
-  return static_cast<std::size_t>(1 + std::max<index_t>(trsm_col_tiles(nrhs), 0)) * sizeof(int);
+  // Counters, then the inverses of the 64x64 diagonal tiles (sized for double, so one
+  // size serves both precisions).
+  const std::size_t row_tiles = static_cast<std::size_t>(std::max<index_t>(m, 0) + kMb - 1) / kMb;
+  return trsm_counter_bytes(std::max<index_t>(nrhs, 0)) + row_tiles * kTileElems * sizeof(double);
 }
 
 void trsv(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const double* a, index_t lda, double* x,

@@ -24,7 +24,8 @@
 /// in row-major order from an atomic counter; tile (I, J) accumulates L'(I, l) X'(l, J) for
 /// l < I with a cp.async double-buffered GEMM (double: FP64 tensor cores, mma.sync m8n8k4;
 /// float: a 4x4 register tile per thread) as soon as X'(l, J) is published, then solves
-/// its 64x64 diagonal block by substitution and publishes X'(I, J). Small nrhs gets a
+/// its 64x64 diagonal block (by default a multiply with its inverse, computed for every
+/// diagonal tile in parallel before; else substitution) and publishes X'(I, J). Small nrhs gets a
 /// pipelined chain down the block rows, large nrhs GEMM-like throughput. For large
 /// problems, the blocked trsm splits op(A) into diagonal blocks of TrsmOptions::block_rows
 /// rows: each is solved by the data-flow kernel and the rows below it (in solve order) are
@@ -114,6 +115,12 @@ struct TrsmOptions {
   /// blocked only: rows of a diagonal block, a positive multiple of 64; 0 picks by the
   /// shape (trsm_auto_block_rows).
   index_t block_rows = 0;
+  /// Invert the 64x64 diagonal tiles first (one thread block each, all in parallel) and
+  /// multiply by the inverses on tensor cores, instead of a 64-step substitution per tile
+  /// on the critical path (Hogg's Section 4, as the trsv does with its 32x32 chunks).
+  /// The forward error then grows with the condition of the 64x64 diagonal tiles rather
+  /// than staying backward stable; turn it off for badly conditioned triangles.
+  bool invert_diagonal_blocks = true;
 };
 
 /// Whether TrsmAlgorithm::automatic takes the blocked algorithm for an m x nrhs solve.
@@ -121,8 +128,8 @@ bool trsm_auto_blocked(index_t m, index_t nrhs);
 /// The diagonal block rows of the blocked trsm when TrsmOptions::block_rows is 0.
 index_t trsm_auto_block_rows(index_t m, index_t nrhs);
 
-/// Device workspace trsm needs for m x nrhs: the tile counter and one "solved block rows"
-/// counter per 64-column tile of X.
+/// Device workspace trsm needs for m x nrhs: the tile counter, one "solved block rows"
+/// counter per 64-column tile of X, and the inverses of the 64x64 diagonal tiles.
 std::size_t trsm_workspace_bytes(index_t m, index_t nrhs);
 
 /// Solves op(A) X = alpha B in place (A on the left, m x m; B m x nrhs, leading dimension

@@ -165,18 +165,18 @@ std::ostream& operator<<(std::ostream& os, const TrsmCase& c) {
 
 // Every trsm algorithm: the automatic choice, the data-flow kernel alone, and the blocked
 // algorithm with 64- and 192-row diagonal blocks (several blocks, a short last one, and
-// GEMM updates on the test sizes).
+// GEMM updates on the test sizes); diagonal tiles inverted (the default) and substituted.
 const gpu::TrsmOptions kTrsmVariants[] = {
-    {gpu::TrsmAlgorithm::automatic, 0},
-    {gpu::TrsmAlgorithm::data_flow, 0},
-    {gpu::TrsmAlgorithm::blocked, 64},
-    {gpu::TrsmAlgorithm::blocked, 192},
+    {gpu::TrsmAlgorithm::automatic, 0, true},  {gpu::TrsmAlgorithm::data_flow, 0, true},
+    {gpu::TrsmAlgorithm::data_flow, 0, false}, {gpu::TrsmAlgorithm::blocked, 64, true},
+    {gpu::TrsmAlgorithm::blocked, 192, false},
 };
 
 std::string describe(const gpu::TrsmOptions& o) {
   const char* names[] = {"automatic", "data_flow", "blocked"};
   return std::string(names[static_cast<int>(o.algorithm)]) +
-         " block_rows=" + std::to_string(o.block_rows);
+         " block_rows=" + std::to_string(o.block_rows) +
+         (o.invert_diagonal_blocks ? " inverted" : " substituted");
 }
 
 template <typename T>
