@@ -909,34 +909,35 @@ std::size_t trsm_counter_bytes(index_t nrhs) {
   return (bytes + 255) / 256 * 256;
 }
 
+/// inv = the inverses of op(A)'s 64x64 diagonal tiles of L' (trsm_invert_kernel), one
+/// launch for all of them.
+template <typename T>
+void trsm_invert(TriUplo uplo, TriOp op, TriDiag diag, index_t m, const T* a, index_t lda, T* inv,
+                 cudaStream_t stream) {
+  const index_t row_tiles = (m + kMb - 1) / kMb;
+  const std::size_t smem = (kMb + kNb) * kLdT * sizeof(T);
+  dispatch_view(uplo, op, [&](auto rev, auto swap) {
+    auto kernel = trsm_invert_kernel<T, decltype(rev)::value, decltype(swap)::value>;
+    allow_dynamic_smem(kernel, smem);
+    kernel<<<static_cast<unsigned>(row_tiles), kTrsmThreads, smem, stream>>>(
+        static_cast<int>(m), a, lda, diag == TriDiag::unit, inv);
+    PRISM_CUDA_CHECK_LAUNCH();
+  });
+}
+
+/// The data-flow kernel on op(A) X = alpha B; inv holds the inverses of its diagonal tiles
+/// (trsm_invert), or is null for substitution.
 template <typename T>
 void trsm_launch(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T alpha, const T* a,
-                 index_t lda, T* b, index_t ldb, void* workspace, bool invert,
-                 cudaStream_t stream) {
+                 index_t lda, T* b, index_t ldb, int* sync, const T* inv, cudaStream_t stream) {
   const index_t col_tiles = trsm_col_tiles(nrhs);
-  const index_t row_tiles = (m + kMb - 1) / kMb;
-  const index_t tiles = row_tiles * col_tiles;
+  const index_t tiles = ((m + kMb - 1) / kMb) * col_tiles;
   if (tiles > 0x7fffffff) throw ConfigError("trsm: too many 64x64 tiles of X");
-  int* sync = static_cast<int*>(workspace);
-  T* inv =
-      invert
-          ? reinterpret_cast<T*>(static_cast<unsigned char*>(workspace) + trsm_counter_bytes(nrhs))
-          : nullptr;
   PRISM_CUDA_CHECK(cudaMemsetAsync(sync, 0, (1 + col_tiles) * sizeof(int), stream));
   const bool unit = diag == TriDiag::unit;
   const std::size_t smem = trsm_smem_bytes<T>();
   dispatch_view(uplo, op, [&](auto rev, auto swap) {
-    constexpr bool kRev = decltype(rev)::value;
-    constexpr bool kSwap = decltype(swap)::value;
-    if (invert) {
-      auto invert_kernel = trsm_invert_kernel<T, kRev, kSwap>;
-      const std::size_t invert_smem = (kMb + kNb) * kLdT * sizeof(T);
-      allow_dynamic_smem(invert_kernel, invert_smem);
-      invert_kernel<<<static_cast<unsigned>(row_tiles), kTrsmThreads, invert_smem, stream>>>(
-          static_cast<int>(m), a, lda, unit, inv);
-      PRISM_CUDA_CHECK_LAUNCH();
-    }
-    auto kernel = trsm_kernel<T, kRev, kSwap>;
+    auto kernel = trsm_kernel<T, decltype(rev)::value, decltype(swap)::value>;
     allow_dynamic_smem(kernel, smem);
     kernel<<<static_cast<unsigned>(tiles), kTrsmThreads, smem, stream>>>(
         static_cast<int>(m), static_cast<int>(nrhs), alpha, a, lda, b, ldb, unit, sync,
@@ -961,10 +962,12 @@ cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t op_a, int m, int n, int 
 ///   X_k = op(A)_kk^{-1} (s B_k)                  data-flow kernel on the diagonal block
 ///   B_rest = s B_rest - op(A)_(rest, k) X_k        one GEMM, rest = the rows solved later
 /// with s = alpha for the first block (which scales every other row once) and 1 after.
+/// The diagonal blocks start on 64-row tiles of L' counted in solve order, so block k's
+/// tile inverses are those of the whole matrix from tile `solved` / 64 on (inv may be null).
 template <typename T>
 void trsm_blocked(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T alpha,
-                  const T* a, index_t lda, T* b, index_t ldb, index_t nb, void* workspace,
-                  bool invert, cudaStream_t stream) {
+                  const T* a, index_t lda, T* b, index_t ldb, index_t nb, int* sync, const T* inv,
+                  cudaStream_t stream) {
   cublasHandle_t handle = thread_cublas_handle();
   PRISM_CUBLAS_CHECK(cublasSetStream(handle, stream));
   const bool rev = (uplo == TriUplo::upper) != (op == TriOp::transpose);
@@ -974,7 +977,8 @@ void trsm_blocked(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs,
   for (index_t solved = 0; solved < m; solved += nb) {
     const index_t rows = std::min(nb, m - solved);
     const index_t r0 = rev ? m - solved - rows : solved;  // the diagonal block's first row
-    trsm_launch(uplo, op, diag, rows, nrhs, scale, at(r0, r0), lda, b + r0, ldb, workspace, invert,
+    const T* block_inv = inv ? inv + static_cast<std::size_t>(solved / kMb) * kTileElems : nullptr;
+    trsm_launch(uplo, op, diag, rows, nrhs, scale, at(r0, r0), lda, b + r0, ldb, sync, block_inv,
                 stream);
     const index_t rest = m - solved - rows;
     if (rest == 0) break;
@@ -1001,16 +1005,21 @@ void trsm_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T 
     throw ConfigError("trsm: needs a workspace of trsm_workspace_bytes(m, nrhs) = " +
                       std::to_string(trsm_workspace_bytes(m, nrhs)) + " bytes");
   }
-  const bool invert = options.invert_diagonal_blocks;
+  int* sync = static_cast<int*>(workspace);
+  T* inv = nullptr;
+  if (options.invert_diagonal_blocks) {  // every diagonal tile at once, for either algorithm
+    inv = reinterpret_cast<T*>(static_cast<unsigned char*>(workspace) + trsm_counter_bytes(nrhs));
+    trsm_invert(uplo, op, diag, m, a, lda, inv, stream);
+  }
   const bool blocked =
       options.algorithm == TrsmAlgorithm::blocked ||
       (options.algorithm == TrsmAlgorithm::automatic && trsm_auto_blocked(m, nrhs));
   if (!blocked) {
-    trsm_launch(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, workspace, invert, stream);
+    trsm_launch(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, sync, inv, stream);
     return;
   }
   const index_t nb = options.block_rows > 0 ? options.block_rows : trsm_auto_block_rows(m, nrhs);
-  trsm_blocked(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, nb, workspace, invert, stream);
+  trsm_blocked(uplo, op, diag, m, nrhs, alpha, a, lda, b, ldb, nb, sync, inv, stream);
 }
 
 /// Stream-ordered device allocation (cudaMallocAsync), released on the stream.
@@ -1054,11 +1063,13 @@ std::size_t trsv_workspace_bytes() {
 
 bool trsm_auto_blocked(index_t m, index_t nrhs) {
   // H200, inverted diagonal tiles (tools/dense_triangular.md): the data-flow kernel wins
-  // while X is small (double 1024 x 1000: 154 against 174 us blocked; 4096 x 64: 521
-  // against 606), the blocked algorithm from about 3M entries of X on (4096 x 1000: 963
-  // against 1312; 2048 x 2048: 482 against 681; 1024 x 10000: 553 against 798; float
-  // 4096 x 4096: 2193 against 3190). Near the threshold the two are within 15% (2048 x
-  // 1000: 405 against 351; 1024 x 2048: 215 against 197). It needs two diagonal blocks.
+  // while X is small (double 1024 x 1000: 154 against 160 us blocked; 4096 x 64: 522
+  // against 566), the blocked algorithm from about 3M entries of X on (4096 x 1000: 860
+  // against 1313; 2048 x 2048: 441 against 681; 1024 x 10000: 511 against 800; float
+  // 4096 x 4096: 2129 against 3188). Just below the threshold the blocked algorithm is
+  // already up to 20% faster (2048 x 1000: 338 against 406; 1024 x 2048: 184 against 215);
+  // the threshold was set before the blocked path inverted all tiles in one launch. It
+  // needs two diagonal blocks.
   return m >= 2 * trsm_auto_block_rows(m, nrhs) &&
          static_cast<double>(m) * static_cast<double>(nrhs) >= double(3 << 20);
 }
@@ -1067,7 +1078,7 @@ index_t trsm_auto_block_rows(index_t m, index_t nrhs) {
   // A quarter of m, in 64-row tiles, between 128 and 512 rows: enough diagonal blocks that
   // the GEMMs carry the work, few enough that each diagonal solve keeps the GPU busy
   // (H200, double: 1024 x 10000 fastest with 256 rows; 2048 x 2048 and 4096 x 4096 with
-  // 512; 8192 x 8192 within 2% from 256 to 1024; 4096 x 1000 11% slower than with 1024).
+  // 512; 8192 x 8192 within 2% from 256 to 1024; 4096 x 1000 4% slower than with 1024).
   (void)nrhs;
   return std::clamp<index_t>(m / 4 / kMb * kMb, 2 * kMb, 8 * kMb);
 }
