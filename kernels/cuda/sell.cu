@@ -10,17 +10,47 @@ namespace {
 
 constexpr int kBlockThreads = 256;
 
+/// Entries fetched together by a thread before any is used: one row's loop is a chain
+/// of dependent loads (column, then x[column]), so with one at a time a thread of a long
+/// row waits a memory latency per entry; colors of few, long rows (G3_circuit's last
+/// colors) are bound by it.
+constexpr int kSellBatch = 4;
+
+/// sum over the stored entries [begin, end) of one lane (stride kSellSlice) of
+/// value * x(column), padding (column -1) skipped, in entry order (batching changes only
+/// when the loads are issued, not the sum).
+template <typename V, typename Gather>
+__device__ __forceinline__ double sell_sum(const index_t* __restrict__ col_idx,
+                                           const V* __restrict__ values, index_t begin, index_t end,
+                                           Gather x) {
+  double sum = 0.0;
+  index_t k = begin;
+  for (; k + (kSellBatch - 1) * kSellSlice < end; k += kSellBatch * kSellSlice) {
+    index_t c[kSellBatch];
+    V v[kSellBatch];
+#pragma unroll
+    for (int u = 0; u < kSellBatch; ++u) {
+      c[u] = col_idx[k + u * kSellSlice];
+      v[u] = values[k + u * kSellSlice];
+    }
+#pragma unroll
+    for (int u = 0; u < kSellBatch; ++u) {
+      if (c[u] >= 0) sum += static_cast<double>(v[u]) * x(c[u]);
+    }
+  }
+  for (; k < end; k += kSellSlice) {
+    const index_t c = col_idx[k];
+    if (c >= 0) sum += static_cast<double>(values[k]) * x(c);
+  }
+  return sum;
+}
+
 /// sum_k A(row, k) x(col k) over lane `lane` of slice `slice`.
 template <typename V>
 __device__ __forceinline__ double sell_row_sum(SellView<V> a, index_t slice, int lane,
                                                const double* x) {
-  const index_t begin = a.slice_ptr[slice] + lane, end = a.slice_ptr[slice + 1];
-  double sum = 0.0;
-  for (index_t k = begin; k < end; k += kSellSlice) {
-    const index_t c = a.col_idx[k];
-    if (c >= 0) sum += static_cast<double>(a.values[k]) * x[c];
-  }
-  return sum;
+  return sell_sum(a.col_idx, a.values, a.slice_ptr[slice] + lane, a.slice_ptr[slice + 1],
+                  [x](index_t c) { return x[c]; });
 }
 
 __global__ void __launch_bounds__(kBlockThreads)
@@ -71,15 +101,10 @@ __global__ void __launch_bounds__(kBlockThreads)
   const index_t row = begin + t;
   if (row >= end) return;
   const index_t slice = first_slice + t / kSellSlice;
-  const index_t stop = l.slice_ptr[slice + 1];
-  double sum = 0.0;
-  for (index_t k = l.slice_ptr[slice] + t % kSellSlice; k < stop; k += kSellSlice) {
-    const index_t c = l.col_idx[k];
-    if (c < 0) continue;
-    // The first range's own step, (b - 0) * dl, rounds as b * dl does.
-    const double yc = c < first_end ? b[c] * static_cast<double>(dl[c]) : y[c];
-    sum += static_cast<double>(l.values[k]) * yc;
-  }
+  // The first range's own step, (b - 0) * dl, rounds as b * dl does.
+  const double sum =
+      sell_sum(l.col_idx, l.values, l.slice_ptr[slice] + t % kSellSlice, l.slice_ptr[slice + 1],
+               [=](index_t c) { return c < first_end ? b[c] * static_cast<double>(dl[c]) : y[c]; });
   const double v = (b[row] - sum) * static_cast<double>(dl[row]);
   if (last) {
     z[row] = v * static_cast<double>(du[row]);
