@@ -16,33 +16,66 @@ constexpr int kBlockThreads = 256;
 /// colors) are bound by it.
 constexpr int kSellBatch = 4;
 
+/// Programmatic dependent launch (sm_90): a kernel launched with
+/// launch_after_previous() may start while the kernel before it on the stream still runs;
+/// it must call wait_for_previous() before touching anything that kernel (or one before
+/// it) writes. Below sm_90 both are no-ops and the launch attribute is ignored.
+__device__ __forceinline__ void wait_for_previous() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/// Lets the next kernel on the stream, if launched with launch_after_previous(), start
+/// its blocks as this kernel's blocks retire.
+__device__ __forceinline__ void allow_next() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+
 /// sum over the stored entries [begin, end) of one lane (stride kSellSlice) of
 /// value * x(column), padding (column -1) skipped, in entry order (batching changes only
-/// when the loads are issued, not the sum).
-template <typename V, typename Gather>
+/// when the loads are issued, not the sum). `ready()` runs once, after the first batch of
+/// columns and values is requested and before the first x(column): the point where a
+/// dependent launch waits for the vector.
+template <typename V, typename Gather, typename Ready>
 __device__ __forceinline__ double sell_sum(const index_t* __restrict__ col_idx,
                                            const V* __restrict__ values, index_t begin, index_t end,
-                                           Gather x) {
+                                           Gather x, Ready ready) {
   double sum = 0.0;
-  index_t k = begin;
-  for (; k + (kSellBatch - 1) * kSellSlice < end; k += kSellBatch * kSellSlice) {
-    index_t c[kSellBatch];
-    V v[kSellBatch];
+  index_t c[kSellBatch];
+  V v[kSellBatch];
 #pragma unroll
-    for (int u = 0; u < kSellBatch; ++u) {
-      c[u] = col_idx[k + u * kSellSlice];
-      v[u] = values[k + u * kSellSlice];
-    }
+  for (int u = 0; u < kSellBatch; ++u) {
+    const index_t k = begin + u * kSellSlice;
+    c[u] = k < end ? col_idx[k] : -1;
+    v[u] = k < end ? values[k] : V(0);
+  }
+  ready();
+  index_t k = begin;
+  for (;;) {
 #pragma unroll
     for (int u = 0; u < kSellBatch; ++u) {
       if (c[u] >= 0) sum += static_cast<double>(v[u]) * x(c[u]);
     }
-  }
-  for (; k < end; k += kSellSlice) {
-    const index_t c = col_idx[k];
-    if (c >= 0) sum += static_cast<double>(values[k]) * x(c);
+    k += kSellBatch * kSellSlice;
+    if (k >= end) break;
+#pragma unroll
+    for (int u = 0; u < kSellBatch; ++u) {
+      const index_t kk = k + u * kSellSlice;
+      c[u] = kk < end ? col_idx[kk] : -1;
+      v[u] = kk < end ? values[kk] : V(0);
+    }
   }
   return sum;
+}
+
+template <typename V, typename Gather>
+__device__ __forceinline__ double sell_sum(const index_t* __restrict__ col_idx,
+                                           const V* __restrict__ values, index_t begin, index_t end,
+                                           Gather x) {
+  return sell_sum(col_idx, values, begin, end, x, [] {});
 }
 
 /// sum_k A(row, k) x(col k) over lane `lane` of slice `slice`.
@@ -91,41 +124,81 @@ __global__ void __launch_bounds__(kBlockThreads)
 
 /// Forward half of (L L^T)^{-1}: rows of one range of L after the first. y on the first
 /// range [0, first_end) is b * dl, formed here; the last range writes z = y * du.
+/// Launched after the previous kernel (launch_after_previous): with `prefetch` the factor
+/// (layout, values, diagonals) is read before waiting for that kernel, the vectors after;
+/// that is safe only when the previous kernel is one of these solve kernels, which never
+/// write the factor (the first launch of a half follows a kernel of the caller's).
 template <typename V>
 __global__ void __launch_bounds__(kBlockThreads)
     sell_llt_forward_rows(index_t begin, index_t end, index_t first_slice, index_t first_end,
-                          bool last, SellView<V> l, const V* __restrict__ dl,
+                          bool last, bool prefetch, SellView<V> l, const V* __restrict__ dl,
                           const V* __restrict__ du, const double* __restrict__ b, double* y,
                           double* __restrict__ z) {
+  allow_next();
+  if (!prefetch) wait_for_previous();
   const index_t t = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
   const index_t row = begin + t;
-  if (row >= end) return;
+  if (row >= end) {
+    wait_for_previous();
+    return;
+  }
   const index_t slice = first_slice + t / kSellSlice;
+  const double scale = static_cast<double>(dl[row]);
+  const double scale_last = last ? static_cast<double>(du[row]) : 0.0;
   // The first range's own step, (b - 0) * dl, rounds as b * dl does.
-  const double sum =
-      sell_sum(l.col_idx, l.values, l.slice_ptr[slice] + t % kSellSlice, l.slice_ptr[slice + 1],
-               [=](index_t c) { return c < first_end ? b[c] * static_cast<double>(dl[c]) : y[c]; });
-  const double v = (b[row] - sum) * static_cast<double>(dl[row]);
+  const double sum = sell_sum(
+      l.col_idx, l.values, l.slice_ptr[slice] + t % kSellSlice, l.slice_ptr[slice + 1],
+      [=](index_t c) { return c < first_end ? b[c] * static_cast<double>(dl[c]) : y[c]; },
+      wait_for_previous);
+  const double v = (b[row] - sum) * scale;
   if (last) {
-    z[row] = v * static_cast<double>(du[row]);
+    z[row] = v * scale_last;
   } else {
     y[row] = v;
   }
 }
 
 /// Backward half: rows of one range of L^T, those from last_begin on done already.
+/// Launched after the previous kernel, as the forward half.
 template <typename V>
 __global__ void __launch_bounds__(kBlockThreads)
     sell_llt_backward_rows(index_t begin, index_t end, index_t first_slice, index_t first_end,
-                           index_t last_begin, SellView<V> u, const V* __restrict__ dl,
-                           const V* __restrict__ du, const double* __restrict__ b,
-                           const double* __restrict__ y, double* z) {
+                           index_t last_begin, bool prefetch, SellView<V> u,
+                           const V* __restrict__ dl, const V* __restrict__ du,
+                           const double* __restrict__ b, const double* __restrict__ y, double* z) {
+  allow_next();
+  if (!prefetch) wait_for_previous();
   const index_t t = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
   const index_t row = begin + t;
-  if (row >= end || row >= last_begin) return;
-  const double sum = sell_row_sum(u, first_slice + t / kSellSlice, t % kSellSlice, z);
-  const double own = row < first_end ? b[row] * static_cast<double>(dl[row]) : y[row];
-  z[row] = (own - sum) * static_cast<double>(du[row]);
+  if (row >= end || row >= last_begin) {
+    wait_for_previous();
+    return;
+  }
+  const index_t slice = first_slice + t / kSellSlice;
+  const double scale = static_cast<double>(du[row]);
+  const double own_scale = row < first_end ? static_cast<double>(dl[row]) : 0.0;
+  const double sum = sell_sum(
+      u.col_idx, u.values, u.slice_ptr[slice] + t % kSellSlice, u.slice_ptr[slice + 1],
+      [z](index_t c) { return z[c]; }, wait_for_previous);
+  const double own = row < first_end ? b[row] * own_scale : y[row];
+  z[row] = (own - sum) * scale;
+}
+
+/// Launches `kernel` on `stream` so that it may start before the kernel ahead of it
+/// ends (programmatic stream serialization); the kernel waits with wait_for_previous().
+template <typename... Params, typename... Args>
+void launch_after_previous(void (*kernel)(Params...), int blocks, cudaStream_t stream,
+                           Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(blocks));
+  config.blockDim = dim3(kBlockThreads);
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  PRISM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
 }
 
 int blocks_for(index_t n) {
@@ -154,14 +227,15 @@ void llt_forward(const SellTriangle<V>& lower, const V* du, const double* b, dou
   if (ptr.size() < 2) return;
   const std::size_t ranges = ptr.size() - 1;
   const index_t first_end = ptr[1];
+  bool prefetch = false;  // only behind a launch of this loop
   // The first range is skipped unless it is also the last (a diagonal triangle).
   for (std::size_t r = ranges == 1 ? 0 : 1; r < ranges; ++r) {
     const index_t begin = ptr[r], end = ptr[r + 1];
     if (end <= begin) continue;
-    sell_llt_forward_rows<V><<<blocks_for(end - begin), kBlockThreads, 0, stream>>>(
-        begin, end, (*lower.range_slice)[r], first_end, r + 1 == ranges, lower.strict,
-        lower.inverse_diagonal, du, b, y, z);
-    PRISM_CUDA_CHECK_LAUNCH();
+    launch_after_previous(sell_llt_forward_rows<V>, blocks_for(end - begin), stream, begin, end,
+                          (*lower.range_slice)[r], first_end, r + 1 == ranges, prefetch,
+                          lower.strict, lower.inverse_diagonal, du, b, y, z);
+    prefetch = true;
   }
 }
 
@@ -172,14 +246,15 @@ void llt_backward(const SellTriangle<V>& upper, const SellTriangle<V>& lower, co
   const std::vector<index_t>& up = *upper.range_ptr;
   if (lp.size() < 2) return;
   const index_t first_end = lp[1], last_begin = lp[lp.size() - 2];
+  bool prefetch = false;  // only behind a launch of this loop
   for (std::size_t i = 0; i + 1 < up.size(); ++i) {
     const std::size_t r = up.size() - 2 - i;
     const index_t begin = up[r], end = std::min(up[r + 1], last_begin);
     if (end <= begin) continue;
-    sell_llt_backward_rows<V><<<blocks_for(end - begin), kBlockThreads, 0, stream>>>(
-        begin, end, (*upper.range_slice)[r], first_end, last_begin, upper.strict,
-        lower.inverse_diagonal, upper.inverse_diagonal, b, y, z);
-    PRISM_CUDA_CHECK_LAUNCH();
+    launch_after_previous(sell_llt_backward_rows<V>, blocks_for(end - begin), stream, begin, end,
+                          (*upper.range_slice)[r], first_end, last_begin, prefetch, upper.strict,
+                          lower.inverse_diagonal, upper.inverse_diagonal, b, y, z);
+    prefetch = true;
   }
 }
 
