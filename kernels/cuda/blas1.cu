@@ -1,6 +1,7 @@
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/dependent_launch.cuh"
 
 #include <algorithm>
 
@@ -26,6 +27,8 @@ __device__ __forceinline__ double block_sum(double value) {
 
 __global__ void dot_partials_kernel(index_t n, const double* __restrict__ x,
                                     const double* __restrict__ y, double* __restrict__ partials) {
+  wait_for_previous();
+  allow_next();
   double sum = 0.0;
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
     sum += x[i] * y[i];
@@ -97,6 +100,8 @@ __device__ double sum_of_partials(const double* __restrict__ partials, int count
 __global__ void cg_residual_kernel(index_t n, const double* __restrict__ q, double* __restrict__ r,
                                    const double* __restrict__ in_partials, int count,
                                    double* __restrict__ partials, double* __restrict__ scalars) {
+  wait_for_previous();
+  allow_next();
   const double pq = sum_of_partials(in_partials, count);
   const double rz = scalars[kRzNew];
   const double alpha = is_positive(rz) && is_positive(pq) ? rz / pq : 0.0;
@@ -121,6 +126,8 @@ __global__ void cg_direction_dot_kernel(index_t n, const double* __restrict__ z,
                                         double* __restrict__ p, double* __restrict__ x,
                                         const double* __restrict__ in_partials, int count,
                                         double* __restrict__ scalars) {
+  wait_for_previous();
+  allow_next();
   const double rz_new = sum_of_partials(in_partials, count);
   const double rz = scalars[kRz];
   const double beta = is_positive(rz) ? rz_new / rz : 0.0;
@@ -170,17 +177,15 @@ void dot(index_t n, const double* x, const double* y, double* partials, double* 
 int dot_partials(index_t n, const double* x, const double* y, double* partials,
                  cudaStream_t stream) {
   const int blocks = reduction_grid(n);
-  dot_partials_kernel<<<blocks, kThreads, 0, stream>>>(n, x, y, partials);
-  PRISM_CUDA_CHECK_LAUNCH();
+  launch_after_previous(dot_partials_kernel, blocks, kThreads, stream, n, x, y, partials);
   return blocks;
 }
 
 int cg_residual(index_t n, const double* q, double* r, const double* in_partials, int count,
                 double* partials, double* scalars, bool finish_rr, cudaStream_t stream) {
   const int blocks = reduction_grid(n);
-  cg_residual_kernel<<<blocks, kThreads, 0, stream>>>(n, q, r, in_partials, count, partials,
-                                                      scalars);
-  PRISM_CUDA_CHECK_LAUNCH();
+  launch_after_previous(cg_residual_kernel, blocks, kThreads, stream, n, q, r, in_partials, count,
+                        partials, scalars);
   if (finish_rr) {
     finish_sum<<<1, kThreads, 0, stream>>>(partials, blocks, scalars, kRr);
     PRISM_CUDA_CHECK_LAUNCH();
@@ -192,9 +197,8 @@ void cg_direction_dot(index_t n, const double* r, const double* z, double* p, do
                       double* partials, double* scalars, cudaStream_t stream) {
   const int count = dot_partials(n, r, z, partials, stream);
   // A fixed grid: every block re-reads the partials (8 KB), so not one block per 256 rows.
-  cg_direction_dot_kernel<<<reduction_grid(n), kThreads, 0, stream>>>(n, z, p, x, partials, count,
-                                                                      scalars);
-  PRISM_CUDA_CHECK_LAUNCH();
+  launch_after_previous(cg_direction_dot_kernel, reduction_grid(n), kThreads, stream, n, z, p, x,
+                        partials, count, scalars);
 }
 
 void cg_finish(index_t n, const double* p, double* x, const double* scalars, cudaStream_t stream) {

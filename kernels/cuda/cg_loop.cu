@@ -2,6 +2,7 @@
 
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/dependent_launch.cuh"
 
 namespace prism::kernels::cuda {
 namespace {
@@ -12,6 +13,7 @@ __global__ void __launch_bounds__(kThreads)
     cg_loop_check_kernel(cudaGraphConditionalHandle handle, double* scalars,
                          const double* __restrict__ rr_partials, int rr_count, LoopState* state,
                          double* history, double target, int max_iterations) {
+  wait_for_previous();
   if (rr_count > 0) {
     double sum = 0.0;
     for (int i = threadIdx.x; i < rr_count; i += kThreads) sum += rr_partials[i];
@@ -33,9 +35,8 @@ __global__ void __launch_bounds__(kThreads)
 void cg_loop_check(cudaGraphConditionalHandle handle, double* scalars, const double* rr_partials,
                    int rr_count, LoopState* state, double* history, double target,
                    int max_iterations, cudaStream_t stream) {
-  cg_loop_check_kernel<<<1, kThreads, 0, stream>>>(handle, scalars, rr_partials, rr_count, state,
-                                                   history, target, max_iterations);
-  PRISM_CUDA_CHECK(cudaGetLastError());
+  launch_after_previous(cg_loop_check_kernel, 1, kThreads, stream, handle, scalars, rr_partials,
+                        rr_count, state, history, target, max_iterations);
 }
 
 }  // namespace prism::kernels::cuda

@@ -1,6 +1,7 @@
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/sell.hpp"
 
 #include <algorithm>
@@ -15,24 +16,6 @@ constexpr int kBlockThreads = 256;
 /// row waits a memory latency per entry; colors of few, long rows (G3_circuit's last
 /// colors) are bound by it.
 constexpr int kSellBatch = 4;
-
-/// Programmatic dependent launch (sm_90): a kernel launched with
-/// launch_after_previous() may start while the kernel before it on the stream still runs;
-/// it must call wait_for_previous() before touching anything that kernel (or one before
-/// it) writes. Below sm_90 both are no-ops and the launch attribute is ignored.
-__device__ __forceinline__ void wait_for_previous() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-
-/// Lets the next kernel on the stream, if launched with launch_after_previous(), start
-/// its blocks as this kernel's blocks retire.
-__device__ __forceinline__ void allow_next() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;");
-#endif
-}
 
 /// sum over the stored entries [begin, end) of one lane (stride kSellSlice) of
 /// value * x(column), padding (column -1) skipped, in entry order (batching changes only
@@ -98,6 +81,8 @@ __global__ void __launch_bounds__(kBlockThreads)
 __global__ void __launch_bounds__(kBlockThreads)
     sell_spmv_dot_kernel(index_t rows, SellView<double> a, const double* __restrict__ x,
                          double* __restrict__ y, double* __restrict__ partials) {
+  wait_for_previous();
+  allow_next();
   double dot = 0.0;
   for (index_t row = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x; row < rows;
        row += static_cast<index_t>(gridDim.x) * kBlockThreads) {
@@ -184,23 +169,6 @@ __global__ void __launch_bounds__(kBlockThreads)
   z[row] = (own - sum) * scale;
 }
 
-/// Launches `kernel` on `stream` so that it may start before the kernel ahead of it
-/// ends (programmatic stream serialization); the kernel waits with wait_for_previous().
-template <typename... Params, typename... Args>
-void launch_after_previous(void (*kernel)(Params...), int blocks, cudaStream_t stream,
-                           Args&&... args) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(blocks));
-  config.blockDim = dim3(kBlockThreads);
-  config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  PRISM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
-}
-
 int blocks_for(index_t n) {
   return static_cast<int>((static_cast<long long>(n) + kBlockThreads - 1) / kBlockThreads);
 }
@@ -232,8 +200,8 @@ void llt_forward(const SellTriangle<V>& lower, const V* du, const double* b, dou
   for (std::size_t r = ranges == 1 ? 0 : 1; r < ranges; ++r) {
     const index_t begin = ptr[r], end = ptr[r + 1];
     if (end <= begin) continue;
-    launch_after_previous(sell_llt_forward_rows<V>, blocks_for(end - begin), stream, begin, end,
-                          (*lower.range_slice)[r], first_end, r + 1 == ranges, prefetch,
+    launch_after_previous(sell_llt_forward_rows<V>, blocks_for(end - begin), kBlockThreads, stream,
+                          begin, end, (*lower.range_slice)[r], first_end, r + 1 == ranges, prefetch,
                           lower.strict, lower.inverse_diagonal, du, b, y, z);
     prefetch = true;
   }
@@ -251,9 +219,9 @@ void llt_backward(const SellTriangle<V>& upper, const SellTriangle<V>& lower, co
     const std::size_t r = up.size() - 2 - i;
     const index_t begin = up[r], end = std::min(up[r + 1], last_begin);
     if (end <= begin) continue;
-    launch_after_previous(sell_llt_backward_rows<V>, blocks_for(end - begin), stream, begin, end,
-                          (*upper.range_slice)[r], first_end, last_begin, prefetch, upper.strict,
-                          lower.inverse_diagonal, upper.inverse_diagonal, b, y, z);
+    launch_after_previous(sell_llt_backward_rows<V>, blocks_for(end - begin), kBlockThreads, stream,
+                          begin, end, (*upper.range_slice)[r], first_end, last_begin, prefetch,
+                          upper.strict, lower.inverse_diagonal, upper.inverse_diagonal, b, y, z);
     prefetch = true;
   }
 }
@@ -286,8 +254,8 @@ void sell_spmv(index_t rows, SellView<double> a, const double* x, double* y, cud
 int sell_spmv_dot(index_t rows, SellView<double> a, const double* x, double* y, double* partials,
                   cudaStream_t stream) {
   const int blocks = std::max(1, std::min(blocks_for(rows), kReductionBlocks));
-  sell_spmv_dot_kernel<<<blocks, kBlockThreads, 0, stream>>>(rows, a, x, y, partials);
-  PRISM_CUDA_CHECK_LAUNCH();
+  launch_after_previous(sell_spmv_dot_kernel, blocks, kBlockThreads, stream, rows, a, x, y,
+                        partials);
   return blocks;
 }
 

@@ -1,0 +1,51 @@
+#pragma once
+// Programmatic dependent launch (sm_90 and later): a kernel launched with
+// launch_after_previous() may be scheduled while the kernel ahead of it on the stream
+// still runs, so its launch and block start-up overlap that kernel's last wave instead of
+// following its end. Such a kernel must call wait_for_previous() in every thread before it
+// touches memory the kernels ahead of it write; what it reads before (data no kernel of
+// the sequence writes) is its own contract. Every kernel launched this way waits before it
+// ends, so the wait of the next one covers all earlier kernels too. Below sm_90 the
+// instructions compile to nothing and the launch attribute is ignored (plain stream
+// order). In a CUDA graph, captured launches keep the relation as programmatic edges.
+
+#include "kernels/cuda/check.hpp"
+
+#include <cuda_runtime.h>
+
+namespace prism::kernels::cuda {
+
+/// Blocks until the kernel ahead of this one on the stream has finished and its memory
+/// operations are visible.
+__device__ __forceinline__ void wait_for_previous() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/// Lets the next kernel on the stream, if launched with launch_after_previous(), be
+/// scheduled as this kernel's blocks retire.
+__device__ __forceinline__ void allow_next() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+
+/// Launches kernel<<<blocks, threads, 0, stream>>>(args...) with programmatic stream
+/// serialization allowed.
+template <typename... Params, typename... Args>
+void launch_after_previous(void (*kernel)(Params...), int blocks, int threads, cudaStream_t stream,
+                           Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(blocks));
+  config.blockDim = dim3(static_cast<unsigned>(threads));
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  PRISM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
+}
+
+}  // namespace prism::kernels::cuda
