@@ -1062,16 +1062,15 @@ std::size_t trsv_workspace_bytes() {
 }
 
 bool trsm_auto_blocked(index_t m, index_t nrhs) {
-  // H200, inverted diagonal tiles (tools/dense_triangular.md): the data-flow kernel wins
-  // while X is small (double 1024 x 1000: 154 against 160 us blocked; 4096 x 64: 522
-  // against 566), the blocked algorithm from about 3M entries of X on (4096 x 1000: 860
-  // against 1313; 2048 x 2048: 441 against 681; 1024 x 10000: 511 against 800; float
-  // 4096 x 4096: 2129 against 3188). Just below the threshold the blocked algorithm is
-  // already up to 20% faster (2048 x 1000: 338 against 406; 1024 x 2048: 184 against 215);
-  // the threshold was set before the blocked path inverted all tiles in one launch. It
-  // needs two diagonal blocks.
+  // H200, inverted diagonal tiles, all inverted in one launch (tools/dense_triangular.md):
+  // the data-flow kernel wins while X is small (double 1024 x 1000: 154 against 160 us
+  // blocked; 4096 x 64: 522 against 566; float 1024 x 1000: 136 against 140), the blocked
+  // algorithm from about 2M entries of X on (double 2048 x 1000: 338 against 406;
+  // 1024 x 2048: 184 against 215; float 2048 x 1000: 321 against 337; 4096 x 1000: 860
+  // against 1313). The threshold, 1.5M entries, lies between the largest data-flow win
+  // (1.02M) and the smallest blocked one (2.05M). It needs two diagonal blocks.
   return m >= 2 * trsm_auto_block_rows(m, nrhs) &&
-         static_cast<double>(m) * static_cast<double>(nrhs) >= double(3 << 20);
+         static_cast<double>(m) * static_cast<double>(nrhs) >= double(3 << 19);
 }
 
 index_t trsm_auto_block_rows(index_t m, index_t nrhs) {
