@@ -108,7 +108,8 @@ __global__ void __launch_bounds__(kBlockThreads)
 }
 
 /// Forward half of (L L^T)^{-1}: rows of one range of L after the first. y on the first
-/// range [0, first_end) is b * dl, formed here; the last range writes z = y * du.
+/// range [0, first_end) is b * dl, formed here; rows from z_begin on (no entry of L^T)
+/// also write z = y * du, and the last range writes only z.
 /// Launched after the previous kernel (launch_after_previous): with `prefetch` the factor
 /// (layout, values, diagonals) is read before waiting for that kernel, the vectors after;
 /// that is safe only behind another launch of the same half, which never writes the
@@ -117,9 +118,9 @@ __global__ void __launch_bounds__(kBlockThreads)
 template <typename V>
 __global__ void __launch_bounds__(kBlockThreads)
     sell_llt_forward_rows(index_t begin, index_t end, index_t first_slice, index_t first_end,
-                          bool last, bool prefetch, SellView<V> l, const V* __restrict__ dl,
-                          const V* __restrict__ du, const double* __restrict__ b, double* y,
-                          double* __restrict__ z) {
+                          index_t z_begin, bool last, bool prefetch, SellView<V> l,
+                          const V* __restrict__ dl, const V* __restrict__ du,
+                          const double* __restrict__ b, double* y, double* __restrict__ z) {
   // Without prefetch, wait before letting the next kernel start: a prefetching kernel
   // behind this one may then rely on the caller's kernel ahead of this one being done.
   if (!prefetch) wait_for_previous();
@@ -132,35 +133,33 @@ __global__ void __launch_bounds__(kBlockThreads)
   }
   const index_t slice = first_slice + t / kSellSlice;
   const double scale = static_cast<double>(dl[row]);
-  const double scale_last = last ? static_cast<double>(du[row]) : 0.0;
+  const bool writes_z = row >= z_begin;
+  const double scale_z = writes_z ? static_cast<double>(du[row]) : 0.0;
   // The first range's own step, (b - 0) * dl, rounds as b * dl does.
   const double sum = sell_sum(
       l.col_idx, l.values, l.slice_ptr[slice] + t % kSellSlice, l.slice_ptr[slice + 1],
       [=](index_t c) { return c < first_end ? b[c] * static_cast<double>(dl[c]) : y[c]; },
       wait_for_previous);
   const double v = (b[row] - sum) * scale;
-  if (last) {
-    z[row] = v * scale_last;
-  } else {
-    y[row] = v;
-  }
+  if (writes_z) z[row] = v * scale_z;
+  if (!last) y[row] = v;
 }
 
-/// Backward half: rows of one range of L^T, those from last_begin on done already.
+/// Backward half: rows of one range of L^T, those from z_begin on done already.
 /// Launched after the previous kernel, as the forward half.
 template <typename V>
 __global__ void __launch_bounds__(kBlockThreads)
     sell_llt_backward_rows(index_t begin, index_t end, index_t first_slice, index_t first_end,
-                           index_t last_begin, bool prefetch, SellView<V> u,
-                           const V* __restrict__ dl, const V* __restrict__ du,
-                           const double* __restrict__ b, const double* __restrict__ y, double* z) {
+                           index_t z_begin, bool prefetch, SellView<V> u, const V* __restrict__ dl,
+                           const V* __restrict__ du, const double* __restrict__ b,
+                           const double* __restrict__ y, double* z) {
   // Without prefetch, wait before letting the next kernel start: a prefetching kernel
   // behind this one may then rely on the caller's kernel ahead of this one being done.
   if (!prefetch) wait_for_previous();
   allow_next();
   const index_t t = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
   const index_t row = begin + t;
-  if (row >= end || row >= last_begin) {
+  if (row >= end || row >= z_begin) {
     wait_for_previous();
     return;
   }
@@ -193,21 +192,37 @@ void solve(SellView<V> strict, const V* inverse_diagonal, const std::vector<inde
   }
 }
 
+/// First row whose backward step the forward half does (sell.hpp, sell_llt_forward): the
+/// lower triangle's last range, and before it the rows of the upper triangle's last range
+/// (they have no entry of L^T), but not the first range (no forward launch there). One
+/// range: every row.
 template <typename V>
-void llt_forward(const SellTriangle<V>& lower, const V* du, const double* b, double* y, double* z,
-                 cudaStream_t stream) {
+index_t folded_begin(const SellTriangle<V>& lower, const SellTriangle<V>& upper) {
+  const std::vector<index_t>& lp = *lower.range_ptr;
+  const std::vector<index_t>& up = *upper.range_ptr;
+  if (lp.size() <= 2) return 0;
+  const index_t first_end = lp[1], last_begin = lp[lp.size() - 2];
+  const index_t upper_last = up.size() >= 2 ? up[up.size() - 2] : last_begin;
+  return std::max(first_end, std::min(last_begin, upper_last));
+}
+
+template <typename V>
+void llt_forward(const SellTriangle<V>& lower, const SellTriangle<V>& upper, const double* b,
+                 double* y, double* z, cudaStream_t stream) {
   const std::vector<index_t>& ptr = *lower.range_ptr;
   if (ptr.size() < 2) return;
   const std::size_t ranges = ptr.size() - 1;
   const index_t first_end = ptr[1];
+  const index_t z_begin = folded_begin(lower, upper);
   bool prefetch = false;  // only behind a launch of this loop
   // The first range is skipped unless it is also the last (a diagonal triangle).
   for (std::size_t r = ranges == 1 ? 0 : 1; r < ranges; ++r) {
     const index_t begin = ptr[r], end = ptr[r + 1];
     if (end <= begin) continue;
     launch_after_previous(sell_llt_forward_rows<V>, blocks_for(end - begin), kBlockThreads, stream,
-                          begin, end, (*lower.range_slice)[r], first_end, r + 1 == ranges, prefetch,
-                          lower.strict, lower.inverse_diagonal, du, b, y, z);
+                          begin, end, (*lower.range_slice)[r], first_end, z_begin, r + 1 == ranges,
+                          prefetch, lower.strict, lower.inverse_diagonal, upper.inverse_diagonal, b,
+                          y, z);
     prefetch = true;
   }
 }
@@ -218,14 +233,14 @@ void llt_backward(const SellTriangle<V>& upper, const SellTriangle<V>& lower, co
   const std::vector<index_t>& lp = *lower.range_ptr;
   const std::vector<index_t>& up = *upper.range_ptr;
   if (lp.size() < 2) return;
-  const index_t first_end = lp[1], last_begin = lp[lp.size() - 2];
+  const index_t first_end = lp[1], z_begin = folded_begin(lower, upper);
   bool prefetch = false;  // only behind a launch of this loop
   for (std::size_t i = 0; i + 1 < up.size(); ++i) {
     const std::size_t r = up.size() - 2 - i;
-    const index_t begin = up[r], end = std::min(up[r + 1], last_begin);
+    const index_t begin = up[r], end = std::min(up[r + 1], z_begin);
     if (end <= begin) continue;
     launch_after_previous(sell_llt_backward_rows<V>, blocks_for(end - begin), kBlockThreads, stream,
-                          begin, end, (*upper.range_slice)[r], first_end, last_begin, prefetch,
+                          begin, end, (*upper.range_slice)[r], first_end, z_begin, prefetch,
                           upper.strict, lower.inverse_diagonal, upper.inverse_diagonal, b, y, z);
     prefetch = true;
   }
@@ -233,13 +248,13 @@ void llt_backward(const SellTriangle<V>& upper, const SellTriangle<V>& lower, co
 
 }  // namespace
 
-void sell_llt_forward(const SellTriangle<double>& lower, const double* du, const double* b,
-                      double* y, double* z, cudaStream_t stream) {
-  llt_forward(lower, du, b, y, z, stream);
+void sell_llt_forward(const SellTriangle<double>& lower, const SellTriangle<double>& upper,
+                      const double* b, double* y, double* z, cudaStream_t stream) {
+  llt_forward(lower, upper, b, y, z, stream);
 }
-void sell_llt_forward(const SellTriangle<float>& lower, const float* du, const double* b, double* y,
-                      double* z, cudaStream_t stream) {
-  llt_forward(lower, du, b, y, z, stream);
+void sell_llt_forward(const SellTriangle<float>& lower, const SellTriangle<float>& upper,
+                      const double* b, double* y, double* z, cudaStream_t stream) {
+  llt_forward(lower, upper, b, y, z, stream);
 }
 void sell_llt_backward(const SellTriangle<double>& upper, const SellTriangle<double>& lower,
                        const double* b, const double* y, double* z, cudaStream_t stream) {

@@ -41,14 +41,15 @@ void sell_colorset_solve(SellView<float> strict, const float* inverse_diagonal,
                          double* x, cudaStream_t stream);
 
 /// The two halves of z = (L L^T)^{-1} b with both triangles color-set solves in SELL:
-/// `lower` = strict L over its ranges (lower_range_ptr: first range [0, f) has no strict
-/// entries, last range [a, n) no upper ones), `upper` = strict L^T over its own ranges,
-/// `dl` and `du` the two inverse diagonals (equal values, one copy per triangle).
-/// Equal bit for bit to sell_colorset_solve lower (b -> y) then upper (y -> z), with two
-/// passes folded away: y on the first range is b * dl, formed where it is read and never
-/// stored, and the last range's forward step writes z = y * du at once. So y holds L^{-1} b
-/// only on rows [f, a); the forward half runs ranges 1 .. last (or the one range), the
-/// backward half the upper ranges that start before a. y and z must not alias b.
+/// `lower` = strict L over its ranges (first range [0, f) has no strict entries, last
+/// range [a, n) no upper ones), `upper` = strict L^T over its own ranges, each with its
+/// inverse diagonal (equal values, one copy per triangle). Equal bit for bit to
+/// sell_colorset_solve lower (b -> y) then upper (y -> z), with passes folded away: y on
+/// the first range is b * dl, formed where it is read and never stored, and every row from
+/// e = max(f, min(a, start of upper's last range)) on has no entry of L^T (upper's last
+/// range depends on nothing), so its forward step writes z = y * du at once. So y holds
+/// L^{-1} b only on rows [f, a); the forward half runs lower ranges 1 .. last (or the one
+/// range), the backward half the rows of upper ranges before e. y and z must not alias b.
 template <typename V>
 struct SellTriangle {
   SellView<V> strict;
@@ -56,10 +57,10 @@ struct SellTriangle {
   const std::vector<index_t>* range_ptr = nullptr;
   const std::vector<index_t>* range_slice = nullptr;
 };
-void sell_llt_forward(const SellTriangle<double>& lower, const double* du, const double* b,
-                      double* y, double* z, cudaStream_t stream);
-void sell_llt_forward(const SellTriangle<float>& lower, const float* du, const double* b, double* y,
-                      double* z, cudaStream_t stream);
+void sell_llt_forward(const SellTriangle<double>& lower, const SellTriangle<double>& upper,
+                      const double* b, double* y, double* z, cudaStream_t stream);
+void sell_llt_forward(const SellTriangle<float>& lower, const SellTriangle<float>& upper,
+                      const double* b, double* y, double* z, cudaStream_t stream);
 void sell_llt_backward(const SellTriangle<double>& upper, const SellTriangle<double>& lower,
                        const double* b, const double* y, double* z, cudaStream_t stream);
 void sell_llt_backward(const SellTriangle<float>& upper, const SellTriangle<float>& lower,

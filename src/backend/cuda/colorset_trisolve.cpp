@@ -139,11 +139,11 @@ void DeviceColorset::forward_pair(const DeviceColorset& lower, const DeviceColor
   if (lower.precision_ == Precision::mixed) {
     kernels::cuda::sell_llt_forward(
         lower.sell_triangle(lower.values32_.data(), lower.inverse32_.data()),
-        upper.inverse32_.data(), b, y, z, stream);
+        upper.sell_triangle(upper.values32_.data(), upper.inverse32_.data()), b, y, z, stream);
   } else {
     kernels::cuda::sell_llt_forward(
-        lower.sell_triangle(lower.values_.data(), lower.inverse_.data()), upper.inverse_.data(), b,
-        y, z, stream);
+        lower.sell_triangle(lower.values_.data(), lower.inverse_.data()),
+        upper.sell_triangle(upper.values_.data(), upper.inverse_.data()), b, y, z, stream);
   }
 }
 

@@ -52,7 +52,7 @@ class DeviceColorset {
   /// z = (L L^T)^{-1} b in two halves for lower = L and upper = L^T with pair_fuses
   /// (kernels/cuda/sell.hpp, sell_llt_forward): equal bit for bit to lower.solve(b, y),
   /// upper.solve(y, z), without the first color's forward and the last color's backward
-  /// pass. y and z must not alias b.
+  /// pass (nor the backward pass of upper's last range). y and z must not alias b.
   static void forward_pair(const DeviceColorset& lower, const DeviceColorset& upper,
                            const double* b, double* y, double* z, cudaStream_t stream);
   static void backward_pair(const DeviceColorset& lower, const DeviceColorset& upper,
@@ -60,6 +60,9 @@ class DeviceColorset {
   /// Bytes the pair's halves do not move against two solve() calls, in the solves'
   /// traffic model (precond/ic0.cpp): the rows of the two skipped passes, less the first
   /// range's right-hand side and inverse diagonal read a second time by the backward half.
+  /// Rows of the upper triangle's last range before the lower's last range also skip
+  /// their backward pass (sell_llt_forward); they are not counted, so the modeled bytes
+  /// stay an upper bound.
   static double pair_bytes_saved(const DeviceColorset& lower);
 
  private:
