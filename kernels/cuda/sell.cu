@@ -107,6 +107,14 @@ __global__ void __launch_bounds__(kBlockThreads)
   x[row] = (b[row] - sum) * static_cast<double>(inverse_diagonal[row]);
 }
 
+/// Start of a solve kernel of the halves: without prefetch it waits before it lets the
+/// next kernel start, so that a prefetching kernel behind it may rely on the caller's
+/// kernel ahead of this one being done.
+__device__ __forceinline__ void start_after_previous(bool prefetch) {
+  if (!prefetch) wait_for_previous();
+  allow_next();
+}
+
 /// Forward half of (L L^T)^{-1}: rows of one range of L after the first. y on the first
 /// range [0, first_end) is b * dl, formed here; rows from z_begin on (no entry of L^T)
 /// also write z = y * du, and the last range writes only z.
@@ -121,10 +129,7 @@ __global__ void __launch_bounds__(kBlockThreads)
                           index_t z_begin, bool last, bool prefetch, SellView<V> l,
                           const V* __restrict__ dl, const V* __restrict__ du,
                           const double* __restrict__ b, double* y, double* __restrict__ z) {
-  // Without prefetch, wait before letting the next kernel start: a prefetching kernel
-  // behind this one may then rely on the caller's kernel ahead of this one being done.
-  if (!prefetch) wait_for_previous();
-  allow_next();
+  start_after_previous(prefetch);
   const index_t t = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
   const index_t row = begin + t;
   if (row >= end) {
@@ -153,10 +158,7 @@ __global__ void __launch_bounds__(kBlockThreads)
                            index_t z_begin, bool prefetch, SellView<V> u, const V* __restrict__ dl,
                            const V* __restrict__ du, const double* __restrict__ b,
                            const double* __restrict__ y, double* z) {
-  // Without prefetch, wait before letting the next kernel start: a prefetching kernel
-  // behind this one may then rely on the caller's kernel ahead of this one being done.
-  if (!prefetch) wait_for_previous();
-  allow_next();
+  start_after_previous(prefetch);
   const index_t t = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
   const index_t row = begin + t;
   if (row >= end || row >= z_begin) {
