@@ -46,6 +46,31 @@ __global__ void finish_sum(const double* __restrict__ partials, int count,
   if (threadIdx.x == 0) scalars[out] = sum;
 }
 
+constexpr int kWideThreads = 1024;
+
+/// finish_sum for thousands of partials, as a dependent launch: one block of
+/// kWideThreads, each thread's loads issued four at a time.
+__global__ void __launch_bounds__(kWideThreads)
+    finish_wide_sum(const double* __restrict__ partials, int count, double* __restrict__ scalars,
+                    int out) {
+  wait_for_previous();
+  allow_next();
+  constexpr int kBatch = 4;
+  double sum = 0.0;
+  for (int i = threadIdx.x; i < count; i += kBatch * kWideThreads) {
+    double v[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int k = i + u * kWideThreads;
+      v[u] = k < count ? partials[k] : 0.0;
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) sum += v[u];
+  }
+  sum = cuda::block_sum<kWideThreads>(sum);
+  if (threadIdx.x == 0) scalars[out] = sum;
+}
+
 __global__ void axpy_kernel(index_t n, double a, const double* __restrict__ x,
                             double* __restrict__ y) {
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
@@ -122,13 +147,10 @@ __global__ void cg_residual_kernel(index_t n, const double* __restrict__ q, doub
   }
 }
 
-__global__ void cg_direction_dot_kernel(index_t n, const double* __restrict__ z,
-                                        double* __restrict__ p, double* __restrict__ x,
-                                        const double* __restrict__ in_partials, int count,
-                                        double* __restrict__ scalars) {
-  wait_for_previous();
-  allow_next();
-  const double rz_new = sum_of_partials(in_partials, count);
+/// beta = rz_new / s[rz]; x += s[alpha] p; p = z + beta p over the grid-stride rows.
+__device__ __forceinline__ void direction_and_x(index_t n, const double* __restrict__ z,
+                                                double* __restrict__ p, double* __restrict__ x,
+                                                double rz_new, const double* scalars) {
   const double rz = scalars[kRz];
   const double beta = is_positive(rz) ? rz_new / rz : 0.0;
   const double alpha = scalars[kAlpha];
@@ -136,7 +158,25 @@ __global__ void cg_direction_dot_kernel(index_t n, const double* __restrict__ z,
     x[i] += alpha * p[i];
     p[i] = z[i] + beta * p[i];
   }
+}
+
+__global__ void cg_direction_dot_kernel(index_t n, const double* __restrict__ z,
+                                        double* __restrict__ p, double* __restrict__ x,
+                                        const double* __restrict__ in_partials, int count,
+                                        double* __restrict__ scalars) {
+  wait_for_previous();
+  allow_next();
+  const double rz_new = sum_of_partials(in_partials, count);
+  direction_and_x(n, z, p, x, rz_new, scalars);
   if (blockIdx.x == 0 && threadIdx.x == 0) scalars[kRzNew] = rz_new;  // read by no block here
+}
+
+__global__ void cg_direction_x_kernel(index_t n, const double* __restrict__ z,
+                                      double* __restrict__ p, double* __restrict__ x,
+                                      const double* __restrict__ scalars) {
+  wait_for_previous();
+  allow_next();
+  direction_and_x(n, z, p, x, scalars[kRzNew], scalars);
 }
 
 __global__ void cg_finish_kernel(index_t n, const double* __restrict__ p, double* __restrict__ x,
@@ -201,6 +241,11 @@ void cg_direction_dot(index_t n, const double* r, const double* z, double* p, do
                         partials, count, scalars);
 }
 
+void cg_direction_x(index_t n, const double* z, double* p, double* x, const double* scalars,
+                    cudaStream_t stream) {
+  launch_after_previous(cg_direction_x_kernel, grid_for(n), kThreads, stream, n, z, p, x, scalars);
+}
+
 void cg_finish(index_t n, const double* p, double* x, const double* scalars, cudaStream_t stream) {
   cg_finish_kernel<<<grid_for(n), kThreads, 0, stream>>>(n, p, x, scalars);
   PRISM_CUDA_CHECK_LAUNCH();
@@ -210,6 +255,11 @@ void sum_partials(const double* partials, int count, double* scalars, int out,
                   cudaStream_t stream) {
   finish_sum<<<1, kThreads, 0, stream>>>(partials, count, scalars, out);
   PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void sum_many_partials(const double* partials, int count, double* scalars, int out,
+                       cudaStream_t stream) {
+  launch_after_previous(finish_wide_sum, 1, kWideThreads, stream, partials, count, scalars, out);
 }
 
 void axpy(index_t n, double a, const double* x, double* y, cudaStream_t stream) {

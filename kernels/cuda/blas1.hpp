@@ -23,6 +23,12 @@ void dot(index_t n, const double* x, const double* y, double* partials, double* 
 /// reduction whose first pass is fused into another kernel (e.g. sell_spmv_dot).
 void sum_partials(const double* partials, int count, double* scalars, int out, cudaStream_t stream);
 
+/// sum_partials for thousands of partials (one block of 1024 threads, in its own fixed
+/// order), launched after the previous kernel (dependent_launch.cuh): the second pass of
+/// a dot formed by the color-set solves, one partial per block of theirs.
+void sum_many_partials(const double* partials, int count, double* scalars, int out,
+                       cudaStream_t stream);
+
 /// y += a x
 void axpy(index_t n, double a, const double* x, double* y, cudaStream_t stream);
 
@@ -56,6 +62,11 @@ int cg_residual(index_t n, const double* q, double* r, const double* in_partials
 /// x += s[alpha] p; p = z + beta p; s[rz_new] = rz_new. `partials` is workspace.
 void cg_direction_dot(index_t n, const double* r, const double* z, double* p, double* x,
                       double* partials, double* scalars, cudaStream_t stream);
+
+/// cg_direction_dot with rz_new already in s[rz_new] (formed by the preconditioner):
+/// beta = s[rz_new] / s[rz]; x += s[alpha] p; p = z + beta p.
+void cg_direction_x(index_t n, const double* z, double* p, double* x, const double* scalars,
+                    cudaStream_t stream);
 
 /// x += s[alpha] p
 void cg_finish(index_t n, const double* p, double* x, const double* scalars, cudaStream_t stream);

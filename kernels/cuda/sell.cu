@@ -115,64 +115,79 @@ __device__ __forceinline__ void start_after_previous(bool prefetch) {
   allow_next();
 }
 
+/// partials[blockIdx.x] = sum of `value` over the block (a dot's first pass).
+__device__ __forceinline__ void write_block_partial(double value, double* __restrict__ partials) {
+  value = block_sum<kBlockThreads>(value);
+  if (threadIdx.x == 0) partials[blockIdx.x] = value;
+}
+
 /// Forward half of (L L^T)^{-1}: rows of one range of L after the first. y on the first
 /// range [0, first_end) is b * dl, formed here; rows from z_begin on (no entry of L^T)
-/// also write z = y * du, and the last range writes only z.
+/// also write z = y * du, and the last range writes only z. With Dot, partials[block] =
+/// the block's part of |y|^2 (sell.hpp, sell_llt_forward).
 /// Launched after the previous kernel (launch_after_previous): with `prefetch` the factor
 /// (layout, values, diagonals) is read before waiting for that kernel, the vectors after;
 /// that is safe only behind another launch of the same half, which never writes the
 /// factor and let this one start only after the caller's kernels were done (the first
 /// launch of a half, behind a kernel of the caller's, runs without prefetch).
-template <typename V>
+template <typename V, bool Dot>
 __global__ void __launch_bounds__(kBlockThreads)
     sell_llt_forward_rows(index_t begin, index_t end, index_t first_slice, index_t first_end,
                           index_t z_begin, bool last, bool prefetch, SellView<V> l,
                           const V* __restrict__ dl, const V* __restrict__ du,
-                          const double* __restrict__ b, double* y, double* __restrict__ z) {
+                          const double* __restrict__ b, double* y, double* __restrict__ z,
+                          double* __restrict__ partials) {
   start_after_previous(prefetch);
   const index_t t = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
   const index_t row = begin + t;
-  if (row >= end) {
+  double v = 0.0;
+  if (row < end) {
+    const index_t slice = first_slice + t / kSellSlice;
+    const double scale = static_cast<double>(dl[row]);
+    const bool writes_z = row >= z_begin;
+    const double scale_z = writes_z ? static_cast<double>(du[row]) : 0.0;
+    // The first range's own step, (b - 0) * dl, rounds as b * dl does.
+    const double sum = sell_sum(
+        l.col_idx, l.values, l.slice_ptr[slice] + t % kSellSlice, l.slice_ptr[slice + 1],
+        [=](index_t c) { return c < first_end ? b[c] * static_cast<double>(dl[c]) : y[c]; },
+        wait_for_previous);
+    v = (b[row] - sum) * scale;
+    if (writes_z) z[row] = v * scale_z;
+    if (!last) y[row] = v;
+  } else {
     wait_for_previous();
-    return;
   }
-  const index_t slice = first_slice + t / kSellSlice;
-  const double scale = static_cast<double>(dl[row]);
-  const bool writes_z = row >= z_begin;
-  const double scale_z = writes_z ? static_cast<double>(du[row]) : 0.0;
-  // The first range's own step, (b - 0) * dl, rounds as b * dl does.
-  const double sum = sell_sum(
-      l.col_idx, l.values, l.slice_ptr[slice] + t % kSellSlice, l.slice_ptr[slice + 1],
-      [=](index_t c) { return c < first_end ? b[c] * static_cast<double>(dl[c]) : y[c]; },
-      wait_for_previous);
-  const double v = (b[row] - sum) * scale;
-  if (writes_z) z[row] = v * scale_z;
-  if (!last) y[row] = v;
+  if constexpr (Dot) write_block_partial(v * v, partials);
 }
 
-/// Backward half: rows of one range of L^T, those from z_begin on done already.
+/// Backward half: rows of one range of L^T, those from z_begin on done already. With
+/// Dot, partials[block] = the block's part of |y|^2 over its rows of the first range
+/// (y = b * dl there, formed here; the forward half has the other rows).
 /// Launched after the previous kernel, as the forward half.
-template <typename V>
+template <typename V, bool Dot>
 __global__ void __launch_bounds__(kBlockThreads)
     sell_llt_backward_rows(index_t begin, index_t end, index_t first_slice, index_t first_end,
                            index_t z_begin, bool prefetch, SellView<V> u, const V* __restrict__ dl,
                            const V* __restrict__ du, const double* __restrict__ b,
-                           const double* __restrict__ y, double* z) {
+                           const double* __restrict__ y, double* z, double* __restrict__ partials) {
   start_after_previous(prefetch);
   const index_t t = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
   const index_t row = begin + t;
-  if (row >= end || row >= z_begin) {
+  double own_square = 0.0;
+  if (row < end && row < z_begin) {
+    const index_t slice = first_slice + t / kSellSlice;
+    const double scale = static_cast<double>(du[row]);
+    const double own_scale = row < first_end ? static_cast<double>(dl[row]) : 0.0;
+    const double sum = sell_sum(
+        u.col_idx, u.values, u.slice_ptr[slice] + t % kSellSlice, u.slice_ptr[slice + 1],
+        [z](index_t c) { return z[c]; }, wait_for_previous);
+    const double own = row < first_end ? b[row] * own_scale : y[row];
+    z[row] = (own - sum) * scale;
+    if (row < first_end) own_square = own * own;
+  } else {
     wait_for_previous();
-    return;
   }
-  const index_t slice = first_slice + t / kSellSlice;
-  const double scale = static_cast<double>(du[row]);
-  const double own_scale = row < first_end ? static_cast<double>(dl[row]) : 0.0;
-  const double sum = sell_sum(
-      u.col_idx, u.values, u.slice_ptr[slice] + t % kSellSlice, u.slice_ptr[slice + 1],
-      [z](index_t c) { return z[c]; }, wait_for_previous);
-  const double own = row < first_end ? b[row] * own_scale : y[row];
-  z[row] = (own - sum) * scale;
+  if constexpr (Dot) write_block_partial(own_square, partials);
 }
 
 int blocks_for(index_t n) {
@@ -209,62 +224,84 @@ index_t folded_begin(const SellTriangle<V>& lower, const SellTriangle<V>& upper)
 }
 
 template <typename V>
-void llt_forward(const SellTriangle<V>& lower, const SellTriangle<V>& upper, const double* b,
-                 double* y, double* z, cudaStream_t stream) {
+int llt_forward(const SellTriangle<V>& lower, const SellTriangle<V>& upper, const double* b,
+                double* y, double* z, double* partials, cudaStream_t stream) {
   const std::vector<index_t>& ptr = *lower.range_ptr;
-  if (ptr.size() < 2) return;
+  if (ptr.size() < 2) return 0;
   const std::size_t ranges = ptr.size() - 1;
   const index_t first_end = ptr[1];
   const index_t z_begin = folded_begin(lower, upper);
+  const bool dot = partials != nullptr;
+  int count = 0;
   bool prefetch = false;  // only behind a launch of this loop
   // The first range is skipped unless it is also the last (a diagonal triangle).
   for (std::size_t r = ranges == 1 ? 0 : 1; r < ranges; ++r) {
     const index_t begin = ptr[r], end = ptr[r + 1];
     if (end <= begin) continue;
-    launch_after_previous(sell_llt_forward_rows<V>, blocks_for(end - begin), kBlockThreads, stream,
-                          begin, end, (*lower.range_slice)[r], first_end, z_begin, r + 1 == ranges,
-                          prefetch, lower.strict, lower.inverse_diagonal, upper.inverse_diagonal, b,
-                          y, z);
+    const int blocks = blocks_for(end - begin);
+    launch_after_previous(dot ? sell_llt_forward_rows<V, true> : sell_llt_forward_rows<V, false>,
+                          blocks, kBlockThreads, stream, begin, end, (*lower.range_slice)[r],
+                          first_end, z_begin, r + 1 == ranges, prefetch, lower.strict,
+                          lower.inverse_diagonal, upper.inverse_diagonal, b, y, z,
+                          dot ? partials + count : nullptr);
+    if (dot) count += blocks;
     prefetch = true;
   }
+  return count;
 }
 
 template <typename V>
-void llt_backward(const SellTriangle<V>& upper, const SellTriangle<V>& lower, const double* b,
-                  const double* y, double* z, cudaStream_t stream) {
+int llt_backward(const SellTriangle<V>& upper, const SellTriangle<V>& lower, const double* b,
+                 const double* y, double* z, double* partials, cudaStream_t stream) {
   const std::vector<index_t>& lp = *lower.range_ptr;
   const std::vector<index_t>& up = *upper.range_ptr;
-  if (lp.size() < 2) return;
+  if (lp.size() < 2) return 0;
   const index_t first_end = lp[1], z_begin = folded_begin(lower, upper);
+  int count = 0;
   bool prefetch = false;  // only behind a launch of this loop
   for (std::size_t i = 0; i + 1 < up.size(); ++i) {
     const std::size_t r = up.size() - 2 - i;
     const index_t begin = up[r], end = std::min(up[r + 1], z_begin);
     if (end <= begin) continue;
-    launch_after_previous(sell_llt_backward_rows<V>, blocks_for(end - begin), kBlockThreads, stream,
-                          begin, end, (*upper.range_slice)[r], first_end, z_begin, prefetch,
-                          upper.strict, lower.inverse_diagonal, upper.inverse_diagonal, b, y, z);
+    // Only rows of the first range add to the dot here.
+    const bool dot = partials != nullptr && begin < first_end;
+    const int blocks = blocks_for(end - begin);
+    launch_after_previous(dot ? sell_llt_backward_rows<V, true> : sell_llt_backward_rows<V, false>,
+                          blocks, kBlockThreads, stream, begin, end, (*upper.range_slice)[r],
+                          first_end, z_begin, prefetch, upper.strict, lower.inverse_diagonal,
+                          upper.inverse_diagonal, b, y, z, dot ? partials + count : nullptr);
+    if (dot) count += blocks;
     prefetch = true;
   }
+  return count;
 }
 
 }  // namespace
 
-void sell_llt_forward(const SellTriangle<double>& lower, const SellTriangle<double>& upper,
-                      const double* b, double* y, double* z, cudaStream_t stream) {
-  llt_forward(lower, upper, b, y, z, stream);
+int sell_llt_forward(const SellTriangle<double>& lower, const SellTriangle<double>& upper,
+                     const double* b, double* y, double* z, double* partials, cudaStream_t stream) {
+  return llt_forward(lower, upper, b, y, z, partials, stream);
 }
-void sell_llt_forward(const SellTriangle<float>& lower, const SellTriangle<float>& upper,
-                      const double* b, double* y, double* z, cudaStream_t stream) {
-  llt_forward(lower, upper, b, y, z, stream);
+int sell_llt_forward(const SellTriangle<float>& lower, const SellTriangle<float>& upper,
+                     const double* b, double* y, double* z, double* partials, cudaStream_t stream) {
+  return llt_forward(lower, upper, b, y, z, partials, stream);
 }
-void sell_llt_backward(const SellTriangle<double>& upper, const SellTriangle<double>& lower,
-                       const double* b, const double* y, double* z, cudaStream_t stream) {
-  llt_backward(upper, lower, b, y, z, stream);
+int sell_llt_backward(const SellTriangle<double>& upper, const SellTriangle<double>& lower,
+                      const double* b, const double* y, double* z, double* partials,
+                      cudaStream_t stream) {
+  return llt_backward(upper, lower, b, y, z, partials, stream);
 }
-void sell_llt_backward(const SellTriangle<float>& upper, const SellTriangle<float>& lower,
-                       const double* b, const double* y, double* z, cudaStream_t stream) {
-  llt_backward(upper, lower, b, y, z, stream);
+int sell_llt_backward(const SellTriangle<float>& upper, const SellTriangle<float>& lower,
+                      const double* b, const double* y, double* z, double* partials,
+                      cudaStream_t stream) {
+  return llt_backward(upper, lower, b, y, z, partials, stream);
+}
+
+int sell_llt_dot_capacity(const std::vector<index_t>& lower_ranges,
+                          const std::vector<index_t>& upper_ranges) {
+  const index_t rows = lower_ranges.empty() ? 0 : lower_ranges.back();
+  // Each half covers every row at most once, one partial per started block of a range.
+  return 2 * blocks_for(rows) + static_cast<int>(lower_ranges.size() + upper_ranges.size());
 }
 
 void sell_spmv(index_t rows, SellView<double> a, const double* x, double* y, cudaStream_t stream) {

@@ -57,13 +57,24 @@ struct SellTriangle {
   const std::vector<index_t>* range_ptr = nullptr;
   const std::vector<index_t>* range_slice = nullptr;
 };
-void sell_llt_forward(const SellTriangle<double>& lower, const SellTriangle<double>& upper,
-                      const double* b, double* y, double* z, cudaStream_t stream);
-void sell_llt_forward(const SellTriangle<float>& lower, const SellTriangle<float>& upper,
-                      const double* b, double* y, double* z, cudaStream_t stream);
-void sell_llt_backward(const SellTriangle<double>& upper, const SellTriangle<double>& lower,
-                       const double* b, const double* y, double* z, cudaStream_t stream);
-void sell_llt_backward(const SellTriangle<float>& upper, const SellTriangle<float>& lower,
-                       const double* b, const double* y, double* z, cudaStream_t stream);
+/// With `partials` (not null), each half also writes partial sums of |y|^2, y = L^{-1} b
+/// (every row's y once over the two halves, in a fixed order), and returns their count;
+/// their sum is (b, z) in exact arithmetic (z = L^{-T} y), so CG's r . z needs no pass
+/// of its own. Give backward the slots after forward's; the two counts together stay
+/// within sell_llt_dot_capacity. z is the same bit for bit with or without partials;
+/// without, both return 0.
+int sell_llt_forward(const SellTriangle<double>& lower, const SellTriangle<double>& upper,
+                     const double* b, double* y, double* z, double* partials, cudaStream_t stream);
+int sell_llt_forward(const SellTriangle<float>& lower, const SellTriangle<float>& upper,
+                     const double* b, double* y, double* z, double* partials, cudaStream_t stream);
+int sell_llt_backward(const SellTriangle<double>& upper, const SellTriangle<double>& lower,
+                      const double* b, const double* y, double* z, double* partials,
+                      cudaStream_t stream);
+int sell_llt_backward(const SellTriangle<float>& upper, const SellTriangle<float>& lower,
+                      const double* b, const double* y, double* z, double* partials,
+                      cudaStream_t stream);
+/// The most partial sums the two halves write together, for triangles with these range_ptr.
+int sell_llt_dot_capacity(const std::vector<index_t>& lower_ranges,
+                          const std::vector<index_t>& upper_ranges);
 
 }  // namespace prism::kernels::cuda

@@ -8,6 +8,7 @@
 // are, and the host reads the scalars only when it checks convergence.
 
 #include <prism/csr_matrix.hpp>
+#include <prism/errors.hpp>
 #include <prism/options.hpp>
 #include <prism/report.hpp>
 
@@ -17,6 +18,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -130,19 +132,32 @@ class Ic0Factor {
   /// the halves and skip passes (cuda, SELL: the first color's forward step and the last
   /// color's backward step are folded into their neighbours); `work` then holds only
   /// part of L^{-1} r. z must not alias r or work.
-  virtual void forward(const Vector& r, Vector& work, Vector& z) {
+  /// With `dot` (only where forms_dot()), given to both halves of one apply, the halves
+  /// also leave (r, z) in that backend scalar, formed as |L^{-1} r|^2 from values they
+  /// compute anyway: equal in exact arithmetic, never negative, and no pass reads r and
+  /// z again. z is the same bit for bit with or without it.
+  virtual void forward(const Vector& r, Vector& work, Vector& z, std::optional<Scalar> dot) {
     static_cast<void>(z);
+    check_no_dot(dot);
     solve(Triangle::lower, r, work);
   }
-  virtual void backward(const Vector& r, Vector& work, Vector& z) {
+  virtual void backward(const Vector& r, Vector& work, Vector& z, std::optional<Scalar> dot) {
     static_cast<void>(r);
+    check_no_dot(dot);
     solve(Triangle::upper, work, z);
   }
+  /// Whether forward() and backward() take a `dot`.
+  virtual bool forms_dot() const { return false; }
   /// Bytes forward() + backward() do not move against two separate solves (0 unless
   /// passes are skipped), for the preconditioner's traffic model.
   virtual double apply_bytes_saved() const { return 0.0; }
   /// Storage of the factor the solves read ("csr", or "sell" for SELL-32).
   virtual std::string layout() const { return "csr"; }
+
+ protected:
+  void check_no_dot(std::optional<Scalar> dot) const {
+    if (dot && !forms_dot()) throw Error("ic0 factor: these solves do not form (r, z)");
+  }
 };
 
 /// Times the phases of each iteration. A backend may record asynchronously (events)
@@ -271,6 +286,9 @@ class Backend {
   /// rz_new = (r, z); beta = rz_new / s[rz] (0 unless s[rz] is positive and finite);
   /// x += s[alpha] p; p = z + beta p; s[rz_new] = rz_new.
   virtual void cg_direction_dot(const Vector& r, const Vector& z, Vector& p, Vector& x) = 0;
+  /// cg_direction_dot with rz_new already in s[rz_new], formed by the preconditioner
+  /// (Ic0Factor::forms_dot): x += s[alpha] p; p = z + beta p.
+  virtual void cg_direction_x(const Vector& z, Vector& p, Vector& x) = 0;
   /// x += s[alpha] p
   virtual void cg_finish(const Vector& p, Vector& x) = 0;
 

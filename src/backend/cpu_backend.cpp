@@ -124,8 +124,9 @@ class CpuIc0Factor final : public Ic0Factor {
  public:
   CpuIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
                const std::vector<index_t>& upper_source, const std::vector<index_t>& lower_source,
-               Precision precision)
-      : lower_(lower),
+               Precision precision, ScalarValues& scalars)
+      : scalars_(scalars),
+        lower_(lower),
         upper_(upper),
         upper_source_(upper_source),
         lower_source_(lower_source),
@@ -169,6 +170,19 @@ class CpuIc0Factor final : public Ic0Factor {
     ref::colorset_solve(s.view(), s.inverse_diagonal().data(), s.block_ptr().data(), s.num_blocks(),
                         s.lower(), cast(b).data.data(), cast(x).data.data());
   }
+  // The halves form the dot as the CUDA engine does: (r, z) as |L^{-1} r|^2.
+  bool forms_dot() const override { return true; }
+  void forward(const Vector& r, Vector& work, Vector& z, std::optional<Scalar> dot) override {
+    Ic0Factor::forward(r, work, z, std::nullopt);
+    if (dot) {
+      const double* y = cast(work).data.data();
+      scalars_[static_cast<int>(*dot)] = ref::dot(work.size(), y, y);
+    }
+  }
+  void backward(const Vector& r, Vector& work, Vector& z, std::optional<Scalar> dot) override {
+    static_cast<void>(dot);  // formed by forward()
+    Ic0Factor::backward(r, work, z, std::nullopt);
+  }
 
  private:
   /// SplitTriangle inverts the diagonal at construction; the pattern has no values yet.
@@ -179,6 +193,7 @@ class CpuIc0Factor final : public Ic0Factor {
   kernels::CsrView<double> pattern() const {
     return {lower_.rows, lower_.cols, lower_.row_ptr.data(), lower_.col_idx.data(), nullptr};
   }
+  ScalarValues& scalars_;  // the backend's CG scalars
   CsrMatrix<double> lower_;
   CsrMatrix<double> upper_;
   std::vector<index_t> upper_source_;
@@ -305,7 +320,8 @@ class CpuBackend final : public Backend {
                                              const std::vector<index_t>& upper_source,
                                              const std::vector<index_t>& lower_source,
                                              const TrisolveSpec& spec) override {
-    return std::make_unique<CpuIc0Factor>(lower, upper, upper_source, lower_source, spec.precision);
+    return std::make_unique<CpuIc0Factor>(lower, upper, upper_source, lower_source, spec.precision,
+                                          s_);
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {
@@ -399,6 +415,14 @@ class CpuBackend final : public Backend {
               cast(x).data.data());
     ref::xpay(z.size(), cast(z).data.data(), beta, cast(p).data.data());
     s_[static_cast<int>(Scalar::rz_new)] = rz_new;
+  }
+  void cg_direction_x(const Vector& z, Vector& p, Vector& x) override {
+    check_size(z, p, "cg_direction_x");
+    const double rz = s_[static_cast<int>(Scalar::rz)];
+    const double beta = positive(rz) ? s_[static_cast<int>(Scalar::rz_new)] / rz : 0.0;
+    ref::axpy(x.size(), s_[static_cast<int>(Scalar::alpha)], cast(p).data.data(),
+              cast(x).data.data());
+    ref::xpay(z.size(), cast(z).data.data(), beta, cast(p).data.data());
   }
   void cg_finish(const Vector& p, Vector& x) override {
     ref::axpy(x.size(), s_[static_cast<int>(Scalar::alpha)], cast(p).data.data(),

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 namespace prism::precond {
@@ -228,22 +229,22 @@ class Ic0 final : public Preconditioner {
   }
 
   void apply(const backend::Vector& r, backend::Vector& z) override {
-    solve_lower(r, z);  // L y = r
-    solve_upper(r, z);  // L^T z = y
+    solve_lower(r, z, std::nullopt);  // L y = r
+    solve_upper(r, z, std::nullopt);  // L^T z = y
   }
 
-  /// The phases are the two halves; with the backend's factor these may fold passes
-  /// (backend::Ic0Factor::forward), each half keeps half the traffic.
   void apply_timed(const backend::Vector& r, backend::Vector& z, backend::PhaseTimer& timer,
                    PhaseArray& bytes) override {
-    timer.begin(Phase::lower_solve);
-    solve_lower(r, z);
-    timer.end(Phase::lower_solve);
-    timer.begin(Phase::upper_solve);
-    solve_upper(r, z);
-    timer.end(Phase::upper_solve);
-    bytes[static_cast<int>(Phase::lower_solve)] += bytes_per_apply() / 2;
-    bytes[static_cast<int>(Phase::upper_solve)] += bytes_per_apply() / 2;
+    timed_halves(r, z, std::nullopt, timer, bytes);
+  }
+
+  /// The backend's factor may form (r, z) as |L^{-1} r|^2 in its halves
+  /// (backend::Ic0Factor::forms_dot), which saves CG a pass over r and z.
+  bool apply_timed_dot(const backend::Vector& r, backend::Vector& z, backend::Scalar dot,
+                       backend::PhaseTimer& timer, PhaseArray& bytes) override {
+    const bool forms = engine_ && engine_->forms_dot();
+    timed_halves(r, z, forms ? std::optional<backend::Scalar>(dot) : std::nullopt, timer, bytes);
+    return forms;
   }
 
   double bytes_per_apply() const override {
@@ -277,18 +278,34 @@ class Ic0 final : public Preconditioner {
   backend::TrisolveSpec spec() const {
     return {options_.trisolve, options_.ic0.precision, options_.colorset_layout};
   }
+  /// The phases are the two halves; with the backend's factor these may fold passes
+  /// (backend::Ic0Factor::forward), each half keeps half the traffic.
+  void timed_halves(const backend::Vector& r, backend::Vector& z,
+                    std::optional<backend::Scalar> dot, backend::PhaseTimer& timer,
+                    PhaseArray& bytes) {
+    timer.begin(Phase::lower_solve);
+    solve_lower(r, z, dot);
+    timer.end(Phase::lower_solve);
+    timer.begin(Phase::upper_solve);
+    solve_upper(r, z, dot);
+    timer.end(Phase::upper_solve);
+    bytes[static_cast<int>(Phase::lower_solve)] += bytes_per_apply() / 2;
+    bytes[static_cast<int>(Phase::upper_solve)] += bytes_per_apply() / 2;
+  }
   /// L y = r into work_ (the engine's forward half may also write part of z).
-  void solve_lower(const backend::Vector& r, backend::Vector& z) {
+  void solve_lower(const backend::Vector& r, backend::Vector& z,
+                   std::optional<backend::Scalar> dot) {
     if (engine_) {
-      engine_->forward(r, *work_, z);
+      engine_->forward(r, *work_, z, dot);
     } else {
       lower_->solve(r, *work_);
     }
   }
-  /// L^T z = y from work_.
-  void solve_upper(const backend::Vector& r, backend::Vector& z) {
+  /// L^T z = y from work_ (with `dot`, also the backend scalar (r, z)).
+  void solve_upper(const backend::Vector& r, backend::Vector& z,
+                   std::optional<backend::Scalar> dot) {
     if (engine_) {
-      engine_->backward(r, *work_, z);
+      engine_->backward(r, *work_, z, dot);
     } else {
       upper_->solve(*work_, z);
     }

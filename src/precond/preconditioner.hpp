@@ -50,6 +50,15 @@ class Preconditioner {
     timer.end(Phase::precond);
     bytes[static_cast<int>(Phase::precond)] += bytes_per_apply();
   }
+  /// apply_timed(), and where this preconditioner forms (r, z) on the way (returns true)
+  /// the backend's scalar `dot` = (r, z), with no pass of its own; false: the caller
+  /// forms the dot.
+  virtual bool apply_timed_dot(const backend::Vector& r, backend::Vector& z, backend::Scalar dot,
+                               backend::PhaseTimer& timer, PhaseArray& bytes) {
+    static_cast<void>(dot);
+    apply_timed(r, z, timer, bytes);
+    return false;
+  }
   /// Triangular solve algorithm in use ("" for preconditioners without one).
   virtual std::string trisolve() const { return ""; }
   /// Storage of the factor the solves read ("csr" or "sell"; "" without one).

@@ -72,10 +72,12 @@ Mode pick_mode(backend::Backend& backend, const SolverOptions& options) {
 //   q = A p;  pq = (p, q);  alpha = rz / pq;  x += alpha p;  r -= alpha q;  rr = (r, r)
 //   [every check_every iterations: read rr, pq, rz and test convergence / breakdown]
 //   z = M^{-1} r;  rz_new = (r, z);  beta = rz_new / rz;  p = z + beta p
-// Memory traffic per iteration, n rows: SpMV 12 nnz + 20 n, two dots 32 n (16 n when
-// the backend fuses (p, q) into the SpMV), fused update 48 n, direction update 24 n,
-// plus the preconditioner's own. The fused steps (timing: total) move 8 n less: the
-// x update rides on the direction update (x += alpha p with p read once for both).
+// Memory traffic per iteration, n rows: SpMV 12 nnz + 20 n, two dots 32 n (16 n less
+// when the backend fuses (p, q) into the SpMV, and 16 n less when the preconditioner
+// forms (r, z) on the way: Preconditioner::apply_timed_dot), fused update 48 n,
+// direction update 24 n, plus the preconditioner's own. The fused steps (timing: total)
+// move 8 n less: the x update rides on the direction update (x += alpha p with p read once
+// for both).
 PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
               precond::Preconditioner& preconditioner, const backend::Vector& b, backend::Vector& x,
               const SolverOptions& options) {
@@ -177,19 +179,26 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
     add(Phase::update, 48.0 * n_d);
   };
   auto second_half = [&] {
-    preconditioner.apply_timed(*r, *z, timer, bytes);  // z = M^{-1} r
+    // z = M^{-1} r; rz_new = (r, z) too where the preconditioner forms it on the way.
+    const bool dot_formed = preconditioner.apply_timed_dot(*r, *z, Scalar::rz_new, timer, bytes);
     if (fused_steps) {
       // rz_new = (r, z) (reads r, z), then x += alpha p, p = z + beta p (reads z, p, x).
-      backend.cg_direction_dot(*r, *z, *p, x);
-      add(Phase::dot, 16.0 * n_d);
+      if (dot_formed) {
+        backend.cg_direction_x(*z, *p, x);
+      } else {
+        backend.cg_direction_dot(*r, *z, *p, x);
+        add(Phase::dot, 16.0 * n_d);
+      }
       add(Phase::update, 40.0 * n_d);
       return;
     }
 
-    timer.begin(Phase::dot);
-    backend.dot(*r, *z, Scalar::rz_new);
-    timer.end(Phase::dot);
-    add(Phase::dot, 16.0 * n_d);
+    if (!dot_formed) {
+      timer.begin(Phase::dot);
+      backend.dot(*r, *z, Scalar::rz_new);
+      timer.end(Phase::dot);
+      add(Phase::dot, 16.0 * n_d);
+    }
 
     timer.begin(Phase::update);
     backend.cg_direction(*z, *p);  // p = z + beta p; rz = rz_new

@@ -155,12 +155,30 @@ class CudaBackendTest : public ::testing::Test {
     const std::vector<double> nan(static_cast<std::size_t>(rows), std::nan(""));
     auto r = both(random_vector(rows, seed)), work = both(nan), z = both(nan);
     auto y = both(nan), z_solves = both(nan);
-    engine.forward(*r.g, *work.g, *z.g);
-    engine.backward(*r.g, *work.g, *z.g);
+    engine.forward(*r.g, *work.g, *z.g, std::nullopt);
+    engine.backward(*r.g, *work.g, *z.g, std::nullopt);
     engine.solve(Triangle::lower, *r.g, *y.g);
     engine.solve(Triangle::upper, *y.g, *z_solves.g);
-    EXPECT_EQ(host(*gpu, *z.g), host(*gpu, *z_solves.g));
+    const std::vector<double> zh = host(*gpu, *z_solves.g);
+    EXPECT_EQ(host(*gpu, *z.g), zh);
     EXPECT_EQ(engine.apply_bytes_saved() > 0.0, engine.layout() == "sell");
+    // With SELL the halves also form (r, z) as |L^{-1} r|^2 (every row's y once over the
+    // two halves): the same z, and the dot to rounding.
+    EXPECT_EQ(engine.forms_dot(), engine.layout() == "sell");
+    if (!engine.forms_dot()) return;
+    auto z_dot = both(nan);
+    engine.forward(*r.g, *work.g, *z_dot.g, Scalar::rz_new);
+    engine.backward(*r.g, *work.g, *z_dot.g, Scalar::rz_new);
+    EXPECT_EQ(host(*gpu, *z_dot.g), zh);
+    const std::vector<double> rh = host(*gpu, *r.g);
+    double rz = 0.0, scale = 0.0;
+    for (std::size_t i = 0; i < rh.size(); ++i) {
+      rz += rh[i] * zh[i];
+      scale += std::abs(rh[i] * zh[i]);
+    }
+    const double formed = gpu->read_scalars()[static_cast<int>(Scalar::rz_new)];
+    EXPECT_GT(formed, 0.0);
+    EXPECT_NEAR(formed, rz, 1e-12 * scale);
   }
 
   std::unique_ptr<Backend> gpu, cpu;

@@ -392,9 +392,10 @@ TEST(Pcg, MixedPrecisionFactorConvergesLikeDouble) {
   EXPECT_LE(std::abs(rm.iterations - rf.iterations), 2);
   EXPECT_LE(prism::test::relative_residual(a, xm, b), 1e-9);
   EXPECT_NE(xm, xf);  // the factor really was rounded
-  // The host factor and the factorization engine round the same double factor.
-  EXPECT_EQ(re.iterations, rm.iterations);
-  EXPECT_EQ(xe, xm);
+  // The host factor and the factorization engine round the same double factor; the
+  // engine also forms (r, z) as |L^{-1} r|^2, which rounds differently from the dot.
+  EXPECT_LE(std::abs(re.iterations - rm.iterations), 1);
+  EXPECT_LE(prism::test::relative_residual(a, xe, b), 1e-9);
   // Modeled traffic: 4 instead of 8 value bytes per factor entry.
   const int lower = static_cast<int>(prism::Phase::lower_solve);
   EXPECT_LT(rm.phase_bytes[lower] / rm.iterations, rf.phase_bytes[lower] / rf.iterations);

@@ -134,31 +134,32 @@ void DeviceColorset::solve(const double* b, double* x, cudaStream_t stream) cons
   }
 }
 
-void DeviceColorset::forward_pair(const DeviceColorset& lower, const DeviceColorset& upper,
-                                  const double* b, double* y, double* z, cudaStream_t stream) {
+int DeviceColorset::forward_pair(const DeviceColorset& lower, const DeviceColorset& upper,
+                                 const double* b, double* y, double* z, double* partials,
+                                 cudaStream_t stream) {
   if (lower.precision_ == Precision::mixed) {
-    kernels::cuda::sell_llt_forward(
+    return kernels::cuda::sell_llt_forward(
         lower.sell_triangle(lower.values32_.data(), lower.inverse32_.data()),
-        upper.sell_triangle(upper.values32_.data(), upper.inverse32_.data()), b, y, z, stream);
-  } else {
-    kernels::cuda::sell_llt_forward(
-        lower.sell_triangle(lower.values_.data(), lower.inverse_.data()),
-        upper.sell_triangle(upper.values_.data(), upper.inverse_.data()), b, y, z, stream);
+        upper.sell_triangle(upper.values32_.data(), upper.inverse32_.data()), b, y, z, partials,
+        stream);
   }
+  return kernels::cuda::sell_llt_forward(
+      lower.sell_triangle(lower.values_.data(), lower.inverse_.data()),
+      upper.sell_triangle(upper.values_.data(), upper.inverse_.data()), b, y, z, partials, stream);
 }
 
-void DeviceColorset::backward_pair(const DeviceColorset& lower, const DeviceColorset& upper,
-                                   const double* b, const double* y, double* z,
-                                   cudaStream_t stream) {
+int DeviceColorset::backward_pair(const DeviceColorset& lower, const DeviceColorset& upper,
+                                  const double* b, const double* y, double* z, double* partials,
+                                  cudaStream_t stream) {
   if (lower.precision_ == Precision::mixed) {
-    kernels::cuda::sell_llt_backward(
+    return kernels::cuda::sell_llt_backward(
         upper.sell_triangle(upper.values32_.data(), upper.inverse32_.data()),
-        lower.sell_triangle(lower.values32_.data(), lower.inverse32_.data()), b, y, z, stream);
-  } else {
-    kernels::cuda::sell_llt_backward(
-        upper.sell_triangle(upper.values_.data(), upper.inverse_.data()),
-        lower.sell_triangle(lower.values_.data(), lower.inverse_.data()), b, y, z, stream);
+        lower.sell_triangle(lower.values32_.data(), lower.inverse32_.data()), b, y, z, partials,
+        stream);
   }
+  return kernels::cuda::sell_llt_backward(
+      upper.sell_triangle(upper.values_.data(), upper.inverse_.data()),
+      lower.sell_triangle(lower.values_.data(), lower.inverse_.data()), b, y, z, partials, stream);
 }
 
 double DeviceColorset::pair_bytes_saved(const DeviceColorset& lower) {

@@ -53,10 +53,17 @@ class DeviceColorset {
   /// (kernels/cuda/sell.hpp, sell_llt_forward): equal bit for bit to lower.solve(b, y),
   /// upper.solve(y, z), without the first color's forward and the last color's backward
   /// pass (nor the backward pass of upper's last range). y and z must not alias b.
-  static void forward_pair(const DeviceColorset& lower, const DeviceColorset& upper,
-                           const double* b, double* y, double* z, cudaStream_t stream);
-  static void backward_pair(const DeviceColorset& lower, const DeviceColorset& upper,
-                            const double* b, const double* y, double* z, cudaStream_t stream);
+  /// With `partials` (not null) the halves also write partial sums of (b, z) (as
+  /// |L^{-1} b|^2) and return their count; backward's go after forward's, both within
+  /// pair_dot_capacity (kernels/cuda/sell.hpp, sell_llt_forward).
+  static int forward_pair(const DeviceColorset& lower, const DeviceColorset& upper, const double* b,
+                          double* y, double* z, double* partials, cudaStream_t stream);
+  static int backward_pair(const DeviceColorset& lower, const DeviceColorset& upper,
+                           const double* b, const double* y, double* z, double* partials,
+                           cudaStream_t stream);
+  static int pair_dot_capacity(const DeviceColorset& lower, const DeviceColorset& upper) {
+    return kernels::cuda::sell_llt_dot_capacity(lower.range_ptr_, upper.range_ptr_);
+  }
   /// Bytes the pair's halves do not move against two solve() calls, in the solves'
   /// traffic model (precond/ic0.cpp): the rows of the two skipped passes, less the first
   /// range's right-hand side and inverse diagonal read a second time by the backward half.

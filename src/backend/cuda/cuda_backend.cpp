@@ -362,7 +362,8 @@ class CudaBackend final : public Backend {
                                              const std::vector<index_t>& upper_source,
                                              const std::vector<index_t>& lower_source,
                                              const TrisolveSpec& spec) override {
-    return make_cuda_ic0_factor(lower, upper, upper_source, lower_source, spec, stream_.get());
+    return make_cuda_ic0_factor(lower, upper, upper_source, lower_source, spec, scalars_.data(),
+                                stream_.get());
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {
@@ -475,6 +476,11 @@ class CudaBackend final : public Backend {
     check_size(z, p, "cg_direction_dot");
     k::cg_direction_dot(z.size(), cast(r).data(), cast(z).data(), cast(p).data(), cast(x).data(),
                         partials_.data(), scalars_.data(), stream_.get());
+  }
+  void cg_direction_x(const Vector& z, Vector& p, Vector& x) override {
+    check_size(z, p, "cg_direction_x");
+    k::cg_direction_x(z.size(), cast(z).data(), cast(p).data(), cast(x).data(), scalars_.data(),
+                      stream_.get());
   }
   void cg_finish(const Vector& p, Vector& x) override {
     check_size(p, x, "cg_finish");

@@ -3,6 +3,7 @@
 #include "backend/cuda/colorset_trisolve.hpp"
 #include "backend/cuda/cuda_vector.hpp"
 #include "backend/split_triangle.hpp"
+#include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/ic0.hpp"
@@ -25,8 +26,8 @@ class CudaIc0Factor final : public Ic0Factor {
  public:
   CudaIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
                 const std::vector<index_t>& upper_source, const std::vector<index_t>& lower_source,
-                const TrisolveSpec& spec, cudaStream_t stream)
-      : stream_(stream), rows_(lower.rows) {
+                const TrisolveSpec& spec, double* scalars, cudaStream_t stream)
+      : stream_(stream), scalars_(scalars), rows_(lower.rows) {
     const SplitTriangle sl(with_unit_values(lower), Triangle::lower);
     const SplitTriangle su(with_unit_values(upper), Triangle::upper);
     // Rows of one block of the strict lower triangle never read each other: the
@@ -52,6 +53,10 @@ class CudaIc0Factor final : public Ic0Factor {
     for (std::size_t k = 0; k < from_l.size(); ++k) from_l[k] = upper_source[su.strict_source()[k]];
     lower_ = DeviceColorset(sl, sl.strict_source(), spec.precision, spec.layout, stream);
     upper_ = DeviceColorset(su, from_l, spec.precision, spec.layout, stream);
+    if (forms_dot()) {
+      dot_partials_ = DeviceBuffer<double>(
+          static_cast<std::size_t>(DeviceColorset::pair_dot_capacity(lower_, upper_)));
+    }
     // The factorization writes L into both solves' storage as each row is done.
     lower_dest_ =
         kernels::cuda::upload_and_wait(lower_.factor_destinations(lower.col_idx.size()), stream);
@@ -124,22 +129,30 @@ class CudaIc0Factor final : public Ic0Factor {
   void solve(Triangle triangle, const Vector& b, Vector& x) override {
     (triangle == Triangle::lower ? lower_ : upper_).solve(cast(b).data(), cast(x).data(), stream_);
   }
-  // SELL in both triangles: the halves fold away two passes (DeviceColorset::forward_pair).
-  void forward(const Vector& r, Vector& work, Vector& z) override {
-    if (!DeviceColorset::pair_fuses(lower_, upper_)) {
-      Ic0Factor::forward(r, work, z);
+  // SELL in both triangles: the halves fold away two passes (DeviceColorset::forward_pair)
+  // and can form the dot (r, z).
+  bool forms_dot() const override { return DeviceColorset::pair_fuses(lower_, upper_); }
+  void forward(const Vector& r, Vector& work, Vector& z, std::optional<Scalar> dot) override {
+    if (!forms_dot()) {
+      Ic0Factor::forward(r, work, z, dot);
       return;
     }
-    DeviceColorset::forward_pair(lower_, upper_, cast(r).data(), cast(work).data(), cast(z).data(),
-                                 stream_);
+    forward_partials_ =
+        DeviceColorset::forward_pair(lower_, upper_, cast(r).data(), cast(work).data(),
+                                     cast(z).data(), dot ? dot_partials_.data() : nullptr, stream_);
   }
-  void backward(const Vector& r, Vector& work, Vector& z) override {
-    if (!DeviceColorset::pair_fuses(lower_, upper_)) {
-      Ic0Factor::backward(r, work, z);
+  void backward(const Vector& r, Vector& work, Vector& z, std::optional<Scalar> dot) override {
+    if (!forms_dot()) {
+      Ic0Factor::backward(r, work, z, dot);
       return;
     }
-    DeviceColorset::backward_pair(lower_, upper_, cast(r).data(), cast(work).data(), cast(z).data(),
-                                  stream_);
+    const int count = DeviceColorset::backward_pair(
+        lower_, upper_, cast(r).data(), cast(work).data(), cast(z).data(),
+        dot ? dot_partials_.data() + forward_partials_ : nullptr, stream_);
+    if (dot) {
+      kernels::cuda::sum_many_partials(dot_partials_.data(), forward_partials_ + count, scalars_,
+                                       static_cast<int>(*dot), stream_);
+    }
   }
   double apply_bytes_saved() const override {
     return DeviceColorset::pair_fuses(lower_, upper_) ? DeviceColorset::pair_bytes_saved(lower_)
@@ -172,6 +185,7 @@ class CudaIc0Factor final : public Ic0Factor {
   }
 
   cudaStream_t stream_;
+  double* scalars_;  // the backend's CG scalars
   index_t rows_;
   std::vector<index_t> blocks_;
   std::vector<bool> warp_per_row_;  // per block: kernels::cuda::ic0_warp_per_row
@@ -190,6 +204,8 @@ class CudaIc0Factor final : public Ic0Factor {
   DeviceBuffer<index_t> entry_row_;  // the row of each entry of L
   DeviceBuffer<int> flags_{2};       // first failed pivot row; first bad diagonal row
   PinnedBuffer<int> host_flags_{2};
+  DeviceBuffer<double> dot_partials_;  // forms_dot: the halves' partial sums of the dot
+  int forward_partials_ = 0;           // how many the last forward() wrote
 };
 
 }  // namespace
@@ -198,8 +214,10 @@ std::unique_ptr<Ic0Factor> make_cuda_ic0_factor(const CsrMatrix<double>& lower,
                                                 const CsrMatrix<double>& upper,
                                                 const std::vector<index_t>& upper_source,
                                                 const std::vector<index_t>& lower_source,
-                                                const TrisolveSpec& spec, cudaStream_t stream) {
-  return std::make_unique<CudaIc0Factor>(lower, upper, upper_source, lower_source, spec, stream);
+                                                const TrisolveSpec& spec, double* scalars,
+                                                cudaStream_t stream) {
+  return std::make_unique<CudaIc0Factor>(lower, upper, upper_source, lower_source, spec, scalars,
+                                         stream);
 }
 
 }  // namespace prism::backend::cuda

@@ -14,6 +14,7 @@ std::unique_ptr<Ic0Factor> make_cuda_ic0_factor(const CsrMatrix<double>& lower,
                                                 const CsrMatrix<double>& upper,
                                                 const std::vector<index_t>& upper_source,
                                                 const std::vector<index_t>& lower_source,
-                                                const TrisolveSpec& spec, cudaStream_t stream);
+                                                const TrisolveSpec& spec, double* scalars,
+                                                cudaStream_t stream);
 
 }  // namespace prism::backend::cuda
