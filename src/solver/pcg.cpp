@@ -136,7 +136,9 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
 
   // timing: total times nothing inside the iteration, so it takes the fused steps
   // (backend.hpp: cg_step, cg_direction_dot; x lags one step). timing: phases keeps one
-  // operation per phase. Same arithmetic, same iterates.
+  // operation per phase. Same arithmetic, same iterates, except where the preconditioner
+  // forms (r, z) itself under timing: total (Preconditioner::apply_timed_dot): its rz
+  // rounds differently, and timing: phases keeps the solves' times free of it.
   const bool fused_steps = options.timing == TimingMode::total;
   preconditioner.apply(*r, *z);
   backend.copy(*z, *p);
@@ -179,11 +181,11 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
     add(Phase::update, 48.0 * n_d);
   };
   auto second_half = [&] {
-    // z = M^{-1} r; rz_new = (r, z) too where the preconditioner forms it on the way.
-    const bool dot_formed = preconditioner.apply_timed_dot(*r, *z, Scalar::rz_new, timer, bytes);
     if (fused_steps) {
-      // rz_new = (r, z) (reads r, z), then x += alpha p, p = z + beta p (reads z, p, x).
-      if (dot_formed) {
+      // z = M^{-1} r, and rz_new = (r, z) where the preconditioner forms it on the way
+      // (the same number up to rounding); else the dot reads r and z. Then x += alpha p,
+      // p = z + beta p (reads z, p, x).
+      if (preconditioner.apply_timed_dot(*r, *z, Scalar::rz_new, timer, bytes)) {
         backend.cg_direction_x(*z, *p, x);
       } else {
         backend.cg_direction_dot(*r, *z, *p, x);
@@ -193,12 +195,11 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
       return;
     }
 
-    if (!dot_formed) {
-      timer.begin(Phase::dot);
-      backend.dot(*r, *z, Scalar::rz_new);
-      timer.end(Phase::dot);
-      add(Phase::dot, 16.0 * n_d);
-    }
+    preconditioner.apply_timed(*r, *z, timer, bytes);  // z = M^{-1} r
+    timer.begin(Phase::dot);
+    backend.dot(*r, *z, Scalar::rz_new);
+    timer.end(Phase::dot);
+    add(Phase::dot, 16.0 * n_d);
 
     timer.begin(Phase::update);
     backend.cg_direction(*z, *p);  // p = z + beta p; rz = rz_new
