@@ -170,18 +170,15 @@ class CpuIc0Factor final : public Ic0Factor {
     ref::colorset_solve(s.view(), s.inverse_diagonal().data(), s.block_ptr().data(), s.num_blocks(),
                         s.lower(), cast(b).data.data(), cast(x).data.data());
   }
-  // The halves form the dot as the CUDA engine does: (r, z) as |L^{-1} r|^2.
+  // The halves form the dot as the CUDA engine does: (r, z) as |L^{-1} r|^2, here in
+  // forward(), where work holds all of L^{-1} r; backward() is the plain solve.
   bool forms_dot() const override { return true; }
   void forward(const Vector& r, Vector& work, Vector& z, std::optional<Scalar> dot) override {
-    Ic0Factor::forward(r, work, z, std::nullopt);
+    Ic0Factor::forward(r, work, z, dot);
     if (dot) {
       const double* y = cast(work).data.data();
       scalars_[static_cast<int>(*dot)] = ref::dot(work.size(), y, y);
     }
-  }
-  void backward(const Vector& r, Vector& work, Vector& z, std::optional<Scalar> dot) override {
-    static_cast<void>(dot);  // formed by forward()
-    Ic0Factor::backward(r, work, z, std::nullopt);
   }
 
  private:
