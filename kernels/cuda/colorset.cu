@@ -1,5 +1,6 @@
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/colorset.hpp"
+#include "kernels/cuda/dependent_launch.cuh"
 
 #include <algorithm>
 
@@ -11,19 +12,42 @@ constexpr int kBlockThreads = 256;
 /// Rows [begin, end) of one block; TPR consecutive lanes share a row, read its entries
 /// with unit stride (coalesced) and reduce with shuffles inside their TPR-wide segment.
 /// The factor's values are V (double, or float for precision: mixed); the sums and the
-/// vectors are double either way.
+/// vectors are double either way. Launched after the previous kernel; with `prefetch`
+/// (every launch of a solve but its first) a lane's first two entries and the inverse
+/// diagonal are read before the wait (start_after_previous), so only the gather of x
+/// and the later entries follow it.
 template <int TPR, typename V>
 __global__ void __launch_bounds__(kBlockThreads)
-    colorset_rows(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
+    colorset_rows(index_t begin, index_t end, bool prefetch, const index_t* __restrict__ row_ptr,
                   const index_t* __restrict__ col_idx, const V* __restrict__ values,
                   const V* __restrict__ inverse_diagonal, const double* b, double* x) {
+  start_after_previous(prefetch);
   const long long thread = static_cast<long long>(blockIdx.x) * kBlockThreads + threadIdx.x;
   const index_t row = begin + static_cast<index_t>(thread / TPR);
   const int lane = static_cast<int>(thread % TPR);
+  const bool valid = row < end;
+  index_t k = 0, stop = 0, col0 = 0, col1 = 0;
+  V val0 = 0, val1 = 0;
+  double scale = 0.0;
+  if (valid) {
+    k = row_ptr[row] + lane;
+    stop = row_ptr[row + 1];
+    if (k < stop) {
+      col0 = col_idx[k];
+      val0 = values[k];
+    }
+    if (k + TPR < stop) {
+      col1 = col_idx[k + TPR];
+      val1 = values[k + TPR];
+    }
+    if (lane == 0) scale = static_cast<double>(inverse_diagonal[row]);
+  }
+  wait_for_previous();
   double sum = 0.0;
-  if (row < end) {
-    const index_t stop = row_ptr[row + 1];
-    for (index_t k = row_ptr[row] + lane; k < stop; k += TPR) {
+  if (valid) {
+    if (k < stop) sum += static_cast<double>(val0) * x[col0];
+    if (k + TPR < stop) sum += static_cast<double>(val1) * x[col1];
+    for (k += 2 * TPR; k < stop; k += TPR) {
       sum += static_cast<double>(values[k]) * x[col_idx[k]];
     }
   }
@@ -33,7 +57,7 @@ __global__ void __launch_bounds__(kBlockThreads)
     }
   }
   // b is read only by the lane that writes x[row]: in-place solves are safe.
-  if (row < end && lane == 0) x[row] = (b[row] - sum) * static_cast<double>(inverse_diagonal[row]);
+  if (valid && lane == 0) x[row] = (b[row] - sum) * scale;
 }
 
 // What a thread of a fused run reads of its row before the step may start: the row, its
@@ -82,15 +106,18 @@ __device__ FusedRow<V> fetch_row(const ColorsetStep& s, const index_t* __restric
 // blockDim.x (colorset_plan). A step's row data does not depend on x, so it is fetched
 // during the previous step: after a barrier only the gather of x waits. Per row the same
 // arithmetic as colorset_rows with the step's threads per row (each lane sums its entries
-// in the same order, then the shuffle reduction).
+// in the same order, then the shuffle reduction). Launched after the previous kernel, as
+// colorset_rows: with `prefetch` the first step's rows are fetched before the wait.
 template <typename V>
 __global__ void __launch_bounds__(kFusedStepRows)
-    colorset_fused(const ColorsetStep* __restrict__ steps, int count, bool lower,
+    colorset_fused(const ColorsetStep* __restrict__ steps, int count, bool lower, bool prefetch,
                    const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
                    const V* __restrict__ values, const V* __restrict__ inverse_diagonal,
                    const double* b, double* x) {
+  start_after_previous(prefetch);
   const auto step = [&](int i) { return steps[lower ? i : count - 1 - i]; };
   FusedRow<V> f = fetch_row(step(0), row_ptr, col_idx, values);
+  wait_for_previous();
   for (int i = 0; i < count; ++i) {
     const FusedRow<V> cur = f;
     if (i + 1 < count) f = fetch_row(step(i + 1), row_ptr, col_idx, values);
@@ -114,12 +141,12 @@ __global__ void __launch_bounds__(kFusedStepRows)
 }
 
 template <int TPR, typename V>
-void launch(const ColorsetStep& s, CsrView<V> m, const V* inv, const double* b, double* x,
-            cudaStream_t stream) {
+void launch(const ColorsetStep& s, bool prefetch, CsrView<V> m, const V* inv, const double* b,
+            double* x, cudaStream_t stream) {
   const long long threads = static_cast<long long>(s.end - s.begin) * TPR;
   const int blocks = static_cast<int>((threads + kBlockThreads - 1) / kBlockThreads);
-  colorset_rows<TPR, V><<<blocks, kBlockThreads, 0, stream>>>(s.begin, s.end, m.row_ptr, m.col_idx,
-                                                              m.values, inv, b, x);
+  launch_after_previous(colorset_rows<TPR, V>, blocks, kBlockThreads, stream, s.begin, s.end,
+                        prefetch, m.row_ptr, m.col_idx, m.values, inv, b, x);
 }
 
 }  // namespace
@@ -164,45 +191,45 @@ ColorsetPlan colorset_plan(const index_t* host_row_ptr, const std::vector<index_
 namespace {
 
 template <typename V>
-void launch_step(const ColorsetStep& s, CsrView<V> strict, const V* inverse_diagonal,
+void launch_step(const ColorsetStep& s, bool prefetch, CsrView<V> strict, const V* inverse_diagonal,
                  const double* b, double* x, cudaStream_t stream) {
   switch (s.threads_per_row) {
     case 1:
-      launch<1, V>(s, strict, inverse_diagonal, b, x, stream);
+      launch<1, V>(s, prefetch, strict, inverse_diagonal, b, x, stream);
       break;
     case 2:
-      launch<2, V>(s, strict, inverse_diagonal, b, x, stream);
+      launch<2, V>(s, prefetch, strict, inverse_diagonal, b, x, stream);
       break;
     case 4:
-      launch<4, V>(s, strict, inverse_diagonal, b, x, stream);
+      launch<4, V>(s, prefetch, strict, inverse_diagonal, b, x, stream);
       break;
     case 8:
-      launch<8, V>(s, strict, inverse_diagonal, b, x, stream);
+      launch<8, V>(s, prefetch, strict, inverse_diagonal, b, x, stream);
       break;
     case 16:
-      launch<16, V>(s, strict, inverse_diagonal, b, x, stream);
+      launch<16, V>(s, prefetch, strict, inverse_diagonal, b, x, stream);
       break;
     default:
-      launch<32, V>(s, strict, inverse_diagonal, b, x, stream);
+      launch<32, V>(s, prefetch, strict, inverse_diagonal, b, x, stream);
       break;
   }
-  PRISM_CUDA_CHECK_LAUNCH();
 }
 
 template <typename V>
 void solve(CsrView<V> strict, const V* inverse_diagonal, const ColorsetPlan& plan, bool lower,
            const double* b, double* x, cudaStream_t stream) {
   const std::size_t runs = plan.runs.size();
+  bool prefetch = false;  // only behind a launch of this loop
   for (std::size_t i = 0; i < runs; ++i) {
     const ColorsetRun& r = plan.runs[lower ? i : runs - 1 - i];
     if (r.fused) {
-      colorset_fused<V><<<1, kFusedStepRows, 0, stream>>>(
-          plan.device_steps.data() + r.first, r.count, lower, strict.row_ptr, strict.col_idx,
-          strict.values, inverse_diagonal, b, x);
-      PRISM_CUDA_CHECK_LAUNCH();
+      launch_after_previous(colorset_fused<V>, 1, kFusedStepRows, stream,
+                            plan.device_steps.data() + r.first, r.count, lower, prefetch,
+                            strict.row_ptr, strict.col_idx, strict.values, inverse_diagonal, b, x);
     } else {
-      launch_step(plan.steps[r.first], strict, inverse_diagonal, b, x, stream);
+      launch_step(plan.steps[r.first], prefetch, strict, inverse_diagonal, b, x, stream);
     }
+    prefetch = true;
   }
 }
 

@@ -53,8 +53,10 @@ ColorsetPlan colorset_plan(const index_t* host_row_ptr, const std::vector<index_
 
 /// Solves (D + S) x = b on the device; `strict` and the vectors are device arrays.
 /// Lower: steps first to last; upper: last to first. x may alias b. Asynchronous on
-/// `stream`. The float overload keeps the factor in float (precision: mixed) and still
-/// sums and stores x in double.
+/// `stream`; every launch is a dependent launch (kernels/cuda/dependent_launch.cuh), all
+/// but the first reading their first factor entries before they wait for the one ahead.
+/// The float overload keeps the factor in float (precision: mixed) and still sums and
+/// stores x in double.
 void colorset_solve(CsrView<double> strict, const double* inverse_diagonal,
                     const ColorsetPlan& plan, bool lower, const double* b, double* x,
                     cudaStream_t stream);

@@ -31,6 +31,16 @@ __device__ __forceinline__ void allow_next() {
 #endif
 }
 
+/// Start of a kernel of a chain of solve launches (a launch of the chain behind another
+/// launch of the same chain may `prefetch`: read the factor before it waits). Without
+/// prefetch it waits before it lets the next kernel start, so that a prefetching kernel
+/// behind it may rely on the caller's kernels ahead of the chain being done; a prefetching
+/// kernel calls wait_for_previous() itself once its factor loads are issued.
+__device__ __forceinline__ void start_after_previous(bool prefetch) {
+  if (!prefetch) wait_for_previous();
+  allow_next();
+}
+
 /// Launches kernel<<<blocks, threads, 0, stream>>>(args...) with programmatic stream
 /// serialization allowed.
 template <typename... Params, typename... Args>

@@ -95,24 +95,27 @@ __global__ void __launch_bounds__(kBlockThreads)
 }
 
 /// Rows [begin, end) of one independent block, its slices from first_slice on. b is
-/// read only by the thread that writes x[row]: in-place solves are safe.
+/// read only by the thread that writes x[row]: in-place solves are safe. Launched after
+/// the previous kernel; with `prefetch` (every launch of a solve but its first) the first
+/// entries and the inverse diagonal are read before the wait (start_after_previous).
 template <typename V>
 __global__ void __launch_bounds__(kBlockThreads)
-    sell_colorset_rows(index_t begin, index_t end, index_t first_slice, SellView<V> s,
-                       const V* __restrict__ inverse_diagonal, const double* b, double* x) {
+    sell_colorset_rows(index_t begin, index_t end, index_t first_slice, bool prefetch,
+                       SellView<V> s, const V* __restrict__ inverse_diagonal, const double* b,
+                       double* x) {
+  start_after_previous(prefetch);
   const index_t t = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
   const index_t row = begin + t;
-  if (row >= end) return;
-  const double sum = sell_row_sum(s, first_slice + t / kSellSlice, t % kSellSlice, x);
-  x[row] = (b[row] - sum) * static_cast<double>(inverse_diagonal[row]);
-}
-
-/// Start of a solve kernel of the halves: without prefetch it waits before it lets the
-/// next kernel start, so that a prefetching kernel behind it may rely on the caller's
-/// kernel ahead of this one being done.
-__device__ __forceinline__ void start_after_previous(bool prefetch) {
-  if (!prefetch) wait_for_previous();
-  allow_next();
+  if (row >= end) {
+    wait_for_previous();
+    return;
+  }
+  const index_t slice = first_slice + t / kSellSlice;
+  const double scale = static_cast<double>(inverse_diagonal[row]);
+  const double sum = sell_sum(
+      s.col_idx, s.values, s.slice_ptr[slice] + t % kSellSlice, s.slice_ptr[slice + 1],
+      [x](index_t c) { return x[c]; }, wait_for_previous);
+  x[row] = (b[row] - sum) * scale;
 }
 
 /// partials[blockIdx.x] = sum of `value` over the block (a dot's first pass).
@@ -199,13 +202,14 @@ void solve(SellView<V> strict, const V* inverse_diagonal, const std::vector<inde
            const std::vector<index_t>& range_slice, bool lower, const double* b, double* x,
            cudaStream_t stream) {
   const std::size_t ranges = range_ptr.size() - 1;
+  bool prefetch = false;  // only behind a launch of this loop
   for (std::size_t i = 0; i < ranges; ++i) {
     const std::size_t r = lower ? i : ranges - 1 - i;
     const index_t begin = range_ptr[r], end = range_ptr[r + 1];
     if (end <= begin) continue;
-    sell_colorset_rows<V><<<blocks_for(end - begin), kBlockThreads, 0, stream>>>(
-        begin, end, range_slice[r], strict, inverse_diagonal, b, x);
-    PRISM_CUDA_CHECK_LAUNCH();
+    launch_after_previous(sell_colorset_rows<V>, blocks_for(end - begin), kBlockThreads, stream,
+                          begin, end, range_slice[r], prefetch, strict, inverse_diagonal, b, x);
+    prefetch = true;
   }
 }
 

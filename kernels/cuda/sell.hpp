@@ -30,7 +30,9 @@ int sell_spmv_dot(index_t rows, SellView<double> a, const double* x, double* y, 
 
 /// Color-set solve (D + S) x = b, S in SELL with one range per independent row block
 /// (`range_ptr` / `range_slice` from the layout, on the host), D given inverted; lower:
-/// ranges first to last, upper: last to first. x may alias b. Sums in double.
+/// ranges first to last, upper: last to first. x may alias b. Sums in double. Every
+/// launch is a dependent launch (kernels/cuda/dependent_launch.cuh); all but the first
+/// read their first factor entries before they wait for the one ahead.
 void sell_colorset_solve(SellView<double> strict, const double* inverse_diagonal,
                          const std::vector<index_t>& range_ptr,
                          const std::vector<index_t>& range_slice, bool lower, const double* b,
