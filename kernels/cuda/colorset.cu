@@ -8,6 +8,7 @@ namespace prism::kernels::cuda {
 namespace {
 
 constexpr int kBlockThreads = 256;
+static_assert(kColorsetLaneEntries == 2, "colorset_rows and fetch_row read two entries a lane");
 
 /// Rows [begin, end) of one block; TPR consecutive lanes share a row, read its entries
 /// with unit stride (coalesced) and reduce with shuffles inside their TPR-wide segment.
@@ -160,7 +161,7 @@ ColorsetPlan colorset_plan(const index_t* host_row_ptr, const std::vector<index_
     const double mean =
         static_cast<double>(host_row_ptr[end] - host_row_ptr[begin]) / (end - begin);
     int tpr = 1;
-    while (tpr < 32 && tpr < mean) tpr *= 2;
+    while (tpr < 32 && tpr * kColorsetLaneEntries < mean) tpr *= 2;
     plan.steps.push_back({begin, end, tpr});
   }
   const int steps = static_cast<int>(plan.steps.size());

@@ -44,10 +44,15 @@ struct ColorsetPlan {
   DeviceBuffer<ColorsetStep> device_steps;  ///< steps on the device (fused runs read them)
 };
 
+/// Entries of its row a lane reads before its launch waits for the one ahead
+/// (colorset_solve): with this many per lane, a row's entries need no load after the wait
+/// but the gather of x.
+inline constexpr int kColorsetLaneEntries = 2;
+
 /// The plan for a strict triangle (host row pointers) and its block pointers.
-/// threads_per_row is the power of two nearest above the block's mean entries per row,
-/// at most 32 (one warp per row); in a fused run at most kFusedStepRows / rows. Uploads
-/// the steps on `stream` and waits.
+/// threads_per_row is the smallest power of two whose lanes hold the block's mean entries
+/// per row at kColorsetLaneEntries each, at most 32 (one warp per row); in a fused run at
+/// most kFusedStepRows / rows. Uploads the steps on `stream` and waits.
 ColorsetPlan colorset_plan(const index_t* host_row_ptr, const std::vector<index_t>& block_ptr,
                            cudaStream_t stream);
 

@@ -351,9 +351,9 @@ TEST_F(CudaBackendTest, ColorsetPlanFusesRunsOfSmallSteps) {
   const std::vector<index_t> sizes{2000, 10, 20, limit, limit + 1, 5, 3000, 7};
   std::vector<index_t> block_ptr{0};
   for (index_t s : sizes) block_ptr.push_back(block_ptr.back() + s);
-  // 20 strict entries per row: 32 threads per row outside fused runs.
+  // 40 strict entries per row: 32 threads per row outside fused runs.
   std::vector<index_t> row_ptr(static_cast<std::size_t>(block_ptr.back()) + 1);
-  for (std::size_t i = 0; i < row_ptr.size(); ++i) row_ptr[i] = static_cast<index_t>(20 * i);
+  for (std::size_t i = 0; i < row_ptr.size(); ++i) row_ptr[i] = static_cast<index_t>(40 * i);
   cudaStream_t stream = nullptr;
   const auto plan = prism::kernels::cuda::colorset_plan(row_ptr.data(), block_ptr, stream);
   ASSERT_EQ(plan.steps.size(), sizes.size());
@@ -372,6 +372,29 @@ TEST_F(CudaBackendTest, ColorsetPlanFusesRunsOfSmallSteps) {
   EXPECT_EQ(plan.steps[3].threads_per_row, 1);  // 1024 rows: one thread each
   EXPECT_EQ(plan.steps[4].threads_per_row, 32);
   EXPECT_EQ(plan.steps[5].threads_per_row, 32);
+}
+
+// Threads per row: the fewest (a power of two, at most a warp) whose lanes hold the
+// step's mean entries per row at kColorsetLaneEntries each.
+TEST_F(CudaBackendTest, ColorsetPlanThreadsPerRowFollowMeanEntries) {
+  static_assert(prism::kernels::cuda::kColorsetLaneEntries == 2);
+  const std::vector<std::pair<index_t, int>> entries_and_threads{
+      {0, 1},  {1, 1},   {2, 1},   {3, 2},   {4, 2},   {13, 8},
+      {16, 8}, {17, 16}, {26, 16}, {64, 32}, {200, 32}};
+  const index_t rows = 2 * prism::kernels::cuda::kFusedStepRows;  // no fused runs
+  std::vector<index_t> block_ptr{0}, row_ptr{0};
+  for (const auto& [entries, threads] : entries_and_threads) {
+    for (index_t i = 0; i < rows; ++i) row_ptr.push_back(row_ptr.back() + entries);
+    block_ptr.push_back(block_ptr.back() + rows);
+  }
+  cudaStream_t stream = nullptr;
+  const auto plan = prism::kernels::cuda::colorset_plan(row_ptr.data(), block_ptr, stream);
+  ASSERT_EQ(plan.steps.size(), entries_and_threads.size());
+  for (std::size_t i = 0; i < entries_and_threads.size(); ++i) {
+    SCOPED_TRACE(entries_and_threads[i].first);
+    EXPECT_EQ(plan.steps[i].threads_per_row, entries_and_threads[i].second);
+    EXPECT_FALSE(plan.runs[i].fused);
+  }
 }
 
 TEST_F(CudaBackendTest, ColorsetTriangularSolvesAreEquivalentToReference) {
