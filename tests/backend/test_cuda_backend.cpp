@@ -8,6 +8,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/cpu_backend.hpp"
+#include "backend/split_triangle.hpp"
 #include "common/gpu.hpp"
 #include "common/test_matrices.hpp"
 #include "kernels/colorset.hpp"
@@ -372,6 +373,64 @@ TEST_F(CudaBackendTest, ColorsetPlanFusesRunsOfSmallSteps) {
   EXPECT_EQ(plan.steps[3].threads_per_row, 1);  // 1024 rows: one thread each
   EXPECT_EQ(plan.steps[4].threads_per_row, 32);
   EXPECT_EQ(plan.steps[5].threads_per_row, 32);
+}
+
+// x may alias b (kernels/cuda/colorset.hpp): in place, the CSR color-set solve (plain
+// launches and fused runs) gives the solution of the solve into another vector, bit for
+// bit.
+TEST_F(CudaBackendTest, ColorsetSolveInPlaceEqualsOutOfPlace) {
+  using prism::kernels::cuda::DeviceBuffer;
+  using prism::kernels::cuda::upload_and_wait;
+  cudaStream_t stream = nullptr;
+  bool fused = false;  // some plan has a fused run
+  // Colored, and the natural-order 2D grid: 6400 one-row blocks, one fused run.
+  const std::vector<std::pair<CsrMatrix<double>, bool>> matrices{
+      {prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx"), true},
+      {prism::poisson3d(21, 19, 17, 27), true},
+      {grid_and_clique(), true},
+      {prism::poisson2d(80, 80), false}};
+  for (const auto& [m, colored] : matrices) {
+    SCOPED_TRACE(m.rows);
+    const CsrMatrix<double> a =
+        colored ? prism::permute_symmetric(
+                      m, prism::color_matrix(m, prism::VertexOrder::largest_first).permutation)
+                : m;
+    prism::precond::Ic0Pattern factor(a);
+    factor.factorize(a, {});
+    for (auto tri : {prism::backend::Triangle::lower, prism::backend::Triangle::upper}) {
+      const prism::backend::SplitTriangle split(
+          tri == prism::backend::Triangle::lower ? factor.lower() : factor.upper(), tri);
+      const CsrMatrix<double>& strict = split.strict();
+      const auto plan =
+          prism::kernels::cuda::colorset_plan(strict.row_ptr.data(), split.block_ptr(), stream);
+      for (std::size_t r = 0; r < plan.runs.size(); ++r) {
+        fused = fused || plan.runs[r].fused;
+      }
+      const DeviceBuffer<index_t> row_ptr = upload_and_wait(strict.row_ptr, stream);
+      const DeviceBuffer<index_t> col_idx = upload_and_wait(strict.col_idx, stream);
+      const DeviceBuffer<double> values = upload_and_wait(strict.values, stream);
+      const DeviceBuffer<double> inverse = upload_and_wait(split.inverse_diagonal(), stream);
+      const std::vector<double> b = random_vector(a.rows, 21);
+      DeviceBuffer<double> rhs = upload_and_wait(b, stream), x(b.size()),
+                           in_place = upload_and_wait(b, stream);
+      const prism::kernels::CsrView<double> view{a.rows, a.rows, row_ptr.data(), col_idx.data(),
+                                                 values.data()};
+      const bool lower = tri == prism::backend::Triangle::lower;
+      prism::kernels::cuda::colorset_solve(view, inverse.data(), plan, lower, rhs.data(), x.data(),
+                                           stream);
+      prism::kernels::cuda::colorset_solve(view, inverse.data(), plan, lower, in_place.data(),
+                                           in_place.data(), stream);
+      std::vector<double> hx(b.size()), hi(b.size());
+      ASSERT_EQ(cudaMemcpy(hx.data(), x.data(), hx.size() * sizeof(double), cudaMemcpyDefault),
+                cudaSuccess);
+      ASSERT_EQ(
+          cudaMemcpy(hi.data(), in_place.data(), hi.size() * sizeof(double), cudaMemcpyDefault),
+          cudaSuccess);
+      EXPECT_EQ(hi, hx);
+      EXPECT_NE(hx, b);
+    }
+  }
+  EXPECT_TRUE(fused);
 }
 
 // Threads per row: the fewest (a power of two, at most a warp) whose lanes hold the
