@@ -61,42 +61,56 @@ __global__ void __launch_bounds__(kBlockThreads)
   if (valid && lane == 0) x[row] = (b[row] - sum) * scale;
 }
 
-// What a thread of a fused run reads of its row before the step may start: the row, its
-// entry range and its first two entries (lane and lane + tpr), none of which depends on x.
-template <typename V>
-struct FusedRow {
+// A thread's row of a step of a fused run and the row's entry range (row pointers only).
+struct FusedRange {
   index_t row = 0;
-  index_t next = 0;  // first entry not prefetched
+  index_t begin = 0;  // the lane's first entry
   index_t stop = 0;
-  index_t col0 = 0, col1 = 0;
-  V val0 = 0, val1 = 0;
   int tpr = 1;
   int lane = 0;
   bool valid = false;
 };
 
+__device__ FusedRange fetch_range(const ColorsetStep& s, const index_t* __restrict__ row_ptr) {
+  FusedRange r;
+  r.tpr = s.threads_per_row;
+  r.row = s.begin + static_cast<index_t>(threadIdx.x) / r.tpr;
+  r.lane = static_cast<int>(threadIdx.x) & (r.tpr - 1);
+  r.valid = r.row < s.end;
+  if (r.valid) {
+    r.begin = row_ptr[r.row] + r.lane;
+    r.stop = row_ptr[r.row + 1];
+  }
+  return r;
+}
+
+// What a thread of a fused run reads of its row before the step may start: the range, its
+// first two entries (lane and lane + tpr) and the inverse diagonal, none of which depends
+// on x.
 template <typename V>
-__device__ FusedRow<V> fetch_row(const ColorsetStep& s, const index_t* __restrict__ row_ptr,
-                                 const index_t* __restrict__ col_idx,
-                                 const V* __restrict__ values) {
+struct FusedRow {
+  FusedRange range;
+  index_t col0 = 0, col1 = 0;
+  V val0 = 0, val1 = 0;
+  V scale = 0;
+};
+
+template <typename V>
+__device__ FusedRow<V> fetch_row(const FusedRange& r, const index_t* __restrict__ col_idx,
+                                 const V* __restrict__ values,
+                                 const V* __restrict__ inverse_diagonal) {
   FusedRow<V> f;
-  f.tpr = s.threads_per_row;
-  f.row = s.begin + static_cast<index_t>(threadIdx.x) / f.tpr;
-  f.lane = static_cast<int>(threadIdx.x) & (f.tpr - 1);
-  f.valid = f.row < s.end;
-  if (f.valid) {
-    const index_t k0 = row_ptr[f.row] + f.lane;
-    f.stop = row_ptr[f.row + 1];
-    const index_t k1 = k0 + f.tpr;
-    if (k0 < f.stop) {
-      f.col0 = col_idx[k0];
-      f.val0 = values[k0];
+  f.range = r;
+  if (r.valid) {
+    if (r.begin < r.stop) {
+      f.col0 = col_idx[r.begin];
+      f.val0 = values[r.begin];
     }
-    if (k1 < f.stop) {
-      f.col1 = col_idx[k1];
-      f.val1 = values[k1];
+    if (r.begin + r.tpr < r.stop) {
+      f.col1 = col_idx[r.begin + r.tpr];
+      f.val1 = values[r.begin + r.tpr];
     }
-    f.next = k1 + f.tpr;
+    if (r.lane == 0) f.scale = inverse_diagonal[r.row];
   }
   return f;
 }
@@ -105,10 +119,13 @@ __device__ FusedRow<V> fetch_row(const ColorsetStep& s, const index_t* __restric
 // (first to last for lower, last to first for upper), a barrier between steps making each
 // step's x visible to the next. Every step fits one pass: rows * threads_per_row <=
 // blockDim.x (colorset_plan). A step's row data does not depend on x, so it is fetched
-// during the previous step: after a barrier only the gather of x waits. Per row the same
-// arithmetic as colorset_rows with the step's threads per row (each lane sums its entries
-// in the same order, then the shuffle reduction). Launched after the previous kernel, as
-// colorset_rows: with `prefetch` the first step's rows are fetched before the wait.
+// ahead, in two stages: the row pointers two steps ahead, the first entries and the
+// inverse diagonal one step ahead; a step's own loads (the gathers of x and its
+// right-hand side) are issued first. After a barrier only the gather of x waits. Per row
+// the same arithmetic as colorset_rows with the step's threads per row (each lane sums
+// its entries in the same order, then the shuffle reduction). Launched after the previous
+// kernel, as colorset_rows: with `prefetch` the first steps' rows are fetched before the
+// wait.
 template <typename V>
 __global__ void __launch_bounds__(kFusedStepRows)
     colorset_fused(const ColorsetStep* __restrict__ steps, int count, bool lower, bool prefetch,
@@ -117,26 +134,31 @@ __global__ void __launch_bounds__(kFusedStepRows)
                    const double* b, double* x) {
   start_after_previous(prefetch);
   const auto step = [&](int i) { return steps[lower ? i : count - 1 - i]; };
-  FusedRow<V> f = fetch_row(step(0), row_ptr, col_idx, values);
+  FusedRow<V> f = fetch_row(fetch_range(step(0), row_ptr), col_idx, values, inverse_diagonal);
+  FusedRange ahead = count > 1 ? fetch_range(step(1), row_ptr) : FusedRange{};
   wait_for_previous();
   for (int i = 0; i < count; ++i) {
     const FusedRow<V> cur = f;
-    if (i + 1 < count) f = fetch_row(step(i + 1), row_ptr, col_idx, values);
+    const FusedRange& r = cur.range;
+    const bool has0 = r.valid && r.begin < r.stop;
+    const bool has1 = r.valid && r.begin + r.tpr < r.stop;
+    const double x0 = has0 ? x[cur.col0] : 0.0, x1 = has1 ? x[cur.col1] : 0.0;
+    // b is read only by the lane that writes x[row]: in-place solves are safe.
+    const double rhs = r.valid && r.lane == 0 ? b[r.row] : 0.0;
+    if (i + 1 < count) f = fetch_row(ahead, col_idx, values, inverse_diagonal);
+    if (i + 2 < count) ahead = fetch_range(step(i + 2), row_ptr);
     double sum = 0.0;
-    if (cur.valid) {
-      const index_t k0 = cur.next - 2 * cur.tpr;
-      if (k0 < cur.stop) sum += static_cast<double>(cur.val0) * x[cur.col0];
-      if (k0 + cur.tpr < cur.stop) sum += static_cast<double>(cur.val1) * x[cur.col1];
-      for (index_t k = cur.next; k < cur.stop; k += cur.tpr) {
+    if (has0) sum += static_cast<double>(cur.val0) * x0;
+    if (has1) sum += static_cast<double>(cur.val1) * x1;
+    if (r.valid) {
+      for (index_t k = r.begin + 2 * r.tpr; k < r.stop; k += r.tpr) {
         sum += static_cast<double>(values[k]) * x[col_idx[k]];
       }
     }
-    for (int offset = cur.tpr / 2; offset > 0; offset /= 2) {
-      sum += __shfl_down_sync(0xffffffffu, sum, offset, cur.tpr);
+    for (int offset = r.tpr / 2; offset > 0; offset /= 2) {
+      sum += __shfl_down_sync(0xffffffffu, sum, offset, r.tpr);
     }
-    if (cur.valid && cur.lane == 0) {
-      x[cur.row] = (b[cur.row] - sum) * static_cast<double>(inverse_diagonal[cur.row]);
-    }
+    if (r.valid && r.lane == 0) x[r.row] = (rhs - sum) * static_cast<double>(cur.scale);
     __syncthreads();
   }
 }
