@@ -383,7 +383,8 @@ TEST_F(CudaBackendTest, ColorsetSolveInPlaceEqualsOutOfPlace) {
   using prism::kernels::cuda::upload_and_wait;
   cudaStream_t stream = nullptr;
   bool fused = false;  // some plan has a fused run
-  // Colored, and the natural-order 2D grid: 6400 one-row blocks, one fused run.
+  // Colored, and the natural-order 2D grid: about 6300 blocks of one or two rows, one
+  // fused run.
   const std::vector<std::pair<CsrMatrix<double>, bool>> matrices{
       {prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx"), true},
       {prism::poisson3d(21, 19, 17, 27), true},
