@@ -61,12 +61,19 @@ __device__ __forceinline__ double sell_sum(const index_t* __restrict__ col_idx,
   return sell_sum(col_idx, values, begin, end, x, [] {});
 }
 
-/// sum_k A(row, k) x(col k) over lane `lane` of slice `slice`.
+/// sum_k A(row, k) x(col k) over lane `lane` of slice `slice`; `ready` as in sell_sum.
+template <typename V, typename Ready>
+__device__ __forceinline__ double sell_row_sum(SellView<V> a, index_t slice, int lane,
+                                               const double* x, Ready ready) {
+  return sell_sum(
+      a.col_idx, a.values, a.slice_ptr[slice] + lane, a.slice_ptr[slice + 1],
+      [x](index_t c) { return x[c]; }, ready);
+}
+
 template <typename V>
 __device__ __forceinline__ double sell_row_sum(SellView<V> a, index_t slice, int lane,
                                                const double* x) {
-  return sell_sum(a.col_idx, a.values, a.slice_ptr[slice] + lane, a.slice_ptr[slice + 1],
-                  [x](index_t c) { return x[c]; });
+  return sell_row_sum(a, slice, lane, x, [] {});
 }
 
 __global__ void __launch_bounds__(kBlockThreads)
@@ -110,11 +117,9 @@ __global__ void __launch_bounds__(kBlockThreads)
     wait_for_previous();
     return;
   }
-  const index_t slice = first_slice + t / kSellSlice;
   const double scale = static_cast<double>(inverse_diagonal[row]);
-  const double sum = sell_sum(
-      s.col_idx, s.values, s.slice_ptr[slice] + t % kSellSlice, s.slice_ptr[slice + 1],
-      [x](index_t c) { return x[c]; }, wait_for_previous);
+  const double sum =
+      sell_row_sum(s, first_slice + t / kSellSlice, t % kSellSlice, x, wait_for_previous);
   x[row] = (b[row] - sum) * scale;
 }
 
