@@ -1,20 +1,26 @@
+#include "kernels/cuda/async_copy.cuh"
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/ic0.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
 
 namespace prism::kernels::cuda {
 namespace {
 
 constexpr int kThreads = 128;
+constexpr int kStagedThreads = 32;  // ic0_rows_staged: one warp a block
 
 int blocks_for(long long n) {
   return static_cast<int>((n + kThreads - 1) / kThreads);
 }
 
-/// Entry p of row i of L_s is final: its unscaled value into the solves' copies.
-__device__ __forceinline__ void emit_entry(const Ic0Output& out, index_t i, index_t p, double ls) {
-  if (out.lower_dest == nullptr) return;
-  const double v = __dmul_rn(ls, out.row_scale[i]);
-  const index_t dl = out.lower_dest[p], du = out.upper_dest[p];
+/// An unscaled entry v of L into the solves' copies, at dl of the lower one and du of the
+/// upper one (-1: not stored there).
+__device__ __forceinline__ void store_entry(const Ic0Output& out, index_t dl, index_t du,
+                                            double v) {
   if (out.lower != nullptr) {
     if (dl >= 0) out.lower[dl] = v;
     if (du >= 0) out.upper[du] = v;
@@ -24,10 +30,17 @@ __device__ __forceinline__ void emit_entry(const Ic0Output& out, index_t i, inde
   }
 }
 
-/// Row i's pivot l_s(ii) is final: 1 / l_ii into both inverse diagonals.
-__device__ __forceinline__ void emit_pivot(const Ic0Output& out, index_t i, double ls) {
+/// Entry p of row i of L_s is final: its unscaled value into the solves' copies.
+__device__ __forceinline__ void emit_entry(const Ic0Output& out, index_t i, index_t p, double ls) {
   if (out.lower_dest == nullptr) return;
-  const double v = 1.0 / __dmul_rn(ls, out.row_scale[i]);
+  store_entry(out, out.lower_dest[p], out.upper_dest[p], __dmul_rn(ls, out.row_scale[i]));
+}
+
+/// Row i's pivot l_s(ii) is final: 1 / l_ii into both inverse diagonals (`scale`:
+/// row_scale[i]).
+__device__ __forceinline__ void emit_pivot(const Ic0Output& out, index_t i, double ls,
+                                           double scale) {
+  const double v = 1.0 / __dmul_rn(ls, scale);
   if (out.lower_inverse != nullptr) {
     out.lower_inverse[i] = v;
     out.upper_inverse[i] = v;
@@ -39,15 +52,53 @@ __device__ __forceinline__ void emit_pivot(const Ic0Output& out, index_t i, doub
 
 /// Row i's shifted pivot a_ii + shift - sum l_ij^2 is known: l_ii = sqrt(pivot), or a
 /// failure (the pivot left in the diagonal slot, the row min-reduced into *failed_row).
-__device__ __forceinline__ void finish_row(const Ic0Output& out, index_t i, index_t diag,
-                                           double pivot, double* values, int* failed_row) {
+/// Returns what it stored in the diagonal slot. `scale`: where row_scale[i] is, by
+/// default in out.
+__device__ __forceinline__ double finish_pivot(const Ic0Output& out, index_t i, index_t diag,
+                                               double pivot, double* values, int* failed_row,
+                                               const double* scale = nullptr) {
   if (!(pivot > 0.0) || !isfinite(pivot)) {
     values[diag] = pivot;
     atomicMin(failed_row, static_cast<int>(i));
-    return;
+    return pivot;
   }
-  values[diag] = sqrt(pivot);
-  emit_pivot(out, i, values[diag]);
+  const double l = sqrt(pivot);
+  values[diag] = l;
+  if (out.lower_dest != nullptr) {
+    emit_pivot(out, i, l, scale != nullptr ? *scale : out.row_scale[i]);
+  }
+  return l;
+}
+
+/// Row i's entries left of the diagonal are final: its pivot l_ii = sqrt(a_ii + shift -
+/// sum_{j<i} l_ij^2), the squares subtracted in order.
+__device__ __forceinline__ void finish_row(const Ic0Output& out, index_t i, index_t first,
+                                           index_t diag, double shift, double* values,
+                                           int* failed_row) {
+  double pivot = values[diag] + shift;
+  for (index_t p = first; p < diag; ++p) pivot = __dsub_rn(pivot, __dmul_rn(values[p], values[p]));
+  finish_pivot(out, i, diag, pivot, values, failed_row);
+}
+
+/// The merge of entry p of row i (entries from `first`) with row k (entries from b up to
+/// its diagonal k_diag): found(a, b) for each pair of entries a < p of row i and b of row
+/// k in one column, in column order.
+template <typename Found>
+__device__ __forceinline__ void for_each_match(const index_t* __restrict__ col_idx, index_t first,
+                                               index_t p, index_t b, index_t k_diag, Found found) {
+  index_t a = first;
+  while (a < p && b < k_diag) {
+    const index_t ca = col_idx[a], cb = col_idx[b];
+    if (ca == cb) {
+      found(a, b);
+      ++a;
+      ++b;
+    } else if (ca < cb) {
+      ++a;
+    } else {
+      ++b;
+    }
+  }
 }
 
 __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
@@ -62,27 +113,145 @@ __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__
   for (index_t p = first; p < diag; ++p) {
     const index_t k = col_idx[p];
     const index_t k_diag = row_ptr[k + 1] - 1;
-    index_t a = first, b = row_ptr[k];
     double sum = values[p];
-    while (a < p && b < k_diag) {
-      const index_t ca = col_idx[a], cb = col_idx[b];
-      if (ca == cb) {
-        sum = __dsub_rn(sum, __dmul_rn(values[a], values[b]));
-        ++a;
-        ++b;
-      } else if (ca < cb) {
-        ++a;
-      } else {
-        ++b;
-      }
-    }
+    for_each_match(col_idx, first, p, row_ptr[k], k_diag, [&](index_t a, index_t b) {
+      sum = __dsub_rn(sum, __dmul_rn(values[a], values[b]));
+    });
     values[p] = sum / values[k_diag];
     emit_entry(out, i, p, values[p]);
   }
-  // l_ii = sqrt(a_ii + shift - sum_{j<i} l_ij^2)
-  double pivot = values[diag] + shift;
-  for (index_t p = first; p < diag; ++p) pivot = __dsub_rn(pivot, __dmul_rn(values[p], values[p]));
-  finish_row(out, i, diag, pivot, values, failed_row);
+  finish_row(out, i, first, diag, shift, values, failed_row);
+}
+
+/// Ic0Method::staged: one warp (the whole block) takes `rows_per_warp` consecutive rows.
+/// Their entries, and their pairs' entries of rows k, are contiguous in L and in the
+/// match table, so the warp first copies everything the rows read into shared memory
+/// with asynchronous copies, many in flight at once: a_ij, l_kk of each entry, each
+/// entry's end of pairs, each pair's own offset and l_kb. Then each lane walks one row
+/// from shared memory in the reference's order, and the warp writes the rows back.
+__global__ void __launch_bounds__(kStagedThreads)
+    ic0_rows_staged(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
+                    Ic0Matches matches, Ic0Staging staging, double* values, double shift,
+                    int* failed_row, Ic0Output out) {
+  // The layout ic0_staged_bytes counts: 8-byte slots, then 4-byte ones.
+  extern __shared__ double staged[];
+  double* scale = staged;                      // row_scale of the warp's rows
+  double* value = scale + kStagedThreads;      // a_ij, then l_ij
+  double* pivot_of = value + staging.entries;  // l_kk of entry (i, k)
+  double* other = pivot_of + staging.entries;  // l_kb of each pair
+  auto* row_start = reinterpret_cast<index_t*>(other + staging.pairs);  // row_ptr of the rows
+  index_t* pairs_end = row_start + kStagedThreads + 1;                  // match ptr[p + 1]
+  index_t* lower_at = pairs_end + staging.entries;                      // out.lower_dest[p]
+  index_t* upper_at = lower_at + staging.entries;                       // out.upper_dest[p]
+  auto* own_words = reinterpret_cast<std::uint32_t*>(upper_at + staging.entries);
+  const int lane = static_cast<int>(threadIdx.x);
+  const index_t i0 = begin + static_cast<index_t>(blockIdx.x) * staging.rows_per_warp;
+  const index_t rows = end - i0 < staging.rows_per_warp ? end - i0 : staging.rows_per_warp;
+  const index_t e0 = row_ptr[i0], entries = row_ptr[i0 + rows] - e0;
+  const index_t q0 = matches.ptr[e0], pairs = matches.ptr[e0 + entries] - q0;
+  // own[] in 4-byte words (its storage is padded to whole words past the last pair).
+  const index_t w0 = q0 / 2, words = (q0 + pairs + 1) / 2 - w0;
+  const auto* own_source = reinterpret_cast<const std::uint32_t*>(matches.own);
+  const bool emits = out.lower_dest != nullptr;
+
+  // First the direct copies, and the positions of the gathered factors into their own
+  // slots (an 8-byte slot holds a 4-byte position until its factor replaces it) ...
+  auto* other_at = reinterpret_cast<index_t*>(other);
+  auto* pivot_at = reinterpret_cast<index_t*>(pivot_of);
+  for (index_t t = lane; t < entries; t += kStagedThreads) {
+    cp_async(value + t, values + e0 + t, true);
+    cp_async(pairs_end + t, matches.ptr + e0 + t + 1, true);
+    cp_async(pivot_at + 2 * t, matches.pivot + e0 + t, true);
+    if (emits) {
+      cp_async(lower_at + t, out.lower_dest + e0 + t, true);
+      cp_async(upper_at + t, out.upper_dest + e0 + t, true);
+    }
+  }
+  for (index_t t = lane; t < words; t += kStagedThreads) {
+    cp_async(own_words + t, own_source + w0 + t, true);
+  }
+  for (index_t t = lane; t < pairs; t += kStagedThreads) {
+    cp_async(other_at + 2 * t, matches.other + q0 + t, true);
+  }
+  if (lane < rows) cp_async(row_start + lane, row_ptr + i0 + lane, true);
+  if (lane == 0) cp_async(row_start + rows, row_ptr + i0 + rows, true);
+  if (emits && lane < rows) cp_async(scale + lane, out.row_scale + i0 + lane, true);
+  cp_async_commit();
+  cp_async_wait<0>();
+  // ... then the factors l_kk and l_kb (a lane gathers into the slots it filled itself).
+  for (index_t t = lane; t < entries; t += kStagedThreads) {
+    cp_async(pivot_of + t, values + pivot_at[2 * t], true);
+  }
+  for (index_t t = lane; t < pairs; t += kStagedThreads) {
+    cp_async(other + t, values + other_at[2 * t], true);
+  }
+  cp_async_commit();
+  cp_async_wait<0>();
+  __syncwarp();
+
+  if (lane < rows) {
+    const index_t i = i0 + lane;
+    const index_t first = row_start[lane] - e0, diag = row_start[lane + 1] - 1 - e0;
+    const auto* own = reinterpret_cast<const std::uint16_t*>(own_words) + (q0 - 2 * w0);
+    index_t q = first == 0 ? 0 : pairs_end[first - 1] - q0;
+    double pivot = value[diag] + shift;
+    for (index_t p = first; p < diag; ++p) {
+      double sum = value[p];
+      for (const index_t stop = pairs_end[p] - q0; q < stop; ++q) {
+        sum = __dsub_rn(sum, __dmul_rn(value[first + own[q]], other[q]));
+      }
+      const double l = sum / pivot_of[p];
+      value[p] = l;
+      pivot_at[2 * p] = lane;  // l_kk is used: the slot now says whose entry p is
+      pivot = __dsub_rn(pivot, __dmul_rn(l, l));  // the squares in order, as finish_row
+    }
+    value[diag] = finish_pivot(out, i, e0 + diag, pivot, values, failed_row, scale + lane);
+    pivot_at[2 * diag] = -1;  // stored by finish_pivot
+  }
+  __syncwarp();
+  // The rows back into L, and their entries into the solves' copies.
+  for (index_t t = lane; t < entries; t += kStagedThreads) {
+    values[e0 + t] = value[t];
+    const int row = pivot_at[2 * t];
+    if (emits && row >= 0) {
+      store_entry(out, lower_at[t], upper_at[t], __dmul_rn(value[t], scale[row]));
+    }
+  }
+}
+
+/// Counts (own == nullptr; the pivot positions too) or stores the matches of each entry p
+/// of L (Ic0Matches).
+__global__ void ic0_find_matches(index_t nnz, const index_t* __restrict__ row_ptr,
+                                 const index_t* __restrict__ col_idx,
+                                 const index_t* __restrict__ entry_row, index_t* __restrict__ count,
+                                 index_t* __restrict__ pivot, const index_t* __restrict__ ptr,
+                                 std::uint16_t* __restrict__ own, index_t* __restrict__ other) {
+  const index_t p = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (p >= nnz) return;
+  const index_t i = entry_row[p];
+  const index_t first = row_ptr[i], diag = row_ptr[i + 1] - 1;
+  if (p >= diag) {
+    if (own == nullptr) {
+      count[p] = 0;
+      pivot[p] = p;
+    }
+    return;
+  }
+  const index_t k = col_idx[p];
+  if (own == nullptr) {
+    pivot[p] = row_ptr[k + 1] - 1;
+    index_t n = 0;
+    for_each_match(col_idx, first, p, row_ptr[k], row_ptr[k + 1] - 1,
+                   [&](index_t, index_t) { ++n; });
+    count[p] = n;
+    return;
+  }
+  index_t q = ptr[p];
+  for_each_match(col_idx, first, p, row_ptr[k], row_ptr[k + 1] - 1, [&](index_t a, index_t b) {
+    own[q] = static_cast<std::uint16_t>(a - first);
+    other[q] = b;
+    ++q;
+  });
 }
 
 /// One warp per row, for long rows: the entries p of row i in order, as ic0_rows; for
@@ -145,7 +314,7 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   if (lane != 0) return;
-  finish_row(out, i, diag, pivot, values, failed_row);
+  finish_pivot(out, i, diag, pivot, values, failed_row);
 }
 
 __global__ void ic0_row_scale(index_t rows, const index_t* __restrict__ diagonal_source,
@@ -176,17 +345,92 @@ __global__ void ic0_scale_entries(index_t nnz, const index_t* __restrict__ entry
 
 }  // namespace
 
-void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* values,
-                     double shift, int* failed_row, cudaStream_t stream, bool warp_per_row,
+Ic0MatchTable ic0_match_table(CsrView<double> lower, index_t nnz, const index_t* entry_row,
+                              index_t longest_row, cudaStream_t stream) {
+  Ic0MatchTable table;
+  if (longest_row > kIc0MatchRowLimit || nnz < 0) return table;
+  std::vector<index_t> count(static_cast<std::size_t>(nnz));
+  DeviceBuffer<index_t> pivot(count.size());
+  if (nnz > 0) {
+    DeviceBuffer<index_t> device_count(count.size());
+    ic0_find_matches<<<blocks_for(nnz), kThreads, 0, stream>>>(
+        nnz, lower.row_ptr, lower.col_idx, entry_row, device_count.data(), pivot.data(), nullptr,
+        nullptr, nullptr);
+    PRISM_CUDA_CHECK_LAUNCH();
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(count.data(), device_count.data(),
+                                     count.size() * sizeof(index_t), cudaMemcpyDeviceToHost,
+                                     stream));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  std::vector<index_t> ptr(count.size() + 1, 0);
+  long long total = 0;
+  for (std::size_t p = 0; p < count.size(); ++p) {
+    total += count[p];
+    if (total > std::numeric_limits<index_t>::max()) return table;
+    ptr[p + 1] = static_cast<index_t>(total);
+  }
+  if (total == 0) return table;  // nothing to subtract: the merges find nothing either
+  table.ptr = upload_and_wait(ptr, stream);
+  table.host_ptr = std::move(ptr);
+  table.pivot = std::move(pivot);
+  // own[] padded to whole 4-byte words past the last pair: ic0_rows_staged copies words.
+  table.own = DeviceBuffer<std::uint16_t>(static_cast<std::size_t>(total) + 2);
+  table.other = DeviceBuffer<index_t>(static_cast<std::size_t>(total));
+  ic0_find_matches<<<blocks_for(nnz), kThreads, 0, stream>>>(
+      nnz, lower.row_ptr, lower.col_idx, entry_row, nullptr, nullptr, table.ptr.data(),
+      table.own.data(), table.other.data());
+  PRISM_CUDA_CHECK_LAUNCH();
+  return table;
+}
+
+std::size_t ic0_staged_bytes(index_t entries, index_t pairs) {
+  const auto e = static_cast<std::size_t>(entries), q = static_cast<std::size_t>(pairs);
+  return kStagedThreads * sizeof(double) + (kStagedThreads + 1) * sizeof(index_t) +
+         e * (2 * sizeof(double) + 3 * sizeof(index_t)) + q * sizeof(double) +
+         (q / 2 + 2) * sizeof(std::uint32_t);
+}
+
+Ic0Staging ic0_staging(const index_t* row_ptr, const index_t* match_ptr, index_t begin,
+                       index_t end) {
+  for (int r = kStagedThreads; r >= 1; r /= 2) {
+    Ic0Staging s{r, 0, 0};
+    for (index_t i = begin; i < end; i += r) {
+      const index_t i1 = end - i < r ? end : i + r;
+      s.entries = std::max(s.entries, row_ptr[i1] - row_ptr[i]);
+      s.pairs = std::max(s.pairs, match_ptr[row_ptr[i1]] - match_ptr[row_ptr[i]]);
+    }
+    if (ic0_staged_bytes(s.entries, s.pairs) <= kIc0StagedSharedBytes) return s;
+  }
+  return {};
+}
+
+void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values, double shift,
+                     int* failed_row, cudaStream_t stream, const Ic0Matches* matches,
                      const Ic0Output* output) {
+  const index_t begin = rows.begin, end = rows.end;
   if (end <= begin) return;
   const Ic0Output out = output != nullptr ? *output : Ic0Output{};
-  if (warp_per_row) {
-    ic0_rows_warp<<<blocks_for(32LL * (end - begin)), kThreads, 0, stream>>>(
-        begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row, out);
-  } else {
-    ic0_rows<<<blocks_for(end - begin), kThreads, 0, stream>>>(
-        begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row, out);
+  switch (rows.method) {
+    case Ic0Method::warp_merge:
+      ic0_rows_warp<<<blocks_for(32LL * (end - begin)), kThreads, 0, stream>>>(
+          begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row, out);
+      break;
+    case Ic0Method::staged: {
+      const Ic0Staging& staging = rows.staging;
+      const std::size_t bytes = ic0_staged_bytes(staging.entries, staging.pairs);
+      if (matches == nullptr || matches->ptr == nullptr || staging.rows_per_warp < 1 ||
+          bytes > kIc0StagedSharedBytes) {
+        throw ConfigError("ic0_factor_rows: Ic0Method::staged without matches or staging");
+      }
+      const index_t warps = (end - begin + staging.rows_per_warp - 1) / staging.rows_per_warp;
+      ic0_rows_staged<<<static_cast<int>(warps), kStagedThreads, bytes, stream>>>(
+          begin, end, lower.row_ptr, *matches, staging, values, shift, failed_row, out);
+      break;
+    }
+    case Ic0Method::merge:
+      ic0_rows<<<blocks_for(end - begin), kThreads, 0, stream>>>(
+          begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row, out);
+      break;
   }
   PRISM_CUDA_CHECK_LAUNCH();
 }

@@ -1,14 +1,18 @@
 #pragma once
 // IC(0) factorization on the device, one independent block of rows (a color) per
-// launch: the rows of a block only read rows of earlier blocks, so each row is one
-// thread running the same up-looking Crout step as the reference kernel
+// launch: the rows of a block only read rows of earlier blocks, so its rows run in
+// parallel, each the same up-looking Crout step as the reference kernel
 // (kernels/ic0.hpp), writing the factor straight into the color-set solves' storage.
 
 #include "kernels/csr_view.hpp"
+#include "kernels/cuda/device_memory.hpp"
 
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
 
 namespace prism::kernels::cuda {
 
@@ -38,28 +42,113 @@ struct Ic0Output {
   float* upper_inverse32 = nullptr;
 };
 
-/// Factors rows [begin, end) of `lower` (diagonal last; values in `values`, tril(A) in,
-/// L out) with the diagonal shifted by `shift`. A row whose pivot is <= 0 or not finite
-/// min-reduces its index into *failed_row and leaves the pivot in its diagonal slot.
-/// One thread per row walks its row and merges it with each row it reads: about m^2
-/// dependent steps for m entries. With warp_per_row one warp takes a row and looks up
-/// 32 entries at once (binary search, ordered shuffles): about m (log m + 32) cheap
-/// steps, the faster choice for long rows in small blocks (ic0_warp_per_row). Both
-/// give the reference factor bit for bit. With `output`, the solves' copies of L are
-/// written too (Ic0Output), so no gather pass follows.
-void ic0_factor_rows(index_t begin, index_t end, CsrView<double> lower, double* values,
-                     double shift, int* failed_row, cudaStream_t stream, bool warp_per_row = false,
+/// The symbolic half of the factorization, the same for every set of values on one
+/// pattern: for each entry p of L (row i, column k < i), the entries a of row i left of p
+/// and b of row k left of its diagonal that share a column, in column order (the
+/// products l_ia l_kb that l_ik subtracts); entry p's pairs are q in [ptr[p], ptr[p + 1])
+/// (none for a diagonal entry), own[q] = a - row_ptr[i] and other[q] = b; pivot[p]: the
+/// position of l_kk (p itself for a diagonal entry).
+struct Ic0Matches {
+  const index_t* ptr = nullptr;
+  const std::uint16_t* own = nullptr;
+  const index_t* other = nullptr;
+  const index_t* pivot = nullptr;
+};
+
+/// Rows of at most this many entries fit a match's 16-bit offsets.
+inline constexpr index_t kIc0MatchRowLimit = 65536;
+
+/// The device storage of an Ic0Matches, 8 bytes per entry of L and 6 per pair (27-point
+/// Poisson in 8 colors: 3.4 pairs per off-diagonal entry, so 3.3 times L's values;
+/// bcsstk13 in 41 colors: 8.4), and a host copy of ptr for planning (ic0_staging).
+struct Ic0MatchTable {
+  DeviceBuffer<index_t> ptr;
+  DeviceBuffer<std::uint16_t> own;
+  DeviceBuffer<index_t> other;
+  DeviceBuffer<index_t> pivot;
+  std::vector<index_t> host_ptr;
+
+  /// False where ic0_match_table could not build one.
+  bool valid() const { return ptr.size() > 0; }
+  Ic0Matches view() const { return {ptr.data(), own.data(), other.data(), pivot.data()}; }
+};
+
+/// Finds the matches of every entry of `lower` (nnz entries; entry_row[p]: the row of
+/// entry p; longest_row: the most entries of a row, diagonal included): one thread per
+/// entry merges rows i and k twice, once to count and once to store, with the counts'
+/// prefix sum taken on the host in between (which waits for the stream). Returns an
+/// invalid (empty) table where no entry has a pair (7-point grids in 2 colors,
+/// G3_circuit: merging finds nothing either, as fast, with no table to store), where a
+/// row is longer than kIc0MatchRowLimit or where the pairs would exceed index_t; the
+/// factorization then merges rows as it goes.
+Ic0MatchTable ic0_match_table(CsrView<double> lower, index_t nnz, const index_t* entry_row,
+                              index_t longest_row, cudaStream_t stream);
+
+/// How ic0_factor_rows computes a row (every method gives the reference factor bit for
+/// bit):
+/// - merge: one thread per row walks its row and merges it with each row it reads:
+///   about m^2 dependent steps for m entries, each a scattered load.
+/// - warp_merge: one warp per row looks 32 entries up at once (binary search, ordered
+///   shuffles): about m (log m + 32) cheap steps, for long rows in small blocks
+///   (ic0_warp_per_row).
+/// - staged: a warp copies all a few consecutive rows read (their entries, and the
+///   factors of the products they subtract, Ic0Matches) into shared memory at once, then
+///   each lane walks one row there (Ic0Staging).
+enum class Ic0Method { merge, warp_merge, staged };
+
+/// Ic0Method::staged's shared memory per warp, at most: a warp takes as many rows (up to
+/// 32) as fit (the last color of a 27-point grid: about 1.5 KiB a row). The walk is
+/// latency-bound, so more warps of fewer rows keep an SM as busy. On the H200, against 48 KiB,
+/// bcsstk13's refactor (blocks of ~50 rows of up to 78 entries, 8 shift retries) took 11.4 against
+/// 13.4 ms and 27-point grids the same.
+inline constexpr std::size_t kIc0StagedSharedBytes = 24 * 1024;
+
+/// How Ic0Method::staged takes a block of rows: `rows_per_warp` consecutive rows a warp
+/// (a power of two up to 32), with room for `entries` entries of L and `pairs` matches
+/// (the most any warp's rows have); rows_per_warp = 0: not even one row fits.
+struct Ic0Staging {
+  int rows_per_warp = 0;
+  index_t entries = 0;
+  index_t pairs = 0;
+};
+
+/// The shared memory Ic0Method::staged takes for `entries` entries and `pairs` matches.
+std::size_t ic0_staged_bytes(index_t entries, index_t pairs);
+
+/// The most rows a warp (up to 32) for which rows [begin, end) fit kIc0StagedSharedBytes,
+/// from host copies of L's row_ptr and of the match table's ptr.
+Ic0Staging ic0_staging(const index_t* row_ptr, const index_t* match_ptr, index_t begin,
+                       index_t end);
+
+/// A block of rows that only read earlier rows, [begin, end), and how to factor it.
+struct Ic0Rows {
+  index_t begin = 0;
+  index_t end = 0;
+  Ic0Method method = Ic0Method::merge;
+  Ic0Staging staging;  // Ic0Method::staged
+};
+
+/// Factors rows.begin..rows.end of `lower` (diagonal last; values in `values`, tril(A)
+/// in, L out) with the diagonal shifted by `shift`. A row whose pivot is <= 0 or not
+/// finite min-reduces its index into *failed_row and leaves the pivot in its diagonal
+/// slot. Ic0Method::staged requires `matches` and rows.staging (ConfigError otherwise);
+/// the others do not read them.
+/// With `output`, the solves' copies of L are written too (Ic0Output), so no gather
+/// pass follows.
+void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values, double shift,
+                     int* failed_row, cudaStream_t stream, const Ic0Matches* matches = nullptr,
                      const Ic0Output* output = nullptr);
 
-/// The choice of ic0_factor_rows for a block of `rows` rows whose longest row has m =
-/// `entries` entries left of the diagonal, on a GPU holding `resident` threads at once:
-/// a cost model in waves of resident threads times the steps of the longest row. One
-/// thread per row: m^2 merge steps, each a dependent load (~30 cycles); one warp per
-/// row: 32 times the threads, m (log2 m + 32) steps, mostly shuffles (~5 cycles, so a
-/// sixth of the weight). On an H200 the warp kernel took bcsstk13's set-up from 232 to
-/// 50 ms (blocks of ~50 rows, m up to 80); on 27-point Poisson 100^3 (125k rows per
-/// color, m = 26), where one thread per row already fills the GPU, warps in the last
-/// four colors made refactor_on_backend 3.1 ms against 2.3 ms with threads.
+/// The choice between Ic0Method::merge and warp_merge for a block of `rows` rows whose
+/// longest row has m = `entries` entries left of the diagonal, on a GPU holding
+/// `resident` threads at once: a cost model in waves of resident threads times the
+/// steps of the longest row. One thread per row: m^2 merge steps, each a dependent load
+/// (~30 cycles); one warp per row: 32 times the threads, m (log2 m + 32) steps, mostly
+/// shuffles (~5 cycles, so a sixth of the weight). On an H200 the warp kernel took
+/// bcsstk13's set-up from 232 to 50 ms (blocks of ~50 rows, m up to 80); on 27-point
+/// Poisson 100^3 (125k rows per color, m = 26), where one thread per row already fills
+/// the GPU, warps in the last four colors made refactor_on_backend 3.1 ms against 2.3
+/// ms with threads.
 inline bool ic0_warp_per_row(index_t entries, index_t rows, int resident) {
   if (entries < 2 || rows <= 0 || resident <= 0) return false;
   const double m = static_cast<double>(entries);

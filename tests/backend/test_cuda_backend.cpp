@@ -24,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 #include <random>
 #include <tuple>
@@ -641,10 +642,51 @@ CsrMatrix<double> random_band(index_t n, index_t band, double dominance, unsigne
   return prism::csr_from_triplets(n, n, std::move(t));
 }
 
-// The GPU factorization kernels, one thread and one warp per row, against the reference
-// factorization bit for bit, block by block as the engine runs them: short rows
-// (Poisson), rows longer than a warp's 32 (band), one row per block (natural order), and
-// breakdowns (the same first failed row).
+/// The matches (and pivot positions) of Ic0Matches, found on the host by a plain merge.
+struct HostMatches {
+  std::vector<index_t> ptr{0};
+  std::vector<std::uint16_t> own;
+  std::vector<index_t> other;
+  std::vector<index_t> pivot;
+};
+HostMatches host_matches(const CsrMatrix<double>& lower) {
+  HostMatches m;
+  for (index_t i = 0; i < lower.rows; ++i) {
+    const index_t first = lower.row_ptr[i], diag = lower.row_ptr[i + 1] - 1;
+    for (index_t p = first; p <= diag; ++p) {
+      m.pivot.push_back(p < diag ? lower.row_ptr[lower.col_idx[p] + 1] - 1 : p);
+      if (p < diag) {
+        const index_t k = lower.col_idx[p];
+        for (index_t a = first; a < p; ++a) {
+          for (index_t b = lower.row_ptr[k]; b + 1 < lower.row_ptr[k + 1]; ++b) {
+            if (lower.col_idx[a] == lower.col_idx[b]) {
+              m.own.push_back(static_cast<std::uint16_t>(a - first));
+              m.other.push_back(b);
+            }
+          }
+        }
+      }
+      m.ptr.push_back(static_cast<index_t>(m.own.size()));
+    }
+  }
+  return m;
+}
+
+template <typename T>
+std::vector<T> download(const prism::kernels::cuda::DeviceBuffer<T>& d) {
+  std::vector<T> h(d.size());
+  if (!h.empty()) {
+    EXPECT_EQ(cudaMemcpy(h.data(), d.data(), h.size() * sizeof(T), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+  }
+  return h;
+}
+
+// The GPU factorization kernels (merges by one thread and by one warp per row, and one
+// thread per row reading the matches found once) against the reference factorization bit
+// for bit, block by block as the engine runs them: short rows (Poisson), rows longer
+// than a warp's 32 (band), one row per block (natural order), and breakdowns (the same
+// first failed row). The match table against a plain merge on the host.
 TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
   namespace kc = prism::kernels::cuda;
   const auto colored = [](const CsrMatrix<double>& a) {
@@ -682,23 +724,54 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
     }
     const std::vector<index_t> blocks = prism::kernels::independent_blocks(
         {strict.rows, strict.cols, strict.row_ptr.data(), strict.col_idx.data(), nullptr}, true);
+    auto row_ptr = kc::upload_and_wait(lower.row_ptr, nullptr);
+    auto col_idx = kc::upload_and_wait(lower.col_idx, nullptr);
+    const prism::kernels::CsrView<double> device{lower.rows, lower.cols, row_ptr.data(),
+                                                 col_idx.data(), nullptr};
+    std::vector<index_t> entry_row;
+    for (index_t i = 0; i < lower.rows; ++i) {
+      entry_row.insert(entry_row.end(), lower.row_ptr[i + 1] - lower.row_ptr[i], i);
+    }
+    const auto device_entry_row = kc::upload_and_wait(entry_row, nullptr);
+    const kc::Ic0MatchTable table =
+        kc::ic0_match_table(device, static_cast<index_t>(lower.col_idx.size()),
+                            device_entry_row.data(), longest + 1, nullptr);
+    // No table where no entry subtracts a product (n1): the merges find nothing either.
+    const HostMatches expected_matches = host_matches(lower);
+    const bool has_pairs = !expected_matches.own.empty();
+    ASSERT_EQ(table.valid(), has_pairs);
+    if (has_pairs) {
+      EXPECT_EQ(download(table.ptr), expected_matches.ptr);
+      std::vector<std::uint16_t> own = download(table.own);
+      ASSERT_EQ(own.size(), expected_matches.own.size() + 2);  // padded to whole words
+      own.resize(expected_matches.own.size());
+      EXPECT_EQ(own, expected_matches.own);
+      EXPECT_EQ(download(table.other), expected_matches.other);
+      EXPECT_EQ(download(table.pivot), expected_matches.pivot);
+    }
+    const kc::Ic0Matches matches = table.view();
     for (double shift : {0.0, 0.5}) {
       std::vector<double> expected = scaled;
       const prism::kernels::Ic0Status status =
           prism::kernels::reference::ic0_factorize(view, expected.data(), shift);
       const index_t good_rows = status.ok() ? a.rows : status.failed_row;
-      for (bool warp : {false, true}) {
+      for (kc::Ic0Method method :
+           {kc::Ic0Method::merge, kc::Ic0Method::warp_merge, kc::Ic0Method::staged}) {
+        if (method == kc::Ic0Method::staged && !has_pairs) continue;
         SCOPED_TRACE(name + ", longest row " + std::to_string(longest) + ", shift " +
-                     std::to_string(shift) + (warp ? ", warp per row" : ", thread per row"));
-        auto row_ptr = kc::upload_and_wait(lower.row_ptr, nullptr);
-        auto col_idx = kc::upload_and_wait(lower.col_idx, nullptr);
+                     std::to_string(shift) + ", method " +
+                     std::to_string(static_cast<int>(method)));
         auto values = kc::upload_and_wait(scaled, nullptr);
         auto failed = kc::upload_and_wait(std::vector<int>{kc::kNoFailedRow}, nullptr);
-        const prism::kernels::CsrView<double> device{lower.rows, lower.cols, row_ptr.data(),
-                                                     col_idx.data(), nullptr};
         for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
-          kc::ic0_factor_rows(blocks[b], blocks[b + 1], device, values.data(), shift, failed.data(),
-                              nullptr, warp);
+          kc::Ic0Rows rows;
+          rows.begin = blocks[b];
+          rows.end = blocks[b + 1];
+          rows.method = method;
+          rows.staging = kc::ic0_staging(lower.row_ptr.data(), expected_matches.ptr.data(),
+                                         rows.begin, rows.end);
+          if (method == kc::Ic0Method::staged) ASSERT_GT(rows.staging.rows_per_warp, 0);
+          kc::ic0_factor_rows(rows, device, values.data(), shift, failed.data(), nullptr, &matches);
         }
         std::vector<double> got(scaled.size());
         int failed_row = 0;
@@ -713,6 +786,51 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
         EXPECT_TRUE(std::equal(got.begin(), got.begin() + end, expected.begin()));
       }
     }
+  }
+}
+
+// A row longer than a match's 16-bit offsets (an arrow: the last row couples to every
+// other) leaves no match table, and the engine factors by merging rows instead.
+TEST_F(CudaBackendTest, DeviceIc0FactorMergesRowsBeyondTheMatchOffsets) {
+  namespace kc = prism::kernels::cuda;
+  const index_t n = kc::kIc0MatchRowLimit + 5;
+  std::vector<prism::Triplet> t;
+  for (index_t i = 0; i + 1 < n; ++i) {
+    t.push_back({i, i, 1.0});
+    t.push_back({n - 1, i, -0.5});
+    t.push_back({i, n - 1, -0.5});
+  }
+  t.push_back({n - 1, n - 1, static_cast<double>(n)});
+  const CsrMatrix<double> a = prism::csr_from_triplets(n, n, std::move(t));
+  prism::precond::Ic0Pattern host_factor(a), pattern(a);
+  host_factor.factorize(a, {});
+  const CsrMatrix<double>& lower = pattern.lower();
+  std::vector<index_t> entry_row;
+  for (index_t i = 0; i < n; ++i) {
+    entry_row.insert(entry_row.end(), lower.row_ptr[i + 1] - lower.row_ptr[i], i);
+  }
+  auto row_ptr = kc::upload_and_wait(lower.row_ptr, nullptr);
+  auto col_idx = kc::upload_and_wait(lower.col_idx, nullptr);
+  const auto device_entry_row = kc::upload_and_wait(entry_row, nullptr);
+  EXPECT_FALSE(kc::ic0_match_table({n, n, row_ptr.data(), col_idx.data(), nullptr},
+                                   static_cast<index_t>(entry_row.size()), device_entry_row.data(),
+                                   n, nullptr)
+                   .valid());
+  auto engine = gpu->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source(),
+                                     pattern.lower_source(),
+                                     {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64});
+  EXPECT_EQ(pattern.factorize(a, {}, *engine).retries, 0);
+  for (auto tri : {prism::backend::Triangle::lower, prism::backend::Triangle::upper}) {
+    auto reference = cpu->make_triangular_solver(
+        tri == prism::backend::Triangle::lower ? host_factor.lower() : host_factor.upper(), tri,
+        {prism::TrisolveAlgorithm::reference, prism::Precision::fp64});
+    auto b = both(random_vector(n, 36)), x = both(std::vector<double>(n, 0.0));
+    engine->solve(tri, *b.g, *x.g);
+    reference->solve(*b.c, *x.c);
+    const auto xc = host(*cpu, *x.c);
+    double scale = 1.0;
+    for (double v : xc) scale = std::max(scale, std::abs(v));
+    EXPECT_LE(max_abs_diff(host(*gpu, *x.g), xc), 1e-12 * scale);
   }
 }
 

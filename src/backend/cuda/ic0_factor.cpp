@@ -32,15 +32,22 @@ class CudaIc0Factor final : public Ic0Factor {
     const SplitTriangle su(with_unit_values(upper), Triangle::upper);
     // Rows of one block of the strict lower triangle never read each other: the
     // factorization runs block by block, like the forward solve.
-    blocks_ = sl.block_ptr();
+    const std::vector<index_t>& blocks = sl.block_ptr();
     const int resident = kernels::cuda::resident_threads();
-    for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
+    index_t longest_row = 0;
+    for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
+      kernels::cuda::Ic0Rows rows;
+      rows.begin = blocks[b];
+      rows.end = blocks[b + 1];
       index_t longest = 0;
-      for (index_t i = blocks_[b]; i < blocks_[b + 1]; ++i) {
+      for (index_t i = rows.begin; i < rows.end; ++i) {
         longest = std::max(longest, lower.row_ptr[i + 1] - lower.row_ptr[i] - 1);
       }
-      warp_per_row_.push_back(
-          kernels::cuda::ic0_warp_per_row(longest, blocks_[b + 1] - blocks_[b], resident));
+      if (kernels::cuda::ic0_warp_per_row(longest, rows.end - rows.begin, resident)) {
+        rows.method = kernels::cuda::Ic0Method::warp_merge;
+      }
+      longest_row = std::max(longest_row, longest + 1);
+      blocks_.push_back(rows);
     }
     l_row_ptr_ = kernels::cuda::upload_and_wait(lower.row_ptr, stream);
     l_col_idx_ = kernels::cuda::upload_and_wait(lower.col_idx, stream);
@@ -69,6 +76,17 @@ class CudaIc0Factor final : public Ic0Factor {
       for (index_t k = lower.row_ptr[i]; k < lower.row_ptr[i + 1]; ++k) entry_row[k] = i;
     }
     entry_row_ = kernels::cuda::upload_and_wait(entry_row, stream);
+    // The merges are the same for every set of values: found once here, every row of
+    // every block then reads only the products it subtracts.
+    matches_ = kernels::cuda::ic0_match_table(pattern(), static_cast<index_t>(lower.col_idx.size()),
+                                              entry_row_.data(), longest_row, stream);
+    if (matches_.valid()) {
+      for (kernels::cuda::Ic0Rows& rows : blocks_) {
+        rows.staging = kernels::cuda::ic0_staging(lower.row_ptr.data(), matches_.host_ptr.data(),
+                                                  rows.begin, rows.end);
+        if (rows.staging.rows_per_warp > 0) rows.method = kernels::cuda::Ic0Method::staged;
+      }
+    }
   }
 
   // The loaded values go straight into the factor's storage; an attempt after a failed
@@ -100,9 +118,10 @@ class CudaIc0Factor final : public Ic0Factor {
         cudaMemsetAsync(flags_.data(), kernels::cuda::kNoFailedRowByte, sizeof(int), stream_));
     const kernels::cuda::Ic0Output output = DeviceColorset::pair_output(
         lower_, upper_, lower_dest_.data(), upper_dest_.data(), row_scale_.data());
-    for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
-      kernels::cuda::ic0_factor_rows(blocks_[b], blocks_[b + 1], pattern(), l_values_.data(), shift,
-                                     flags_.data(), stream_, warp_per_row_[b], &output);
+    const kernels::cuda::Ic0Matches matches = matches_.view();
+    for (const kernels::cuda::Ic0Rows& rows : blocks_) {
+      kernels::cuda::ic0_factor_rows(rows, pattern(), l_values_.data(), shift, flags_.data(),
+                                     stream_, &matches, &output);
     }
     // One read back for both verdicts: the factorization's and the scaling's.
     PRISM_CUDA_CHECK(cudaMemcpyAsync(host_flags_.data(), flags_.data(), 2 * sizeof(int),
@@ -187,8 +206,8 @@ class CudaIc0Factor final : public Ic0Factor {
   cudaStream_t stream_;
   double* scalars_;  // the backend's CG scalars
   index_t rows_;
-  std::vector<index_t> blocks_;
-  std::vector<bool> warp_per_row_;  // per block: kernels::cuda::ic0_warp_per_row
+  std::vector<kernels::cuda::Ic0Rows> blocks_;  // the row blocks and how each is factored
+  kernels::cuda::Ic0MatchTable matches_;
   std::vector<index_t> host_row_ptr_;
   std::vector<index_t> host_lower_source_;
   std::vector<index_t> host_from_values_;  // lower entry k reads values[...[k]]
