@@ -370,6 +370,13 @@ Ic0MatchTable ic0_match_table(CsrView<double> lower, index_t nnz, const index_t*
     ptr[p + 1] = static_cast<index_t>(total);
   }
   if (total == 0) return table;  // nothing to subtract: the merges find nothing either
+  // A table that would crowd the device out is not worth it: merging needs none.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  PRISM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t table_bytes = ptr.size() * sizeof(index_t) +
+                                  static_cast<std::size_t>(total + 2) * sizeof(std::uint16_t) +
+                                  static_cast<std::size_t>(total) * sizeof(index_t);
+  if (table_bytes > free_bytes / 2) return table;
   table.ptr = upload_and_wait(ptr, stream);
   table.host_ptr = std::move(ptr);
   table.pivot = std::move(pivot);

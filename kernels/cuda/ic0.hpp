@@ -79,8 +79,9 @@ struct Ic0MatchTable {
 /// prefix sum taken on the host in between (which waits for the stream). Returns an
 /// invalid (empty) table where no entry has a pair (7-point grids in 2 colors,
 /// G3_circuit: merging finds nothing either, as fast, with no table to store), where a
-/// row is longer than kIc0MatchRowLimit or where the pairs would exceed index_t; the
-/// factorization then merges rows as it goes.
+/// row is longer than kIc0MatchRowLimit, where the pairs would exceed index_t or where
+/// the table would take more than half the free device memory; the factorization then
+/// merges rows as it goes.
 Ic0MatchTable ic0_match_table(CsrView<double> lower, index_t nnz, const index_t* entry_row,
                               index_t longest_row, cudaStream_t stream);
 

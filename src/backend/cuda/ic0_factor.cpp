@@ -86,6 +86,7 @@ class CudaIc0Factor final : public Ic0Factor {
                                                   rows.begin, rows.end);
         if (rows.staging.rows_per_warp > 0) rows.method = kernels::cuda::Ic0Method::staged;
       }
+      std::vector<index_t>().swap(matches_.host_ptr);  // planned: not needed again
     }
   }
 
