@@ -219,8 +219,8 @@ __global__ void __launch_bounds__(kStagedThreads)
   }
 }
 
-/// Counts (own == nullptr; the pivot positions too) or stores the matches of each entry p
-/// of L (Ic0Matches).
+/// Counts (own == nullptr; the pivot positions too, and count[nnz] set to 1 where any
+/// entry has a pair) or stores the matches of each entry p of L (Ic0Matches).
 __global__ void ic0_find_matches(index_t nnz, const index_t* __restrict__ row_ptr,
                                  const index_t* __restrict__ col_idx,
                                  const index_t* __restrict__ entry_row, index_t* __restrict__ count,
@@ -244,6 +244,7 @@ __global__ void ic0_find_matches(index_t nnz, const index_t* __restrict__ row_pt
     for_each_match(col_idx, first, p, row_ptr[k], row_ptr[k + 1] - 1,
                    [&](index_t, index_t) { ++n; });
     count[p] = n;
+    if (n > 0) count[nnz] = 1;  // some entry has a pair
     return;
   }
   index_t q = ptr[p];
@@ -352,11 +353,18 @@ Ic0MatchTable ic0_match_table(CsrView<double> lower, index_t nnz, const index_t*
   std::vector<index_t> count(static_cast<std::size_t>(nnz));
   DeviceBuffer<index_t> pivot(count.size());
   if (nnz > 0) {
-    DeviceBuffer<index_t> device_count(count.size());
+    DeviceBuffer<index_t> device_count(count.size() + 1);
+    PRISM_CUDA_CHECK(cudaMemsetAsync(device_count.data() + nnz, 0, sizeof(index_t), stream));
     ic0_find_matches<<<blocks_for(nnz), kThreads, 0, stream>>>(
         nnz, lower.row_ptr, lower.col_idx, entry_row, device_count.data(), pivot.data(), nullptr,
         nullptr, nullptr);
     PRISM_CUDA_CHECK_LAUNCH();
+    index_t any = 0;
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(&any, device_count.data() + nnz, sizeof(index_t),
+                                     cudaMemcpyDeviceToHost, stream));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    // Nothing to subtract: the merges find nothing either (and the counts stay put).
+    if (any == 0) return table;
     PRISM_CUDA_CHECK(cudaMemcpyAsync(count.data(), device_count.data(),
                                      count.size() * sizeof(index_t), cudaMemcpyDeviceToHost,
                                      stream));
