@@ -682,11 +682,12 @@ std::vector<T> download(const prism::kernels::cuda::DeviceBuffer<T>& d) {
   return h;
 }
 
-// The GPU factorization kernels (merges by one thread and by one warp per row, and one
-// thread per row reading the matches found once) against the reference factorization bit
-// for bit, block by block as the engine runs them: short rows (Poisson), rows longer
-// than a warp's 32 (band), one row per block (natural order), and breakdowns (the same
-// first failed row). The match table against a plain merge on the host.
+// The GPU factorization kernels (merges by one thread and by one warp per row, and warps
+// staging a few rows at a time from the matches found once) against the reference
+// factorization bit for bit, block by block as the engine runs them: short rows
+// (Poisson), rows longer than a warp's 32 (band), one row per block (natural order), and
+// breakdowns (the same first failed row). The match table against a plain merge on the
+// host.
 TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
   namespace kc = prism::kernels::cuda;
   const auto colored = [](const CsrMatrix<double>& a) {
@@ -759,8 +760,10 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
            {kc::Ic0Method::merge, kc::Ic0Method::warp_merge, kc::Ic0Method::staged}) {
         if (method == kc::Ic0Method::staged && !has_pairs) continue;
         SCOPED_TRACE(name + ", longest row " + std::to_string(longest) + ", shift " +
-                     std::to_string(shift) + ", method " +
-                     std::to_string(static_cast<int>(method)));
+                     std::to_string(shift) +
+                     (method == kc::Ic0Method::merge        ? ", merge"
+                      : method == kc::Ic0Method::warp_merge ? ", warp merge"
+                                                            : ", staged"));
         auto values = kc::upload_and_wait(scaled, nullptr);
         auto failed = kc::upload_and_wait(std::vector<int>{kc::kNoFailedRow}, nullptr);
         for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
