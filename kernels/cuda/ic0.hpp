@@ -59,8 +59,9 @@ struct Ic0Matches {
 inline constexpr index_t kIc0MatchRowLimit = 65536;
 
 /// The device storage of an Ic0Matches, 8 bytes per entry of L and 6 per pair (27-point
-/// Poisson in 8 colors: 3.4 pairs per off-diagonal entry, so 3.3 times L's values;
-/// bcsstk13 in 41 colors: 8.4), and a host copy of ptr for planning (ic0_staging).
+/// Poisson 100^3 with a largest-first greedy coloring: 3.4 pairs per off-diagonal entry,
+/// so 3.3 times L's values; bcsstk13 colored the same way: 8.4 pairs per off-diagonal
+/// entry), and a host copy of ptr for planning (ic0_staging).
 struct Ic0MatchTable {
   DeviceBuffer<index_t> ptr;
   DeviceBuffer<std::uint16_t> own;
@@ -98,10 +99,10 @@ Ic0MatchTable ic0_match_table(CsrView<double> lower, index_t nnz, const index_t*
 enum class Ic0Method { merge, warp_merge, staged };
 
 /// Ic0Method::staged's shared memory per warp, at most: a warp takes as many rows (up to
-/// 32) as fit (the last color of a 27-point grid: about 1.5 KiB a row). The walk is
-/// latency-bound, so more warps of fewer rows keep an SM as busy. On the H200, against 48 KiB,
-/// bcsstk13's refactor (blocks of ~50 rows of up to 78 entries, 8 shift retries) took 11.4 against
-/// 13.4 ms and 27-point grids the same.
+/// 32) as fit (ic0_staged_bytes: 28 bytes an entry, 10 a pair). The walk is
+/// latency-bound, so more warps of fewer rows keep an SM as busy. On the H200, against
+/// 48 KiB, bcsstk13's refactor (blocks of ~50 rows of up to 78 entries, 8 shift
+/// retries) took 11.4 against 13.4 ms, and 27-point grids the same.
 inline constexpr std::size_t kIc0StagedSharedBytes = 24 * 1024;
 
 /// How Ic0Method::staged takes a block of rows: `rows_per_warp` consecutive rows a warp
@@ -133,9 +134,8 @@ struct Ic0Rows {
 /// in, L out) with the diagonal shifted by `shift`. A row whose pivot is <= 0 or not
 /// finite min-reduces its index into *failed_row and leaves the pivot in its diagonal
 /// slot. Ic0Method::staged requires `matches` and rows.staging (ConfigError otherwise);
-/// the others do not read them.
-/// With `output`, the solves' copies of L are written too (Ic0Output), so no gather
-/// pass follows.
+/// the others do not read them. With `output`, the solves' copies of L are written too
+/// (Ic0Output), so no gather pass follows.
 void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values, double shift,
                      int* failed_row, cudaStream_t stream, const Ic0Matches* matches = nullptr,
                      const Ic0Output* output = nullptr);

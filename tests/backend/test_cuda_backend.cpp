@@ -827,7 +827,7 @@ TEST(Ic0Staging, TakesTheMostRowsAWarpWhoseDataFitsItsSharedMemory) {
     EXPECT_EQ(s.pairs, taken * pairs);
     EXPECT_LE(kc::ic0_staged_bytes(s.entries, s.pairs), kc::kIc0StagedSharedBytes);
   }
-  // The last color of a 27-point grid (27 entries, about 88 matches a row): 8 rows a warp.
+  // Rows of 27 entries with 88 matches each: 8 rows a warp.
   const auto [grid_rows, grid_matches] = uniform(64, 27, 88);
   EXPECT_EQ(kc::ic0_staging(grid_rows.data(), grid_matches.data(), 0, 64).rows_per_warp, 8);
   // Uneven rows: the warp's room is the most any of its warps needs.
