@@ -73,6 +73,13 @@ __device__ __forceinline__ T abs_value(T v) {
   return v < T(0) ? -v : v;
 }
 
+// Pivot search key of a candidate entry: |x|, NaN counted as 0 so that a column of NaNs
+// still yields a valid pivot position (the factors are NaN then, as they must be).
+template <typename T>
+__device__ __forceinline__ T pivot_key(T x) {
+  return x == x ? abs_value(x) : T(0);
+}
+
 // (value, row) pair reduction: larger value wins, ties go to the smaller row (idamax).
 template <typename T>
 __device__ __forceinline__ void argmax_merge(T& v, int& r, T ov, int orow) {
@@ -89,7 +96,7 @@ __device__ int block_argmax(const T* col, int first, int m, T* s_val, int* s_row
   T v = T(-1);
   int r = INT_MAX;
   for (int i = first + threadIdx.x; i < m; i += blockDim.x)
-    argmax_merge(v, r, abs_value(col[i]), i);
+    argmax_merge(v, r, pivot_key(col[i]), i);
 #pragma unroll
   for (int off = 16; off > 0; off /= 2) {
     const T ov = __shfl_xor_sync(0xffffffffu, v, off);
@@ -184,13 +191,6 @@ __device__ __forceinline__ void axpy_row_tail(T (&r)[N], T m, const T* u, int fi
   axpy_row_range<0, N>(r, m, u, first);
 }
 
-// Pivot search key of a candidate entry: |x|, NaN counted as 0 so that a column of NaNs
-// still yields a valid pivot position (the factors are NaN then, as they must be).
-template <typename T>
-__device__ __forceinline__ T pivot_key(T x) {
-  return x == x ? abs_value(x) : T(0);
-}
-
 // Reduces (key, position) pairs over groups of `width` lanes (a power of two <= 32):
 // larger key wins, ties go to the smaller position (idamax); every lane of a group gets
 // the result. (A max reduction of the keys followed by a min of the positions holding it
@@ -208,7 +208,9 @@ __device__ __forceinline__ void group_argmax(T& key, int& pos, int width) {
 // unsigned key whose order is the order of the values (IEEE bits of a non-negative number),
 // compared a 32-bit word at a time. PivotBits<T>::hi is the word that decides almost always
 // (+1, so that 0 marks a lane without a candidate); `lo` (double only) breaks ties of `hi`.
-// NaN counts as 0, as pivot_key does.
+// NaN counts as 0, as pivot_key does: a NaN is still a candidate, so a segment with a
+// candidate row always has a winner (a column of NaNs once had none, and the step then
+// read a stale pivot position).
 template <typename T>
 struct PivotBits;
 template <>
@@ -217,9 +219,9 @@ struct PivotBits<double> {
   unsigned hi, lo;
   __device__ PivotBits(double x, bool candidate) {
     const auto bits = static_cast<unsigned long long>(__double_as_longlong(x));
-    const bool use = candidate && x == x;
-    hi = use ? (static_cast<unsigned>(bits >> 32) & 0x7fffffffu) + 1u : 0u;
-    lo = use ? static_cast<unsigned>(bits) : 0u;
+    const bool number = x == x;
+    hi = candidate ? (number ? (static_cast<unsigned>(bits >> 32) & 0x7fffffffu) + 1u : 1u) : 0u;
+    lo = candidate && number ? static_cast<unsigned>(bits) : 0u;
   }
 };
 template <>
@@ -227,7 +229,7 @@ struct PivotBits<float> {
   static constexpr bool kTwoWords = false;
   unsigned hi, lo;
   __device__ PivotBits(float x, bool candidate) {
-    hi = candidate && x == x ? (__float_as_uint(x) & 0x7fffffffu) + 1u : 0u;
+    hi = candidate ? (x == x ? (__float_as_uint(x) & 0x7fffffffu) + 1u : 1u) : 0u;
     lo = 0;
   }
 };
