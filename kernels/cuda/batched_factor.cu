@@ -1184,12 +1184,16 @@ __global__ void __launch_bounds__(kGemmThreads)
 }
 
 // ---------------------------------------------------------------------------------------
-// Whole matrix in shared memory (n <= 128), one block per matrix; uniform n (n_array null)
-// or variable n (n_array, lda_array, pointer array). Right-looking getf2 with 4 barriers per
-// column. TUNE: several small matrices per block; register tiles instead of shared memory.
+// Whole matrix in shared memory (n <= 128), one block per matrix; uniform n = n_max
+// (n_array null) or variable n <= n_max (n_array, lda_array, pointer array). Right-looking
+// getf2 with 4 barriers per column. A variable-size matrix the call cannot take (n < 0 or
+// n > n_max, which the shared memory is sized for, or lda < max(1, n)) is left untouched
+// with info = -1 or -4 (LAPACK's illegal-argument code: n is getrf_vbatched's first
+// argument, lda its fourth). TUNE: several small matrices per block; register tiles instead
+// of shared memory.
 template <typename T>
 __global__ void __launch_bounds__(kPanelThreads)
-    getrf_shared_kernel(const index_t* n_array, int n_uniform, DeviceMatrixBatch<T> a,
+    getrf_shared_kernel(const index_t* n_array, int n_max, DeviceMatrixBatch<T> a,
                         const index_t* lda_array, index_t* ipiv, int ipiv_stride, index_t* info) {
   extern __shared__ unsigned char smem_raw[];
   __shared__ T s_val[32];
@@ -1197,8 +1201,12 @@ __global__ void __launch_bounds__(kPanelThreads)
   __shared__ int s_piv[kBatchedFactorVarMaxN];
   __shared__ int s_info;
   const std::int64_t b = blockIdx.x;
-  const int n = n_array != nullptr ? n_array[b] : n_uniform;
+  const int n = n_array != nullptr ? n_array[b] : n_max;
   const std::int64_t lda = lda_array != nullptr ? lda_array[b] : a.ld;
+  if (n < 0 || n > n_max || lda < (n > 1 ? n : 1)) {  // block-uniform
+    if (threadIdx.x == 0) info[b] = n < 0 || n > n_max ? -1 : -4;
+    return;
+  }
   T* A = matrix_ptr(a, b);
   T* S = reinterpret_cast<T*>(smem_raw);
   const int lds = n | 1;  // odd: rows of S fall in different banks
@@ -1743,7 +1751,8 @@ void getrf_var_impl(const index_t* n, index_t max_n, T* const* a, const index_t*
   const std::size_t bytes = shared_matrix_bytes<T>(std::max<index_t>(max_n, 1));
   DynamicShared::reserve(kernel_id(getrf_shared_kernel<T>), bytes, "getrf_vbatched");
   getrf_shared_kernel<T><<<batch, kPanelThreads, bytes, stream>>>(
-      n, 0, DeviceMatrixBatch<T>::pointer_array(a, 1), lda, ipiv, ipiv_stride, info);
+      n, static_cast<int>(max_n), DeviceMatrixBatch<T>::pointer_array(a, 1), lda, ipiv,
+      ipiv_stride, info);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

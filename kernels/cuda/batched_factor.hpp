@@ -142,7 +142,10 @@ void getrf_batched(index_t n, DeviceMatrixBatch<float> a, index_t* ipiv, index_t
 /// Variable-size LU (every n[b] <= max_n <= 128): n, a (device pointers), lda are device
 /// arrays of `batch` entries; pivots of matrix b at ipiv[b * ipiv_stride ...] (ipiv_stride
 /// >= max_n). max_n (a host value, >= every n[b]) sizes the shared memory; one thread
-/// block per matrix with the whole matrix in shared memory.
+/// block per matrix with the whole matrix in shared memory. The device arrays are checked
+/// on the device: a matrix with n[b] < 0 or n[b] > max_n gets info[b] = -1, one with
+/// lda[b] < max(1, n[b]) info[b] = -4 (LAPACK's codes for an illegal first or fourth
+/// argument); it is left untouched and the others are factored.
 void getrf_vbatched(const index_t* n, index_t max_n, double* const* a, const index_t* lda,
                     index_t* ipiv, index_t ipiv_stride, index_t* info, index_t batch,
                     cudaStream_t stream);

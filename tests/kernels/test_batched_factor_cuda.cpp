@@ -15,7 +15,9 @@
 //    shared-memory whole matrix, blocked with the register or the shared-memory panel,
 //    update depths 1, 2 and 4, 64 x 64 and 32 x 32 syrk tiles; the same sizes and batches; SPD
 //    and non-SPD matrices.
-//  - getrf_vbatched (n[b] <= 128), getrs and potrs (1, 3, 17 right-hand sides).
+//  - getrf_vbatched (n[b] <= 128), and its per-matrix rejection of n[b] < 0, n[b] > max_n
+//    and lda[b] < n[b]; getrs and potrs (1, 3, 17 right-hand sides).
+//  - getrf with a column of NaNs on every path: pivots in range, NaN exactly where due.
 //  - SharedMemoryEdges (the first test of the file, so that it runs in a fresh process
 //    before any larger launch of the same kernels): the sizes whose dynamic shared memory
 //    is at most 48 KiB while dynamic plus static is above it, the launches the first GPU run
@@ -744,6 +746,58 @@ void check_getrs(index_t n, index_t nrhs, index_t count) {
     const Mat<double> a = bt.matrix(bt.host, b).template cast<double>();
     EXPECT_LE((a * xm - bm).norm() / (a.norm() * xm.norm()), 8.0 * n * unit_roundoff<T>())
         << "matrix " << b;
+  }
+}
+
+// Sizes are device data, so getrf_vbatched checks them on the device: a matrix with n < 0,
+// n > max_n (which would overrun the shared memory sized for max_n) or lda < max(1, n) is
+// reported in its info (-1 or -4) and left untouched; the others of the batch are factored.
+TEST(BatchedFactorCuda, GetrfVariableSizeRejectsIllegalSizesPerMatrix) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const index_t max_n = 16, count = 5, cap = 64;  // cap: elements each buffer holds
+  const std::vector<index_t> sizes = {5, 200, -3, 7, 9}, lda = {5, 200, 1, 7, 4};
+  const std::vector<index_t> expected_info = {0, -1, -1, 0, -4};
+  std::vector<std::vector<double>> host(count);
+  std::vector<DeviceBuffer<double>> dev;
+  std::vector<double*> ptrs;
+  for (index_t b = 0; b < count; ++b) {
+    host[b].assign(cap, kSentinel<double>);
+    if (expected_info[b] == 0) {
+      const Mat<double> m = make_matrix<double>(Kind::pivoting, sizes[b], b, 5);
+      for (index_t j = 0; j < sizes[b]; ++j) {
+        for (index_t i = 0; i < sizes[b]; ++i) host[b][i + j * lda[b]] = m(i, j);
+      }
+    }
+    dev.emplace_back(host[b].size());
+    upload(dev.back(), host[b]);
+    ptrs.push_back(dev.back().data());
+  }
+  DeviceBuffer<index_t> d_n(count), d_lda(count), d_piv(max_n * count), d_info(count);
+  DeviceBuffer<double*> d_ptrs(count);
+  upload(d_n, sizes);
+  upload(d_lda, lda);
+  upload(d_ptrs, ptrs);
+  ASSERT_NO_THROW(gpu::getrf_vbatched(d_n.data(), max_n, d_ptrs.data(), d_lda.data(),
+                                      d_piv.data(), max_n, d_info.data(), count, nullptr));
+  sync();
+  const auto info = download(d_info);
+  for (index_t b = 0; b < count; ++b) {
+    SCOPED_TRACE(::testing::Message() << "matrix " << b << " n=" << sizes[b] << " lda=" << lda[b]);
+    EXPECT_EQ(info[b], expected_info[b]);
+    const auto got = download(dev[b]);
+    if (expected_info[b] != 0) {
+      EXPECT_EQ(got, host[b]);
+      continue;
+    }
+    std::vector<double> ref = host[b];
+    std::vector<index_t> ref_piv(sizes[b]);
+    index_t ref_info = 0;
+    ref::getrf_batched(sizes[b], ref.data(), lda[b], 0, ref_piv.data(), &ref_info, 1);
+    EXPECT_EQ(info[b], ref_info);
+    for (std::size_t e = 0; e < got.size(); ++e) {
+      EXPECT_NEAR(got[e], ref[e], 1e3 * sizes[b] * unit_roundoff<double>() * (1 + std::abs(ref[e])))
+          << "entry " << e;
+    }
   }
 }
 
