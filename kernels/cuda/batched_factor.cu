@@ -288,9 +288,13 @@ __device__ __forceinline__ unsigned segment_argmax(const PivotBits<T>& key, int 
 }
 
 // Blocks per SM asked of ptxas for getrf_warp_kernel: in double the 32-column kernel takes
-// 98 registers unasked (4 blocks per SM); 96 gives 5 without spills.
+// 98 registers unasked (4 blocks per SM); 96 gives 5. The 24-column kernel takes 82 unasked
+// (5 blocks: a warp's registers are allocated 256 at a time); 80 gives 6, with 8 bytes
+// spilled outside the column loop: n = 24, 61.6 / 61.4 -> 58.4 / 58.3 us (H200, batch 10^4,
+// same build, two runs each, 2026-11-22). The 16-column kernel keeps its 70 (7 blocks): 64
+// (8 blocks, 68 bytes spilled) measured the same, 23.2 us.
 constexpr int warp_kernel_min_blocks(std::size_t elem_size, int cols) {
-  return elem_size == 8 && cols == 32 ? 5 : 0;
+  return elem_size == 8 && cols == 32 ? 5 : (elem_size == 8 && cols == 24 ? 6 : 0);
 }
 
 // n <= 32: one matrix per kLanes lanes (8, 16 or 32 >= n), row i in lane i's registers
