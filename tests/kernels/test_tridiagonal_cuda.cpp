@@ -3,7 +3,7 @@
 // {1, 2, 3, 31, 32, 33, 1000, 4097, 100000} x M in {1, 5, 1024}, both layouts, both
 // precisions, diagonally dominant and shifted-Laplacian systems, plus the edges of each path
 // (sizes around the chunk, the one-pass limit and the two-pass chunk, batches that are not
-// a multiple of the systems per block, N = 4M with M = 1). Criterion: the documented
+// a multiple of the systems per block, N = 4M with M = 1, M = 10^6). Criterion: the documented
 // backward-error bound (tridiagonal_test_systems.hpp: eta <= 16 (log2 N + 2) u per system),
 // which the reference meets too, and for the dominant systems (kappa_inf <= 11) closeness to
 // the reference solution. The partition eliminations, the cyclic-reduction step, each PCR
@@ -273,6 +273,18 @@ TEST(TridiagonalCuda, OneHugeSystem) {
   for (TridiagonalLayout layout : {TridiagonalLayout::contiguous, TridiagonalLayout::interleaved}) {
     check_case<double>(TriKind::dominant, layout, 1 << 22, 1, /*in_place=*/false);
     check_case<float>(TriKind::laplacian, layout, 1 << 22, 1, /*in_place=*/true);
+  }
+}
+
+// The largest batch, M = 10^6, with short systems in both layouts (one thread per
+// system for N <= L, the partition method above it; grids of thousands of blocks) and a
+// batch one past a multiple of the systems per block.
+TEST(TridiagonalCuda, MillionSystems) {
+  PRISM_SKIP_WITHOUT_GPU();
+  for (TridiagonalLayout layout : {TridiagonalLayout::contiguous, TridiagonalLayout::interleaved}) {
+    check_case<double>(TriKind::dominant, layout, 2, 1000000, /*in_place=*/false);
+    check_case<double>(TriKind::laplacian, layout, 17, 1000001, /*in_place=*/true);
+    check_case<float>(TriKind::dominant, layout, 5, 1000000, /*in_place=*/false);
   }
 }
 
