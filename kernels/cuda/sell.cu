@@ -11,6 +11,16 @@ namespace {
 
 constexpr int kBlockThreads = 256;
 
+/// Blocks per SM asked of ptxas for the IC(0) halves (sell_llt_forward_rows and
+/// sell_llt_backward_rows): 8, i.e. at most 32 registers and every warp slot of an SM
+/// filled. In double they took 36-40 registers unasked, and registers go to a warp 256 at a
+/// time, so 6 or 7 blocks (48 or 56 warps) stayed resident. Capped, without spills (H200,
+/// same build, two runs each, ic0-color, us per PCG iteration): Poisson3D 128^3 180.0 / 179.9
+/// -> 172.2 / 172.4, 96^3 86.7 / 87.7 -> 82.9 / 82.3, Poisson2D 1024^2 82.4 / 82.6 -> 78.9 /
+/// 78.9, anisotropic 96^3 85.6 / 86.2 -> 81.7 / 81.5, G3_circuit 135.6 / 135.6 -> 132.0 /
+/// 131.7; 27-point 100^3 (13 entries a row) 250.7 / 250.7 -> 252.6 / 251.5.
+constexpr int kSolveMinBlocks = 8;
+
 /// Entries fetched together by a thread before any is used: one row's loop is a chain
 /// of dependent loads (column, then x[column]), so with one at a time a thread of a long
 /// row waits a memory latency per entry (H200: 27-point Poisson 100^3, 13 entries left of
@@ -139,7 +149,7 @@ __device__ __forceinline__ void write_block_partial(double value, double* __rest
 /// factor and let this one start only after the caller's kernels were done (the first
 /// launch of a half, behind a kernel of the caller's, runs without prefetch).
 template <typename V, bool Dot>
-__global__ void __launch_bounds__(kBlockThreads)
+__global__ void __launch_bounds__(kBlockThreads, kSolveMinBlocks)
     sell_llt_forward_rows(index_t begin, index_t end, index_t first_slice, index_t first_end,
                           index_t z_begin, bool last, bool prefetch, SellView<V> l,
                           const V* __restrict__ dl, const V* __restrict__ du,
@@ -173,7 +183,7 @@ __global__ void __launch_bounds__(kBlockThreads)
 /// (y = b * dl there, formed here; the forward half has the other rows).
 /// Launched after the previous kernel, as the forward half.
 template <typename V, bool Dot>
-__global__ void __launch_bounds__(kBlockThreads)
+__global__ void __launch_bounds__(kBlockThreads, kSolveMinBlocks)
     sell_llt_backward_rows(index_t begin, index_t end, index_t first_slice, index_t first_end,
                            index_t z_begin, bool prefetch, SellView<V> u, const V* __restrict__ dl,
                            const V* __restrict__ du, const double* __restrict__ b,
