@@ -1755,8 +1755,8 @@ void getrf_var_impl(const index_t* n, index_t max_n, T* const* a, const index_t*
   const std::size_t bytes = shared_matrix_bytes<T>(std::max<index_t>(max_n, 1));
   DynamicShared::reserve(kernel_id(getrf_shared_kernel<T>), bytes, "getrf_vbatched");
   getrf_shared_kernel<T><<<batch, kPanelThreads, bytes, stream>>>(
-      n, static_cast<int>(max_n), DeviceMatrixBatch<T>::pointer_array(a, 1), lda, ipiv,
-      ipiv_stride, info);
+      n, static_cast<int>(max_n), DeviceMatrixBatch<T>::pointer_array(a, 1), lda, ipiv, ipiv_stride,
+      info);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

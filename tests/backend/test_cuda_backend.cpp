@@ -1105,20 +1105,21 @@ TEST_F(CudaBackendTest, ValueChecksAreEquivalentToReference) {
     index_t diag = 0;
     while (a.col_idx[diag] != 0) ++diag;
     const index_t late = nnz - 1, mid = nnz / 2;
-    // A pair of mirror entries (up before low in storage): the check gathers the pair's
-    // difference from one side only, so a change on either side must be found.
+    // A pair of mirror entries (up before low in storage): a change on either side must be
+    // found, and reported at the pair's first entry.
     index_t up = 0;
     while (up < nnz && mirror[up] <= up) ++up;
     const index_t low = up < nnz ? mirror[up] : late;
     up = std::min(up, late);
     using Plant = std::vector<std::pair<index_t, double>>;
-    for (const Plant& plant : {Plant{}, Plant{{diag, 0.0}}, Plant{{late, std::nan("")}},
-                               Plant{{mid, a.values[mid] + 1e-3}},
-                               Plant{{late, std::numeric_limits<double>::infinity()}, {diag, -2.0}},
-                               Plant{{mid, a.values[mid] + 1e-3}, {late, a.values[late] + 1e-3}},
-                               Plant{{late, -1.0}, {mid, a.values[mid] + 1e-3}},
-                               Plant{{mid, a.values[mid] * (1.0 + 1e-15)}},
-                               Plant{{up, a.values[up] + 1e-3}}, Plant{{low, a.values[low] - 1e-3}}}) {
+    for (const Plant& plant :
+         {Plant{}, Plant{{diag, 0.0}}, Plant{{late, std::nan("")}},
+          Plant{{mid, a.values[mid] + 1e-3}},
+          Plant{{late, std::numeric_limits<double>::infinity()}, {diag, -2.0}},
+          Plant{{mid, a.values[mid] + 1e-3}, {late, a.values[late] + 1e-3}},
+          Plant{{late, -1.0}, {mid, a.values[mid] + 1e-3}},
+          Plant{{mid, a.values[mid] * (1.0 + 1e-15)}}, Plant{{up, a.values[up] + 1e-3}},
+          Plant{{low, a.values[low] - 1e-3}}}) {
       std::vector<double> v = a.values;
       for (const auto& [k, value] : plant) v[k] = value;
       SCOPED_TRACE("nnz " + std::to_string(nnz) + ", " + std::to_string(plant.size()) + " planted");

@@ -638,8 +638,8 @@ void check_getrf_nan_column(index_t n, index_t c) {
     DeviceBuffer<index_t> d_piv(static_cast<std::size_t>(n) * count), d_info(count);
     const std::size_t ws_bytes = gpu::getrf_workspace_bytes(n, count, sizeof(T), cfg.opt);
     DeviceBuffer<unsigned char> ws(ws_bytes);
-    ASSERT_NO_THROW(gpu::getrf_batched(n, bt.view(), d_piv.data(), d_info.data(), count,
-                                       ws.data(), ws_bytes, nullptr, cfg.opt));
+    ASSERT_NO_THROW(gpu::getrf_batched(n, bt.view(), d_piv.data(), d_info.data(), count, ws.data(),
+                                       ws_bytes, nullptr, cfg.opt));
     sync();
     const std::vector<T> a = download(bt.dev);
     const std::vector<index_t> piv = download(d_piv), info = download(d_info);
@@ -777,8 +777,8 @@ TEST(BatchedFactorCuda, GetrfVariableSizeRejectsIllegalSizesPerMatrix) {
   upload(d_n, sizes);
   upload(d_lda, lda);
   upload(d_ptrs, ptrs);
-  ASSERT_NO_THROW(gpu::getrf_vbatched(d_n.data(), max_n, d_ptrs.data(), d_lda.data(),
-                                      d_piv.data(), max_n, d_info.data(), count, nullptr));
+  ASSERT_NO_THROW(gpu::getrf_vbatched(d_n.data(), max_n, d_ptrs.data(), d_lda.data(), d_piv.data(),
+                                      max_n, d_info.data(), count, nullptr));
   sync();
   const auto info = download(d_info);
   for (index_t b = 0; b < count; ++b) {
