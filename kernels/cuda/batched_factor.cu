@@ -527,12 +527,21 @@ __device__ __forceinline__ void potrf_scale_step(T (&r)[NC], int c, int i, bool 
   }
 }
 
+// Blocks per SM asked of ptxas for potrf_warp_kernel (0: its own choice). In double the
+// 24-column kernel took 89 registers unasked and the 16-column one 65, so with registers
+// going to a warp 256 at a time 5 and 7 blocks fit; 80 and 64 registers (no spills) give 6
+// and 8: n = 24, 50.7 / 50.4 -> 47.4 / 47.4 us; n = 16, 18.7 / 18.8 -> 18.5 / 18.5 (H200,
+// batch 10^4, same build, two runs each, 2026-11-22).
+constexpr int potrf_warp_min_blocks(std::size_t elem_size, int cols) {
+  return elem_size == 8 && cols == 24 ? 6 : (elem_size == 8 && cols == 16 ? 8 : 0);
+}
+
 // n <= 32: Cholesky of one matrix per kLanes lanes (8, 16 or 32 >= n), row i (its lower
 // part, kCols >= n entries: 8, 16, 24 or 32) in lane i's registers; each step's scaled column goes
 // through shared memory (one value per lane, one __syncwarp per column). A non-positive pivot stops
 // that matrix only (its lanes keep meeting the __syncwarp).
 template <typename T, int kLanes, int kCols>
-__global__ void __launch_bounds__(kRegistersBlock)
+__global__ void __launch_bounds__(kRegistersBlock, potrf_warp_min_blocks(sizeof(T), kCols))
     potrf_warp_kernel(int n, DeviceMatrixBatch<T> a, index_t* info, int batch) {
   constexpr int kSegments = kRegistersBlock / kLanes;
   __shared__ __align__(16) T s_col[kSegments][2][kLanes];
