@@ -123,6 +123,12 @@ class Ic0Factor {
   /// Factors the loaded matrix + shift I. On failure: the first row whose pivot is <= 0
   /// or not finite, and the pivot.
   virtual kernels::Ic0Status attempt(double shift) = 0;
+  /// attempt() in two parts: queue_attempt() queues the factorization without waiting for
+  /// it (a backend that records may record it, with load(const SourceValues&) before it,
+  /// and replay both), attempt_result() waits and gives its verdict. By default the attempt
+  /// runs in queue_attempt().
+  virtual void queue_attempt(double shift) { queued_ = attempt(shift); }
+  virtual kernels::Ic0Status attempt_result() { return queued_; }
   /// After a successful attempt: L = S^{-1} L_s, laid out for the solves.
   virtual void finish() = 0;
   /// Solves L x = b (lower) or L^T x = b (upper).
@@ -158,6 +164,9 @@ class Ic0Factor {
   void check_no_dot(std::optional<Scalar> dot) const {
     if (dot && !forms_dot()) throw Error("ic0 factor: these solves do not form (r, z)");
   }
+
+ private:
+  kernels::Ic0Status queued_{};  // the default queue_attempt()'s verdict
 };
 
 /// Times the phases of each iteration. A backend may record asynchronously (events)

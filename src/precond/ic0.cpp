@@ -138,13 +138,29 @@ FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0O
 
 FactorizationReport Ic0Pattern::factorize(const backend::SourceValues& a, const Ic0Options& options,
                                           backend::Ic0Factor& engine) {
+  queue_factorize(a, engine);
+  return finish_factorize(options, engine);
+}
+
+void Ic0Pattern::queue_factorize(const backend::SourceValues& a, backend::Ic0Factor& engine) const {
   if (static_cast<index_t>(a.source->size()) != a_nnz_) {
     throw InvalidMatrixError("ic0: " + std::to_string(a.source->size()) +
                              " values for a pattern of " + std::to_string(a_nnz_) + " entries");
   }
   engine.load(a);
-  const FactorizationReport report =
-      retry(options, [&](double shift) { return engine.attempt(shift); });
+  engine.queue_attempt(0.0);  // retry's first shift
+}
+
+FactorizationReport Ic0Pattern::finish_factorize(const Ic0Options& options,
+                                                 backend::Ic0Factor& engine) {
+  bool queued = true;
+  const FactorizationReport report = retry(options, [&](double shift) {
+    if (queued) {
+      queued = false;
+      return engine.attempt_result();
+    }
+    return engine.attempt(shift);
+  });
   engine.finish();
   return report;
 }
@@ -209,6 +225,15 @@ class Ic0 final : public Preconditioner {
   void factorize(const backend::SourceValues& a) override {
     if (!engine_) Preconditioner::factorize(a);
     report_ = pattern_->factorize(a, options_.ic0, *engine_);
+  }
+  bool queues_factorize() const override { return engine_ != nullptr; }
+  void queue_factorize(const backend::SourceValues& a) override {
+    if (!engine_) Preconditioner::queue_factorize(a);
+    pattern_->queue_factorize(a, *engine_);
+  }
+  void finish_factorize() override {
+    if (!engine_) Preconditioner::finish_factorize();
+    report_ = pattern_->finish_factorize(options_.ic0, *engine_);
   }
 
   void factorize(const CsrMatrix<double>& a) override {

@@ -39,6 +39,11 @@ class Ic0Pattern {
   /// The same with A's values in the backend's memory: the engine scales them there.
   FactorizationReport factorize(const backend::SourceValues& a, const Ic0Options& options,
                                 backend::Ic0Factor& engine);
+  /// That factorize() in two parts: queue_factorize() loads the values and queues the first
+  /// attempt (shift 0) without waiting for it, so that a backend can record and replay both;
+  /// finish_factorize() reads that attempt's verdict and goes on as factorize() does.
+  void queue_factorize(const backend::SourceValues& a, backend::Ic0Factor& engine) const;
+  FactorizationReport finish_factorize(const Ic0Options& options, backend::Ic0Factor& engine);
 
   /// upper().values[k] = lower().values[upper_source()[k]]
   const std::vector<index_t>& upper_source() const { return upper_source_; }

@@ -37,6 +37,16 @@ class Preconditioner {
     (void)a;
     throw Error(name() + ": no numeric setup from values in the backend's memory");
   }
+  /// Whether factorize(const backend::SourceValues&) also comes in two parts:
+  /// queue_factorize() queues the work up to the first verdict without a host wait (so
+  /// that the backend can record it, Backend::record, and replay it), finish_factorize()
+  /// waits for that verdict and completes the setup as factorize() does.
+  virtual bool queues_factorize() const { return false; }
+  virtual void queue_factorize(const backend::SourceValues& a) {
+    (void)a;
+    throw Error(name() + ": no queued numeric setup");
+  }
+  virtual void finish_factorize() { throw Error(name() + ": no queued numeric setup"); }
   /// z = M^{-1} r (z and r distinct)
   virtual void apply(const backend::Vector& r, backend::Vector& z) = 0;
   /// Modeled bytes one apply() moves (for the GB/s column of the breakdown).

@@ -113,6 +113,12 @@ class CudaIc0Factor final : public Ic0Factor {
   }
 
   kernels::Ic0Status attempt(double shift) override {
+    queue_attempt(shift);
+    return attempt_result();
+  }
+  /// Everything up to the copy of the verdicts to pinned host memory: no host wait, so
+  /// that it can be recorded (with load(const SourceValues&) before it) and replayed.
+  void queue_attempt(double shift) override {
     if (!fresh_) source_values_ != nullptr ? fill_from_values() : fill_from_host();
     fresh_ = false;
     PRISM_CUDA_CHECK(
@@ -127,6 +133,8 @@ class CudaIc0Factor final : public Ic0Factor {
     // One read back for both verdicts: the factorization's and the scaling's.
     PRISM_CUDA_CHECK(cudaMemcpyAsync(host_flags_.data(), flags_.data(), 2 * sizeof(int),
                                      cudaMemcpyDeviceToHost, stream_));
+  }
+  kernels::Ic0Status attempt_result() override {
     PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     const int bad_diagonal = host_flags_.data()[1];
     if (bad_diagonal != kernels::cuda::kNoFailedRow) {
