@@ -61,6 +61,17 @@ CsrMatrix<double> grid_and_clique() {
   return prism::csr_from_triplets(g.rows + 12, g.rows + 12, t);
 }
 
+/// What `call` throws as InvalidMatrixError, or "no error".
+template <typename Call>
+std::string invalid_matrix_message(const Call& call) {
+  try {
+    call();
+  } catch (const prism::InvalidMatrixError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 /// Values in device memory, as a GPU assembly would hand them over.
 class DeviceValues {
  public:
@@ -1202,20 +1213,12 @@ TEST(GpuSolveRefactor, OnBackendEqualsRefactor) {
              {a.row_ptr[3], std::nan("")}, {a.row_ptr[3], 1.5 * a2.values[a.row_ptr[3]]}}) {
       CsrMatrix<double> bad = a2;
       bad.values[entry] = value;
-      std::string expected = "no error", got = "no error";
-      try {
-        host.refactor(bad);
-      } catch (const prism::InvalidMatrixError& e) {
-        expected = e.what();
-      }
+      const std::string expected = invalid_matrix_message([&] { host.refactor(bad); });
       const DeviceValues bad_values(bad.values);
-      try {
-        device.refactor_on_backend(bad_values.data(), bad_values.size());
-      } catch (const prism::InvalidMatrixError& e) {
-        got = e.what();
-      }
       EXPECT_NE(expected, "no error");
-      EXPECT_EQ(got, expected);
+      EXPECT_EQ(invalid_matrix_message(
+                    [&] { device.refactor_on_backend(bad_values.data(), bad_values.size()); }),
+                expected);
     }
   }
 }
@@ -1271,20 +1274,12 @@ TEST(GpuSolveRefactor, RepeatedCallsOnOneBufferEqualRefactor) {
     }
     CsrMatrix<double> bad = step(4);
     bad.values[bad.row_ptr[2]] = std::nan("");
-    std::string expected = "no error", got = "no error";
-    try {
-      host.refactor(bad);
-    } catch (const prism::InvalidMatrixError& e) {
-      expected = e.what();
-    }
+    const std::string expected = invalid_matrix_message([&] { host.refactor(bad); });
     buffer.write(bad.values);
-    try {
-      device.refactor_on_backend(buffer.data(), buffer.size());
-    } catch (const prism::InvalidMatrixError& e) {
-      got = e.what();
-    }
     EXPECT_NE(expected, "no error");
-    EXPECT_EQ(got, expected);
+    EXPECT_EQ(
+        invalid_matrix_message([&] { device.refactor_on_backend(buffer.data(), buffer.size()); }),
+        expected);
     const CsrMatrix<double> a5 = step(5);
     buffer.write(a5.values);
     check(a5, buffer, true);

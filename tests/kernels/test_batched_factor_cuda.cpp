@@ -290,6 +290,24 @@ struct GetrfCase {
   }
 };
 
+// getrf of bt's original matrices on the device with cfg: the factors (the whole strided
+// storage, padding included), pivots and info.
+template <typename T>
+void getrf_on_device(const GetrfConfig& cfg, Batch<T>& bt, std::vector<T>& a,
+                     std::vector<index_t>& piv, std::vector<index_t>& info) {
+  const index_t n = bt.n, count = bt.count;
+  bt.reset();
+  DeviceBuffer<index_t> d_piv(static_cast<std::size_t>(n) * count), d_info(count);
+  const std::size_t ws_bytes = gpu::getrf_workspace_bytes(n, count, sizeof(T), cfg.opt);
+  DeviceBuffer<unsigned char> ws(ws_bytes);
+  ASSERT_NO_THROW(gpu::getrf_batched(n, bt.view(), d_piv.data(), d_info.data(), count, ws.data(),
+                                     ws_bytes, nullptr, cfg.opt));
+  sync();
+  a = download(bt.dev);
+  piv = download(d_piv);
+  info = download(d_info);
+}
+
 template <typename T>
 void check_getrf(const GetrfConfig& cfg, GetrfCase<T>& gc) {
   Batch<T>& bt = gc.bt;
@@ -298,15 +316,9 @@ void check_getrf(const GetrfConfig& cfg, GetrfCase<T>& gc) {
                << cfg.name << " n=" << n << " batch=" << count << " kind=" << kind_name(gc.kind)
                << " lda=" << bt.lda << " pointers=" << bt.pointer_array << " " << sizeof(T) * 8
                << "-bit");
-  bt.reset();
-  DeviceBuffer<index_t> d_piv(static_cast<std::size_t>(n) * count), d_info(count);
-  const std::size_t ws_bytes = gpu::getrf_workspace_bytes(n, count, sizeof(T), cfg.opt);
-  DeviceBuffer<unsigned char> ws(ws_bytes);
-  ASSERT_NO_THROW(gpu::getrf_batched(n, bt.view(), d_piv.data(), d_info.data(), count, ws.data(),
-                                     ws_bytes, nullptr, cfg.opt));
-  sync();
-  const std::vector<T> a = download(bt.dev);
-  const std::vector<index_t> piv = download(d_piv), info = download(d_info);
+  std::vector<T> a;
+  std::vector<index_t> piv, info;
+  ASSERT_NO_FATAL_FAILURE(getrf_on_device(cfg, bt, a, piv, info));
 
   const double bound = 4.0 * n * unit_roundoff<T>();
   const double factor_bound = 1e3 * n * unit_roundoff<T>();
@@ -634,15 +646,9 @@ void check_getrf_nan_column(index_t n, index_t c) {
   for (const GetrfConfig& cfg : getrf_configs()) {
     SCOPED_TRACE(::testing::Message() << cfg.name << " n=" << n << " NaN column " << c << " "
                                       << sizeof(T) * 8 << "-bit");
-    bt.reset();
-    DeviceBuffer<index_t> d_piv(static_cast<std::size_t>(n) * count), d_info(count);
-    const std::size_t ws_bytes = gpu::getrf_workspace_bytes(n, count, sizeof(T), cfg.opt);
-    DeviceBuffer<unsigned char> ws(ws_bytes);
-    ASSERT_NO_THROW(gpu::getrf_batched(n, bt.view(), d_piv.data(), d_info.data(), count, ws.data(),
-                                       ws_bytes, nullptr, cfg.opt));
-    sync();
-    const std::vector<T> a = download(bt.dev);
-    const std::vector<index_t> piv = download(d_piv), info = download(d_info);
+    std::vector<T> a;
+    std::vector<index_t> piv, info;
+    ASSERT_NO_FATAL_FAILURE(getrf_on_device(cfg, bt, a, piv, info));
     for (index_t b = 0; b < count; ++b) {
       SCOPED_TRACE(::testing::Message() << "matrix " << b);
       EXPECT_EQ(info[b], ref_info[b]);
