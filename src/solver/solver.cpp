@@ -39,10 +39,12 @@ struct Solver::Impl {
   // (a solver that never uses it pays nothing; the consumers keep their own maps).
   std::unique_ptr<backend::IndexMap> mirror_map;
   // refactor_on_backend(): its queued work (values check, SpMV storage, the preconditioner's
-  // load and first attempt), recorded after a call that succeeded and replayed by the next
-  // call with the same values pointer; dropped by setup() and refactor().
+  // load and first attempt), recorded after the second call in a row with one values
+  // pointer succeeded (so that alternating buffers never pay for a recording) and replayed
+  // by the calls with that pointer after it; dropped by setup() and refactor().
   std::unique_ptr<backend::Recording> refactor_recording;
   const double* refactor_recording_values = nullptr;
+  const double* refactor_last_values = nullptr;  // the last call's pointer
 
   SetupReport setup;
   OrderingReport ordering;
@@ -96,6 +98,7 @@ void Solver::setup(const CsrMatrix<double>& a) {
   s.setup = SetupReport{};
   s.ordering = OrderingReport{};
   s.refactor_recording.reset();
+  s.refactor_last_values = nullptr;
   s.device_matrix.reset();
   s.mirror_map.reset();
 
@@ -161,6 +164,7 @@ void Solver::refactor(const CsrMatrix<double>& a) {
   }
   s.ready = false;
   s.refactor_recording.reset();  // the preconditioner's loaded values now come from the host
+  s.refactor_last_values = nullptr;
   auto t = std::chrono::steady_clock::now();
   check_spd_candidate_values(a, s.mirror);
   s.setup = SetupReport{};
@@ -188,10 +192,12 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
   // other; the check's verdict is read at the end (or when the factorization fails), so
   // the host waits once less. The timings are then the times to queue the check and
   // the SpMV storage; factorization_seconds covers everything to the end of the work.
-  // A call with the values pointer of the call before replays that call's recording of
-  // all of it up to the first attempt's verdict (one graph launch): check_seconds is then
-  // the time to launch it, upload_seconds 0.
+  // A call with the recorded values pointer replays the recording of all of it up to the
+  // first attempt's verdict (one graph launch): check_seconds is then the time to launch
+  // it, upload_seconds 0.
   const bool replay = s.refactor_recording && s.refactor_recording_values == values;
+  const bool repeated = s.refactor_last_values == values;
+  s.refactor_last_values = values;
   auto t = std::chrono::steady_clock::now();
   if (!s.mirror_map) s.mirror_map = be.make_index_map(s.mirror);
   if (replay) {
@@ -240,7 +246,7 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
   s.setup.factorization_seconds = seconds_since(t);
   s.factorization = s.preconditioner->factorization_report();
   s.ready = true;
-  if (!replay && be.can_record() && s.preconditioner->queues_factorize()) {
+  if (!replay && repeated && be.can_record() && s.preconditioner->queues_factorize()) {
     // Recording queues nothing; it repeats the host side of the queued calls above, which
     // leave the same state for the same pointer. A backend that cannot record some of it
     // throws, and the calls then keep the plain path.

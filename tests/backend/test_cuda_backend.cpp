@@ -1223,12 +1223,13 @@ TEST(GpuSolveRefactor, OnBackendEqualsRefactor) {
   }
 }
 
-// A time loop that reassembles into one device buffer: the second and later calls with
-// that pointer replay the first one's recorded work (upload_seconds is then 0), and each
+// A time loop that reassembles into one device buffer: the third and later calls with
+// that pointer replay the second one's recorded work (upload_seconds is then 0), and each
 // gives the factor refactor() gives for the same values, bit for bit, shift retries
 // included (bcsstk13 needs 8 when the shared matrices are present). A bad value through
 // the buffer is reported as refactor() reports it, and the buffer works again after;
-// another buffer takes the plain path once.
+// another buffer takes the plain path twice, then replays; alternating buffers never
+// record.
 TEST(GpuSolveRefactor, RepeatedCallsOnOneBufferEqualRefactor) {
   PRISM_SKIP_WITHOUT_GPU();
   std::vector<std::pair<std::string, CsrMatrix<double>>> matrices{
@@ -1270,7 +1271,7 @@ TEST(GpuSolveRefactor, RepeatedCallsOnOneBufferEqualRefactor) {
       SCOPED_TRACE("step " + std::to_string(k));
       const CsrMatrix<double> ak = step(k);
       buffer.write(ak.values);
-      check(ak, buffer, k > 0);
+      check(ak, buffer, k > 1);
     }
     CsrMatrix<double> bad = step(4);
     bad.values[bad.row_ptr[2]] = std::nan("");
@@ -1285,6 +1286,10 @@ TEST(GpuSolveRefactor, RepeatedCallsOnOneBufferEqualRefactor) {
     check(a5, buffer, true);
     const CsrMatrix<double> a6 = step(6);
     other.write(a6.values);
+    check(a6, other, false);
+    buffer.write(a6.values);
+    check(a6, buffer, false);  // alternating buffers: no recording
+    check(a6, other, false);
     check(a6, other, false);
     check(a6, other, true);
   }
