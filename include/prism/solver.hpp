@@ -55,8 +55,9 @@ class Solver {
   /// InvalidMatrixError (wrong count, memory the backend cannot read, a bad value: the
   /// message names it as refactor() would). Repeated calls with the same `values`
   /// pointer (a time loop reassembling into one buffer) cost less: on a backend that
-  /// records (cuda) with ic0 factored there, a successful call records its queued work
-  /// and the next call with that pointer replays it as one launch.
+  /// records (cuda) with ic0 factored there, the second successful call in a row with one
+  /// pointer records its queued work and the later calls with that pointer replay it as
+  /// one launch.
   void refactor_on_backend(const double* values, std::size_t count);
 
   /// Solves with x as the initial guess; x holds the solution on return. b is not
