@@ -110,7 +110,7 @@ void bench_trsv(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stre
   DeviceBuffer<T> a(ha.size()), b0(n), x(n);
   a.upload(ha.data(), stream);
   b0.upload(hb.data(), stream);
-  DeviceBuffer<unsigned char> ws(gpu::trsv_workspace_bytes());
+  DeviceBuffer<unsigned char> ws(gpu::trsv_workspace_bytes(n));
   auto restore = [&] {
     PRISM_CUDA_CHECK(
         cudaMemcpyAsync(x.data(), b0.data(), n * sizeof(T), cudaMemcpyDeviceToDevice, stream));
@@ -132,6 +132,7 @@ void bench_trsv(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stre
   const auto gs = gpu::TrsvAlgorithm::global_sync;
   std::vector<Variant> variants = {{"prism_auto", {}},
                                    {"prism_global_sync_32", {gs, false, 4, 32}},
+                                   {"prism_global_sync_32_inverse_16", {gs, true, 16, 32}},
                                    {"prism_global_sync_64", {gs, false, 4, 64}},
                                    {"prism_global_sync_64_inverse", {gs, true, 4, 64}},
                                    {"prism_global_sync_64_inverse_16", {gs, true, 16, 64}},

@@ -20,6 +20,14 @@ __device__ __forceinline__ void cp_async(T* dst, const T* src, bool valid) {
                : "memory");
 }
 
+/// Copies 16 bytes global -> shared asynchronously through L2 only (cp.async.cg: no L1
+/// line is allocated, so data another thread block is still writing is never read stale
+/// from L1). Both addresses 16-byte aligned.
+__device__ __forceinline__ void cp_async16_cg(void* dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_u32(dst)), "l"(src)
+               : "memory");
+}
+
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
 }

@@ -11,9 +11,10 @@
 // rows of A (coalesced) and transpose the tile on its way into shared memory (Hogg,
 // Section 7: "transpose critical-path blocks while prefetching").
 //
-// Global-memory synchronisation (global_sync trsv and trsm): a producer thread block stores
-// its solution, passes __syncthreads() and one thread adds to a counter with
-// red.release.gpu; a consumer's thread 0 spins with ld.acquire.gpu, then __syncthreads().
+// Global-memory synchronisation (trsm; global_sync trsv publishes its solution as values,
+// see there): a producer thread block stores its solution, passes __syncthreads() and one
+// thread adds to a counter with red.release.gpu; a consumer's thread 0 spins with
+// ld.acquire.gpu, then __syncthreads().
 // This is the fence-free release/acquire pattern of the PTX memory model (as in CUTLASS's
 // GenericBarrier); consumers read the published data only after the acquire. Blocks take
 // their work from an atomic ticket and only ever wait on work with a smaller ticket, which
@@ -137,13 +138,18 @@ __device__ T warp_diag_solve(const T* s, T val, int lane) {
   return val;
 }
 
-/// x'(lane) = sum_c X(lane, c) val(c): multiply with an explicit inverse (independent
-/// FMAs instead of 32 dependent steps on the critical path).
+/// x'(lane) = sum_{c <= lane} X(lane, c) val(c): multiply with an explicit inverse
+/// (independent FMAs instead of 32 dependent steps on the critical path). The zeros above
+/// the diagonal are skipped, not multiplied: 0 * NaN would spread a NaN in b'(c) to the
+/// rows before c, which substitution leaves alone.
 template <typename T>
 __device__ T warp_inverse_multiply(const T* inv, T val, int lane) {
   T out = T(0);
 #pragma unroll
-  for (int c = 0; c < kTile; ++c) out += inv[c * kLds + lane] * __shfl_sync(kFullMask, val, c);
+  for (int c = 0; c < kTile; ++c) {
+    const T vc = __shfl_sync(kFullMask, val, c);
+    if (c <= lane) out += inv[c * kLds + lane] * vc;
+  }
   return out;
 }
 
@@ -266,21 +272,35 @@ std::size_t small_smem_bytes(int max_n, std::size_t elem) {
 }
 
 // ------------------------------------------------------------------------------------------
-// global_sync trsv (any n): Hogg Sections 3, 4 and 7, Listings 3 and 4.
+// global_sync trsv (any n): Hogg Sections 3, 4 and 7, Listings 3 and 4, with the solution
+// published as values instead of behind a counter.
 //
-// sync[0]: number of solved 32-row chunks of x' (a block row of kChunks chunks adds kChunks
-// once its x is stored); sync[1]: ticket of the next block row. Both are zeroed on the
-// stream before the launch. Block rows finish in order (row R needs all of row R - 1), so
-// sync[0] >= c + 1 means chunk c is final.
+// Workspace: a ticket (the next block row) and `xpub`, the solution in the order of L'
+// (chunk c = rows 32c .. 32c + 31), both set to all-ones bits on the stream before the
+// launch (the ticket then reads -1). All-ones is a NaN that marks an entry not yet solved:
+// a producer stores each solved entry with one 32- or 64-bit strong store (publishable()
+// replaces that exact NaN by the quiet NaN, so it is never stored), and a consumer knows an
+// entry is final when it reads anything else. Compared with a counter published after the
+// solution (until 2026-11-22: red.release, whose fence waits for the stores to reach L2,
+// then the consumer's acquire poll and a second load for the data), the producer needs no
+// fence and the consumer's poll returns the data itself: a chain step loses two L2 round
+// trips (H200: 20 - 26% faster from n = 512 to 8192, tools/dense_triangular.md). The values
+// are the only data a consumer takes from a producer, so no acquire ordering is needed.
+// Entries are 32- or 64-bit aligned words, each written by one store, so a reader sees the
+// mark or the value, never a mix (also through the 16-byte cp.async copies below, which
+// hardware serves per aligned word; the model of PTX guarantees this for the polls).
 //
 // A thread block owns kRows = 32 kChunks rows of L' and 256 threads: thread (g, r) with
 // r = tid % kRows accumulates row r over column group g of every 32-wide column tile. The
 // off-diagonal tiles stream through a ring of kStages shared-memory slots filled by
-// cp.async kStages - 1 tiles ahead, issued before any wait; the x chunk of a tile is copied
-// with it when already known to be solved, otherwise fetched once the counter says so.
-// With kStages >= kChunks the whole critical block L'(R, R-1) is in flight before the wait
-// for block row R - 1 starts. The diagonal block (packed 32x32 tiles) is requested first
-// and prepared (reciprocal diagonal; optionally inverted) while the stream runs.
+// cp.async kStages - 1 tiles ahead, issued before any wait, each with its x chunk from
+// xpub (cp.async.cg, through L2 only, so no stale L1 line is ever read). When a tile has
+// landed, the threads that copied its x chunk check it; if any entry is still unsolved
+// (the stream has reached the solved frontier), warp 0 polls xpub for it, and at once for
+// the rest of the producing block row's chunks, into a side buffer `xfix`. With kStages >=
+// kChunks the whole critical block L'(R, R-1) is in flight before the first poll. The
+// diagonal block (packed 32x32 tiles) is requested first and prepared (reciprocal
+// diagonal; optionally inverted) while the stream runs.
 //
 // Memory traffic per block row: the kRows x 32 R kChunks tile stream (once), 32 values of x
 // per tile (from L2), the packed diagonal block; no shared-memory traffic beyond one read
@@ -305,17 +325,55 @@ __host__ __device__ constexpr std::size_t sync_slot_elems() {
 template <typename T, bool kSwap, int kChunks>
 constexpr std::size_t sync_smem_bytes() {
   using S = SyncShape<kChunks>;
-  return (S::kStages * sync_slot_elems<T, kSwap, kChunks>() +
-          static_cast<std::size_t>(tri_tiles(kChunks)) * kTile * kLds + S::kGroups * S::kRows +
-          S::kStages * kTile) *
+  return (2 * S::kStages * kTile + S::kStages * sync_slot_elems<T, kSwap, kChunks>() +
+          static_cast<std::size_t>(tri_tiles(kChunks)) * kTile * kLds + S::kGroups * S::kRows) *
          sizeof(T);
 }
 
-/// Requests column tile t of block row row0 (kRows x 32) into a ring slot, plus its x chunk
-/// (by warp 0) when with_x.
+/// Bytes before xpub in the trsv workspace (the ticket, padded for 16-byte copies).
+constexpr std::size_t kTrsvTicketBytes = 16;
+
+/// Threads that copy a 32-entry x chunk, 16 bytes each.
+template <typename T>
+constexpr int kXCopiers = kTile* static_cast<int>(sizeof(T)) / 16;
+
+__device__ __forceinline__ bool unpublished(double v) {
+  return __double_as_longlong(v) == -1LL;
+}
+__device__ __forceinline__ bool unpublished(float v) {
+  return __float_as_int(v) == -1;
+}
+
+/// v, except that the all-ones NaN (the "unsolved" mark) becomes the quiet NaN.
+__device__ __forceinline__ double publishable(double v) {
+  return unpublished(v) ? __longlong_as_double(0x7ff8000000000000LL) : v;
+}
+__device__ __forceinline__ float publishable(float v) {
+  return unpublished(v) ? __int_as_float(0x7fc00000) : v;
+}
+
+__device__ __forceinline__ void store_relaxed(double* p, double v) {
+  asm volatile("st.relaxed.gpu.global.f64 [%0], %1;\n" ::"l"(p), "d"(v) : "memory");
+}
+__device__ __forceinline__ void store_relaxed(float* p, float v) {
+  asm volatile("st.relaxed.gpu.global.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
+}
+__device__ __forceinline__ double load_relaxed(const double* p) {
+  double v;
+  asm volatile("ld.relaxed.gpu.global.f64 %0, [%1];\n" : "=d"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ float load_relaxed(const float* p) {
+  float v;
+  asm volatile("ld.relaxed.gpu.global.f32 %0, [%1];\n" : "=f"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/// Requests column tile t of block row row0 (kRows x 32) into a ring slot, and its x chunk
+/// from xpub (by the first kXCopiers threads).
 template <typename T, bool kRev, bool kSwap, int kChunks>
-__device__ void issue_row_tile(const LowerView<T, kRev, kSwap>& L, const T* x, int row0, int t,
-                               bool with_x, T* slot, T* xslot, int tid) {
+__device__ void issue_row_tile(const LowerView<T, kRev, kSwap>& L, const T* xpub, int row0, int t,
+                               T* slot, T* xslot, int tid) {
   constexpr int kRows = SyncShape<kChunks>::kRows;
   constexpr int kElems = kRows * kTile;
 #pragma unroll 4
@@ -326,37 +384,70 @@ __device__ void issue_row_tile(const LowerView<T, kRev, kSwap>& L, const T* x, i
     T* dst = kSwap ? slot + r * kLds + c : slot + c * kRows + r;
     cp_async(dst, ok ? L.ptr(row0 + r, kTile * t + c) : L.a, ok);
   }
-  if (with_x && tid < kTile) cp_async(xslot + tid, x + L.p(kTile * t + tid), true);
+  constexpr int kPer = 16 / static_cast<int>(sizeof(T));
+  if (tid < kXCopiers<T>) cp_async16_cg(xslot + kPer * tid, xpub + kTile * t + kPer * tid);
+}
+
+/// True in the copying threads when an entry of the x chunk they copied is still unsolved.
+template <typename T>
+__device__ bool chunk_copy_unsolved(const T* xslot, int tid) {
+  constexpr int kPer = 16 / static_cast<int>(sizeof(T));
+  bool unsolved = false;
+  if (tid < kXCopiers<T>) {
+#pragma unroll
+    for (int q = 0; q < kPer; ++q) unsolved = unsolved || unpublished(xslot[kPer * tid + q]);
+  }
+  return unsolved;
+}
+
+/// Warp 0: polls xpub until chunk t is solved, loading the later chunks of its producing
+/// block row (up to `last`, exclusive) in the same round trips, and stores every chunk
+/// found complete into its slot of xfix with s_fix set.
+template <typename T, int kChunks, int kStages>
+__device__ void await_chunks(const T* xpub, int t, int last, T* xfix, int* s_fix, int lane) {
+  T v[kChunks];
+  do {
+#pragma unroll
+    for (int k = 0; k < kChunks; ++k) {
+      if (t + k < last) v[k] = load_relaxed(xpub + kTile * (t + k) + lane);
+    }
+  } while (!__all_sync(kFullMask, !unpublished(v[0])));
+#pragma unroll
+  for (int k = 0; k < kChunks; ++k) {
+    if (t + k < last && __all_sync(kFullMask, !unpublished(v[k]))) {  // warp-uniform
+      const int slot = (t + k) % kStages;
+      xfix[slot * kTile + lane] = v[k];
+      if (lane == 0) s_fix[slot] = 1;
+    }
+  }
 }
 
 template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>
 __global__ void __launch_bounds__(kSyncThreads)
-    trsv_sync_kernel(int n, const T* a, long long lda, T* x, bool unit, int* sync,
+    trsv_sync_kernel(int n, const T* a, long long lda, T* x, bool unit, int* ticket, T* xpub,
                      int invert_from) {
   using S = SyncShape<kChunks>;
   constexpr int kRows = S::kRows;
   constexpr int kStages = S::kStages;
   constexpr std::size_t kSlot = sync_slot_elems<T, kSwap, kChunks>();
   extern __shared__ __align__(16) unsigned char sync_smem[];
-  T* ring = reinterpret_cast<T*>(sync_smem);
+  T* xwin = reinterpret_cast<T*>(sync_smem);  // [kStages][32] x chunk copied with each tile
+  T* xfix = xwin + kStages * kTile;           // [kStages][32] x chunk polled at the frontier
+  T* ring = xfix + kStages * kTile;
   T* diag = ring + kStages * kSlot;                   // packed lower tiles of L'(R, R)
   T* red = diag + tri_tiles(kChunks) * kTile * kLds;  // [kGroups][kRows] partial sums
-  T* xwin = red + S::kGroups * kRows;                 // [kStages][32] x chunk per slot
-  __shared__ int s_row, s_seen;
-  __shared__ int s_xok[kStages];
+  __shared__ int s_row;
+  __shared__ int s_fix[kStages];  // xfix holds the slot's chunk
 
   const int tid = threadIdx.x;
   const int lane = tid & (kTile - 1);
   const int warp = tid / kTile;
   const int g = tid / kRows;
   const int r = tid % kRows;
-  if (tid == 0) {
-    s_row = atomicAdd(sync + 1, 1);
-    s_seen = load_acquire(sync);
-  }
+  if (tid == 0) s_row = atomicAdd(ticket, 1) + 1;  // the ticket starts at -1
+  if (tid < kStages) s_fix[tid] = 0;
   __syncthreads();
   const int R = s_row;
-  int ready = s_seen;  // solved chunks known to this block (block-uniform)
   const int row0 = kRows * R;
   const int ntiles = kChunks * R;  // off-diagonal column tiles
   const LowerView<T, kRev, kSwap> L{a, lda, n};
@@ -371,10 +462,8 @@ __global__ void __launch_bounds__(kSyncThreads)
   cp_async_commit();
   for (int t = 0; t < kStages - 1; ++t) {
     if (t < ntiles) {
-      const bool with_x = t < ready;
-      issue_row_tile<T, kRev, kSwap, kChunks>(L, x, row0, t, with_x, ring + t * kSlot,
-                                              xwin + t * kTile, tid);
-      if (tid == 0) s_xok[t] = with_x;
+      issue_row_tile<T, kRev, kSwap, kChunks>(L, xpub, row0, t, ring + t * kSlot, xwin + t * kTile,
+                                              tid);
     }
     cp_async_commit();
   }
@@ -414,55 +503,37 @@ __global__ void __launch_bounds__(kSyncThreads)
     const int tn = t + kStages - 1;
     if (tn < ntiles) {
       const int sn = tn % kStages;
-      const bool with_x = tn < ready;
-      issue_row_tile<T, kRev, kSwap, kChunks>(L, x, row0, tn, with_x, ring + sn * kSlot,
+      issue_row_tile<T, kRev, kSwap, kChunks>(L, xpub, row0, tn, ring + sn * kSlot,
                                               xwin + sn * kTile, tid);
-      if (tid == 0) s_xok[sn] = with_x;
     }
     cp_async_commit();
     cp_async_wait<kStages - 1>();
-    __syncthreads();
     const int slot = t % kStages;
-    if (!s_xok[slot]) {  // block-uniform: the stream caught up with the solved frontier
-      if (t >= ready) ready = block_wait(sync, t + 1, &s_seen);
-      // Warp 0 fetches x for this tile and for the tiles in flight behind it that are now
-      // known to be solved. Flags of later slots only: every thread has read this one.
+    const bool unsolved = !s_fix[slot] && chunk_copy_unsolved(xwin + slot * kTile, tid);
+    if (__syncthreads_or(unsolved)) {  // the stream has reached the solved frontier
       if (warp == 0) {
-        const int last = min(min(ntiles, t + kStages), ready);
-        bool fill[kStages];
-#pragma unroll
-        for (int k = 0; k < kStages; ++k) {
-          const int u = t + k;
-          fill[k] = u < last && (k == 0 || !s_xok[u % kStages]);
-        }
-        __syncwarp();
-#pragma unroll
-        for (int k = 0; k < kStages; ++k) {
-          if (fill[k]) {
-            const int u = t + k;
-            xwin[(u % kStages) * kTile + lane] = __ldcg(x + L.p(kTile * u + lane));
-            if (lane == 0 && k > 0) s_xok[u % kStages] = 1;
-          }
-        }
+        const int last = (t / kChunks + 1) * kChunks;  // end of the producing block row
+        await_chunks<T, kChunks, kStages>(xpub, t, last, xfix, s_fix, lane);
       }
       __syncthreads();
     }
     const T* s = ring + slot * kSlot;
-    const T* xw = xwin + slot * kTile;
+    const T* xw = (s_fix[slot] ? xfix : xwin) + slot * kTile;
 #pragma unroll
     for (int k = 0; k < S::kCols; ++k) {
       const int c = g * S::kCols + k;
       acc += (kSwap ? s[r * kLds + c] : s[c * kRows + r]) * xw[c];
     }
     __syncthreads();  // the slot is refilled by the next iteration
+    if (tid == 0) s_fix[slot] = 0;
   }
   cp_async_wait<0>();
 
   red[g * kRows + r] = acc;
   __syncthreads();
   // The diagonal block by warp 0 alone, right-hand sides in registers (no block barriers on
-  // the critical path): chunk q is solved (or multiplied by its inverse), stored, and
-  // eliminated from the chunks below it with shuffles.
+  // the critical path): chunk q is solved (or multiplied by its inverse), published, stored
+  // and eliminated from the chunks below it with shuffles.
   if (warp == 0) {
     T v[kChunks];
 #pragma unroll
@@ -477,7 +548,10 @@ __global__ void __launch_bounds__(kSyncThreads)
       const bool inverse = kInvert && kChunks * R + q >= invert_from;
       const T xq = inverse ? warp_inverse_multiply(d, v[q], lane) : warp_diag_solve(d, v[q], lane);
       const int row = row0 + kTile * q + lane;
-      if (row < n) x[L.p(row)] = xq;
+      if (row < n) {
+        store_relaxed(xpub + row, publishable(xq));
+        x[L.p(row)] = xq;
+      }
       if (q + 1 < kChunks) {
 #pragma unroll 8
         for (int c = 0; c < kTile; ++c) {
@@ -489,8 +563,6 @@ __global__ void __launch_bounds__(kSyncThreads)
         }
       }
     }
-    __syncwarp();
-    if (lane == 0) add_release(sync, kChunks);
   }
 }
 
@@ -801,14 +873,18 @@ void check_square(const char* who, index_t n, index_t lda) {
 }
 
 template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>
-void launch_sync(index_t n, const T* a, index_t lda, T* x, bool unit, int* sync, int invert_from,
-                 cudaStream_t stream) {
+void launch_sync(index_t n, const T* a, index_t lda, T* x, bool unit, void* workspace,
+                 int invert_from, cudaStream_t stream) {
   constexpr int kRows = SyncShape<kChunks>::kRows;
   const std::size_t smem = sync_smem_bytes<T, kSwap, kChunks>();
+  const int blocks = static_cast<int>((n + kRows - 1) / kRows);
   auto kernel = trsv_sync_kernel<T, kRev, kSwap, kInvert, kChunks>;
   allow_dynamic_smem(kernel, smem);
-  const int blocks = static_cast<int>((n + kRows - 1) / kRows);
-  kernel<<<blocks, kSyncThreads, smem, stream>>>(static_cast<int>(n), a, lda, x, unit, sync,
+  // The ticket and xpub to all-ones in one memset (ticket -1, every entry unsolved).
+  PRISM_CUDA_CHECK(cudaMemsetAsync(workspace, 0xff, trsv_workspace_bytes(n), stream));
+  int* ticket = static_cast<int*>(workspace);
+  T* xpub = reinterpret_cast<T*>(static_cast<unsigned char*>(workspace) + kTrsvTicketBytes);
+  kernel<<<blocks, kSyncThreads, smem, stream>>>(static_cast<int>(n), a, lda, x, unit, ticket, xpub,
                                                  invert_from);
   PRISM_CUDA_CHECK_LAUNCH();
 }
@@ -843,12 +919,14 @@ void trsv_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const T* a, inde
     });
     return;
   }
-  if (workspace == nullptr || workspace_bytes < trsv_workspace_bytes()) {
-    throw ConfigError("trsv: global_sync needs a workspace of trsv_workspace_bytes() = " +
-                      std::to_string(trsv_workspace_bytes()) + " bytes");
+  if (workspace == nullptr || workspace_bytes < trsv_workspace_bytes(n)) {
+    throw ConfigError("trsv: global_sync needs a workspace of trsv_workspace_bytes(n = " +
+                      std::to_string(n) + ") = " + std::to_string(trsv_workspace_bytes(n)) +
+                      " bytes, got " + std::to_string(workspace == nullptr ? 0 : workspace_bytes));
   }
-  int* sync = static_cast<int*>(workspace);
-  PRISM_CUDA_CHECK(cudaMemsetAsync(sync, 0, 2 * sizeof(int), stream));
+  if (reinterpret_cast<std::uintptr_t>(workspace) % 16 != 0) {
+    throw ConfigError("trsv: the workspace must be 16-byte aligned (cudaMalloc's is)");
+  }
   const int invert_from = options.invert_from_block_row;
   dispatch_view(uplo, op, [&](auto rev, auto swap) {
     constexpr bool kRev = decltype(rev)::value;
@@ -856,11 +934,11 @@ void trsv_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const T* a, inde
     auto by_rows = [&](auto invert) {
       constexpr bool kInv = decltype(invert)::value;
       if (rows == 32) {
-        launch_sync<T, kRev, kSwap, kInv, 1>(n, a, lda, x, unit, sync, invert_from, stream);
+        launch_sync<T, kRev, kSwap, kInv, 1>(n, a, lda, x, unit, workspace, invert_from, stream);
       } else if (rows == 64) {
-        launch_sync<T, kRev, kSwap, kInv, 2>(n, a, lda, x, unit, sync, invert_from, stream);
+        launch_sync<T, kRev, kSwap, kInv, 2>(n, a, lda, x, unit, workspace, invert_from, stream);
       } else {
-        launch_sync<T, kRev, kSwap, kInv, 4>(n, a, lda, x, unit, sync, invert_from, stream);
+        launch_sync<T, kRev, kSwap, kInv, 4>(n, a, lda, x, unit, workspace, invert_from, stream);
       }
     };
     if (options.invert_diagonal_blocks) {
@@ -1051,14 +1129,20 @@ void trsm_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T 
 }  // namespace
 
 int trsv_auto_block_rows(index_t n) {
-  // H200, n = 100 .. 32768, double and float, with inverted diagonal chunks: 64-row block
-  // rows were the fastest or within a few percent of it at every n (tools/dense_triangular.md).
-  (void)n;
-  return 64;
+  // H200, inverted diagonal chunks, values published as in trsv_sync_kernel
+  // (tools/dense_triangular.md): 32-row block rows (one chain step per 32 rows, no
+  // elimination inside the block) are fastest from n = 100 to 16384 in double and float
+  // (double n = 2048: 65 us against 78 with 64 rows; 16384: 617 against 638). At 32768 the
+  // two are within 5% and 64 rows win two of three (32 / 64 rows: double 1803 / 1821 us,
+  // float 1809 / 1732, transposed double 1873 / 1829).
+  return n <= 16384 ? 32 : 64;
 }
 
-std::size_t trsv_workspace_bytes() {
-  return 2 * sizeof(int);
+std::size_t trsv_workspace_bytes(index_t n) {
+  // The ticket, then xpub: n entries rounded up to whole 32-entry chunks, sized for double
+  // so that one size serves both precisions.
+  const std::size_t chunks = static_cast<std::size_t>(std::max<index_t>(n, 0) + kTile - 1) / kTile;
+  return kTrsvTicketBytes + chunks * kTile * sizeof(double);
 }
 
 bool trsm_auto_blocked(index_t m, index_t nrhs) {

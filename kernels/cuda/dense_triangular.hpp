@@ -75,11 +75,12 @@ struct TrsvOptions {
 /// The block_rows global_sync uses for n when TrsvOptions::block_rows is 0.
 int trsv_auto_block_rows(index_t n);
 
-/// Device workspace trsv needs: the two global-memory synchronisation counters of the
-/// global_sync kernel. Always returns the same small size; allocate once and reuse.
-std::size_t trsv_workspace_bytes();
+/// Device workspace the global_sync trsv needs for size n: a block-row ticket and the
+/// solution as it is published between thread blocks (about 8 n bytes, sized for double:
+/// one workspace serves both precisions and every smaller n). single_block needs none.
+std::size_t trsv_workspace_bytes(index_t n);
 
-/// Solves op(A) x = b in place on `stream`. `workspace` must hold trsv_workspace_bytes()
+/// Solves op(A) x = b in place on `stream`. `workspace` must hold trsv_workspace_bytes(n)
 /// bytes (it is reset on the stream by each call, so one workspace must not be shared by
 /// calls running concurrently on different streams). Throws ConfigError on bad sizes or
 /// a single_block request with n > 128, BackendError when a launch fails.

@@ -95,7 +95,7 @@ const TriDiag kDiags[] = {TriDiag::non_unit, TriDiag::unit};
 
 template <typename T>
 void trsv_case(index_t n, const TrsvOptions& options, const char* label) {
-  DeviceBuffer<unsigned char> ws(gpu::trsv_workspace_bytes());
+  DeviceBuffer<unsigned char> ws(gpu::trsv_workspace_bytes(n));
   for (TriUplo u : kUplos) {
     for (TriOp o : kOps) {
       for (TriDiag d : kDiags) {
@@ -135,6 +135,56 @@ void trsv_all_algorithms(index_t n) {
                  (label + "+inverse from 5").c_str());
   }
   trsv_case<T>(n, TrsvOptions{}, "automatic");
+}
+
+// global_sync marks unsolved entries of its published solution with the all-ones NaN. A
+// right-hand side holding that very bit pattern (and other NaNs) must still finish, with
+// NaN exactly where the reference has it and the reference's values elsewhere.
+template <typename T>
+void trsv_nan_rhs_case(TriDiag d, const TrsvOptions& options) {
+  const index_t n = 300;
+  SCOPED_TRACE(::testing::Message() << (d == TriDiag::unit ? "unit" : "non-unit") << " rows "
+                                    << options.block_rows << " " << 8 * sizeof(T) << "-bit");
+  // Diagonal 2, column 0 below it 0.25, zeros elsewhere: the rows before the first NaN
+  // (b(77)) stay finite, every row from it on is NaN (0 * NaN in the reference's sums),
+  // including the rows before 77 in its 32-row chunk (no 0 * NaN from an inverted
+  // diagonal block's upper zeros).
+  std::vector<T> a(std::size_t(n) * n, T(0));
+  for (index_t i = 0; i < n; ++i) {
+    a[i + std::size_t(i) * n] = T(2);
+    if (i > 0) a[i] = T(0.25);
+  }
+  auto b = make_rhs<T>(n, 7);
+  std::vector<unsigned char> ones(sizeof(T), 0xff);
+  std::memcpy(&b[77], ones.data(), sizeof(T));  // the all-ones NaN
+  b[200] = std::numeric_limits<T>::quiet_NaN();
+  std::memcpy(&b[299], ones.data(), sizeof(T));
+  auto want = b;
+  ref::trsv(TriUplo::lower, TriOp::none, d, n, a.data(), n, want.data());
+  DeviceBuffer<unsigned char> ws(gpu::trsv_workspace_bytes(n));
+  auto da = to_device(a);
+  auto dx = to_device(b);
+  gpu::trsv(TriUplo::lower, TriOp::none, d, n, da.data(), n, dx.data(), ws.data(), ws.size(),
+            nullptr, options);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto got = to_host(dx);
+  for (index_t i = 0; i < n; ++i) {
+    ASSERT_EQ(std::isnan(got[i]), std::isnan(want[i])) << "row " << i;
+    if (!std::isnan(want[i])) {
+      EXPECT_NEAR(double(got[i]), double(want[i]), 1e-5 * std::abs(double(want[i]))) << "row " << i;
+    }
+  }
+}
+
+TEST(DenseTrsvCudaNan, UnsolvedMarkInRightHandSideFinishes) {
+  PRISM_SKIP_WITHOUT_GPU();
+  for (TriDiag d : kDiags) {
+    for (int rows : {32, 64, 128}) {
+      trsv_nan_rhs_case<double>(d, TrsvOptions{TrsvAlgorithm::global_sync, true, 0, rows});
+      trsv_nan_rhs_case<double>(d, TrsvOptions{TrsvAlgorithm::global_sync, false, 4, rows});
+      trsv_nan_rhs_case<float>(d, TrsvOptions{TrsvAlgorithm::global_sync, true, 0, rows});
+    }
+  }
 }
 
 class DenseTrsvCuda : public ::testing::TestWithParam<index_t> {};
@@ -324,6 +374,12 @@ TEST(DenseTriangularCuda, RejectsBadArguments) {
   EXPECT_THROW(gpu::trsv(TriUplo::lower, TriOp::none, TriDiag::non_unit, 200, a.data(), 200,
                          x.data(), nullptr, 0, nullptr),
                prism::ConfigError);  // global_sync without workspace
+  {
+    DeviceBuffer<unsigned char> small(gpu::trsv_workspace_bytes(64));
+    EXPECT_THROW(gpu::trsv(TriUplo::lower, TriOp::none, TriDiag::non_unit, 200, a.data(), 200,
+                           x.data(), small.data(), small.size(), nullptr),
+                 prism::ConfigError);  // workspace sized for a smaller n
+  }
   EXPECT_THROW(gpu::trsv(TriUplo::lower, TriOp::none, TriDiag::non_unit, 2, a.data(), 1, x.data(),
                          nullptr, 0, nullptr),
                prism::ConfigError);
