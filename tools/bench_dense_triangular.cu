@@ -132,6 +132,9 @@ void bench_trsv(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stre
   const auto gs = gpu::TrsvAlgorithm::global_sync;
   std::vector<Variant> variants = {{"prism_auto", {}},
                                    {"prism_global_sync_32", {gs, false, 4, 32}},
+                                   {"prism_global_sync_32_inverse_0", {gs, true, 0, 32}},
+                                   {"prism_global_sync_32_inverse_2", {gs, true, 2, 32}},
+                                   {"prism_global_sync_32_inverse_4", {gs, true, 4, 32}},
                                    {"prism_global_sync_32_inverse_16", {gs, true, 16, 32}},
                                    {"prism_global_sync_64", {gs, false, 4, 64}},
                                    {"prism_global_sync_64_inverse", {gs, true, 4, 64}},

@@ -63,9 +63,9 @@ struct TrsvOptions {
   /// multiply with its inverse (computed by the block before its stream, off the critical
   /// path; forward substitution on unit vectors), for 32-row chunks >= invert_from_block_row
   /// (the first rows are latency bound and the inversion would delay them: paper Section 4).
-  /// Defaults measured on an H200: on, from chunk 16 (n >= 512).
+  /// Defaults measured on an H200: on, from chunk 4 (row 128; tools/dense_triangular.md).
   bool invert_diagonal_blocks = true;
-  int invert_from_block_row = 16;
+  int invert_from_block_row = 4;
   /// global_sync only: rows per thread block, 32, 64 or 128; 0 picks by n
   /// (trsv_auto_block_rows). Larger block rows shorten the chain of inter-block waits
   /// (n / rows steps) at the price of fewer, longer-running thread blocks.
