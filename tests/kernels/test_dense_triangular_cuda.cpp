@@ -145,10 +145,10 @@ void trsv_nan_rhs_case(TriDiag d, const TrsvOptions& options) {
   const index_t n = 300;
   SCOPED_TRACE(::testing::Message() << (d == TriDiag::unit ? "unit" : "non-unit") << " rows "
                                     << options.block_rows << " " << 8 * sizeof(T) << "-bit");
-  // Diagonal 2, column 0 below it 0.25, zeros elsewhere: the rows before the first NaN
-  // (b(77)) stay finite, every row from it on is NaN (0 * NaN in the reference's sums),
-  // including the rows before 77 in its 32-row chunk (no 0 * NaN from an inverted
-  // diagonal block's upper zeros).
+  // Diagonal 2, column 0 below it 0.25, zeros elsewhere: every row from the first NaN
+  // (b(77)) on is NaN (0 * NaN in the reference's sums), every row before it finite, rows
+  // 64 .. 76 of its 32-row chunk included (an inverted diagonal block's upper zeros must
+  // not be multiplied by it).
   std::vector<T> a(std::size_t(n) * n, T(0));
   for (index_t i = 0; i < n; ++i) {
     a[i + std::size_t(i) * n] = T(2);
