@@ -238,8 +238,8 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
     values = device_values;
   }
 #endif
-  // At least 10 calls (each costs a few iterations): the first records what the next
-  // ones with the same pointer replay, and a median of 3 is then the slower of two.
+  // At least 10 calls (each costs a few iterations): the second records what the later
+  // ones with the same pointer replay, so a median of 3 would time no replay at all.
   walls.clear();
   for (int i = 0; i < std::max(repeats, kRefactorCalls); ++i) {
     const auto start = clock_type::now();

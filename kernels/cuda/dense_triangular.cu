@@ -356,9 +356,11 @@ constexpr std::size_t sync_smem_bytes() {
 /// Bytes before xpub in the trsv workspace (the ticket, padded for 16-byte copies).
 constexpr std::size_t kTrsvTicketBytes = 16;
 
-/// Threads that copy a 32-entry x chunk, 16 bytes each.
+/// Entries of an x chunk per 16-byte copy, and the threads that copy a 32-entry chunk.
 template <typename T>
-constexpr int kXCopiers = kTile* static_cast<int>(sizeof(T)) / 16;
+constexpr int kXPerCopy = 16 / static_cast<int>(sizeof(T));
+template <typename T>
+constexpr int kXCopiers = kTile / kXPerCopy<T>;
 
 __device__ __forceinline__ bool unpublished(double v) {
   return __double_as_longlong(v) == -1LL;
@@ -407,14 +409,14 @@ __device__ void issue_row_tile(const LowerView<T, kRev, kSwap>& L, const T* xpub
     T* dst = kSwap ? slot + r * kLds + c : slot + c * kRows + r;
     cp_async(dst, ok ? L.ptr(row0 + r, kTile * t + c) : L.a, ok);
   }
-  constexpr int kPer = 16 / static_cast<int>(sizeof(T));
+  constexpr int kPer = kXPerCopy<T>;
   if (tid < kXCopiers<T>) cp_async16_cg(xslot + kPer * tid, xpub + kTile * t + kPer * tid);
 }
 
 /// True in the copying threads when an entry of the x chunk they copied is still unsolved.
 template <typename T>
 __device__ bool chunk_copy_unsolved(const T* xslot, int tid) {
-  constexpr int kPer = 16 / static_cast<int>(sizeof(T));
+  constexpr int kPer = kXPerCopy<T>;
   bool unsolved = false;
   if (tid < kXCopiers<T>) {
 #pragma unroll
@@ -903,8 +905,12 @@ void launch_sync(index_t n, const T* a, index_t lda, T* x, bool unit, void* work
   const int blocks = static_cast<int>((n + kRows - 1) / kRows);
   auto kernel = trsv_sync_kernel<T, kRev, kSwap, kInvert, kChunks>;
   allow_dynamic_smem(kernel, smem);
-  // The ticket and xpub to all-ones in one memset (ticket -1, every entry unsolved).
-  PRISM_CUDA_CHECK(cudaMemsetAsync(workspace, 0xff, trsv_workspace_bytes(n), stream));
+  // The ticket and the n entries of xpub the kernel uses (whole chunks, of T: the
+  // workspace is sized for double) to all-ones in one memset: ticket -1, every entry
+  // unsolved.
+  const std::size_t used =
+      kTrsvTicketBytes + static_cast<std::size_t>((n + kTile - 1) / kTile) * kTile * sizeof(T);
+  PRISM_CUDA_CHECK(cudaMemsetAsync(workspace, 0xff, used, stream));
   int* ticket = static_cast<int*>(workspace);
   T* xpub = reinterpret_cast<T*>(static_cast<unsigned char*>(workspace) + kTrsvTicketBytes);
   kernel<<<blocks, kSyncThreads, smem, stream>>>(static_cast<int>(n), a, lda, x, unit, ticket, xpub,
