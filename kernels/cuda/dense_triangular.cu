@@ -173,6 +173,22 @@ __device__ T warp_inverse_multiply(const T* inv, T val, int lane) {
   return out;
 }
 
+/// warp_inverse_multiply with val broadcast through `stage` (32 entries of shared memory
+/// that only this warp uses) instead of shuffles, and four partial sums instead of one
+/// chain of 32 dependent FMAs. Same skipped zeros.
+template <typename T>
+__device__ T warp_inverse_multiply_staged(const T* inv, T val, int lane, T* stage) {
+  __syncwarp();  // earlier reads of stage are done
+  stage[lane] = val;
+  __syncwarp();
+  T o[4] = {T(0), T(0), T(0), T(0)};
+#pragma unroll
+  for (int c = 0; c < kTile; ++c) {
+    if (c <= lane) o[c & 3] += inv[c * kLds + lane] * stage[c];
+  }
+  return (o[0] + o[1]) + (o[2] + o[3]);
+}
+
 /// One warp computes columns c0 .. c0 + kN - 1 of inv(S) for a prepared diagonal tile S
 /// (lane = row): forward substitution on unit vectors, kN independent chains interleaved.
 /// The result is exactly zero above the diagonal.
@@ -325,31 +341,47 @@ std::size_t small_smem_bytes(int max_n, std::size_t elem) {
 // diagonal block (packed 32x32 tiles) is requested first and prepared (reciprocal
 // diagonal; optionally inverted) while the stream runs.
 //
+// Folding (32-row block rows with an inverted diagonal block D, since 2026-11-22): the last
+// two tiles L'(R, R-1) and L'(R, R-2) bypass the ring; they are requested with D and
+// replaced by M_j = D^{-1} L'(R, R-1-j) in the prologue. After the stream (tiles up to
+// R - 3) warp 0 forms c = D^{-1} (b' - sum), then x'(R) = c - M_1 x'(R-2) - M_0 x'(R-1).
+// A %globaltimer probe on an H200 (n = 2048, double) had split a chain step of about
+// 0.8 us into 320 ns from the producer's store to the consumer's sight of it, 128 ns for
+// the critical tile's update and the block reduction, and 352 ns for the inverse multiply
+// and the stores; folded, only one 32 x 32 multiply lies between seeing x'(R-1) and
+// publishing x'(R), and the reduction and the inverse multiply run two steps ahead.
+// Same-run A/B: tools/dense_triangular.md.
+//
 // Memory traffic per block row: the kRows x 32 R kChunks tile stream (once), 32 values of x
 // per tile (from L2), the packed diagonal block; no shared-memory traffic beyond one read
 // of each element.
 
-template <int kChunks>
+template <typename T, int kChunks, bool kInvert>
 struct SyncShape {
   static constexpr int kRows = kTile * kChunks;
   static constexpr int kGroups = kSyncThreads / kRows;  // column groups per tile
   static constexpr int kCols = kTile / kGroups;         // columns per group
-  static constexpr int kStages = kChunks == 1 ? 6 : 4;  // ring depth, >= kChunks
+  // The last tiles folded into the diagonal block's inverse (see the kernel).
+  static constexpr int kFoldTiles = kChunks == 1 && kInvert ? 2 : 0;
+  // Ring depth (>= kChunks). 32-row blocks: 6, but 5 in double with folded tiles, which
+  // would otherwise leave room for only two thread blocks per SM instead of three.
+  static constexpr int kStages = kChunks == 1 ? (kFoldTiles > 0 && sizeof(T) == 8 ? 5 : 6) : 4;
   static constexpr int kInvCols = kTile * kChunks / (kSyncThreads / kTile);  // per warp
   static_assert(kStages >= kChunks, "the critical block must fit in the ring");
 };
 
 template <typename T, bool kSwap, int kChunks>
 __host__ __device__ constexpr std::size_t sync_slot_elems() {
-  return kSwap ? static_cast<std::size_t>(SyncShape<kChunks>::kRows) * kLds
-               : static_cast<std::size_t>(SyncShape<kChunks>::kRows) * kTile;
+  return kSwap ? static_cast<std::size_t>(kTile * kChunks) * kLds
+               : static_cast<std::size_t>(kTile * kChunks) * kTile;
 }
 
-template <typename T, bool kSwap, int kChunks>
+template <typename T, bool kSwap, bool kInvert, int kChunks>
 constexpr std::size_t sync_smem_bytes() {
-  using S = SyncShape<kChunks>;
+  using S = SyncShape<T, kChunks, kInvert>;
   return (2 * S::kStages * kTile + S::kStages * sync_slot_elems<T, kSwap, kChunks>() +
-          static_cast<std::size_t>(tri_tiles(kChunks)) * kTile * kLds + S::kGroups * S::kRows) *
+          static_cast<std::size_t>(tri_tiles(kChunks) + S::kFoldTiles) * kTile * kLds +
+          S::kGroups * S::kRows) *
          sizeof(T);
 }
 
@@ -399,7 +431,7 @@ __device__ __forceinline__ float load_relaxed(const float* p) {
 template <typename T, bool kRev, bool kSwap, int kChunks>
 __device__ void issue_row_tile(const LowerView<T, kRev, kSwap>& L, const T* xpub, int row0, int t,
                                T* slot, T* xslot, int tid) {
-  constexpr int kRows = SyncShape<kChunks>::kRows;
+  constexpr int kRows = kTile * kChunks;
   constexpr int kElems = kRows * kTile;
 #pragma unroll 4
   for (int e = tid; e < kElems; e += kSyncThreads) {
@@ -427,19 +459,32 @@ __device__ bool chunk_copy_unsolved(const T* xslot, int tid) {
 
 /// Warp 0: polls xpub until chunk t is solved, loading the later chunks of its producing
 /// block row (up to `last`, exclusive) in the same round trips, and stores every chunk
-/// found complete into its slot of xfix with s_fix set.
-template <typename T, int kChunks, int kStages>
-__device__ void await_chunks(const T* xpub, int t, int last, T* xfix, int* s_fix, int lane) {
-  T v[kChunks];
-  do {
+/// found complete into its slot of xfix with s_fix set. With kAhead > kChunks the first
+/// round also loads the chunks of the tiles already in the ring behind those (up to
+/// `ahead` >= last, at most kAhead <= kStages chunks): near the frontier their copies,
+/// issued kStages - 1 tiles earlier, are stale, and checked one by one each costs a round
+/// trip (H200 probe with %globaltimer stamps, folded 32-row blocks, n = 2048: the stream
+/// reached its last tile about 0.9 us after that tile's chunk was published). Only the
+/// folded kernels ask for it: the others measured slower with it (double, 32-row blocks
+/// without inversion, n = 8192: 336 -> 360 us).
+template <typename T, int kChunks, int kAhead, int kStages>
+__device__ void await_chunks(const T* xpub, int t, int last, int ahead, T* xfix, int* s_fix,
+                             int lane) {
+  static_assert(kChunks <= kAhead && kAhead <= kStages, "chunks in the ring");
+  T v[kAhead];
+#pragma unroll
+  for (int k = 0; k < kAhead; ++k) {
+    if (t + k < ahead) v[k] = load_relaxed(xpub + kTile * (t + k) + lane);
+  }
+  while (!__all_sync(kFullMask, !unpublished(v[0]))) {
 #pragma unroll
     for (int k = 0; k < kChunks; ++k) {
       if (t + k < last) v[k] = load_relaxed(xpub + kTile * (t + k) + lane);
     }
-  } while (!__all_sync(kFullMask, !unpublished(v[0])));
+  }
 #pragma unroll
-  for (int k = 0; k < kChunks; ++k) {
-    if (t + k < last && __all_sync(kFullMask, !unpublished(v[k]))) {  // warp-uniform
+  for (int k = 0; k < kAhead; ++k) {
+    if (t + k < ahead && __all_sync(kFullMask, !unpublished(v[k]))) {  // warp-uniform
       const int slot = (t + k) % kStages;
       xfix[slot * kTile + lane] = v[k];
       if (lane == 0) s_fix[slot] = 1;
@@ -451,7 +496,7 @@ template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>
 __global__ void __launch_bounds__(kSyncThreads)
     trsv_sync_kernel(int n, const T* a, long long lda, T* x, bool unit, int* ticket, T* xpub,
                      int invert_from) {
-  using S = SyncShape<kChunks>;
+  using S = SyncShape<T, kChunks, kInvert>;
   constexpr int kRows = S::kRows;
   constexpr int kStages = S::kStages;
   constexpr std::size_t kSlot = sync_slot_elems<T, kSwap, kChunks>();
@@ -459,10 +504,12 @@ __global__ void __launch_bounds__(kSyncThreads)
   T* xwin = reinterpret_cast<T*>(sync_smem);  // [kStages][32] x chunk copied with each tile
   T* xfix = xwin + kStages * kTile;           // [kStages][32] x chunk polled at the frontier
   T* ring = xfix + kStages * kTile;
-  T* diag = ring + kStages * kSlot;                   // packed lower tiles of L'(R, R)
-  T* red = diag + tri_tiles(kChunks) * kTile * kLds;  // [kGroups][kRows] partial sums
+  T* diag = ring + kStages * kSlot;                    // packed lower tiles of L'(R, R)
+  T* fold = diag + tri_tiles(kChunks) * kTile * kLds;  // [kFoldTiles] L'(R, R-1-j), then M_j
+  T* red = fold + S::kFoldTiles * kTile * kLds;        // [kGroups][kRows] partial sums
   __shared__ int s_row;
-  __shared__ int s_fix[kStages];  // xfix holds the slot's chunk
+  __shared__ __align__(16) T s_stage[kTile];  // warp 0's broadcast slot
+  __shared__ int s_fix[kStages];              // xfix holds the slot's chunk
 
   const int tid = threadIdx.x;
   const int lane = tid & (kTile - 1);
@@ -476,6 +523,18 @@ __global__ void __launch_bounds__(kSyncThreads)
   const int row0 = kRows * R;
   const int ntiles = kChunks * R;  // off-diagonal column tiles
   const LowerView<T, kRev, kSwap> L{a, lda, n};
+  // Folding (32-row blocks with an inverted diagonal block D): the last nfold <= 2 tiles
+  // L'(R, R-1-j) are requested with D and replaced by M_j = D^{-1} L'(R, R-1-j) before the
+  // stream, which covers the other tiles; c = D^{-1} (b' - their sum) is formed as soon as
+  // x'(R - 1 - nfold) has been used, and then x'(R) = c - M_1 x'(R - 2) - M_0 x'(R - 1):
+  // one 32 x 32 multiply between seeing x'(R - 1) and publishing x'(R), instead of the tile
+  // update, a block reduction and the inverse multiply, and the reduction and the inverse
+  // multiply run two chain steps ahead.
+  const int nfold = S::kFoldTiles > 0 && kInvert && R >= 1 && R >= invert_from
+                        ? (R < S::kFoldTiles ? R : S::kFoldTiles)
+                        : 0;  // block-uniform
+  const bool folded = nfold > 0;
+  const int nstream = ntiles - nfold;  // tiles through the ring
 
   // Diagonal block first (its own group), then the first kStages - 1 tiles.
   for (int q = 0; q < kChunks; ++q) {
@@ -484,9 +543,12 @@ __global__ void __launch_bounds__(kSyncThreads)
                    diag + tile_slot(q2, q, kChunks) * kTile * kLds, tid, kSyncThreads);
     }
   }
+  for (int j = 0; j < nfold; ++j) {
+    issue_tile32(L, R, R - 1 - j, unit, fold + j * kTile * kLds, tid, kSyncThreads);
+  }
   cp_async_commit();
   for (int t = 0; t < kStages - 1; ++t) {
-    if (t < ntiles) {
+    if (t < nstream) {
       issue_row_tile<T, kRev, kSwap, kChunks>(L, xpub, row0, t, ring + t * kSlot, xwin + t * kTile,
                                               tid);
     }
@@ -522,11 +584,30 @@ __global__ void __launch_bounds__(kSyncThreads)
     }
     __syncthreads();
   }
+  // M_f = D^{-1} L'(R, R-1-f) in place, kInvCols columns per warp.
+  for (int f = 0; f < nfold; ++f) {
+    constexpr int kM = S::kInvCols;
+    const int c0 = warp * kM;
+    T* tile = fold + f * kTile * kLds;
+    T m[kM];
+#pragma unroll
+    for (int j = 0; j < kM; ++j) m[j] = T(0);
+#pragma unroll 8
+    for (int k = 0; k < kTile; ++k) {
+      const T dk = diag[k * kLds + lane];  // D^{-1}(lane, k), zero above the diagonal
+#pragma unroll
+      for (int j = 0; j < kM; ++j) m[j] += dk * tile[(c0 + j) * kLds + k];
+    }
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < kM; ++j) tile[(c0 + j) * kLds + lane] = m[j];
+    // The barriers of the stream (or the one after it) order these before warp 0 reads M.
+  }
 
   T acc = T(0);
-  for (int t = 0; t < ntiles; ++t) {
+  for (int t = 0; t < nstream; ++t) {
     const int tn = t + kStages - 1;
-    if (tn < ntiles) {
+    if (tn < nstream) {
       const int sn = tn % kStages;
       issue_row_tile<T, kRev, kSwap, kChunks>(L, xpub, row0, tn, ring + sn * kSlot,
                                               xwin + sn * kTile, tid);
@@ -538,7 +619,9 @@ __global__ void __launch_bounds__(kSyncThreads)
     if (__syncthreads_or(unsolved)) {  // the stream has reached the solved frontier
       if (warp == 0) {
         const int last = (t / kChunks + 1) * kChunks;  // end of the producing block row
-        await_chunks<T, kChunks, kStages>(xpub, t, last, xfix, s_fix, lane);
+        constexpr int kAhead = S::kFoldTiles > 0 ? kStages : kChunks;
+        await_chunks<T, kChunks, kAhead, kStages>(xpub, t, last, folded ? nstream : last, xfix,
+                                                  s_fix, lane);
       }
       __syncthreads();
     }
@@ -558,7 +641,8 @@ __global__ void __launch_bounds__(kSyncThreads)
   __syncthreads();
   // The diagonal block by warp 0 alone, right-hand sides in registers (no block barriers on
   // the critical path): chunk q is solved (or multiplied by its inverse), published, stored
-  // and eliminated from the chunks below it with shuffles.
+  // and eliminated from the chunks below it with shuffles. Folded: c, then the folded
+  // tiles' products as their chunks arrive, then x'(R) published.
   if (warp == 0) {
     T v[kChunks];
 #pragma unroll
@@ -566,6 +650,38 @@ __global__ void __launch_bounds__(kSyncThreads)
       v[q] = bq[q];
 #pragma unroll
       for (int k = 0; k < S::kGroups; ++k) v[q] -= red[k * kRows + kTile * q + lane];
+    }
+    if (folded) {
+      constexpr int kFold = S::kFoldTiles > 0 ? S::kFoldTiles : 1;  // (no zero-sized array)
+      T xv[kFold];  // x'(R - nfold + f), requested early: perhaps published already
+#pragma unroll
+      for (int f = 0; f < kFold; ++f) {
+        if (f < nfold) xv[f] = load_relaxed(xpub + kTile * (R - nfold + f) + lane);
+      }
+      T xq = warp_inverse_multiply_staged(diag, v[0], lane, s_stage);
+#pragma unroll
+      for (int f = 0; f < kFold; ++f) {
+        if (f < nfold) {
+          const int chunk = R - nfold + f;
+          while (!__all_sync(kFullMask, !unpublished(xv[f]))) {
+            xv[f] = load_relaxed(xpub + kTile * chunk + lane);
+          }
+          __syncwarp();  // earlier reads of s_stage are done
+          s_stage[lane] = xv[f];
+          __syncwarp();
+          const T* m = fold + (R - 1 - chunk) * kTile * kLds;  // M for L'(R, chunk)
+          T o[4] = {T(0), T(0), T(0), T(0)};
+#pragma unroll
+          for (int k = 0; k < kTile; ++k) o[k & 3] += m[k * kLds + lane] * s_stage[k];
+          xq -= (o[0] + o[1]) + (o[2] + o[3]);
+        }
+      }
+      const int row = row0 + lane;
+      if (row < n) {
+        store_relaxed(xpub + row, publishable(xq));
+        x[L.p(row)] = xq;
+      }
+      return;
     }
 #pragma unroll
     for (int q = 0; q < kChunks; ++q) {
@@ -900,8 +1016,8 @@ void check_square(const char* who, index_t n, index_t lda) {
 template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>
 void launch_sync(index_t n, const T* a, index_t lda, T* x, bool unit, void* workspace,
                  int invert_from, cudaStream_t stream) {
-  constexpr int kRows = SyncShape<kChunks>::kRows;
-  const std::size_t smem = sync_smem_bytes<T, kSwap, kChunks>();
+  constexpr int kRows = kTile * kChunks;
+  const std::size_t smem = sync_smem_bytes<T, kSwap, kInvert, kChunks>();
   const int blocks = static_cast<int>((n + kRows - 1) / kRows);
   auto kernel = trsv_sync_kernel<T, kRev, kSwap, kInvert, kChunks>;
   allow_dynamic_smem(kernel, smem);
