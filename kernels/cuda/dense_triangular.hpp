@@ -12,14 +12,16 @@
 ///    prefetching warps, Section 2, done by the copy engine); warp 0 solves each 32x32
 ///    diagonal block with the right-hand side in registers.
 ///  - global_sync (any n): one kernel; thread blocks take block rows of 32, 64 or 128 rows
-///    in order from an atomic counter and wait on a global "solved 32-row chunks" counter
-///    published with release semantics (Section 3, Listing 3). Each block streams its
-///    off-diagonal tiles through a ring of shared-memory stages filled by cp.async, issued
-///    before any wait, so memory traffic overlaps the dependency chain; x is waited for
-///    only when the stream reaches the frontier. The 32x32 diagonal chunks are solved by
-///    substitution or, optionally, multiplied by their inverses computed off the critical
-///    path (Section 4). The transpose and upper variants read A through an index map and
-///    transpose tiles on their way into shared memory (Section 7).
+///    in order from an atomic counter (Section 3, Listing 3). Solved entries of x are
+///    published as values in the workspace, which starts as "unsolved" marks, and a block
+///    polls them instead of a counter. Each block streams its off-diagonal tiles through a
+///    ring of shared-memory stages filled by cp.async, issued before any wait, so memory
+///    traffic overlaps the dependency chain; x is waited for only when the stream reaches
+///    the frontier. The 32x32 diagonal chunks are solved by substitution or, optionally,
+///    multiplied by their inverses computed off the critical path (Section 4); with
+///    32-row block rows the inverse also absorbs the last two off-diagonal tiles. The
+///    transpose and upper variants read A through an index map and transpose tiles on
+///    their way into shared memory (Section 7).
 /// trsm (A on the left): a data-flow kernel over 64x64 tiles of X. Thread blocks take tiles
 /// in row-major order from an atomic counter; tile (I, J) accumulates L'(I, l) X'(l, J) for
 /// l < I with a cp.async double-buffered GEMM (double: FP64 tensor cores, mma.sync m8n8k4;
@@ -63,6 +65,9 @@ struct TrsvOptions {
   /// multiply with its inverse (computed by the block before its stream, off the critical
   /// path; forward substitution on unit vectors), for 32-row chunks >= invert_from_block_row
   /// (the first rows are latency bound and the inversion would delay them: paper Section 4).
+  /// With 32-row block rows an inverted block also takes in the two tiles left of it
+  /// (their products with the inverse are formed before the stream), so that one 32x32
+  /// multiply is left between the previous block row's solution and this one's.
   /// Defaults measured on an H200: on, from chunk 4 (row 128; tools/dense_triangular.md).
   bool invert_diagonal_blocks = true;
   int invert_from_block_row = 4;
