@@ -349,7 +349,7 @@ std::size_t small_smem_bytes(int max_n, std::size_t elem) {
 // 0.8 us into 320 ns from the producer's store to the consumer's sight of it, 128 ns for
 // the critical tile's update and the block reduction, and 352 ns for the inverse multiply
 // and the stores; folded, only one 32 x 32 multiply lies between seeing x'(R-1) and
-// publishing x'(R), and the reduction and the inverse multiply run two steps ahead.
+// publishing x'(R), and the reduction and the inverse multiply get up to two steps.
 // Same-run A/B: tools/dense_triangular.md.
 //
 // Memory traffic per block row: the kRows x 32 R kChunks tile stream (once), 32 values of x
@@ -528,8 +528,8 @@ __global__ void __launch_bounds__(kSyncThreads)
   // stream, which covers the other tiles; c = D^{-1} (b' - their sum) is formed as soon as
   // x'(R - 1 - nfold) has been used, and then x'(R) = c - M_1 x'(R - 2) - M_0 x'(R - 1):
   // one 32 x 32 multiply between seeing x'(R - 1) and publishing x'(R), instead of the tile
-  // update, a block reduction and the inverse multiply, and the reduction and the inverse
-  // multiply run two chain steps ahead.
+  // update, a block reduction and the inverse multiply, which get up to two chain steps
+  // to finish in.
   const int nfold = S::kFoldTiles > 0 && kInvert && R >= 1 && R >= invert_from
                         ? (R < S::kFoldTiles ? R : S::kFoldTiles)
                         : 0;  // block-uniform
