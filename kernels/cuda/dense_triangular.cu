@@ -173,18 +173,20 @@ __device__ T warp_inverse_multiply(const T* inv, T val, int lane) {
   return out;
 }
 
-/// warp_inverse_multiply with val broadcast through `stage` (32 entries of shared memory
-/// that only this warp uses) instead of shuffles, and four partial sums instead of one
-/// chain of 32 dependent FMAs. Same skipped zeros.
-template <typename T>
-__device__ T warp_inverse_multiply_staged(const T* inv, T val, int lane, T* stage) {
+/// x'(lane) = sum_c A(lane, c) val(c) for a 32x32 tile A in shared memory (A(r, c) at
+/// a[c * kLds + r]), val broadcast through `stage` (32 entries of shared memory that only
+/// this warp uses) instead of shuffles, four partial sums instead of one chain of 32
+/// dependent FMAs. kLower: A is lower triangular (an inverse) and its zeros above the
+/// diagonal are skipped, as in warp_inverse_multiply.
+template <bool kLower, typename T>
+__device__ T warp_tile_multiply_staged(const T* a, T val, int lane, T* stage) {
   __syncwarp();  // earlier reads of stage are done
   stage[lane] = val;
   __syncwarp();
   T o[4] = {T(0), T(0), T(0), T(0)};
 #pragma unroll
   for (int c = 0; c < kTile; ++c) {
-    if (c <= lane) o[c & 3] += inv[c * kLds + lane] * stage[c];
+    if (!kLower || c <= lane) o[c & 3] += a[c * kLds + lane] * stage[c];
   }
   return (o[0] + o[1]) + (o[2] + o[3]);
 }
@@ -658,7 +660,7 @@ __global__ void __launch_bounds__(kSyncThreads)
       for (int f = 0; f < kFold; ++f) {
         if (f < nfold) xv[f] = load_relaxed(xpub + kTile * (R - nfold + f) + lane);
       }
-      T xq = warp_inverse_multiply_staged(diag, v[0], lane, s_stage);
+      T xq = warp_tile_multiply_staged<true>(diag, v[0], lane, s_stage);  // c
 #pragma unroll
       for (int f = 0; f < kFold; ++f) {
         if (f < nfold) {
@@ -666,14 +668,8 @@ __global__ void __launch_bounds__(kSyncThreads)
           while (!__all_sync(kFullMask, !unpublished(xv[f]))) {
             xv[f] = load_relaxed(xpub + kTile * chunk + lane);
           }
-          __syncwarp();  // earlier reads of s_stage are done
-          s_stage[lane] = xv[f];
-          __syncwarp();
           const T* m = fold + (R - 1 - chunk) * kTile * kLds;  // M for L'(R, chunk)
-          T o[4] = {T(0), T(0), T(0), T(0)};
-#pragma unroll
-          for (int k = 0; k < kTile; ++k) o[k & 3] += m[k * kLds + lane] * s_stage[k];
-          xq -= (o[0] + o[1]) + (o[2] + o[3]);
+          xq -= warp_tile_multiply_staged<false>(m, xv[f], lane, s_stage);
         }
       }
       const int row = row0 + lane;
