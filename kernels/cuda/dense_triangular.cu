@@ -428,22 +428,47 @@ __device__ __forceinline__ float load_relaxed(const float* p) {
   return v;
 }
 
+/// Slot row of row r of a kRows x 32 tile of L' (not kSwap): with kRev the rows of L' run
+/// backwards through the storage columns of A, and the slot holds the tile upside down, so
+/// that both orders copy contiguous 16-byte pieces of A in ascending order.
+template <bool kRev, int kRows>
+__host__ __device__ constexpr int slot_row(int r) {
+  return kRev ? kRows - 1 - r : r;
+}
+
 /// Requests column tile t of block row row0 (kRows x 32) into a ring slot, and its x chunk
-/// from xpub (by the first kXCopiers threads).
+/// from xpub (by the first kXCopiers threads). With `vec` (not kSwap, a whole block row,
+/// 16-byte aligned columns) the tile is copied in 16-byte pieces through L2 only
+/// (cp.async.cg), else element by element. H200, a plain stream of 32 x 32 double tiles at
+/// lda = 8192 - 32768 (probe, not committed): 16-byte pieces 30.8 - 32.8 GB/s per SM against
+/// 25.3 - 27.1 element by element; one SM streams at most about 30 GB/s, whatever the ring
+/// depth (5 or 10 stages measured the same), so the long block rows of a large n are bound
+/// by it.
 template <typename T, bool kRev, bool kSwap, int kChunks>
 __device__ void issue_row_tile(const LowerView<T, kRev, kSwap>& L, const T* xpub, int row0, int t,
-                               T* slot, T* xslot, int tid) {
+                               T* slot, T* xslot, int tid, bool vec) {
   constexpr int kRows = kTile * kChunks;
-  constexpr int kElems = kRows * kTile;
-#pragma unroll 4
-  for (int e = tid; e < kElems; e += kSyncThreads) {
-    const int r = kSwap ? e / kTile : e % kRows;
-    const int c = kSwap ? e % kTile : e / kRows;
-    const bool ok = row0 + r < L.n;
-    T* dst = kSwap ? slot + r * kLds + c : slot + c * kRows + r;
-    cp_async(dst, ok ? L.ptr(row0 + r, kTile * t + c) : L.a, ok);
-  }
   constexpr int kPer = kXPerCopy<T>;
+  if (!kSwap && vec) {
+    constexpr int kPerCol = kRows / kPer;
+#pragma unroll
+    for (int e = tid; e < kRows * kTile / kPer; e += kSyncThreads) {
+      const int q = (e % kPerCol) * kPer;  // first slot row of the piece
+      const int c = e / kPerCol;
+      // The piece's lowest address holds slot row q: L' row q, or kRows - 1 - q with kRev.
+      cp_async16_cg(slot + c * kRows + q, L.ptr(row0 + slot_row<kRev, kRows>(q), kTile * t + c));
+    }
+  } else {
+    constexpr int kElems = kRows * kTile;
+#pragma unroll 4
+    for (int e = tid; e < kElems; e += kSyncThreads) {
+      const int r = kSwap ? e / kTile : e % kRows;
+      const int c = kSwap ? e % kTile : e / kRows;
+      const bool ok = row0 + r < L.n;
+      T* dst = kSwap ? slot + r * kLds + c : slot + c * kRows + slot_row<kRev, kRows>(r);
+      cp_async(dst, ok ? L.ptr(row0 + r, kTile * t + c) : L.a, ok);
+    }
+  }
   if (tid < kXCopiers<T>) cp_async16_cg(xslot + kPer * tid, xpub + kTile * t + kPer * tid);
 }
 
@@ -497,7 +522,7 @@ __device__ void await_chunks(const T* xpub, int t, int last, int ahead, T* xfix,
 template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>
 __global__ void __launch_bounds__(kSyncThreads)
     trsv_sync_kernel(int n, const T* a, long long lda, T* x, bool unit, int* ticket, T* xpub,
-                     int invert_from) {
+                     int invert_from, bool vec16) {
   using S = SyncShape<T, kChunks, kInvert>;
   constexpr int kRows = S::kRows;
   constexpr int kStages = S::kStages;
@@ -536,7 +561,8 @@ __global__ void __launch_bounds__(kSyncThreads)
                         ? (R < S::kFoldTiles ? R : S::kFoldTiles)
                         : 0;  // block-uniform
   const bool folded = nfold > 0;
-  const int nstream = ntiles - nfold;  // tiles through the ring
+  const bool vec = vec16 && row0 + kRows <= n;  // block-uniform: 16-byte tile copies
+  const int nstream = ntiles - nfold;           // tiles through the ring
 
   // Diagonal block first (its own group), then the first kStages - 1 tiles.
   for (int q = 0; q < kChunks; ++q) {
@@ -552,7 +578,7 @@ __global__ void __launch_bounds__(kSyncThreads)
   for (int t = 0; t < kStages - 1; ++t) {
     if (t < nstream) {
       issue_row_tile<T, kRev, kSwap, kChunks>(L, xpub, row0, t, ring + t * kSlot, xwin + t * kTile,
-                                              tid);
+                                              tid, vec);
     }
     cp_async_commit();
   }
@@ -612,7 +638,7 @@ __global__ void __launch_bounds__(kSyncThreads)
     if (tn < nstream) {
       const int sn = tn % kStages;
       issue_row_tile<T, kRev, kSwap, kChunks>(L, xpub, row0, tn, ring + sn * kSlot,
-                                              xwin + sn * kTile, tid);
+                                              xwin + sn * kTile, tid, vec);
     }
     cp_async_commit();
     cp_async_wait<kStages - 1>();
@@ -632,7 +658,7 @@ __global__ void __launch_bounds__(kSyncThreads)
 #pragma unroll
     for (int k = 0; k < S::kCols; ++k) {
       const int c = g * S::kCols + k;
-      acc += (kSwap ? s[r * kLds + c] : s[c * kRows + r]) * xw[c];
+      acc += (kSwap ? s[r * kLds + c] : s[c * kRows + slot_row<kRev, kRows>(r)]) * xw[c];
     }
     __syncthreads();  // the slot is refilled by the next iteration
     if (tid == 0) s_fix[slot] = 0;
@@ -1025,8 +1051,13 @@ void launch_sync(index_t n, const T* a, index_t lda, T* x, bool unit, void* work
   PRISM_CUDA_CHECK(cudaMemsetAsync(workspace, 0xff, used, stream));
   int* ticket = static_cast<int*>(workspace);
   T* xpub = reinterpret_cast<T*>(static_cast<unsigned char*>(workspace) + kTrsvTicketBytes);
+  // 16-byte tile copies need every column of every block row 16-byte aligned; with rows
+  // reversed (kRev) a block row starts at A row n - 32 (R + 1), so n must be a multiple too.
+  constexpr int kPer = kXPerCopy<T>;
+  const bool vec16 =
+      reinterpret_cast<std::uintptr_t>(a) % 16 == 0 && lda % kPer == 0 && (!kRev || n % kPer == 0);
   kernel<<<blocks, kSyncThreads, smem, stream>>>(static_cast<int>(n), a, lda, x, unit, ticket, xpub,
-                                                 invert_from);
+                                                 invert_from, vec16);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

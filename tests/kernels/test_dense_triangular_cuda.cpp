@@ -2,8 +2,10 @@
 // trsv for n in {1, 2, 31, 32, 33, 127, 128, 129, 1000, 4097}, every uplo x op x diag, both
 // precisions, every algorithm that applies (single_block for n <= 128, global_sync with 32-,
 // 64- and 128-row block rows, with and without explicit diagonal-block inversion, for every
-// n); batched trsv with mixed sizes (batch of 1 and of 300, n = 0 included); trsm with nrhs
-// in {1, 7, 64, 1000} and m, nrhs on and off the 64 tile, alpha in {-0.75, 1, 0}, lda and ldb
+// n), each with lda = n + 3 and n + 4 (global_sync copies tiles in 16-byte pieces when the
+// columns allow it, element by element otherwise: both paths, rows reversed or not, in both
+// precisions); batched trsv with mixed sizes (batch of 1 and of 300, n = 0 included); trsm with
+// nrhs in {1, 7, 64, 1000} and m, nrhs on and off the 64 tile, alpha in {-0.75, 1, 0}, lda and ldb
 // past m, with and without a caller's workspace. NaN is planted wherever BLAS must not read
 // (other triangle, unit diagonal, lda padding) and the padding rows of B must come back
 // untouched. Matrices and the 16 n u bound: see
@@ -94,26 +96,31 @@ const TriOp kOps[] = {TriOp::none, TriOp::transpose};
 const TriDiag kDiags[] = {TriDiag::non_unit, TriDiag::unit};
 
 template <typename T>
+void trsv_one(TriUplo u, TriOp o, TriDiag d, index_t n, index_t lda, const TrsvOptions& options,
+              const char* label, DeviceBuffer<unsigned char>& ws) {
+  SCOPED_TRACE(::testing::Message() << name(u, o, d) << " n=" << n << " lda=" << lda << " " << label
+                                    << " " << 8 * sizeof(T) << "-bit");
+  const auto a = make_triangle<T>(u, d, n, lda, 17 * n + 1);
+  const auto b = make_rhs<T>(n, 31 * n + 5);
+  auto want = b;
+  ref::trsv(u, o, d, n, a.data(), lda, want.data());
+  auto da = to_device(a);
+  auto dx = to_device(b);
+  gpu::trsv(u, o, d, n, da.data(), lda, dx.data(), ws.data(), ws.size(), nullptr, options);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_LE(rel_error(to_host(dx), want, n, 1, n), bound<T>(n));
+  // A untouched (NaN compares unequal: compare bit patterns via memcmp).
+  const auto a_back = to_host(da);
+  EXPECT_EQ(0, std::memcmp(a_back.data(), a.data(), a.size() * sizeof(T)));
+}
+
+template <typename T>
 void trsv_case(index_t n, const TrsvOptions& options, const char* label) {
   DeviceBuffer<unsigned char> ws(gpu::trsv_workspace_bytes(n));
-  for (TriUplo u : kUplos) {
-    for (TriOp o : kOps) {
-      for (TriDiag d : kDiags) {
-        SCOPED_TRACE(::testing::Message() << name(u, o, d) << " n=" << n << " " << label << " "
-                                          << 8 * sizeof(T) << "-bit");
-        const index_t lda = n + 3;
-        const auto a = make_triangle<T>(u, d, n, lda, 17 * n + 1);
-        const auto b = make_rhs<T>(n, 31 * n + 5);
-        auto want = b;
-        ref::trsv(u, o, d, n, a.data(), lda, want.data());
-        auto da = to_device(a);
-        auto dx = to_device(b);
-        gpu::trsv(u, o, d, n, da.data(), lda, dx.data(), ws.data(), ws.size(), nullptr, options);
-        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-        EXPECT_LE(rel_error(to_host(dx), want, n, 1, n), bound<T>(n));
-        // A untouched (NaN compares unequal: compare bit patterns via memcmp).
-        const auto a_back = to_host(da);
-        EXPECT_EQ(0, std::memcmp(a_back.data(), a.data(), a.size() * sizeof(T)));
+  for (index_t pad : {3, 4}) {
+    for (TriUplo u : kUplos) {
+      for (TriOp o : kOps) {
+        for (TriDiag d : kDiags) trsv_one<T>(u, o, d, n, n + pad, options, label, ws);
       }
     }
   }
