@@ -437,19 +437,19 @@ __host__ __device__ constexpr int slot_row(int r) {
 }
 
 /// Requests column tile t of block row row0 (kRows x 32) into a ring slot, and its x chunk
-/// from xpub (by the first kXCopiers threads). With `vec` (not kSwap, a whole block row,
-/// 16-byte aligned columns) the tile is copied in 16-byte pieces through L2 only
-/// (cp.async.cg), else element by element. H200, a plain stream of 32 x 32 double tiles at
-/// lda = 8192 - 32768 (probe, not committed): 16-byte pieces 30.8 - 32.8 GB/s per SM against
-/// 25.3 - 27.1 element by element; one SM streams at most about 30 GB/s, whatever the ring
-/// depth (5 or 10 stages measured the same), so the long block rows of a large n are bound
-/// by it.
+/// from xpub (by the first kXCopiers threads). With `wide` (not kSwap, a whole block row,
+/// 16-byte aligned columns: trsv_wide_copies) the tile is copied in 16-byte pieces through
+/// L2 only (cp.async.cg), else element by element. H200, a plain stream of 32 x 32 double
+/// tiles at lda = 8192 - 32768, one thread block per SM (probe, not committed): 16-byte
+/// pieces 30.8 - 32.8 GB/s per SM against 25.3 - 27.1 element by element, the same with 5
+/// or 10 ring stages: one SM streams at most about 30 GB/s, and the long block rows of a
+/// large n are bound by it.
 template <typename T, bool kRev, bool kSwap, int kChunks>
 __device__ void issue_row_tile(const LowerView<T, kRev, kSwap>& L, const T* xpub, int row0, int t,
-                               T* slot, T* xslot, int tid, bool vec) {
+                               T* slot, T* xslot, int tid, bool wide) {
   constexpr int kRows = kTile * kChunks;
   constexpr int kPer = kXPerCopy<T>;
-  if (!kSwap && vec) {
+  if (!kSwap && wide) {
     constexpr int kPerCol = kRows / kPer;
 #pragma unroll
     for (int e = tid; e < kRows * kTile / kPer; e += kSyncThreads) {
@@ -522,7 +522,7 @@ __device__ void await_chunks(const T* xpub, int t, int last, int ahead, T* xfix,
 template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>
 __global__ void __launch_bounds__(kSyncThreads)
     trsv_sync_kernel(int n, const T* a, long long lda, T* x, bool unit, int* ticket, T* xpub,
-                     int invert_from, bool vec16) {
+                     int invert_from, bool wide) {
   using S = SyncShape<T, kChunks, kInvert>;
   constexpr int kRows = S::kRows;
   constexpr int kStages = S::kStages;
@@ -561,8 +561,8 @@ __global__ void __launch_bounds__(kSyncThreads)
                         ? (R < S::kFoldTiles ? R : S::kFoldTiles)
                         : 0;  // block-uniform
   const bool folded = nfold > 0;
-  const bool vec = vec16 && row0 + kRows <= n;  // block-uniform: 16-byte tile copies
-  const int nstream = ntiles - nfold;           // tiles through the ring
+  const bool wide_row = wide && row0 + kRows <= n;  // block-uniform: 16-byte pieces
+  const int nstream = ntiles - nfold;               // tiles through the ring
 
   // Diagonal block first (its own group), then the first kStages - 1 tiles.
   for (int q = 0; q < kChunks; ++q) {
@@ -578,7 +578,7 @@ __global__ void __launch_bounds__(kSyncThreads)
   for (int t = 0; t < kStages - 1; ++t) {
     if (t < nstream) {
       issue_row_tile<T, kRev, kSwap, kChunks>(L, xpub, row0, t, ring + t * kSlot, xwin + t * kTile,
-                                              tid, vec);
+                                              tid, wide_row);
     }
     cp_async_commit();
   }
@@ -638,7 +638,7 @@ __global__ void __launch_bounds__(kSyncThreads)
     if (tn < nstream) {
       const int sn = tn % kStages;
       issue_row_tile<T, kRev, kSwap, kChunks>(L, xpub, row0, tn, ring + sn * kSlot,
-                                              xwin + sn * kTile, tid, vec);
+                                              xwin + sn * kTile, tid, wide_row);
     }
     cp_async_commit();
     cp_async_wait<kStages - 1>();
@@ -1035,9 +1035,21 @@ void check_square(const char* who, index_t n, index_t lda) {
   }
 }
 
+/// Whether global_sync copies the off-diagonal tiles of op(A) in 16-byte pieces (see
+/// issue_row_tile): not transposed (the pieces would run along the rows of L'), every
+/// column of every block row 16-byte aligned; with rows reversed a block row starts at A
+/// row n - 32 (R + 1), so n must be a multiple of the piece too.
+bool trsv_wide_copies(TriUplo uplo, TriOp op, index_t n, const void* a, index_t lda,
+                      std::size_t elem) {
+  const bool rev = (uplo == TriUplo::upper) != (op == TriOp::transpose);
+  const auto per = static_cast<index_t>(16 / elem);
+  return op == TriOp::none && reinterpret_cast<std::uintptr_t>(a) % 16 == 0 && lda % per == 0 &&
+         (!rev || n % per == 0);
+}
+
 template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>
 void launch_sync(index_t n, const T* a, index_t lda, T* x, bool unit, void* workspace,
-                 int invert_from, cudaStream_t stream) {
+                 int invert_from, bool wide, cudaStream_t stream) {
   constexpr int kRows = kTile * kChunks;
   const std::size_t smem = sync_smem_bytes<T, kSwap, kInvert, kChunks>();
   const int blocks = static_cast<int>((n + kRows - 1) / kRows);
@@ -1051,13 +1063,8 @@ void launch_sync(index_t n, const T* a, index_t lda, T* x, bool unit, void* work
   PRISM_CUDA_CHECK(cudaMemsetAsync(workspace, 0xff, used, stream));
   int* ticket = static_cast<int*>(workspace);
   T* xpub = reinterpret_cast<T*>(static_cast<unsigned char*>(workspace) + kTrsvTicketBytes);
-  // 16-byte tile copies need every column of every block row 16-byte aligned; with rows
-  // reversed (kRev) a block row starts at A row n - 32 (R + 1), so n must be a multiple too.
-  constexpr int kPer = kXPerCopy<T>;
-  const bool vec16 =
-      reinterpret_cast<std::uintptr_t>(a) % 16 == 0 && lda % kPer == 0 && (!kRev || n % kPer == 0);
   kernel<<<blocks, kSyncThreads, smem, stream>>>(static_cast<int>(n), a, lda, x, unit, ticket, xpub,
-                                                 invert_from, vec16);
+                                                 invert_from, wide);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
@@ -1066,7 +1073,8 @@ void trsv_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const T* a, inde
                void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
                const TrsvOptions& options) {
   check_square("trsv", n, lda);
-  const int rows = options.block_rows == 0 ? trsv_auto_block_rows(n) : options.block_rows;
+  const bool wide = trsv_wide_copies(uplo, op, n, a, lda, sizeof(T));
+  const int rows = options.block_rows == 0 ? trsv_auto_block_rows(n, wide) : options.block_rows;
   if (rows != 32 && rows != 64 && rows != 128) {
     throw ConfigError("trsv: block_rows must be 0, 32, 64 or 128, got " +
                       std::to_string(options.block_rows));
@@ -1106,11 +1114,14 @@ void trsv_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const T* a, inde
     auto by_rows = [&](auto invert) {
       constexpr bool kInv = decltype(invert)::value;
       if (rows == 32) {
-        launch_sync<T, kRev, kSwap, kInv, 1>(n, a, lda, x, unit, workspace, invert_from, stream);
+        launch_sync<T, kRev, kSwap, kInv, 1>(n, a, lda, x, unit, workspace, invert_from, wide,
+                                             stream);
       } else if (rows == 64) {
-        launch_sync<T, kRev, kSwap, kInv, 2>(n, a, lda, x, unit, workspace, invert_from, stream);
+        launch_sync<T, kRev, kSwap, kInv, 2>(n, a, lda, x, unit, workspace, invert_from, wide,
+                                             stream);
       } else {
-        launch_sync<T, kRev, kSwap, kInv, 4>(n, a, lda, x, unit, workspace, invert_from, stream);
+        launch_sync<T, kRev, kSwap, kInv, 4>(n, a, lda, x, unit, workspace, invert_from, wide,
+                                             stream);
       }
     };
     if (options.invert_diagonal_blocks) {
@@ -1300,14 +1311,15 @@ void trsm_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T 
 
 }  // namespace
 
-int trsv_auto_block_rows(index_t n) {
+int trsv_auto_block_rows(index_t n, bool wide_copies) {
   // H200, inverted diagonal chunks, values published as in trsv_sync_kernel
-  // (tools/dense_triangular.md): 32-row block rows (one chain step per 32 rows, no
-  // elimination inside the block) are fastest from n = 100 to 16384 in double and float
-  // (double n = 2048: 65 us against 78 with 64 rows; 16384: 617 against 638). At 32768 the
-  // two are within 5% and 64 rows win two of three (32 / 64 rows: double 1803 / 1821 us,
-  // float 1809 / 1732, transposed double 1873 / 1829).
-  return n <= 16384 ? 32 : 64;
+  // (tools/dense_triangular.md). Tiles copied in 16-byte pieces: 32-row block rows (one
+  // chain step per 32 rows, no elimination inside the block) up to n = 12288, 64 above
+  // (32 / 64 rows, double: 12288 386 / 391 us, 14336 490 / 468, 16384 599 / 549; float
+  // 12288 279 / 294, 14336 366 / 345). Element by element (transposed): 32 rows up to
+  // 16384 (transposed double 14336 520 / 562, 16384 645 / 647), 64 above, where the two
+  // are within 5% (20480 909 / 914, 32768 1868 / 1867).
+  return n <= (wide_copies ? 12288 : 16384) ? 32 : 64;
 }
 
 std::size_t trsv_workspace_bytes(index_t n) {

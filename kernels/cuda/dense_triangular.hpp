@@ -77,8 +77,10 @@ struct TrsvOptions {
   int block_rows = 0;
 };
 
-/// The block_rows global_sync uses for n when TrsvOptions::block_rows is 0.
-int trsv_auto_block_rows(index_t n);
+/// The block_rows global_sync uses for n when TrsvOptions::block_rows is 0. wide_copies:
+/// whether the off-diagonal tiles are copied in 16-byte pieces, which global_sync does when
+/// op is none and the columns of A are 16-byte aligned (a and lda, and n with uplo upper).
+int trsv_auto_block_rows(index_t n, bool wide_copies);
 
 /// Device workspace the global_sync trsv needs for size n: a block-row ticket and the
 /// solution as it is published between thread blocks (about 8 n bytes, sized for double:
