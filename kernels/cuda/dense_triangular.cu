@@ -441,9 +441,9 @@ __host__ __device__ constexpr int slot_row(int r) {
 /// 16-byte aligned columns: trsv_wide_copies) the tile is copied in 16-byte pieces through
 /// L2 only (cp.async.cg), else element by element. H200, a plain stream of 32 x 32 double
 /// tiles at lda = 8192 - 32768, one thread block per SM (probe, not committed): 16-byte
-/// pieces 30.8 - 32.8 GB/s per SM against 25.3 - 27.1 element by element, the same with 5
-/// or 10 ring stages: one SM streams at most about 30 GB/s, and the long block rows of a
-/// large n are bound by it.
+/// pieces 30 - 33 GB/s per SM against 25 - 27 element by element, the same with 5 or 10
+/// ring stages: one SM streams at most about 30 GB/s, and the long block rows of a large n
+/// are bound by it (tools/dense_triangular.md).
 template <typename T, bool kRev, bool kSwap, int kChunks>
 __device__ void issue_row_tile(const LowerView<T, kRev, kSwap>& L, const T* xpub, int row0, int t,
                                T* slot, T* xslot, int tid, bool wide) {
