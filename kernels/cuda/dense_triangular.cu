@@ -436,12 +436,24 @@ __host__ __device__ constexpr int slot_row(int r) {
   return kRev ? kRows - 1 - r : r;
 }
 
+/// Slot position of entry (r, c) of a kSwap tile copied in 16-byte pieces: rows of 32,
+/// unpadded, the pieces of row r permuted by r (XOR swizzle, so that a warp reading column
+/// c over 32 rows spreads over the banks) and, with kRev, the columns reversed, so that
+/// each piece holds ascending addresses of A.
+template <typename T, bool kRev>
+__device__ __forceinline__ int swizzled(int r, int c) {
+  constexpr int kPer = kXPerCopy<T>;
+  constexpr int kPieces = kTile / kPer;
+  const int cs = kRev ? kTile - 1 - c : c;
+  return r * kTile + ((cs / kPer) ^ (r % kPieces)) * kPer + cs % kPer;
+}
+
 /// Requests column tile t of block row row0 (kRows x 32) into a ring slot, and its x chunk
-/// from xpub (by the first kXCopiers threads). With `wide` (not kSwap, a whole block row,
-/// 16-byte aligned columns: trsv_wide_copies) the tile is copied in 16-byte pieces through
-/// L2 only (cp.async.cg), else element by element. H200, a plain stream of 32 x 32 double
-/// tiles at lda = 8192 - 32768, one thread block per SM (probe, not committed): 16-byte
-/// pieces 30 - 33 GB/s per SM against 25 - 27 element by element, the same with 5 or 10
+/// from xpub (by the first kXCopiers threads). With `wide` (a whole block row, 16-byte
+/// aligned columns: trsv_wide_copies) the tile is copied in 16-byte pieces through L2 only
+/// (cp.async.cg; kSwap: into the swizzled layout), else element by element. H200, a plain stream of
+/// 32 x 32 double tiles at lda = 8192 - 32768, one thread block per SM (probe, not committed):
+/// 16-byte pieces 30 - 33 GB/s per SM against 25 - 27 element by element, the same with 5 or 10
 /// ring stages: one SM streams at most about 30 GB/s, and the long block rows of a large n
 /// are bound by it (tools/dense_triangular.md).
 template <typename T, bool kRev, bool kSwap, int kChunks>
@@ -449,7 +461,17 @@ __device__ void issue_row_tile(const LowerView<T, kRev, kSwap>& L, const T* xpub
                                T* slot, T* xslot, int tid, bool wide) {
   constexpr int kRows = kTile * kChunks;
   constexpr int kPer = kXPerCopy<T>;
-  if (!kSwap && wide) {
+  if (kSwap && wide) {
+    constexpr int kPieces = kTile / kPer;
+#pragma unroll
+    for (int e = tid; e < kRows * kTile / kPer; e += kSyncThreads) {
+      const int p = e % kPieces;  // slot columns kPer p ..
+      const int r = e / kPieces;
+      // The piece's lowest address holds L' column kPer p, or 31 - kPer p with kRev.
+      const int j = kTile * t + (kRev ? kTile - 1 - kPer * p : kPer * p);
+      cp_async16_cg(slot + r * kTile + (p ^ (r % kPieces)) * kPer, L.ptr(row0 + r, j));
+    }
+  } else if (wide) {
     constexpr int kPerCol = kRows / kPer;
 #pragma unroll
     for (int e = tid; e < kRows * kTile / kPer; e += kSyncThreads) {
@@ -657,8 +679,12 @@ __global__ void __launch_bounds__(kSyncThreads)
     const T* xw = (s_fix[slot] ? xfix : xwin) + slot * kTile;
 #pragma unroll
     for (int k = 0; k < S::kCols; ++k) {
-      const int c = g * S::kCols + k;
-      acc += (kSwap ? s[r * kLds + c] : s[c * kRows + slot_row<kRev, kRows>(r)]) * xw[c];
+      // Swizzled tiles: rows 8 apart take the columns of a piece in different orders, so
+      // that a warp's 32 reads fall on distinct banks (2 wavefronts in double, 1 in float).
+      const int c = g * S::kCols + (kSwap && wide_row ? k ^ ((r >> 3) & (kXPerCopy<T> - 1)) : k);
+      const T l = kSwap ? s[wide_row ? swizzled<T, kRev>(r, c) : r * kLds + c]
+                        : s[c * kRows + slot_row<kRev, kRows>(r)];
+      acc += l * xw[c];
     }
     __syncthreads();  // the slot is refilled by the next iteration
     if (tid == 0) s_fix[slot] = 0;
@@ -1036,15 +1062,14 @@ void check_square(const char* who, index_t n, index_t lda) {
 }
 
 /// Whether global_sync copies the off-diagonal tiles of op(A) in 16-byte pieces (see
-/// issue_row_tile): not transposed (the pieces would run along the rows of L'), every
-/// column of every block row 16-byte aligned; with rows reversed a block row starts at A
-/// row n - 32 (R + 1), so n must be a multiple of the piece too.
+/// issue_row_tile): every column of A 16-byte aligned (a and lda) and, with the index map
+/// reversed, n a multiple of the piece too (a reversed block row or tile starts at A row
+/// n - 32 (R + 1)).
 bool trsv_wide_copies(TriUplo uplo, TriOp op, index_t n, const void* a, index_t lda,
                       std::size_t elem) {
   const bool rev = (uplo == TriUplo::upper) != (op == TriOp::transpose);
   const auto per = static_cast<index_t>(16 / elem);
-  return op == TriOp::none && reinterpret_cast<std::uintptr_t>(a) % 16 == 0 && lda % per == 0 &&
-         (!rev || n % per == 0);
+  return reinterpret_cast<std::uintptr_t>(a) % 16 == 0 && lda % per == 0 && (!rev || n % per == 0);
 }
 
 template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>
