@@ -1341,9 +1341,11 @@ int trsv_auto_block_rows(index_t n, bool wide_copies) {
   // (tools/dense_triangular.md). Tiles copied in 16-byte pieces: 32-row block rows (one
   // chain step per 32 rows, no elimination inside the block) up to n = 12288, 64 above
   // (32 / 64 rows, double: 12288 386 / 391 us, 14336 490 / 468, 16384 599 / 549; float
-  // 12288 279 / 294, 14336 366 / 345). Element by element (transposed): 32 rows up to
-  // 16384 (transposed double 14336 520 / 562, 16384 645 / 647), 64 above, where the two
-  // are within 5% (20480 909 / 914, 32768 1868 / 1867).
+  // 12288 279 / 294, 14336 366 / 345; transposed double, before its bank-conflict fix:
+  // 12288 402 / 428, 14336 500 / 511, 16384 599 / 600, 20480 907 / 775). Element by element
+  // (measured transposed, before it took 16-byte pieces): 32 rows up to 16384 (14336 520 /
+  // 562, 16384 645 / 647), 64 above, where the two are within 5% (20480 909 / 914, 32768
+  // 1868 / 1867).
   return n <= (wide_copies ? 12288 : 16384) ? 32 : 64;
 }
 
