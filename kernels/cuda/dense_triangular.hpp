@@ -15,10 +15,10 @@
 ///    in order from an atomic counter (Section 3, Listing 3). Solved entries of x are
 ///    published as values in the workspace, which starts as "unsolved" marks, and a block
 ///    polls them instead of a counter. Each block streams its off-diagonal tiles through a
-///    ring of shared-memory stages filled by cp.async (in 16-byte pieces when op is none
-///    and the columns of A are 16-byte aligned, else element by element), issued before
-///    any wait, so memory traffic overlaps the dependency chain; x is waited for only when
-///    the stream reaches the frontier. The 32x32 diagonal chunks are solved by
+///    ring of shared-memory stages filled by cp.async (in 16-byte pieces when the columns
+///    of A are 16-byte aligned, else element by element), issued before any wait, so
+///    memory traffic overlaps the dependency chain; x is waited for only when the stream
+///    reaches the frontier. The 32x32 diagonal chunks are solved by
 ///    substitution or, optionally, multiplied by their inverses computed off the critical
 ///    path (Section 4); with 32-row block rows the inverse also absorbs the last two
 ///    off-diagonal tiles. The transpose and upper variants read A through an index map and
@@ -80,7 +80,8 @@ struct TrsvOptions {
 
 /// The block_rows global_sync uses for n when TrsvOptions::block_rows is 0. wide_copies:
 /// whether the off-diagonal tiles are copied in 16-byte pieces, which global_sync does when
-/// op is none and the columns of A are 16-byte aligned (a and lda, and n with uplo upper).
+/// the columns of A are 16-byte aligned (a and lda, and n when uplo is upper xor op is
+/// transpose, the solves that run through A backwards).
 int trsv_auto_block_rows(index_t n, bool wide_copies);
 
 /// Device workspace the global_sync trsv needs for size n: a block-row ticket and the
