@@ -2,7 +2,8 @@
 // device-to-device copy bandwidth measured in the same run.
 //  - trsv (lower, no transpose, non-unit; double and float; plus double lower/transpose):
 //    prism automatic, single_block (n <= 128), global_sync with 32-, 64- and 128-row block
-//    rows (64 and 128 also with inverted diagonal chunks), cublas{D,S}trsv; n = 32 .. max_n.
+//    rows, each also with inverted diagonal chunks (32 rows from chunk 0, 2, 4 and 16, 64
+//    rows from 4 and 16, 128 rows from 4), cublas{D,S}trsv; n = 32 .. max_n.
 //  - trsm (lower, non-unit): prism vs cublas{D,S}trsm; double no-transpose at n = 1024 with
 //    nrhs in {64, 1000, 10000} and at n = 4096 with nrhs in {64, 4096}; double transpose
 //    and float no-transpose at n = 1024, nrhs = 1000 and 10000.

@@ -468,8 +468,8 @@ __device__ void issue_row_tile(const LowerView<T, kRev, kSwap>& L, const T* xpub
       const int p = e % kPieces;  // slot columns kPer p ..
       const int r = e / kPieces;
       // The piece's lowest address holds L' column kPer p, or 31 - kPer p with kRev.
-      const int j = kTile * t + (kRev ? kTile - 1 - kPer * p : kPer * p);
-      cp_async16_cg(slot + r * kTile + (p ^ (r % kPieces)) * kPer, L.ptr(row0 + r, j));
+      const int c = kRev ? kTile - 1 - kPer * p : kPer * p;
+      cp_async16_cg(slot + swizzled<T, kRev>(r, c), L.ptr(row0 + r, kTile * t + c));
     }
   } else if (wide) {
     constexpr int kPerCol = kRows / kPer;
@@ -1027,10 +1027,16 @@ __global__ void __launch_bounds__(kTrsmThreads)
 // ------------------------------------------------------------------------------------------
 // Host side.
 
+/// Whether the index map onto L' runs backwards through A (file header: upper xor
+/// transpose).
+bool reversed(TriUplo uplo, TriOp op) {
+  return (uplo == TriUplo::upper) != (op == TriOp::transpose);
+}
+
 /// Calls f(integral_constant<bool, reverse>, integral_constant<bool, swap>).
 template <typename F>
 void dispatch_view(TriUplo uplo, TriOp op, F&& f) {
-  const bool rev = (uplo == TriUplo::upper) != (op == TriOp::transpose);
+  const bool rev = reversed(uplo, op);
   const bool swap = op == TriOp::transpose;
   using Y = std::true_type;
   using N = std::false_type;
@@ -1067,9 +1073,9 @@ void check_square(const char* who, index_t n, index_t lda) {
 /// n - 32 (R + 1)).
 bool trsv_wide_copies(TriUplo uplo, TriOp op, index_t n, const void* a, index_t lda,
                       std::size_t elem) {
-  const bool rev = (uplo == TriUplo::upper) != (op == TriOp::transpose);
   const auto per = static_cast<index_t>(16 / elem);
-  return reinterpret_cast<std::uintptr_t>(a) % 16 == 0 && lda % per == 0 && (!rev || n % per == 0);
+  return reinterpret_cast<std::uintptr_t>(a) % 16 == 0 && lda % per == 0 &&
+         (!reversed(uplo, op) || n % per == 0);
 }
 
 template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>

@@ -18,11 +18,11 @@
 ///    ring of shared-memory stages filled by cp.async (in 16-byte pieces when the columns
 ///    of A are 16-byte aligned, else element by element), issued before any wait, so
 ///    memory traffic overlaps the dependency chain; x is waited for only when the stream
-///    reaches the frontier. The 32x32 diagonal chunks are solved by
-///    substitution or, optionally, multiplied by their inverses computed off the critical
-///    path (Section 4); with 32-row block rows the inverse also absorbs the last two
-///    off-diagonal tiles. The transpose and upper variants read A through an index map and
-///    transpose tiles on their way into shared memory (Section 7).
+///    reaches the frontier. The 32x32 diagonal chunks are solved by substitution or,
+///    optionally, multiplied by their inverses computed off the critical path (Section 4);
+///    with 32-row block rows the inverse also absorbs the last two off-diagonal tiles. The
+///    transpose and upper variants read A through an index map and transpose tiles on their
+///    way into shared memory (Section 7).
 /// trsm (A on the left): a data-flow kernel over 64x64 tiles of X. Thread blocks take tiles
 /// in row-major order from an atomic counter; tile (I, J) accumulates L'(I, l) X'(l, J) for
 /// l < I with a cp.async double-buffered GEMM (double: FP64 tensor cores, mma.sync m8n8k4;
