@@ -3,7 +3,9 @@
 //  - trsv (lower, no transpose, non-unit; double and float; plus double lower/transpose):
 //    prism automatic, single_block (n <= 128), global_sync with 32-, 64- and 128-row block
 //    rows, each also with inverted diagonal chunks (32 rows from chunk 0, 2, 4 and 16, 64
-//    rows from 4 and 16, 128 rows from 4), cublas{D,S}trsv; n = 32 .. max_n.
+//    rows from 4 and 16, 128 rows from 4), all with a plain workspace (a memset before each
+//    solve); automatic and 32 rows inverted from 4 also with a TrsvWorkspace ("_ready");
+//    cublas{D,S}trsv; n = 32 .. max_n.
 //  - trsm (lower, non-unit): prism vs cublas{D,S}trsm; double no-transpose at n = 1024 with
 //    nrhs in {64, 1000, 10000} and at n = 4096 with nrhs in {64, 4096}; double transpose
 //    and float no-transpose at n = 1024, nrhs = 1000 and 10000.
@@ -126,29 +128,40 @@ void bench_trsv(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stre
   const double gbs_c = bytes / (tc.median_us * 1e-6) / 1e9;
   rows.push_back({opname, prec, "cublas", n, 1, tc, gbs_c, 100 * gbs_c / copy_gbs, 0, 0});
 
+  // "_ready": with a TrsvWorkspace (no memset before each solve), else the plain workspace.
   struct Variant {
     const char* name;
     gpu::TrsvOptions opt;
+    bool ready = false;
   };
   const auto gs = gpu::TrsvAlgorithm::global_sync;
-  std::vector<Variant> variants = {{"prism_auto", {}},
-                                   {"prism_global_sync_32", {gs, false, 4, 32}},
-                                   {"prism_global_sync_32_inverse_0", {gs, true, 0, 32}},
-                                   {"prism_global_sync_32_inverse_2", {gs, true, 2, 32}},
-                                   {"prism_global_sync_32_inverse_4", {gs, true, 4, 32}},
-                                   {"prism_global_sync_32_inverse_16", {gs, true, 16, 32}},
-                                   {"prism_global_sync_64", {gs, false, 4, 64}},
-                                   {"prism_global_sync_64_inverse", {gs, true, 4, 64}},
-                                   {"prism_global_sync_64_inverse_16", {gs, true, 16, 64}},
-                                   {"prism_global_sync_128", {gs, false, 4, 128}},
-                                   {"prism_global_sync_128_inverse", {gs, true, 4, 128}}};
+  gpu::TrsvWorkspace ready(n);
+  std::vector<Variant> variants = {
+      {"prism_auto", {}},
+      {"prism_auto_ready", {}, true},
+      {"prism_global_sync_32_inverse_4_ready", {gs, true, 4, 32}, true},
+      {"prism_global_sync_32", {gs, false, 4, 32}},
+      {"prism_global_sync_32_inverse_0", {gs, true, 0, 32}},
+      {"prism_global_sync_32_inverse_2", {gs, true, 2, 32}},
+      {"prism_global_sync_32_inverse_4", {gs, true, 4, 32}},
+      {"prism_global_sync_32_inverse_16", {gs, true, 16, 32}},
+      {"prism_global_sync_64", {gs, false, 4, 64}},
+      {"prism_global_sync_64_inverse", {gs, true, 4, 64}},
+      {"prism_global_sync_64_inverse_16", {gs, true, 16, 64}},
+      {"prism_global_sync_128", {gs, false, 4, 128}},
+      {"prism_global_sync_128_inverse", {gs, true, 4, 128}}};
   if (n <= gpu::trsv_small_max_n) {
     variants.push_back({"prism_single_block", {gpu::TrsvAlgorithm::single_block, false, 4, 0}});
   }
   for (const Variant& v : variants) {
     const Stats tp = time_runs(warmup, reps, stream, restore, [&] {
-      gpu::trsv(TriUplo::lower, op, TriDiag::non_unit, n, a.data(), n, x.data(), ws.data(),
-                ws.size(), stream, v.opt);
+      if (v.ready) {
+        gpu::trsv(TriUplo::lower, op, TriDiag::non_unit, n, a.data(), n, x.data(), ready, stream,
+                  v.opt);
+      } else {
+        gpu::trsv(TriUplo::lower, op, TriDiag::non_unit, n, a.data(), n, x.data(), ws.data(),
+                  ws.size(), stream, v.opt);
+      }
     });
     const double gbs = bytes / (tp.median_us * 1e-6) / 1e9;
     rows.push_back({opname, prec, v.name, n, 1, tp, gbs, 100 * gbs / copy_gbs, 0,

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include <prism/errors.hpp>
 
@@ -317,11 +318,13 @@ std::size_t small_smem_bytes(int max_n, std::size_t elem) {
 // published as values instead of behind a counter.
 //
 // Workspace: a ticket (the next block row) and `xpub`, the solution in the order of L'
-// (chunk c = rows 32c .. 32c + 31), both set to all-ones bits on the stream before the
-// launch (the ticket then reads -1). All-ones is a NaN that marks an entry not yet solved:
-// a producer stores each solved entry with one 32- or 64-bit strong store (publishable()
-// replaces that exact NaN by the quiet NaN, so it is never stored), and a consumer knows an
-// entry is final when it reads anything else. Compared with a counter published after the
+// (chunk c = rows 32c .. 32c + 31), all-ones bits when the launch starts (the ticket then
+// reads -1), set by a memset on the stream. A TrsvWorkspace needs no memset: it has two
+// xpub halves that launches use in turn, each launch resetting what the one before used of
+// the other half, and the ticket carries the half to use (SyncArgs). All-ones is a NaN that marks
+// an entry not yet solved: a producer stores each solved entry with one 32- or 64-bit strong store
+// (publishable() replaces that exact NaN by the quiet NaN, so it is never stored), and a consumer
+// knows an entry is final when it reads anything else. Compared with a counter published after the
 // solution (until 2026-11-22: red.release, whose fence waits for the stores to reach L2,
 // then the consumer's acquire poll and a second load for the data), the producer needs no
 // fence and the consumer's poll returns the data itself: a chain step loses two L2 round
@@ -387,7 +390,8 @@ constexpr std::size_t sync_smem_bytes() {
          sizeof(T);
 }
 
-/// Bytes before xpub in the trsv workspace (the ticket, padded for 16-byte copies).
+/// Bytes before xpub in the trsv workspace, the header: the ticket (and in a TrsvWorkspace
+/// the sizes of the halves' last use), padded for 16-byte copies.
 constexpr std::size_t kTrsvTicketBytes = 16;
 
 /// Entries of an x chunk per 16-byte copy, and the threads that copy a 32-entry chunk.
@@ -541,9 +545,23 @@ __device__ void await_chunks(const T* xpub, int t, int last, int ahead, T* xfix,
   }
 }
 
+/// Where a global_sync launch finds its ticket and publishes its solution. Plain workspace
+/// (`ready` false): `header` is the ticket (all-ones, i.e. -1, before the launch) and xpub
+/// starts at `xpub0`. TrsvWorkspace (`ready`): two xpub halves, `half_bytes` apart, used by
+/// launches in turn; header[0] holds the half the launch uses (bit 31) and the count of
+/// tickets taken (bits 0 - 30), header[1 + h] the 16-byte pieces of half h the launch
+/// that used it last wrote (`used_pieces`: this launch's).
+struct SyncArgs {
+  unsigned* header;
+  unsigned char* xpub0;
+  long long half_bytes;
+  int used_pieces;
+  bool ready;
+};
+
 template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>
 __global__ void __launch_bounds__(kSyncThreads)
-    trsv_sync_kernel(int n, const T* a, long long lda, T* x, bool unit, int* ticket, T* xpub,
+    trsv_sync_kernel(int n, const T* a, long long lda, T* x, bool unit, SyncArgs ws,
                      int invert_from, bool wide) {
   using S = SyncShape<T, kChunks, kInvert>;
   constexpr int kRows = S::kRows;
@@ -556,7 +574,7 @@ __global__ void __launch_bounds__(kSyncThreads)
   T* diag = ring + kStages * kSlot;                    // packed lower tiles of L'(R, R)
   T* fold = diag + tri_tiles(kChunks) * kTile * kLds;  // [kFoldTiles] L'(R, R-1-j), then M_j
   T* red = fold + S::kFoldTiles * kTile * kLds;        // [kGroups][kRows] partial sums
-  __shared__ int s_row;
+  __shared__ int s_row, s_half, s_reset;
   __shared__ __align__(16) T s_stage[kTile];  // warp 0's broadcast slot
   __shared__ int s_fix[kStages];              // xfix holds the slot's chunk
 
@@ -565,10 +583,30 @@ __global__ void __launch_bounds__(kSyncThreads)
   const int warp = tid / kTile;
   const int g = tid / kRows;
   const int r = tid % kRows;
-  if (tid == 0) s_row = atomicAdd(ticket, 1) + 1;  // the ticket starts at -1
+  if (tid == 0) {
+    if (!ws.ready) {
+      s_row = static_cast<int>(atomicAdd(ws.header, 1u) + 1u);  // the ticket starts at -1
+      s_half = 0;
+      s_reset = 0;
+    } else {
+      // TrsvWorkspace: the ticket comes with the half to use. The block that takes the last
+      // ticket (every other block has taken its own) hands the other half to the next
+      // launch; one block records how much of this half the launch uses, and every block
+      // resets a share of what the launch before used of the other half (below).
+      const unsigned used0 = __ldcg(ws.header + 1), used1 = __ldcg(ws.header + 2);
+      const unsigned t = atomicAdd(ws.header, 1u);
+      const unsigned half = t >> 31, count = t & 0x7fffffffu;
+      if (count == gridDim.x - 1) ws.header[0] = (half ^ 1u) << 31;
+      if (count == 0) ws.header[1 + half] = static_cast<unsigned>(ws.used_pieces);
+      s_row = static_cast<int>(count);
+      s_half = static_cast<int>(half);
+      s_reset = static_cast<int>(half ? used0 : used1);
+    }
+  }
   if (tid < kStages) s_fix[tid] = 0;
   __syncthreads();
   const int R = s_row;
+  T* xpub = reinterpret_cast<T*>(ws.xpub0 + s_half * ws.half_bytes);
   const int row0 = kRows * R;
   const int ntiles = kChunks * R;  // off-diagonal column tiles
   const LowerView<T, kRev, kSwap> L{a, lda, n};
@@ -609,6 +647,15 @@ __global__ void __launch_bounds__(kSyncThreads)
   for (int q = 0; q < kChunks; ++q) {
     const int row = row0 + kTile * q + lane;
     bq[q] = (warp == 0 && row < n) ? __ldcg(x + L.p(row)) : T(0);
+  }
+  // TrsvWorkspace: this block's share of the other half back to all-ones (no block of this
+  // launch reads it; the next launch publishes into it). A few 16-byte stores at most.
+  if (s_reset > 0) {
+    uint4* other = reinterpret_cast<uint4*>(ws.xpub0 + (s_half ^ 1) * ws.half_bytes);
+    for (int i = R * kSyncThreads + tid; i < s_reset;
+         i += static_cast<int>(gridDim.x) * kSyncThreads) {
+      other[i] = make_uint4(~0u, ~0u, ~0u, ~0u);
+    }
   }
 
   // Prepare the diagonal tiles while the stream is in flight.
@@ -1078,31 +1125,53 @@ bool trsv_wide_copies(TriUplo uplo, TriOp op, index_t n, const void* a, index_t 
          (!reversed(uplo, op) || n % per == 0);
 }
 
+/// The bytes of xpub a global_sync solve of size n in T uses: n entries in whole chunks (a
+/// multiple of 16).
+template <typename T>
+std::size_t sync_xpub_bytes(index_t n) {
+  return static_cast<std::size_t>((n + kTile - 1) / kTile) * kTile * sizeof(T);
+}
+
+/// The workspace a global_sync solve is given: `size` bytes at `bytes`, the header, then
+/// xpub; or a TrsvWorkspace (`ready`): two xpub halves `half_bytes` apart (see SyncArgs),
+/// for n <= max_n.
+struct SyncWorkspace {
+  void* bytes = nullptr;
+  std::size_t size = 0;
+  bool ready = false;
+  std::size_t half_bytes = 0;
+  index_t max_n = 0;
+};
+
 template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>
-void launch_sync(index_t n, const T* a, index_t lda, T* x, bool unit, void* workspace,
+void launch_sync(index_t n, const T* a, index_t lda, T* x, bool unit, const SyncWorkspace& ws,
                  int invert_from, bool wide, cudaStream_t stream) {
   constexpr int kRows = kTile * kChunks;
   const std::size_t smem = sync_smem_bytes<T, kSwap, kInvert, kChunks>();
   const int blocks = static_cast<int>((n + kRows - 1) / kRows);
   auto kernel = trsv_sync_kernel<T, kRev, kSwap, kInvert, kChunks>;
   allow_dynamic_smem(kernel, smem);
-  // The ticket and the n entries of xpub the kernel uses (whole chunks, of T: the
-  // workspace is sized for double) to all-ones in one memset: ticket -1, every entry
-  // unsolved.
-  const std::size_t used =
-      kTrsvTicketBytes + static_cast<std::size_t>((n + kTile - 1) / kTile) * kTile * sizeof(T);
-  PRISM_CUDA_CHECK(cudaMemsetAsync(workspace, 0xff, used, stream));
-  int* ticket = static_cast<int*>(workspace);
-  T* xpub = reinterpret_cast<T*>(static_cast<unsigned char*>(workspace) + kTrsvTicketBytes);
-  kernel<<<blocks, kSyncThreads, smem, stream>>>(static_cast<int>(n), a, lda, x, unit, ticket, xpub,
+  SyncArgs args{};
+  args.header = static_cast<unsigned*>(ws.bytes);
+  args.xpub0 = static_cast<unsigned char*>(ws.bytes) + kTrsvTicketBytes;
+  args.used_pieces = static_cast<int>(sync_xpub_bytes<T>(n) / 16);
+  args.ready = ws.ready;
+  if (ws.ready) {
+    args.half_bytes = static_cast<long long>(ws.half_bytes);
+  } else {
+    // A plain workspace: the ticket and the entries of xpub the kernel uses to all-ones in
+    // one memset (ticket -1, every entry unsolved).
+    PRISM_CUDA_CHECK(
+        cudaMemsetAsync(ws.bytes, 0xff, kTrsvTicketBytes + sync_xpub_bytes<T>(n), stream));
+  }
+  kernel<<<blocks, kSyncThreads, smem, stream>>>(static_cast<int>(n), a, lda, x, unit, args,
                                                  invert_from, wide);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
 void trsv_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const T* a, index_t lda, T* x,
-               void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
-               const TrsvOptions& options) {
+               const SyncWorkspace& ws, cudaStream_t stream, const TrsvOptions& options) {
   check_square("trsv", n, lda);
   const bool wide = trsv_wide_copies(uplo, op, n, a, lda, sizeof(T));
   const int rows = options.block_rows == 0 ? trsv_auto_block_rows(n, wide) : options.block_rows;
@@ -1114,8 +1183,9 @@ void trsv_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const T* a, inde
   const bool unit = diag == TriDiag::unit;
   TrsvAlgorithm algo = options.algorithm;
   if (algo == TrsvAlgorithm::automatic) {
-    algo = n <= trsv_auto_single_block_max_n ? TrsvAlgorithm::single_block
-                                             : TrsvAlgorithm::global_sync;
+    const index_t single_max =
+        ws.ready ? trsv_auto_single_block_max_n_ready : trsv_auto_single_block_max_n;
+    algo = n <= single_max ? TrsvAlgorithm::single_block : TrsvAlgorithm::global_sync;
   }
   if (algo == TrsvAlgorithm::single_block) {
     if (n > trsv_small_max_n) {
@@ -1130,12 +1200,16 @@ void trsv_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const T* a, inde
     });
     return;
   }
-  if (workspace == nullptr || workspace_bytes < trsv_workspace_bytes(n)) {
+  if (ws.ready && n > ws.max_n) {
+    throw ConfigError("trsv: n = " + std::to_string(n) +
+                      " is larger than the TrsvWorkspace's max_n = " + std::to_string(ws.max_n));
+  }
+  if (!ws.ready && (ws.bytes == nullptr || ws.size < trsv_workspace_bytes(n))) {
     throw ConfigError("trsv: global_sync needs a workspace of trsv_workspace_bytes(n = " +
                       std::to_string(n) + ") = " + std::to_string(trsv_workspace_bytes(n)) +
-                      " bytes, got " + std::to_string(workspace == nullptr ? 0 : workspace_bytes));
+                      " bytes, got " + std::to_string(ws.bytes == nullptr ? 0 : ws.size));
   }
-  if (reinterpret_cast<std::uintptr_t>(workspace) % 16 != 0) {
+  if (reinterpret_cast<std::uintptr_t>(ws.bytes) % 16 != 0) {
     throw ConfigError("trsv: the workspace must be 16-byte aligned (cudaMalloc's is)");
   }
   const int invert_from = options.invert_from_block_row;
@@ -1145,14 +1219,11 @@ void trsv_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const T* a, inde
     auto by_rows = [&](auto invert) {
       constexpr bool kInv = decltype(invert)::value;
       if (rows == 32) {
-        launch_sync<T, kRev, kSwap, kInv, 1>(n, a, lda, x, unit, workspace, invert_from, wide,
-                                             stream);
+        launch_sync<T, kRev, kSwap, kInv, 1>(n, a, lda, x, unit, ws, invert_from, wide, stream);
       } else if (rows == 64) {
-        launch_sync<T, kRev, kSwap, kInv, 2>(n, a, lda, x, unit, workspace, invert_from, wide,
-                                             stream);
+        launch_sync<T, kRev, kSwap, kInv, 2>(n, a, lda, x, unit, ws, invert_from, wide, stream);
       } else {
-        launch_sync<T, kRev, kSwap, kInv, 4>(n, a, lda, x, unit, workspace, invert_from, wide,
-                                             stream);
+        launch_sync<T, kRev, kSwap, kInv, 4>(n, a, lda, x, unit, ws, invert_from, wide, stream);
       }
     };
     if (options.invert_diagonal_blocks) {
@@ -1393,12 +1464,68 @@ std::size_t trsm_workspace_bytes(index_t m, index_t nrhs) {
 void trsv(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const double* a, index_t lda, double* x,
           void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
           const TrsvOptions& options) {
-  trsv_impl(uplo, op, diag, n, a, lda, x, workspace, workspace_bytes, stream, options);
+  trsv_impl(uplo, op, diag, n, a, lda, x, SyncWorkspace{workspace, workspace_bytes}, stream,
+            options);
 }
 void trsv(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const float* a, index_t lda, float* x,
           void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
           const TrsvOptions& options) {
-  trsv_impl(uplo, op, diag, n, a, lda, x, workspace, workspace_bytes, stream, options);
+  trsv_impl(uplo, op, diag, n, a, lda, x, SyncWorkspace{workspace, workspace_bytes}, stream,
+            options);
+}
+TrsvWorkspace::TrsvWorkspace(index_t max_n)
+    : half_bytes_(trsv_workspace_bytes(max_n) - kTrsvTicketBytes),
+      bytes_(kTrsvTicketBytes + 2 * half_bytes_),
+      max_n_(std::max<index_t>(max_n, 0)) {
+  PRISM_CUDA_CHECK(cudaMalloc(&data_, bytes_));
+  // The header zero (first ticket 0, half 0, nothing used), both halves all-ones (every
+  // entry unsolved). Synchronous, so that the workspace is ready for a call on any stream.
+  cudaError_t status = cudaMemset(data_, 0, kTrsvTicketBytes);
+  if (status == cudaSuccess) {
+    status =
+        cudaMemset(static_cast<unsigned char*>(data_) + kTrsvTicketBytes, 0xff, 2 * half_bytes_);
+  }
+  if (status == cudaSuccess) status = cudaDeviceSynchronize();
+  if (status != cudaSuccess) {
+    cudaFree(data_);
+    PRISM_CUDA_CHECK(status);
+  }
+}
+
+TrsvWorkspace::~TrsvWorkspace() {
+  if (data_ != nullptr) cudaFree(data_);
+}
+
+TrsvWorkspace::TrsvWorkspace(TrsvWorkspace&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)),
+      half_bytes_(std::exchange(other.half_bytes_, 0)),
+      bytes_(std::exchange(other.bytes_, 0)),
+      max_n_(std::exchange(other.max_n_, 0)) {}
+
+TrsvWorkspace& TrsvWorkspace::operator=(TrsvWorkspace&& other) noexcept {
+  if (this != &other) {
+    if (data_ != nullptr) cudaFree(data_);
+    data_ = std::exchange(other.data_, nullptr);
+    half_bytes_ = std::exchange(other.half_bytes_, 0);
+    bytes_ = std::exchange(other.bytes_, 0);
+    max_n_ = std::exchange(other.max_n_, 0);
+  }
+  return *this;
+}
+
+void trsv(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const double* a, index_t lda, double* x,
+          TrsvWorkspace& workspace, cudaStream_t stream, const TrsvOptions& options) {
+  trsv_impl(uplo, op, diag, n, a, lda, x,
+            SyncWorkspace{workspace.data_, workspace.bytes_, true, workspace.half_bytes_,
+                          workspace.max_n_},
+            stream, options);
+}
+void trsv(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const float* a, index_t lda, float* x,
+          TrsvWorkspace& workspace, cudaStream_t stream, const TrsvOptions& options) {
+  trsv_impl(uplo, op, diag, n, a, lda, x,
+            SyncWorkspace{workspace.data_, workspace.bytes_, true, workspace.half_bytes_,
+                          workspace.max_n_},
+            stream, options);
 }
 void trsv_batched(TriUplo uplo, TriOp op, TriDiag diag, index_t batch, index_t max_n,
                   const index_t* n, const double* const* a, const index_t* lda, double* const* x,

@@ -6,9 +6,10 @@
 // columns allow it, element by element otherwise: both paths, rows reversed or not, in both
 // precisions); batched trsv with mixed sizes (batch of 1 and of 300, n = 0 included); trsm with
 // nrhs in {1, 7, 64, 1000} and m, nrhs on and off the 64 tile, alpha in {-0.75, 1, 0}, lda and ldb
-// past m, with and without a caller's workspace. NaN is planted wherever BLAS must not read
-// (other triangle, unit diagonal, lda padding) and the padding rows of B must come back
-// untouched. Matrices and the 16 n u bound: see
+// past m, with and without a caller's workspace; a TrsvWorkspace reused across solves of
+// changing size, precision and variant, and replayed in a CUDA graph. NaN is planted
+// wherever BLAS must not read (other triangle, unit diagonal, lda padding) and the padding
+// rows of B must come back untouched. Matrices and the 16 n u bound: see
 // test_dense_triangular.cpp (kappa_inf <= 5; both solutions backward stable). Skips without
 // a device.
 
@@ -23,6 +24,7 @@
 #include <limits>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <prism/errors.hpp>
@@ -169,16 +171,28 @@ void trsv_nan_rhs_case(TriDiag d, const TrsvOptions& options) {
   auto want = b;
   ref::trsv(TriUplo::lower, TriOp::none, d, n, a.data(), n, want.data());
   DeviceBuffer<unsigned char> ws(gpu::trsv_workspace_bytes(n));
+  gpu::TrsvWorkspace ready(n);
   auto da = to_device(a);
-  auto dx = to_device(b);
-  gpu::trsv(TriUplo::lower, TriOp::none, d, n, da.data(), n, dx.data(), ws.data(), ws.size(),
-            nullptr, options);
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  const auto got = to_host(dx);
-  for (index_t i = 0; i < n; ++i) {
-    ASSERT_EQ(std::isnan(got[i]), std::isnan(want[i])) << "row " << i;
-    if (!std::isnan(want[i])) {
-      EXPECT_NEAR(double(got[i]), double(want[i]), 1e-5 * std::abs(double(want[i]))) << "row " << i;
+  // A plain workspace, then a TrsvWorkspace twice (the second solve finds what the first,
+  // with its NaNs, left behind).
+  for (int run = 0; run < 3; ++run) {
+    SCOPED_TRACE(::testing::Message() << "run " << run);
+    auto dx = to_device(b);
+    if (run == 0) {
+      gpu::trsv(TriUplo::lower, TriOp::none, d, n, da.data(), n, dx.data(), ws.data(), ws.size(),
+                nullptr, options);
+    } else {
+      gpu::trsv(TriUplo::lower, TriOp::none, d, n, da.data(), n, dx.data(), ready, nullptr,
+                options);
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const auto got = to_host(dx);
+    for (index_t i = 0; i < n; ++i) {
+      ASSERT_EQ(std::isnan(got[i]), std::isnan(want[i])) << "row " << i;
+      if (!std::isnan(want[i])) {
+        EXPECT_NEAR(double(got[i]), double(want[i]), 1e-5 * std::abs(double(want[i])))
+            << "row " << i;
+      }
     }
   }
 }
@@ -192,6 +206,90 @@ TEST(DenseTrsvCudaNan, UnsolvedMarkInRightHandSideFinishes) {
       trsv_nan_rhs_case<float>(d, TrsvOptions{TrsvAlgorithm::global_sync, true, 0, rows});
     }
   }
+}
+
+// A TrsvWorkspace is left ready by each solve (its last thread block resets what the solve
+// used): one workspace through solves of changing size, precision, variant and block rows,
+// each against the reference; a leftover mark or stale value would hang or be wrong.
+template <typename T>
+void trsv_workspace_step(gpu::TrsvWorkspace& ws, TriUplo u, TriOp o, index_t n,
+                         const TrsvOptions& options) {
+  SCOPED_TRACE(::testing::Message() << name(u, o, TriDiag::non_unit) << " n=" << n << " rows "
+                                    << options.block_rows << " " << 8 * sizeof(T) << "-bit");
+  const index_t lda = n + 4;
+  const auto a = make_triangle<T>(u, TriDiag::non_unit, n, lda, 5 * n + 2);
+  const auto b = make_rhs<T>(n, 3 * n + 1);
+  auto want = b;
+  ref::trsv(u, o, TriDiag::non_unit, n, a.data(), lda, want.data());
+  auto da = to_device(a);
+  auto dx = to_device(b);
+  gpu::trsv(u, o, TriDiag::non_unit, n, da.data(), lda, dx.data(), ws, nullptr, options);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_LE(rel_error(to_host(dx), want, n, 1, n), bound<T>(n));
+}
+
+TEST(DenseTrsvCudaWorkspace, StaysReadyAcrossSolves) {
+  PRISM_SKIP_WITHOUT_GPU();
+  gpu::TrsvWorkspace ws(4097);
+  EXPECT_EQ(ws.max_n(), 4097);
+  const auto gs = TrsvAlgorithm::global_sync;
+  // Large, then small, then large again (entries a small solve does not use stay ready),
+  // both precisions on the same bytes, every block-row size, substituted and inverted.
+  trsv_workspace_step<double>(ws, TriUplo::lower, TriOp::none, 4097, {gs, true, 4, 32});
+  trsv_workspace_step<double>(ws, TriUplo::upper, TriOp::none, 33, {gs, false, 4, 64});
+  trsv_workspace_step<float>(ws, TriUplo::lower, TriOp::transpose, 1000, {gs, true, 0, 128});
+  trsv_workspace_step<double>(ws, TriUplo::upper, TriOp::transpose, 4097, {gs, true, 4, 64});
+  trsv_workspace_step<float>(ws, TriUplo::lower, TriOp::none, 4097, {});
+  trsv_workspace_step<double>(ws, TriUplo::lower, TriOp::none, 1, {gs, true, 0, 32});
+  trsv_workspace_step<double>(ws, TriUplo::lower, TriOp::none, 2048, {});
+  trsv_workspace_step<double>(ws, TriUplo::lower, TriOp::none, 32, {});  // single_block
+  trsv_workspace_step<float>(ws, TriUplo::lower, TriOp::none, 48, {});
+  trsv_workspace_step<double>(ws, TriUplo::upper, TriOp::none, 129, {gs, false, 4, 32});
+  // Moved: the new owner's workspace is as ready.
+  gpu::TrsvWorkspace moved(std::move(ws));
+  EXPECT_EQ(moved.max_n(), 4097);
+  trsv_workspace_step<float>(moved, TriUplo::upper, TriOp::transpose, 3000, {});
+  // Larger than it was made for.
+  DeviceBuffer<double> a(4), x(2);
+  EXPECT_THROW(gpu::trsv(TriUplo::lower, TriOp::none, TriDiag::non_unit, 4098, a.data(), 4098,
+                         x.data(), moved, nullptr),
+               prism::ConfigError);
+}
+
+// A solve captured in a CUDA graph leaves the workspace ready at the end of each replay, so
+// the graph runs again and again with nothing else resetting it.
+TEST(DenseTrsvCudaWorkspace, GraphReplaysNeedNoReset) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const index_t n = 1500;
+  gpu::TrsvWorkspace ws(n);
+  const auto a = make_triangle<double>(TriUplo::lower, TriDiag::non_unit, n, n, 77);
+  const auto b = make_rhs<double>(n, 78);
+  auto want = b;
+  ref::trsv(TriUplo::lower, TriOp::none, TriDiag::non_unit, n, a.data(), n, want.data());
+  auto da = to_device(a);
+  auto db = to_device(b);
+  DeviceBuffer<double> dx(n);
+  cudaStream_t stream{};
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  cudaGraph_t graph{};
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  ASSERT_EQ(
+      cudaMemcpyAsync(dx.data(), db.data(), n * sizeof(double), cudaMemcpyDeviceToDevice, stream),
+      cudaSuccess);
+  gpu::trsv(TriUplo::lower, TriOp::none, TriDiag::non_unit, n, da.data(), n, dx.data(), ws, stream);
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  cudaGraphExec_t exec{};
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (int replay = 0; replay < 4; ++replay) {
+    SCOPED_TRACE(::testing::Message() << "replay " << replay);
+    ASSERT_EQ(cudaMemsetAsync(dx.data(), 0, n * sizeof(double), stream), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_LE(rel_error(to_host(dx), want, n, 1, n), bound<double>(n));
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
 }
 
 class DenseTrsvCuda : public ::testing::TestWithParam<index_t> {};
