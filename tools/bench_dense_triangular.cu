@@ -4,8 +4,11 @@
 //    prism automatic, single_block (n <= 128), global_sync with 32-, 64- and 128-row block
 //    rows, each also with inverted diagonal chunks (32 rows from chunk 0, 2, 4 and 16, 64
 //    rows from 4 and 16, 128 rows from 4), all with a plain workspace (a memset before each
-//    solve); automatic and 32 rows inverted from 4 also with a TrsvWorkspace ("_ready");
-//    cublas{D,S}trsv; n = 32 .. max_n.
+//    solve); 32 rows inverted from 4 with block rows never split and split into helper
+//    segments of 32 and 128 tiles (64 from n = 4097 is the default); automatic and 32 rows
+//    inverted from 4 also with a TrsvWorkspace ("_ready");
+//    cublas{D,S}trsv; n = 32 .. max_n; from n = 8192 also double, lower, no transpose with
+//    lda = n + 1 (columns not 16-byte aligned: element-by-element tile copies).
 //  - trsm (lower, non-unit): prism vs cublas{D,S}trsm; double no-transpose at n = 1024 with
 //    nrhs in {64, 1000, 10000} and at n = 4096 with nrhs in {64, 4096}; double transpose
 //    and float no-transpose at n = 1024, nrhs = 1000 and 10000.
@@ -105,10 +108,13 @@ cublasStatus_t cublas_trsv(cublasHandle_t h, cublasOperation_t op, int n, const 
 
 template <typename T>
 void bench_trsv(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stream, TriOp op,
-                index_t n, int warmup, int reps, double copy_gbs) {
+                index_t n, int warmup, int reps, double copy_gbs, index_t lda_pad = 0) {
   const char* prec = sizeof(T) == 8 ? "double" : "float";
-  const char* opname = op == TriOp::none ? "trsv_LNN" : "trsv_LTN";
-  const auto ha = make_lower<T>(n, n);
+  // lda = n + 1: columns not 16-byte aligned, so global_sync copies element by element.
+  const std::string opname =
+      std::string(op == TriOp::none ? "trsv_LNN" : "trsv_LTN") + (lda_pad > 0 ? "_lda+1" : "");
+  const index_t lda = n + lda_pad;
+  const auto ha = make_lower<T>(n, lda);
   const auto hb = make_vec<T>(n);
   DeviceBuffer<T> a(ha.size()), b0(n), x(n);
   a.upload(ha.data(), stream);
@@ -122,7 +128,7 @@ void bench_trsv(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stre
   const cublasOperation_t cop = op == TriOp::none ? CUBLAS_OP_N : CUBLAS_OP_T;
 
   const Stats tc = time_runs(warmup, reps, stream, restore, [&] {
-    PRISM_CUBLAS_CHECK(cublas_trsv(handle, cop, n, a.data(), n, x.data()));
+    PRISM_CUBLAS_CHECK(cublas_trsv(handle, cop, n, a.data(), lda, x.data()));
   });
   const auto x_cublas = download(x);
   const double gbs_c = bytes / (tc.median_us * 1e-6) / 1e9;
@@ -148,6 +154,9 @@ void bench_trsv(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stre
       {"prism_global_sync_64", {gs, false, 4, 64}},
       {"prism_global_sync_64_inverse", {gs, true, 4, 64}},
       {"prism_global_sync_64_inverse_16", {gs, true, 16, 64}},
+      {"prism_global_sync_32_inverse_4_split_off", {gs, true, 4, 32, -1}},
+      {"prism_global_sync_32_inverse_4_split_32", {gs, true, 4, 32, 32}},
+      {"prism_global_sync_32_inverse_4_split_128", {gs, true, 4, 32, 128}},
       {"prism_global_sync_128", {gs, false, 4, 128}},
       {"prism_global_sync_128_inverse", {gs, true, 4, 128}}};
   if (n <= gpu::trsv_small_max_n) {
@@ -156,10 +165,10 @@ void bench_trsv(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t stre
   for (const Variant& v : variants) {
     const Stats tp = time_runs(warmup, reps, stream, restore, [&] {
       if (v.ready) {
-        gpu::trsv(TriUplo::lower, op, TriDiag::non_unit, n, a.data(), n, x.data(), ready, stream,
+        gpu::trsv(TriUplo::lower, op, TriDiag::non_unit, n, a.data(), lda, x.data(), ready, stream,
                   v.opt);
       } else {
-        gpu::trsv(TriUplo::lower, op, TriDiag::non_unit, n, a.data(), n, x.data(), ws.data(),
+        gpu::trsv(TriUplo::lower, op, TriDiag::non_unit, n, a.data(), lda, x.data(), ws.data(),
                   ws.size(), stream, v.opt);
       }
     });
@@ -358,6 +367,10 @@ int main(int argc, char** argv) try {
     print_new();
     bench_trsv<double>(rows, handle, stream, TriOp::transpose, n, warmup, reps, copy_gbs);
     print_new();
+    if (n >= 8192) {  // unaligned columns (element-by-element copies), where rows split
+      bench_trsv<double>(rows, handle, stream, TriOp::none, n, warmup, reps, copy_gbs, 1);
+      print_new();
+    }
     if (n == 64) {  // n not a multiple of 32 next to a power of two
       bench_trsv<double>(rows, handle, stream, TriOp::none, 100, warmup, reps, copy_gbs);
       print_new();

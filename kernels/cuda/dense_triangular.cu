@@ -394,6 +394,12 @@ constexpr std::size_t sync_smem_bytes() {
 /// the sizes of the halves' last use), padded for 16-byte copies.
 constexpr std::size_t kTrsvTicketBytes = 16;
 
+/// The most helpers a split block row may have (split_tiles is raised to keep within it):
+/// the owner's threads hold their sums in registers, kMaxHelperSums / kGroups each.
+constexpr int kMaxHelperSums = 16;
+/// The shortest helper segment, in tiles (the workspace is sized for it).
+constexpr int kMinSplitTiles = 32;
+
 /// Entries of an x chunk per 16-byte copy, and the threads that copy a 32-entry chunk.
 template <typename T>
 constexpr int kXPerCopy = 16 / static_cast<int>(sizeof(T));
@@ -521,7 +527,7 @@ __device__ bool chunk_copy_unsolved(const T* xslot, int tid) {
 /// folded kernels ask for it: the others measured slower with it (double, 32-row blocks
 /// without inversion, n = 8192: 336 -> 360 us).
 template <typename T, int kChunks, int kAhead, int kStages>
-__device__ void await_chunks(const T* xpub, int t, int last, int ahead, T* xfix, int* s_fix,
+__device__ void await_chunks(const T* xpub, int t, int last, int ahead, int t0, T* xfix, int* s_fix,
                              int lane) {
   static_assert(kChunks <= kAhead && kAhead <= kStages, "chunks in the ring");
   T v[kAhead];
@@ -538,7 +544,7 @@ __device__ void await_chunks(const T* xpub, int t, int last, int ahead, T* xfix,
 #pragma unroll
   for (int k = 0; k < kAhead; ++k) {
     if (t + k < ahead && __all_sync(kFullMask, !unpublished(v[k]))) {  // warp-uniform
-      const int slot = (t + k) % kStages;
+      const int slot = (t + k - t0) % kStages;  // the stream began at tile t0
       xfix[slot * kTile + lane] = v[k];
       if (lane == 0) s_fix[slot] = 1;
     }
@@ -559,10 +565,27 @@ struct SyncArgs {
   bool ready;
 };
 
-template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>
+// Split block rows (TrsvOptions::split_tiles): a block row R whose off-diagonal tiles number
+// at least 2 `split` gets helpers, thread blocks that each stream `split` of its leftmost
+// tiles and publish their rows' partial sums; the block row's own block (the owner) streams
+// the remaining split ... 2 split - 1 tiles, adds the helpers' sums and solves. With `per` =
+// split / kChunks block rows' worth of tiles, row R has max(0, R / per - 1) helpers.
+// Tickets run row by row, each row's helpers before its owner, so every block still waits
+// only on blocks with smaller tickets: a helper on the owners of earlier rows (x), an owner
+// on them and on its own helpers.
+__host__ __device__ constexpr long long split_helpers(long long row, long long per) {
+  return row / per >= 2 ? row / per - 1 : 0;
+}
+/// The helpers of block rows 0 .. row - 1 (their partial sums come first in the workspace).
+__host__ __device__ constexpr long long split_helpers_before(long long row, long long per) {
+  const long long q = row / per, m = row % per;
+  return per * q * (q - 1) / 2 + q * m - (row > per ? row - per : 0);
+}
+
+template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks, bool kSplit>
 __global__ void __launch_bounds__(kSyncThreads)
     trsv_sync_kernel(int n, const T* a, long long lda, T* x, bool unit, SyncArgs ws,
-                     int invert_from, bool wide) {
+                     int invert_from, bool wide, int split) {
   using S = SyncShape<T, kChunks, kInvert>;
   constexpr int kRows = S::kRows;
   constexpr int kStages = S::kStages;
@@ -574,7 +597,8 @@ __global__ void __launch_bounds__(kSyncThreads)
   T* diag = ring + kStages * kSlot;                    // packed lower tiles of L'(R, R)
   T* fold = diag + tri_tiles(kChunks) * kTile * kLds;  // [kFoldTiles] L'(R, R-1-j), then M_j
   T* red = fold + S::kFoldTiles * kTile * kLds;        // [kGroups][kRows] partial sums
-  __shared__ int s_row, s_half, s_reset;
+  __shared__ int s_ticket, s_row, s_role, s_half, s_reset;
+  __shared__ long long s_hbase;               // helpers of the block rows before this one
   __shared__ __align__(16) T s_stage[kTile];  // warp 0's broadcast slot
   __shared__ int s_fix[kStages];              // xfix holds the slot's chunk
 
@@ -585,7 +609,7 @@ __global__ void __launch_bounds__(kSyncThreads)
   const int r = tid % kRows;
   if (tid == 0) {
     if (!ws.ready) {
-      s_row = static_cast<int>(atomicAdd(ws.header, 1u) + 1u);  // the ticket starts at -1
+      s_ticket = static_cast<int>(atomicAdd(ws.header, 1u) + 1u);  // the ticket starts at -1
       s_half = 0;
       s_reset = 0;
     } else {
@@ -598,10 +622,31 @@ __global__ void __launch_bounds__(kSyncThreads)
       const unsigned half = t >> 31, count = t & 0x7fffffffu;
       if (count == gridDim.x - 1) ws.header[0] = (half ^ 1u) << 31;
       if (count == 0) ws.header[1 + half] = static_cast<unsigned>(ws.used_pieces);
-      s_row = static_cast<int>(count);
+      s_ticket = static_cast<int>(count);
       s_half = static_cast<int>(half);
       s_reset = static_cast<int>(half ? used0 : used1);
     }
+    // The ticket's block row and role (split: the largest row whose first ticket is at most
+    // this one; its helpers come first).
+    int row = s_ticket;
+    long long before = 0;
+    if (kSplit) {
+      const long long per = split / kChunks;
+      int lo = 0, hi = (n + kRows - 1) / kRows - 1;
+      while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (mid + split_helpers_before(mid, per) <= s_ticket) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      row = lo;
+      before = split_helpers_before(row, per);
+    }
+    s_row = row;
+    s_role = static_cast<int>(s_ticket - row - before);  // < helpers: helper; == : owner
+    s_hbase = before;
   }
   if (tid < kStages) s_fix[tid] = 0;
   __syncthreads();
@@ -609,6 +654,11 @@ __global__ void __launch_bounds__(kSyncThreads)
   T* xpub = reinterpret_cast<T*>(ws.xpub0 + s_half * ws.half_bytes);
   const int row0 = kRows * R;
   const int ntiles = kChunks * R;  // off-diagonal column tiles
+  // Split: this block's tiles [t0, t1), its row's helpers, where their partial sums are.
+  const int helpers = kSplit ? static_cast<int>(split_helpers(R, split / kChunks)) : 0;
+  const bool helper = kSplit && s_role < helpers;  // block-uniform
+  T* partials = xpub + static_cast<long long>((n + kTile - 1) / kTile) * kTile + s_hbase * kRows;
+  const int t0 = !kSplit ? 0 : (helper ? s_role * split : helpers * split);
   const LowerView<T, kRev, kSwap> L{a, lda, n};
   // Folding (32-row blocks with an inverted diagonal block D): the last nfold <= 2 tiles
   // L'(R, R-1-j) are requested with D and replaced by M_j = D^{-1} L'(R, R-1-j) before the
@@ -617,28 +667,32 @@ __global__ void __launch_bounds__(kSyncThreads)
   // one 32 x 32 multiply between seeing x'(R - 1) and publishing x'(R), instead of the tile
   // update, a block reduction and the inverse multiply, which get up to two chain steps
   // to finish in.
-  const int nfold = S::kFoldTiles > 0 && kInvert && R >= 1 && R >= invert_from
+  const int nfold = !helper && S::kFoldTiles > 0 && kInvert && R >= 1 && R >= invert_from
                         ? (R < S::kFoldTiles ? R : S::kFoldTiles)
                         : 0;  // block-uniform
   const bool folded = nfold > 0;
   const bool wide_row = wide && row0 + kRows <= n;  // block-uniform: 16-byte pieces
   const int nstream = ntiles - nfold;               // tiles through the ring
+  const int t1 = helper ? t0 + split : nstream;
 
-  // Diagonal block first (its own group), then the first kStages - 1 tiles.
-  for (int q = 0; q < kChunks; ++q) {
-    for (int q2 = q; q2 < kChunks; ++q2) {
-      issue_tile32(L, kChunks * R + q2, kChunks * R + q, unit,
-                   diag + tile_slot(q2, q, kChunks) * kTile * kLds, tid, kSyncThreads);
+  // Diagonal block first (its own group; none for a helper), then the first kStages - 1
+  // tiles.
+  if (!helper) {
+    for (int q = 0; q < kChunks; ++q) {
+      for (int q2 = q; q2 < kChunks; ++q2) {
+        issue_tile32(L, kChunks * R + q2, kChunks * R + q, unit,
+                     diag + tile_slot(q2, q, kChunks) * kTile * kLds, tid, kSyncThreads);
+      }
+    }
+    for (int j = 0; j < nfold; ++j) {
+      issue_tile32(L, R, R - 1 - j, unit, fold + j * kTile * kLds, tid, kSyncThreads);
     }
   }
-  for (int j = 0; j < nfold; ++j) {
-    issue_tile32(L, R, R - 1 - j, unit, fold + j * kTile * kLds, tid, kSyncThreads);
-  }
   cp_async_commit();
-  for (int t = 0; t < kStages - 1; ++t) {
-    if (t < nstream) {
-      issue_row_tile<T, kRev, kSwap, kChunks>(L, xpub, row0, t, ring + t * kSlot, xwin + t * kTile,
-                                              tid, wide_row);
+  for (int i = 0; i < kStages - 1; ++i) {
+    if (t0 + i < t1) {
+      issue_row_tile<T, kRev, kSwap, kChunks>(L, xpub, row0, t0 + i, ring + i * kSlot,
+                                              xwin + i * kTile, tid, wide_row);
     }
     cp_async_commit();
   }
@@ -646,13 +700,13 @@ __global__ void __launch_bounds__(kSyncThreads)
 #pragma unroll
   for (int q = 0; q < kChunks; ++q) {
     const int row = row0 + kTile * q + lane;
-    bq[q] = (warp == 0 && row < n) ? __ldcg(x + L.p(row)) : T(0);
+    bq[q] = (warp == 0 && !helper && row < n) ? __ldcg(x + L.p(row)) : T(0);
   }
   // TrsvWorkspace: this block's share of the other half back to all-ones (no block of this
   // launch reads it; the next launch publishes into it). A few 16-byte stores at most.
   if (s_reset > 0) {
     uint4* other = reinterpret_cast<uint4*>(ws.xpub0 + (s_half ^ 1) * ws.half_bytes);
-    for (int i = R * kSyncThreads + tid; i < s_reset;
+    for (int i = s_ticket * kSyncThreads + tid; i < s_reset;
          i += static_cast<int>(gridDim.x) * kSyncThreads) {
       other[i] = make_uint4(~0u, ~0u, ~0u, ~0u);
     }
@@ -661,12 +715,12 @@ __global__ void __launch_bounds__(kSyncThreads)
   // Prepare the diagonal tiles while the stream is in flight.
   cp_async_wait<kStages - 1>();
   __syncthreads();
-  if (warp < kChunks) {
+  if (!helper && warp < kChunks) {
     prepare_diag_tile(diag + tile_slot(warp, warp, kChunks) * kTile * kLds, row0 + kTile * warp, n,
                       unit, lane);
   }
   __syncthreads();
-  if (kInvert && kChunks * R + kChunks - 1 >= invert_from) {  // block-uniform
+  if (kInvert && !helper && kChunks * R + kChunks - 1 >= invert_from) {  // block-uniform
     constexpr int kWarpsPerTile = kSyncThreads / kTile / kChunks;
     const int q = warp / kWarpsPerTile;
     const int c0 = (warp % kWarpsPerTile) * S::kInvCols;
@@ -701,23 +755,40 @@ __global__ void __launch_bounds__(kSyncThreads)
     // The barriers of the stream (or the one after it) order these before warp 0 reads M.
   }
 
+  // Split owner: the helpers' partial sums of row r, helper j for column group g = j mod
+  // kGroups, loaded a few tiles before the end of the stream (the helpers, which began with
+  // the owner and stream fewer tiles, are done by then) and waited for after it.
+  constexpr int kPerGroup = kMaxHelperSums / S::kGroups;
+  T hsum[kPerGroup];
+  auto load_helper_sums = [&] {
+#pragma unroll
+    for (int u = 0; u < kPerGroup; ++u) {
+      const int j = g + S::kGroups * u;
+      if (j < helpers) hsum[u] = load_relaxed(partials + static_cast<long long>(j) * kRows + r);
+    }
+  };
+  const int load_at = t1 - 4 > t0 ? t1 - 4 : t0;  // the tile at which they are loaded
+
   T acc = T(0);
-  for (int t = 0; t < nstream; ++t) {
+  if (kSplit && !helper && helpers > 0 && t1 <= t0) load_helper_sums();
+  for (int t = t0; t < t1; ++t) {
+    if (kSplit && !helper && helpers > 0 && t == load_at) load_helper_sums();
     const int tn = t + kStages - 1;
-    if (tn < nstream) {
-      const int sn = tn % kStages;
+    if (tn < t1) {
+      const int sn = (tn - t0) % kStages;
       issue_row_tile<T, kRev, kSwap, kChunks>(L, xpub, row0, tn, ring + sn * kSlot,
                                               xwin + sn * kTile, tid, wide_row);
     }
     cp_async_commit();
     cp_async_wait<kStages - 1>();
-    const int slot = t % kStages;
+    const int slot = (t - t0) % kStages;
     const bool unsolved = !s_fix[slot] && chunk_copy_unsolved(xwin + slot * kTile, tid);
     if (__syncthreads_or(unsolved)) {  // the stream has reached the solved frontier
       if (warp == 0) {
-        const int last = (t / kChunks + 1) * kChunks;  // end of the producing block row
+        int last = (t / kChunks + 1) * kChunks;  // end of the producing block row
+        if (kSplit && helper && last > t1) last = t1;
         constexpr int kAhead = S::kFoldTiles > 0 ? kStages : kChunks;
-        await_chunks<T, kChunks, kAhead, kStages>(xpub, t, last, folded ? nstream : last, xfix,
+        await_chunks<T, kChunks, kAhead, kStages>(xpub, t, last, folded ? nstream : last, t0, xfix,
                                                   s_fix, lane);
       }
       __syncthreads();
@@ -737,9 +808,30 @@ __global__ void __launch_bounds__(kSyncThreads)
     if (tid == 0) s_fix[slot] = 0;
   }
   cp_async_wait<0>();
+  if (kSplit && !helper && helpers > 0) {
+#pragma unroll
+    for (int u = 0; u < kPerGroup; ++u) {
+      const int j = g + S::kGroups * u;
+      if (j < helpers) {
+        while (unpublished(hsum[u])) {
+          hsum[u] = load_relaxed(partials + static_cast<long long>(j) * kRows + r);
+        }
+        acc += hsum[u];
+      }
+    }
+  }
 
   red[g * kRows + r] = acc;
   __syncthreads();
+  if (kSplit && helper) {  // publish this segment's sums of the block row's rows
+    if (tid < kRows) {
+      T sum = T(0);
+#pragma unroll
+      for (int k = 0; k < S::kGroups; ++k) sum += red[k * kRows + tid];
+      store_relaxed(partials + static_cast<long long>(s_role) * kRows + tid, publishable(sum));
+    }
+    return;
+  }
   // The diagonal block by warp 0 alone, right-hand sides in registers (no block barriers on
   // the critical path): chunk q is solved (or multiplied by its inverse), published, stored
   // and eliminated from the chunks below it with shuffles. Folded: c, then the folded
@@ -1143,29 +1235,55 @@ struct SyncWorkspace {
   index_t max_n = 0;
 };
 
+/// The tiles per helper segment a split solve of n rows in kChunks-chunk block rows uses
+/// for a requested `split` (0: none): a multiple of kChunks, at least kMinSplitTiles (the
+/// workspace is sized for that), and long enough that no row has more than
+/// kMaxHelperSums helpers.
+int split_tiles_for(index_t n, int chunks, int split) {
+  if (split <= 0 || chunks != 1) return 0;  // 32-row block rows only
+  const long long rows = (n + kTile * chunks - 1) / (kTile * chunks);
+  long long per = (std::max(split, kMinSplitTiles) + chunks - 1) / chunks;
+  per = std::max(per, (rows - 1 + kMaxHelperSums) / (kMaxHelperSums + 1));
+  return static_cast<int>(per * chunks);
+}
+
+/// Partial-sum entries of the helpers of a split solve (0 without a split).
+std::size_t split_partial_entries(index_t n, int chunks, int split) {
+  if (split <= 0) return 0;
+  const long long rows = (n + kTile * chunks - 1) / (kTile * chunks);
+  return static_cast<std::size_t>(split_helpers_before(rows, split / chunks)) * kTile * chunks;
+}
+
 template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>
 void launch_sync(index_t n, const T* a, index_t lda, T* x, bool unit, const SyncWorkspace& ws,
-                 int invert_from, bool wide, cudaStream_t stream) {
+                 int invert_from, bool wide, int split_request, cudaStream_t stream) {
   constexpr int kRows = kTile * kChunks;
   const std::size_t smem = sync_smem_bytes<T, kSwap, kInvert, kChunks>();
-  const int blocks = static_cast<int>((n + kRows - 1) / kRows);
-  auto kernel = trsv_sync_kernel<T, kRev, kSwap, kInvert, kChunks>;
+  const int split = split_tiles_for(n, kChunks, split_request);
+  const long long rows = (n + kRows - 1) / kRows;
+  const long long blocks = rows + (split > 0 ? split_helpers_before(rows, split / kChunks) : 0);
+  auto kernel = trsv_sync_kernel<T, kRev, kSwap, kInvert, kChunks, false>;
+  if constexpr (kChunks == 1) {
+    if (split > 0) kernel = trsv_sync_kernel<T, kRev, kSwap, kInvert, 1, true>;
+  }
   allow_dynamic_smem(kernel, smem);
+  // xpub, then the helpers' partial sums.
+  const std::size_t used =
+      sync_xpub_bytes<T>(n) + split_partial_entries(n, kChunks, split) * sizeof(T);
   SyncArgs args{};
   args.header = static_cast<unsigned*>(ws.bytes);
   args.xpub0 = static_cast<unsigned char*>(ws.bytes) + kTrsvTicketBytes;
-  args.used_pieces = static_cast<int>(sync_xpub_bytes<T>(n) / 16);
+  args.used_pieces = static_cast<int>(used / 16);
   args.ready = ws.ready;
   if (ws.ready) {
     args.half_bytes = static_cast<long long>(ws.half_bytes);
   } else {
-    // A plain workspace: the ticket and the entries of xpub the kernel uses to all-ones in
-    // one memset (ticket -1, every entry unsolved).
-    PRISM_CUDA_CHECK(
-        cudaMemsetAsync(ws.bytes, 0xff, kTrsvTicketBytes + sync_xpub_bytes<T>(n), stream));
+    // A plain workspace: the ticket and the entries the kernel uses to all-ones in one
+    // memset (ticket -1, every entry unsolved).
+    PRISM_CUDA_CHECK(cudaMemsetAsync(ws.bytes, 0xff, kTrsvTicketBytes + used, stream));
   }
-  kernel<<<blocks, kSyncThreads, smem, stream>>>(static_cast<int>(n), a, lda, x, unit, args,
-                                                 invert_from, wide);
+  kernel<<<static_cast<unsigned>(blocks), kSyncThreads, smem, stream>>>(
+      static_cast<int>(n), a, lda, x, unit, args, invert_from, wide, split);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
@@ -1213,17 +1331,23 @@ void trsv_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const T* a, inde
     throw ConfigError("trsv: the workspace must be 16-byte aligned (cudaMalloc's is)");
   }
   const int invert_from = options.invert_from_block_row;
+  const int split = options.split_tiles < 0   ? 0
+                    : options.split_tiles > 0 ? options.split_tiles
+                                              : trsv_auto_split_tiles(n, rows, sizeof(T));
   dispatch_view(uplo, op, [&](auto rev, auto swap) {
     constexpr bool kRev = decltype(rev)::value;
     constexpr bool kSwap = decltype(swap)::value;
     auto by_rows = [&](auto invert) {
       constexpr bool kInv = decltype(invert)::value;
       if (rows == 32) {
-        launch_sync<T, kRev, kSwap, kInv, 1>(n, a, lda, x, unit, ws, invert_from, wide, stream);
+        launch_sync<T, kRev, kSwap, kInv, 1>(n, a, lda, x, unit, ws, invert_from, wide, split,
+                                             stream);
       } else if (rows == 64) {
-        launch_sync<T, kRev, kSwap, kInv, 2>(n, a, lda, x, unit, ws, invert_from, wide, stream);
+        launch_sync<T, kRev, kSwap, kInv, 2>(n, a, lda, x, unit, ws, invert_from, wide, split,
+                                             stream);
       } else {
-        launch_sync<T, kRev, kSwap, kInv, 4>(n, a, lda, x, unit, ws, invert_from, wide, stream);
+        launch_sync<T, kRev, kSwap, kInv, 4>(n, a, lda, x, unit, ws, invert_from, wide, split,
+                                             stream);
       }
     };
     if (options.invert_diagonal_blocks) {
@@ -1416,21 +1540,35 @@ void trsm_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t m, index_t nrhs, T 
 int trsv_auto_block_rows(index_t n, bool wide_copies) {
   // H200, inverted diagonal chunks, values published as in trsv_sync_kernel
   // (tools/dense_triangular.md). Tiles copied in 16-byte pieces: 32-row block rows (one
-  // chain step per 32 rows, no elimination inside the block) up to n = 12288, 64 above
-  // (32 / 64 rows, double: 12288 386 / 391 us, 14336 490 / 468, 16384 599 / 549; float
-  // 12288 279 / 294, 14336 366 / 345; transposed double, before its bank-conflict fix:
-  // 12288 402 / 428, 14336 500 / 511, 16384 599 / 600, 20480 907 / 775). Element by element
-  // (measured transposed, before it took 16-byte pieces): 32 rows up to 16384 (14336 520 /
-  // 562, 16384 645 / 647), 64 above, where the two are within 5% (20480 909 / 914, 32768
-  // 1868 / 1867).
-  return n <= (wide_copies ? 12288 : 16384) ? 32 : 64;
+  // chain step per 32 rows, no elimination inside the block) at every n; from n = 4097 on
+  // their long rows are split (trsv_auto_split_tiles), which beat 64-row block rows, the
+  // choice above n = 12288 before (same run, split at 64 tiles / 64 rows unsplit: double
+  // 16384 454 / 551 us, 32768 1411 / 1466; float 16384 387 / 406; transposed double 16384
+  // 491 / 568). Element by element (measured transposed, before it took 16-byte pieces,
+  // without splits): 32 rows up to 16384 (14336 520 / 562, 16384 645 / 647), 64 above,
+  // where the two are within 5% (20480 909 / 914, 32768 1868 / 1867).
+  return wide_copies || n <= 16384 ? 32 : 64;
 }
 
 std::size_t trsv_workspace_bytes(index_t n) {
   // The ticket, then xpub: n entries rounded up to whole 32-entry chunks, sized for double
   // so that one size serves both precisions.
+  // Then the most partial sums split block rows can have (the shortest segments), so
+  // that one size serves every block_rows and split_tiles.
   const std::size_t chunks = static_cast<std::size_t>(std::max<index_t>(n, 0) + kTile - 1) / kTile;
-  return kTrsvTicketBytes + chunks * kTile * sizeof(double);
+  const std::size_t partials = split_partial_entries(n, 1, split_tiles_for(n, 1, kMinSplitTiles));
+  return kTrsvTicketBytes + (chunks * kTile + partials) * sizeof(double);
+}
+
+int trsv_auto_split_tiles(index_t n, int block_rows, std::size_t elem_size) {
+  // H200, 32-row block rows inverted from chunk 4, 16-byte tile copies, same run, us,
+  // unsplit / helper segments of 32, 64, 128 tiles (tools/dense_triangular.md): double
+  // 8192 213 / 191, 194, 203; 16384 605 / 453, 454, 494; 32768 1931 / 1423, 1429, 1447;
+  // float 8192 157 / 193, 207, 177; 16384 470 / 390, 396, 414; transposed double 8192 214 /
+  // 205, 206, 212. Splitting pays once a block row is longer than 32 KiB (n = 4096 has no
+  // row with helpers); 32 tiles was best or within 1.5%.
+  const bool long_rows = static_cast<double>(n) * static_cast<double>(elem_size) > 32768.0;
+  return block_rows == 32 && long_rows ? 32 : 0;
 }
 
 bool trsm_auto_blocked(index_t m, index_t nrhs) {

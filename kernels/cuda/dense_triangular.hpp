@@ -81,6 +81,13 @@ struct TrsvOptions {
   /// (trsv_auto_block_rows). Larger block rows shorten the chain of inter-block waits
   /// (n / rows steps) at the price of fewer, longer-running thread blocks.
   int block_rows = 0;
+  /// global_sync with 32-row block rows only: split long block rows. A block row with at
+  /// least 2 split_tiles off-diagonal 32-column tiles gets helper thread blocks, each
+  /// streaming split_tiles of its leftmost tiles and publishing partial sums, so that the
+  /// long rows of a large n stream through many SMs instead of one each (one SM streams
+  /// about 30 GB/s). 0 picks (trsv_auto_split_tiles), < 0 never splits; a request is
+  /// raised to at least 32 tiles and to enough that no row has more than 16 helpers.
+  int split_tiles = 0;
 };
 
 /// The block_rows global_sync uses for n when TrsvOptions::block_rows is 0. wide_copies:
@@ -89,9 +96,14 @@ struct TrsvOptions {
 /// transpose, the solves that run through A backwards).
 int trsv_auto_block_rows(index_t n, bool wide_copies);
 
-/// Device workspace the global_sync trsv needs for size n: a block-row ticket and the
-/// solution as it is published between thread blocks (about 8 n bytes, sized for double:
-/// one workspace serves both precisions and every smaller n). single_block needs none.
+/// The split_tiles global_sync uses when TrsvOptions::split_tiles is 0 (0: none), for
+/// elements of elem_size bytes.
+int trsv_auto_split_tiles(index_t n, int block_rows, std::size_t elem_size);
+
+/// Device workspace the global_sync trsv needs for size n: a block-row ticket, the solution
+/// as it is published between thread blocks and the partial sums of split block rows
+/// (at most 8 n + n^2 / 256 bytes, sized for double: one workspace serves both precisions,
+/// every block_rows and split_tiles, and every smaller n). single_block needs none.
 std::size_t trsv_workspace_bytes(index_t n);
 
 /// Solves op(A) x = b in place on `stream`. `workspace` must hold trsv_workspace_bytes(n)

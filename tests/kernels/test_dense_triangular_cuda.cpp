@@ -2,16 +2,16 @@
 // trsv for n in {1, 2, 31, 32, 33, 127, 128, 129, 1000, 4097}, every uplo x op x diag, both
 // precisions, every algorithm that applies (single_block for n <= 128, global_sync with 32-,
 // 64- and 128-row block rows, with and without explicit diagonal-block inversion, for every
-// n), each with lda = n + 3 and n + 4 (global_sync copies tiles in 16-byte pieces when the
-// columns allow it, element by element otherwise: both paths, rows reversed or not, in both
-// precisions); batched trsv with mixed sizes (batch of 1 and of 300, n = 0 included); trsm with
-// nrhs in {1, 7, 64, 1000} and m, nrhs on and off the 64 tile, alpha in {-0.75, 1, 0}, lda and ldb
-// past m, with and without a caller's workspace; a TrsvWorkspace reused across solves of
-// changing size, precision and variant, and replayed in a CUDA graph. NaN is planted
-// wherever BLAS must not read (other triangle, unit diagonal, lda padding) and the padding
-// rows of B must come back untouched. Matrices and the 16 n u bound: see
-// test_dense_triangular.cpp (kappa_inf <= 5; both solutions backward stable). Skips without
-// a device.
+// n, and 32-row block rows split into helper segments), each with lda = n + 3 and n + 4
+// (global_sync copies tiles in 16-byte pieces when the columns allow it, element by element
+// otherwise: both paths, rows reversed or not, in both precisions); batched trsv with mixed sizes
+// (batch of 1 and of 300, n = 0 included); trsm with nrhs in {1, 7, 64, 1000} and m, nrhs on and
+// off the 64 tile, alpha in {-0.75, 1, 0}, lda and ldb past m, with and without a caller's
+// workspace; a TrsvWorkspace reused across solves of changing size, precision and variant, and
+// replayed in a CUDA graph. NaN is planted wherever BLAS must not read (other triangle, unit
+// diagonal, lda padding) and the padding rows of B must come back untouched. Matrices and the 16 n
+// u bound: see test_dense_triangular.cpp (kappa_inf <= 5; both solutions backward stable). Skips
+// without a device.
 
 #include <gtest/gtest.h>
 
@@ -143,6 +143,11 @@ void trsv_all_algorithms(index_t n) {
     trsv_case<T>(n, TrsvOptions{TrsvAlgorithm::global_sync, true, 5, rows},
                  (label + "+inverse from 5").c_str());
   }
+  // Split 32-row block rows, helpers of 32 tiles (the shortest): rows past 64 tiles get
+  // helpers (n = 4097 here), every other n runs through the split kernel without any.
+  trsv_case<T>(n, TrsvOptions{TrsvAlgorithm::global_sync, true, 4, 32, 32}, "split 32");
+  trsv_case<T>(n, TrsvOptions{TrsvAlgorithm::global_sync, false, 4, 32, 40}, "split 40");
+  trsv_case<T>(n, TrsvOptions{TrsvAlgorithm::global_sync, true, 4, 32, -1}, "never split");
   trsv_case<T>(n, TrsvOptions{}, "automatic");
 }
 
@@ -245,6 +250,10 @@ TEST(DenseTrsvCudaWorkspace, StaysReadyAcrossSolves) {
   trsv_workspace_step<double>(ws, TriUplo::lower, TriOp::none, 32, {});  // single_block
   trsv_workspace_step<float>(ws, TriUplo::lower, TriOp::none, 48, {});
   trsv_workspace_step<double>(ws, TriUplo::upper, TriOp::none, 129, {gs, false, 4, 32});
+  // Split rows: the helpers' partial sums after xpub, reset like it.
+  trsv_workspace_step<double>(ws, TriUplo::lower, TriOp::none, 4097, {gs, true, 4, 32, 32});
+  trsv_workspace_step<float>(ws, TriUplo::upper, TriOp::transpose, 4000, {gs, true, 4, 32, 40});
+  trsv_workspace_step<double>(ws, TriUplo::lower, TriOp::transpose, 4097, {gs, false, 4, 32, 32});
   // Moved: the new owner's workspace is as ready.
   gpu::TrsvWorkspace moved(std::move(ws));
   EXPECT_EQ(moved.max_n(), 4097);
@@ -257,10 +266,11 @@ TEST(DenseTrsvCudaWorkspace, StaysReadyAcrossSolves) {
 }
 
 // A solve captured in a CUDA graph leaves the workspace ready at the end of each replay, so
-// the graph runs again and again with nothing else resetting it.
+// the graph runs again and again with nothing else resetting it (n = 5000: the automatic
+// choice splits the last block rows, so helpers' partial sums are reset too).
 TEST(DenseTrsvCudaWorkspace, GraphReplaysNeedNoReset) {
   PRISM_SKIP_WITHOUT_GPU();
-  const index_t n = 1500;
+  const index_t n = 5000;
   gpu::TrsvWorkspace ws(n);
   const auto a = make_triangle<double>(TriUplo::lower, TriDiag::non_unit, n, n, 77);
   const auto b = make_rhs<double>(n, 78);
