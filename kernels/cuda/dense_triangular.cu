@@ -1331,9 +1331,10 @@ void trsv_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const T* a, inde
     throw ConfigError("trsv: the workspace must be 16-byte aligned (cudaMalloc's is)");
   }
   const int invert_from = options.invert_from_block_row;
-  const int split = options.split_tiles < 0   ? 0
-                    : options.split_tiles > 0 ? options.split_tiles
-                                              : trsv_auto_split_tiles(n, rows, sizeof(T));
+  const int split = options.split_tiles < 0 ? 0
+                    : options.split_tiles > 0
+                        ? options.split_tiles
+                        : trsv_auto_split_tiles(n, rows, sizeof(T), options.invert_diagonal_blocks);
   dispatch_view(uplo, op, [&](auto rev, auto swap) {
     constexpr bool kRev = decltype(rev)::value;
     constexpr bool kSwap = decltype(swap)::value;
@@ -1560,15 +1561,18 @@ std::size_t trsv_workspace_bytes(index_t n) {
   return kTrsvTicketBytes + (chunks * kTile + partials) * sizeof(double);
 }
 
-int trsv_auto_split_tiles(index_t n, int block_rows, std::size_t elem_size) {
+int trsv_auto_split_tiles(index_t n, int block_rows, std::size_t elem_size, bool inverted) {
   // H200, 32-row block rows inverted from chunk 4, 16-byte tile copies, same run, us,
   // unsplit / helper segments of 32, 64, 128 tiles (tools/dense_triangular.md): double
   // 8192 213 / 191, 194, 203; 16384 605 / 453, 454, 494; 32768 1931 / 1423, 1429, 1447;
   // float 8192 157 / 193, 207, 177; 16384 470 / 390, 396, 414; transposed double 8192 214 /
   // 205, 206, 212. Splitting pays once a block row is longer than 32 KiB (n = 4096 has no
-  // row with helpers); 32 tiles was best or within 1.5%.
+  // row with helpers); 32 tiles was best or within 1.5%. With substituted diagonal blocks
+  // (a longer chain step: n = 4096, 163 against 94 us) splitting lost, double 8192 338 ->
+  // 465 us, 16384 769 -> 959, 32768 1900 -> 2035 (the cause was not measured), so only
+  // inverted ones are split.
   const bool long_rows = static_cast<double>(n) * static_cast<double>(elem_size) > 32768.0;
-  return block_rows == 32 && long_rows ? 32 : 0;
+  return block_rows == 32 && inverted && long_rows ? 32 : 0;
 }
 
 bool trsm_auto_blocked(index_t m, index_t nrhs) {

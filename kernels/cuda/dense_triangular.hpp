@@ -97,8 +97,8 @@ struct TrsvOptions {
 int trsv_auto_block_rows(index_t n, bool wide_copies);
 
 /// The split_tiles global_sync uses when TrsvOptions::split_tiles is 0 (0: none), for
-/// elements of elem_size bytes.
-int trsv_auto_split_tiles(index_t n, int block_rows, std::size_t elem_size);
+/// elements of elem_size bytes, with or without inverted diagonal blocks.
+int trsv_auto_split_tiles(index_t n, int block_rows, std::size_t elem_size, bool inverted);
 
 /// Device workspace the global_sync trsv needs for size n: a block-row ticket, the solution
 /// as it is published between thread blocks and the partial sums of split block rows
