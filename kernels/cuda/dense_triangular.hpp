@@ -22,7 +22,9 @@
 ///    optionally, multiplied by their inverses computed off the critical path (Section 4);
 ///    with 32-row block rows the inverse also absorbs the last two off-diagonal tiles. The
 ///    transpose and upper variants read A through an index map and transpose tiles on their
-///    way into shared memory (Section 7).
+///    way into shared memory (Section 7). Long 32-row block rows are split: helper thread
+///    blocks stream their leftmost tiles and publish partial sums (TrsvOptions::split_tiles).
+///    A TrsvWorkspace spares the reset of the workspace before each solve.
 /// trsm (A on the left): a data-flow kernel over 64x64 tiles of X. Thread blocks take tiles
 /// in row-major order from an atomic counter; tile (I, J) accumulates L'(I, l) X'(l, J) for
 /// l < I with a cp.async double-buffered GEMM (double: FP64 tensor cores, mma.sync m8n8k4;
