@@ -756,8 +756,8 @@ __global__ void __launch_bounds__(kSyncThreads)
   }
 
   // Split owner: the helpers' partial sums of row r, helper j for column group g = j mod
-  // kGroups, loaded a few tiles before the end of the stream (the helpers, which began with
-  // the owner and stream fewer tiles, are done by then) and waited for after it.
+  // kGroups, loaded a few tiles before the end of the stream (the helpers began with the
+  // owner and stream fewer tiles, so they are usually done by then) and waited for after.
   constexpr int kPerGroup = kMaxHelperSums / S::kGroups;
   T hsum[kPerGroup];
   auto load_helper_sums = [&] {
@@ -1655,19 +1655,19 @@ TrsvWorkspace& TrsvWorkspace::operator=(TrsvWorkspace&& other) noexcept {
   return *this;
 }
 
+struct TrsvWorkspaceAccess {
+  static SyncWorkspace view(const TrsvWorkspace& w) {
+    return SyncWorkspace{w.data_, w.bytes_, true, w.half_bytes_, w.max_n_};
+  }
+};
+
 void trsv(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const double* a, index_t lda, double* x,
           TrsvWorkspace& workspace, cudaStream_t stream, const TrsvOptions& options) {
-  trsv_impl(uplo, op, diag, n, a, lda, x,
-            SyncWorkspace{workspace.data_, workspace.bytes_, true, workspace.half_bytes_,
-                          workspace.max_n_},
-            stream, options);
+  trsv_impl(uplo, op, diag, n, a, lda, x, TrsvWorkspaceAccess::view(workspace), stream, options);
 }
 void trsv(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const float* a, index_t lda, float* x,
           TrsvWorkspace& workspace, cudaStream_t stream, const TrsvOptions& options) {
-  trsv_impl(uplo, op, diag, n, a, lda, x,
-            SyncWorkspace{workspace.data_, workspace.bytes_, true, workspace.half_bytes_,
-                          workspace.max_n_},
-            stream, options);
+  trsv_impl(uplo, op, diag, n, a, lda, x, TrsvWorkspaceAccess::view(workspace), stream, options);
 }
 void trsv_batched(TriUplo uplo, TriOp op, TriDiag diag, index_t batch, index_t max_n,
                   const index_t* n, const double* const* a, const index_t* lda, double* const* x,

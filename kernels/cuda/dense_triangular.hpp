@@ -144,10 +144,7 @@ class TrsvWorkspace {
   index_t max_n() const noexcept { return max_n_; }
 
  private:
-  friend void trsv(TriUplo, TriOp, TriDiag, index_t, const double*, index_t, double*,
-                   TrsvWorkspace&, cudaStream_t, const TrsvOptions&);
-  friend void trsv(TriUplo, TriOp, TriDiag, index_t, const float*, index_t, float*, TrsvWorkspace&,
-                   cudaStream_t, const TrsvOptions&);
+  friend struct TrsvWorkspaceAccess;  // the solves' view (dense_triangular.cu)
   void* data_ = nullptr;
   std::size_t half_bytes_ = 0;  // one of the two copies of the published solution
   std::size_t bytes_ = 0;
