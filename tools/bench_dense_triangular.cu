@@ -5,8 +5,8 @@
 //    rows, each also with inverted diagonal chunks (32 rows from chunk 0, 2, 4 and 16, 64
 //    rows from 4 and 16, 128 rows from 4), all with a plain workspace (a memset before each
 //    solve); 32 rows inverted from 4 with block rows never split and split into helper
-//    segments of 32 and 128 tiles (64 from n = 4097 is the default); automatic and 32 rows
-//    inverted from 4 also with a TrsvWorkspace ("_ready");
+//    segments of 32 and 128 tiles (32 once a row is longer than 32 KiB is the default);
+//    automatic and 32 rows inverted from 4 also with a TrsvWorkspace ("_ready");
 //    cublas{D,S}trsv; n = 32 .. max_n; from n = 8192 also double, lower, no transpose with
 //    lda = n + 1 (columns not 16-byte aligned: element-by-element tile copies).
 //  - trsm (lower, non-unit): prism vs cublas{D,S}trsm; double no-transpose at n = 1024 with

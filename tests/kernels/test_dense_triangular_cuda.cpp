@@ -213,9 +213,10 @@ TEST(DenseTrsvCudaNan, UnsolvedMarkInRightHandSideFinishes) {
   }
 }
 
-// A TrsvWorkspace is left ready by each solve (its last thread block resets what the solve
-// used): one workspace through solves of changing size, precision, variant and block rows,
-// each against the reference; a leftover mark or stale value would hang or be wrong.
+// A TrsvWorkspace is left ready by each solve (it resets what the solve before used of the
+// other copy): one workspace through solves of changing size, precision, variant, block rows
+// and split, each against the reference; a leftover mark or stale value would hang or be
+// wrong.
 template <typename T>
 void trsv_workspace_step(gpu::TrsvWorkspace& ws, TriUplo u, TriOp o, index_t n,
                          const TrsvOptions& options) {
@@ -279,6 +280,7 @@ TEST(DenseTrsvCudaWorkspace, GraphReplaysNeedNoReset) {
   auto da = to_device(a);
   auto db = to_device(b);
   DeviceBuffer<double> dx(n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the uploads, before another stream
   cudaStream_t stream{};
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   cudaGraph_t graph{};
