@@ -27,7 +27,6 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
-#include <utility>
 
 #include <prism/errors.hpp>
 
@@ -565,27 +564,29 @@ struct SyncArgs {
   bool ready;
 };
 
-// Split block rows (TrsvOptions::split_tiles): a block row R whose off-diagonal tiles number
-// at least 2 `split` gets helpers, thread blocks that each stream `split` of its leftmost
-// tiles and publish their rows' partial sums; the block row's own block (the owner) streams
-// the remaining split ... 2 split - 1 tiles, adds the helpers' sums and solves. With `per` =
-// split / kChunks block rows' worth of tiles, row R has max(0, R / per - 1) helpers.
+// Split block rows (TrsvOptions::split_tiles; 32-row block rows only, so a row's tiles and
+// the rows before it are counted alike): a block row R with at least 2 `split` off-diagonal
+// tiles gets helpers, thread blocks that each stream `split` of its leftmost tiles and
+// publish their rows' partial sums; the block row's own block (the owner) streams the
+// remaining split ... 2 split - 1 tiles, adds the helpers' sums and solves. Row R has
+// max(0, R / split - 1) helpers.
 // Tickets run row by row, each row's helpers before its owner, so every block still waits
 // only on blocks with smaller tickets: a helper on the owners of earlier rows (x), an owner
 // on them and on its own helpers.
-__host__ __device__ constexpr long long split_helpers(long long row, long long per) {
-  return row / per >= 2 ? row / per - 1 : 0;
+__host__ __device__ constexpr long long split_helpers(long long row, long long split) {
+  return row / split >= 2 ? row / split - 1 : 0;
 }
 /// The helpers of block rows 0 .. row - 1 (their partial sums come first in the workspace).
-__host__ __device__ constexpr long long split_helpers_before(long long row, long long per) {
-  const long long q = row / per, m = row % per;
-  return per * q * (q - 1) / 2 + q * m - (row > per ? row - per : 0);
+__host__ __device__ constexpr long long split_helpers_before(long long row, long long split) {
+  const long long q = row / split, m = row % split;
+  return split * q * (q - 1) / 2 + q * m - (row > split ? row - split : 0);
 }
 
 template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks, bool kSplit>
 __global__ void __launch_bounds__(kSyncThreads)
     trsv_sync_kernel(int n, const T* a, long long lda, T* x, bool unit, SyncArgs ws,
                      int invert_from, bool wide, int split) {
+  static_assert(!kSplit || kChunks == 1, "split block rows are 32 rows");
   using S = SyncShape<T, kChunks, kInvert>;
   constexpr int kRows = S::kRows;
   constexpr int kStages = S::kStages;
@@ -631,18 +632,17 @@ __global__ void __launch_bounds__(kSyncThreads)
     int row = s_ticket;
     long long before = 0;
     if (kSplit) {
-      const long long per = split / kChunks;
       int lo = 0, hi = (n + kRows - 1) / kRows - 1;
       while (lo < hi) {
         const int mid = (lo + hi + 1) / 2;
-        if (mid + split_helpers_before(mid, per) <= s_ticket) {
+        if (mid + split_helpers_before(mid, split) <= s_ticket) {
           lo = mid;
         } else {
           hi = mid - 1;
         }
       }
       row = lo;
-      before = split_helpers_before(row, per);
+      before = split_helpers_before(row, split);
     }
     s_row = row;
     s_role = static_cast<int>(s_ticket - row - before);  // < helpers: helper; == : owner
@@ -655,7 +655,7 @@ __global__ void __launch_bounds__(kSyncThreads)
   const int row0 = kRows * R;
   const int ntiles = kChunks * R;  // off-diagonal column tiles
   // Split: this block's tiles [t0, t1), its row's helpers, where their partial sums are.
-  const int helpers = kSplit ? static_cast<int>(split_helpers(R, split / kChunks)) : 0;
+  const int helpers = kSplit ? static_cast<int>(split_helpers(R, split)) : 0;
   const bool helper = kSplit && s_role < helpers;  // block-uniform
   T* partials = xpub + static_cast<long long>((n + kTile - 1) / kTile) * kTile + s_hbase * kRows;
   const int t0 = !kSplit ? 0 : (helper ? s_role * split : helpers * split);
@@ -1235,23 +1235,21 @@ struct SyncWorkspace {
   index_t max_n = 0;
 };
 
-/// The tiles per helper segment a split solve of n rows in kChunks-chunk block rows uses
-/// for a requested `split` (0: none): a multiple of kChunks, at least kMinSplitTiles (the
-/// workspace is sized for that), and long enough that no row has more than
-/// kMaxHelperSums helpers.
-int split_tiles_for(index_t n, int chunks, int split) {
-  if (split <= 0 || chunks != 1) return 0;  // 32-row block rows only
-  const long long rows = (n + kTile * chunks - 1) / (kTile * chunks);
-  long long per = (std::max(split, kMinSplitTiles) + chunks - 1) / chunks;
-  per = std::max(per, (rows - 1 + kMaxHelperSums) / (kMaxHelperSums + 1));
-  return static_cast<int>(per * chunks);
+/// The tiles per helper segment a split solve of n rows in 32-row block rows uses for a
+/// requested `split` (0: none): at least kMinSplitTiles (the workspace is sized for that)
+/// and long enough that no row has more than kMaxHelperSums helpers.
+int split_tiles_for(index_t n, int split) {
+  if (split <= 0) return 0;
+  const long long rows = (n + kTile - 1) / kTile;
+  const long long fewest = (rows - 1 + kMaxHelperSums) / (kMaxHelperSums + 1);
+  return static_cast<int>(std::max<long long>(std::max(split, kMinSplitTiles), fewest));
 }
 
-/// Partial-sum entries of the helpers of a split solve (0 without a split).
-std::size_t split_partial_entries(index_t n, int chunks, int split) {
+/// Partial-sum entries of the helpers of a split solve of n rows (0 without a split).
+std::size_t split_partial_entries(index_t n, int split) {
   if (split <= 0) return 0;
-  const long long rows = (n + kTile * chunks - 1) / (kTile * chunks);
-  return static_cast<std::size_t>(split_helpers_before(rows, split / chunks)) * kTile * chunks;
+  const long long rows = (n + kTile - 1) / kTile;
+  return static_cast<std::size_t>(split_helpers_before(rows, split)) * kTile;
 }
 
 template <typename T, bool kRev, bool kSwap, bool kInvert, int kChunks>
@@ -1259,17 +1257,16 @@ void launch_sync(index_t n, const T* a, index_t lda, T* x, bool unit, const Sync
                  int invert_from, bool wide, int split_request, cudaStream_t stream) {
   constexpr int kRows = kTile * kChunks;
   const std::size_t smem = sync_smem_bytes<T, kSwap, kInvert, kChunks>();
-  const int split = split_tiles_for(n, kChunks, split_request);
+  const int split = kChunks == 1 ? split_tiles_for(n, split_request) : 0;  // 32 rows only
   const long long rows = (n + kRows - 1) / kRows;
-  const long long blocks = rows + (split > 0 ? split_helpers_before(rows, split / kChunks) : 0);
+  const long long blocks = rows + (split > 0 ? split_helpers_before(rows, split) : 0);
   auto kernel = trsv_sync_kernel<T, kRev, kSwap, kInvert, kChunks, false>;
   if constexpr (kChunks == 1) {
     if (split > 0) kernel = trsv_sync_kernel<T, kRev, kSwap, kInvert, 1, true>;
   }
   allow_dynamic_smem(kernel, smem);
   // xpub, then the helpers' partial sums.
-  const std::size_t used =
-      sync_xpub_bytes<T>(n) + split_partial_entries(n, kChunks, split) * sizeof(T);
+  const std::size_t used = sync_xpub_bytes<T>(n) + split_partial_entries(n, split) * sizeof(T);
   SyncArgs args{};
   args.header = static_cast<unsigned*>(ws.bytes);
   args.xpub0 = static_cast<unsigned char*>(ws.bytes) + kTrsvTicketBytes;
@@ -1317,6 +1314,9 @@ void trsv_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const T* a, inde
       PRISM_CUDA_CHECK_LAUNCH();
     });
     return;
+  }
+  if (ws.ready && ws.bytes == nullptr) {
+    throw ConfigError("trsv: the TrsvWorkspace is empty (moved from)");
   }
   if (ws.ready && n > ws.max_n) {
     throw ConfigError("trsv: n = " + std::to_string(n) +
@@ -1557,7 +1557,7 @@ std::size_t trsv_workspace_bytes(index_t n) {
   // Then the most partial sums split block rows can have (the shortest segments), so
   // that one size serves every block_rows and split_tiles.
   const std::size_t chunks = static_cast<std::size_t>(std::max<index_t>(n, 0) + kTile - 1) / kTile;
-  const std::size_t partials = split_partial_entries(n, 1, split_tiles_for(n, 1, kMinSplitTiles));
+  const std::size_t partials = split_partial_entries(n, split_tiles_for(n, kMinSplitTiles));
   return kTrsvTicketBytes + (chunks * kTile + partials) * sizeof(double);
 }
 
@@ -1617,47 +1617,18 @@ void trsv(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const float* a, index
 }
 TrsvWorkspace::TrsvWorkspace(index_t max_n)
     : half_bytes_(trsv_workspace_bytes(max_n) - kTrsvTicketBytes),
-      bytes_(kTrsvTicketBytes + 2 * half_bytes_),
       max_n_(std::max<index_t>(max_n, 0)) {
-  PRISM_CUDA_CHECK(cudaMalloc(&data_, bytes_));
+  buffer_ = DeviceBuffer<unsigned char>(kTrsvTicketBytes + 2 * half_bytes_);
   // The header zero (first ticket 0, half 0, nothing used), both halves all-ones (every
   // entry unsolved). Synchronous, so that the workspace is ready for a call on any stream.
-  cudaError_t status = cudaMemset(data_, 0, kTrsvTicketBytes);
-  if (status == cudaSuccess) {
-    status =
-        cudaMemset(static_cast<unsigned char*>(data_) + kTrsvTicketBytes, 0xff, 2 * half_bytes_);
-  }
-  if (status == cudaSuccess) status = cudaDeviceSynchronize();
-  if (status != cudaSuccess) {
-    cudaFree(data_);
-    PRISM_CUDA_CHECK(status);
-  }
-}
-
-TrsvWorkspace::~TrsvWorkspace() {
-  if (data_ != nullptr) cudaFree(data_);
-}
-
-TrsvWorkspace::TrsvWorkspace(TrsvWorkspace&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)),
-      half_bytes_(std::exchange(other.half_bytes_, 0)),
-      bytes_(std::exchange(other.bytes_, 0)),
-      max_n_(std::exchange(other.max_n_, 0)) {}
-
-TrsvWorkspace& TrsvWorkspace::operator=(TrsvWorkspace&& other) noexcept {
-  if (this != &other) {
-    if (data_ != nullptr) cudaFree(data_);
-    data_ = std::exchange(other.data_, nullptr);
-    half_bytes_ = std::exchange(other.half_bytes_, 0);
-    bytes_ = std::exchange(other.bytes_, 0);
-    max_n_ = std::exchange(other.max_n_, 0);
-  }
-  return *this;
+  PRISM_CUDA_CHECK(cudaMemset(buffer_.data(), 0, kTrsvTicketBytes));
+  PRISM_CUDA_CHECK(cudaMemset(buffer_.data() + kTrsvTicketBytes, 0xff, 2 * half_bytes_));
+  PRISM_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 struct TrsvWorkspaceAccess {
-  static SyncWorkspace view(const TrsvWorkspace& w) {
-    return SyncWorkspace{w.data_, w.bytes_, true, w.half_bytes_, w.max_n_};
+  static SyncWorkspace view(TrsvWorkspace& w) {
+    return SyncWorkspace{w.buffer_.data(), w.buffer_.size(), true, w.half_bytes_, w.max_n_};
   }
 };
 

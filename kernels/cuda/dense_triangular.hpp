@@ -42,6 +42,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "kernels/cuda/device_memory.hpp"
 #include "kernels/dense_triangular.hpp"
 
 namespace prism::kernels::cuda {
@@ -134,20 +135,14 @@ class TrsvWorkspace {
   /// Allocates and initialises about 2 trsv_workspace_bytes(max_n) bytes of device memory;
   /// throws BackendError when CUDA fails.
   explicit TrsvWorkspace(index_t max_n);
-  ~TrsvWorkspace();
-  TrsvWorkspace(TrsvWorkspace&& other) noexcept;
-  TrsvWorkspace& operator=(TrsvWorkspace&& other) noexcept;
-  TrsvWorkspace(const TrsvWorkspace&) = delete;
-  TrsvWorkspace& operator=(const TrsvWorkspace&) = delete;
 
   /// The largest n this workspace serves.
   index_t max_n() const noexcept { return max_n_; }
 
  private:
   friend struct TrsvWorkspaceAccess;  // the solves' view (dense_triangular.cu)
-  void* data_ = nullptr;
+  DeviceBuffer<unsigned char> buffer_;
   std::size_t half_bytes_ = 0;  // one of the two copies of the published solution
-  std::size_t bytes_ = 0;
   index_t max_n_ = 0;
 };
 
