@@ -3,6 +3,7 @@
 #include "kernels/cuda/dependent_launch.cuh"
 
 #include <algorithm>
+#include <utility>
 
 namespace prism::kernels::cuda {
 namespace {
@@ -174,9 +175,9 @@ void launch(const ColorsetStep& s, bool prefetch, CsrView<V> m, const V* inv, co
 
 }  // namespace
 
-ColorsetPlan colorset_plan(const index_t* host_row_ptr, const std::vector<index_t>& block_ptr,
-                           cudaStream_t stream) {
-  ColorsetPlan plan;
+ColorsetSchedule colorset_schedule(const index_t* host_row_ptr,
+                                   const std::vector<index_t>& block_ptr) {
+  ColorsetSchedule plan;
   for (std::size_t c = 0; c + 1 < block_ptr.size(); ++c) {
     const index_t begin = block_ptr[c], end = block_ptr[c + 1];
     if (end <= begin) continue;
@@ -186,27 +187,40 @@ ColorsetPlan colorset_plan(const index_t* host_row_ptr, const std::vector<index_
     while (tpr < 32 && tpr * kColorsetLaneEntries < mean) tpr *= 2;
     plan.steps.push_back({begin, end, tpr});
   }
-  const int steps = static_cast<int>(plan.steps.size());
-  const auto small = [&plan](int i) {
-    return plan.steps[i].end - plan.steps[i].begin <= kFusedStepRows;
+  // Threads per row of a step in a fused run: lowered until the step fits one pass.
+  const auto fused_threads = [](const ColorsetStep& s) {
+    int tpr = s.threads_per_row;
+    while (tpr > 1 && static_cast<index_t>(tpr) * (s.end - s.begin) > kFusedStepRows) tpr /= 2;
+    return tpr;
   };
+  const auto small = [&](const ColorsetStep& s) {
+    const index_t rows = s.end - s.begin;
+    if (rows > kFusedStepRows) return false;
+    const double entries = static_cast<double>(host_row_ptr[s.end] - host_row_ptr[s.begin]);
+    return entries <= static_cast<double>(kFusedLaneEntries) * fused_threads(s) * rows;
+  };
+  const int steps = static_cast<int>(plan.steps.size());
   for (int i = 0; i < steps;) {
     int j = i + 1;
-    if (small(i)) {
-      while (j < steps && small(j)) ++j;
+    if (small(plan.steps[i])) {
+      while (j < steps && small(plan.steps[j])) ++j;
     }
     const bool fused = j - i >= 2;
     plan.runs.push_back({i, j - i, fused});
     if (fused) {
-      for (int k = i; k < j; ++k) {
-        ColorsetStep& s = plan.steps[k];
-        while (static_cast<index_t>(s.threads_per_row) * (s.end - s.begin) > kFusedStepRows) {
-          s.threads_per_row /= 2;
-        }
-      }
+      for (int k = i; k < j; ++k) plan.steps[k].threads_per_row = fused_threads(plan.steps[k]);
     }
     i = j;
   }
+  return plan;
+}
+
+ColorsetPlan colorset_plan(const index_t* host_row_ptr, const std::vector<index_t>& block_ptr,
+                           cudaStream_t stream) {
+  ColorsetSchedule schedule = colorset_schedule(host_row_ptr, block_ptr);
+  ColorsetPlan plan;
+  plan.steps = std::move(schedule.steps);
+  plan.runs = std::move(schedule.runs);
   plan.device_steps = upload_and_wait(plan.steps, stream);
   return plan;
 }

@@ -32,12 +32,38 @@ struct ColorsetRun {
 /// hardware's largest block), threads per row lowered to fit.
 inline constexpr index_t kFusedStepRows = 1024;
 
+/// Entries a lane of a fused run may hold on average (the step's entries over its rows
+/// times its lowered threads per row). A fused run puts the step on one multiprocessor and
+/// each lane walks its entries one after another, so a small color of long rows is faster
+/// in a launch of its own, which spreads it over the GPU with the step's full threads per
+/// row. Q1 hexahedral elasticity (3 dofs a node, about 37 strict entries a row; H100, same
+/// run, median of 5 solves): 16^3 elements, 24 greedy colors of about 580 rows, fused with
+/// one thread a row before, 605 -> 98 us per PCG iteration; 24^3 with level-cyclic 8 (81
+/// colors of about 555 rows) 3527 -> 274 us. The fused steps of bcsstk13 hold at most 3.6
+/// (lower) and 6.5 (upper) entries a lane and stay fused (145.4 / 145.1 us, unchanged).
+/// The bound, 4 x kColorsetLaneEntries, lies between those measured points, not tuned.
+inline constexpr int kFusedLaneEntries = 8;
+
 /// The launches of a color-set solve. Steps are in block order; every maximal sequence of
-/// at least two consecutive steps with at most kFusedStepRows rows each is a fused run.
-/// A launch costs a few microseconds however little it does, and a step of so few rows
-/// is done by one block in one pass: on matrices with many small colors (bcsstk13: 41
-/// colors of about 50 rows) the solve was launch-bound (H200: 133 us per solve with one
-/// launch per color, 64 / 83 us lower / upper fused).
+/// at least two consecutive small steps is a fused run, a step being small when it has at
+/// most kFusedStepRows rows and, with its threads per row lowered to fit one pass, at most
+/// kFusedLaneEntries entries a lane. A launch costs a few microseconds however little it
+/// does, and a step of so few rows is done by one block in one pass: on matrices with many
+/// small colors (bcsstk13: 41 colors of about 50 rows) the solve was launch-bound (H200:
+/// 133 us per solve with one launch per color, 64 / 83 us lower / upper fused).
+struct ColorsetSchedule {
+  std::vector<ColorsetStep> steps;
+  std::vector<ColorsetRun> runs;
+};
+
+/// The schedule for a strict triangle (host row pointers) and its block pointers, on the
+/// host (no device needed). threads_per_row is the smallest power of two whose lanes hold
+/// the block's mean entries per row at kColorsetLaneEntries each, at most 32 (one warp per
+/// row); in a fused run at most kFusedStepRows / rows.
+ColorsetSchedule colorset_schedule(const index_t* host_row_ptr,
+                                   const std::vector<index_t>& block_ptr);
+
+/// A schedule with its steps on the device.
 struct ColorsetPlan {
   std::vector<ColorsetStep> steps;
   std::vector<ColorsetRun> runs;
@@ -49,10 +75,7 @@ struct ColorsetPlan {
 /// but the gather of x.
 inline constexpr int kColorsetLaneEntries = 2;
 
-/// The plan for a strict triangle (host row pointers) and its block pointers.
-/// threads_per_row is the smallest power of two whose lanes hold the block's mean entries
-/// per row at kColorsetLaneEntries each, at most 32 (one warp per row); in a fused run at
-/// most kFusedStepRows / rows. Uploads the steps on `stream` and waits.
+/// colorset_schedule with the steps uploaded on `stream` (waits for the upload).
 ColorsetPlan colorset_plan(const index_t* host_row_ptr, const std::vector<index_t>& block_ptr,
                            cudaStream_t stream);
 

@@ -364,34 +364,73 @@ TEST_F(CudaBackendTest, CusparseTriangularSolvesAreEquivalentToReference) {
   }
 }
 
-// Runs of two or more consecutive steps of at most kFusedStepRows rows become one
-// single-block launch, with threads per row lowered so that each step is one pass.
-TEST_F(CudaBackendTest, ColorsetPlanFusesRunsOfSmallSteps) {
-  const index_t limit = prism::kernels::cuda::kFusedStepRows;
-  const std::vector<index_t> sizes{2000, 10, 20, limit, limit + 1, 5, 3000, 7};
-  std::vector<index_t> block_ptr{0};
-  for (index_t s : sizes) block_ptr.push_back(block_ptr.back() + s);
-  // 40 strict entries per row: 32 threads per row outside fused runs.
-  std::vector<index_t> row_ptr(static_cast<std::size_t>(block_ptr.back()) + 1);
-  for (std::size_t i = 0; i < row_ptr.size(); ++i) row_ptr[i] = static_cast<index_t>(40 * i);
-  cudaStream_t stream = nullptr;
-  const auto plan = prism::kernels::cuda::colorset_plan(row_ptr.data(), block_ptr, stream);
-  ASSERT_EQ(plan.steps.size(), sizes.size());
-  ASSERT_EQ(plan.device_steps.size(), sizes.size());
+// Runs of two or more consecutive small steps (at most kFusedStepRows rows, and at most
+// kFusedLaneEntries entries a lane once threads per row are lowered to fit one pass)
+// become one single-block launch. Planned on the host: no device needed.
+TEST(ColorsetSchedule, FusesRunsOfSmallSteps) {
+  namespace kc = prism::kernels::cuda;
+  static_assert(kc::kFusedStepRows == 1024 && kc::kFusedLaneEntries == 8);
+  // (rows, strict entries per row) of each step.
+  const std::vector<std::pair<index_t, index_t>> steps{
+      {2000, 40}, {10, 40},  {20, 40},   {128, 40},  // 128 x 40: 8 threads a row, 5 entries a lane
+      {129, 40},                                     // 4 threads a row, 10 entries a lane
+      {5, 40},    {6, 40},   {3000, 40}, {7, 40},    // a lone small step is a plain launch
+      {1024, 9},                                     // one thread a row, 9 entries a lane
+      {1024, 8},  {1000, 1},                         // one thread a row, 8 and 1 entries a lane
+      {0, 0},     {2000, 0}};                        // an empty block has no step
+  std::vector<index_t> block_ptr{0}, row_ptr{0};
+  for (const auto& [rows, entries] : steps) {
+    for (index_t i = 0; i < rows; ++i) row_ptr.push_back(row_ptr.back() + entries);
+    block_ptr.push_back(block_ptr.back() + rows);
+  }
+  const kc::ColorsetSchedule plan = kc::colorset_schedule(row_ptr.data(), block_ptr);
+  ASSERT_EQ(plan.steps.size(), steps.size() - 1);  // the empty block has no step
   const std::vector<std::tuple<int, int, bool>> expected{
-      {0, 1, false}, {1, 3, true}, {4, 1, false}, {5, 1, false}, {6, 1, false}, {7, 1, false}};
+      {0, 1, false}, {1, 3, true},  {4, 1, false}, {5, 2, true},  {7, 1, false},
+      {8, 1, false}, {9, 1, false}, {10, 2, true}, {12, 1, false}};
   ASSERT_EQ(plan.runs.size(), expected.size());
   for (std::size_t r = 0; r < expected.size(); ++r) {
+    SCOPED_TRACE(r);
     EXPECT_EQ(plan.runs[r].first, std::get<0>(expected[r]));
     EXPECT_EQ(plan.runs[r].count, std::get<1>(expected[r]));
     EXPECT_EQ(plan.runs[r].fused, std::get<2>(expected[r]));
   }
-  EXPECT_EQ(plan.steps[0].threads_per_row, 32);
-  EXPECT_EQ(plan.steps[1].threads_per_row, 32);  // 10 rows x 32 fit one pass
-  EXPECT_EQ(plan.steps[2].threads_per_row, 32);
-  EXPECT_EQ(plan.steps[3].threads_per_row, 1);  // 1024 rows: one thread each
-  EXPECT_EQ(plan.steps[4].threads_per_row, 32);
-  EXPECT_EQ(plan.steps[5].threads_per_row, 32);
+  const std::vector<int> threads{32, 32, 32, 8, 32, 32, 32, 32, 32, 8, 1, 1, 1};
+  ASSERT_EQ(plan.steps.size(), threads.size());
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(plan.steps[i].threads_per_row, threads[i]);
+  }
+}
+
+// colorset_plan is the schedule with its steps on the device.
+TEST_F(CudaBackendTest, ColorsetPlanUploadsTheSchedule) {
+  namespace kc = prism::kernels::cuda;
+  std::vector<index_t> block_ptr{0, 3000, 3010, 3030, 3040}, row_ptr{0};
+  for (index_t i = 0; i < block_ptr.back(); ++i) row_ptr.push_back(row_ptr.back() + 5);
+  cudaStream_t stream = nullptr;
+  const kc::ColorsetPlan plan = kc::colorset_plan(row_ptr.data(), block_ptr, stream);
+  const kc::ColorsetSchedule schedule = kc::colorset_schedule(row_ptr.data(), block_ptr);
+  ASSERT_EQ(plan.steps.size(), schedule.steps.size());
+  ASSERT_EQ(plan.runs.size(), schedule.runs.size());
+  std::vector<kc::ColorsetStep> device(plan.device_steps.size());
+  ASSERT_EQ(device.size(), plan.steps.size());
+  ASSERT_EQ(cudaMemcpy(device.data(), plan.device_steps.data(),
+                       device.size() * sizeof(kc::ColorsetStep), cudaMemcpyDefault),
+            cudaSuccess);
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    for (const kc::ColorsetStep& s : {plan.steps[i], device[i]}) {
+      EXPECT_EQ(s.begin, schedule.steps[i].begin);
+      EXPECT_EQ(s.end, schedule.steps[i].end);
+      EXPECT_EQ(s.threads_per_row, schedule.steps[i].threads_per_row);
+    }
+  }
+  for (std::size_t r = 0; r < plan.runs.size(); ++r) {
+    EXPECT_EQ(plan.runs[r].first, schedule.runs[r].first);
+    EXPECT_EQ(plan.runs[r].count, schedule.runs[r].count);
+    EXPECT_EQ(plan.runs[r].fused, schedule.runs[r].fused);
+  }
+  EXPECT_TRUE(plan.runs[1].fused);
 }
 
 // x may alias b (kernels/cuda/colorset.hpp): in place, the CSR color-set solve (plain
@@ -454,8 +493,8 @@ TEST_F(CudaBackendTest, ColorsetSolveInPlaceEqualsOutOfPlace) {
 }
 
 // Threads per row: the fewest (a power of two, at most a warp) whose lanes hold the
-// step's mean entries per row at kColorsetLaneEntries each.
-TEST_F(CudaBackendTest, ColorsetPlanThreadsPerRowFollowMeanEntries) {
+// step's mean entries per row at kColorsetLaneEntries each. Host only.
+TEST(ColorsetSchedule, ThreadsPerRowFollowMeanEntries) {
   static_assert(prism::kernels::cuda::kColorsetLaneEntries == 2);
   const std::vector<std::pair<index_t, int>> entries_and_threads{
       {0, 1},  {1, 1},   {2, 1},   {3, 2},   {4, 2},   {13, 8},
@@ -466,8 +505,7 @@ TEST_F(CudaBackendTest, ColorsetPlanThreadsPerRowFollowMeanEntries) {
     for (index_t i = 0; i < rows; ++i) row_ptr.push_back(row_ptr.back() + entries);
     block_ptr.push_back(block_ptr.back() + rows);
   }
-  cudaStream_t stream = nullptr;
-  const auto plan = prism::kernels::cuda::colorset_plan(row_ptr.data(), block_ptr, stream);
+  const auto plan = prism::kernels::cuda::colorset_schedule(row_ptr.data(), block_ptr);
   ASSERT_EQ(plan.steps.size(), entries_and_threads.size());
   for (std::size_t i = 0; i < entries_and_threads.size(); ++i) {
     SCOPED_TRACE(entries_and_threads[i].first);
