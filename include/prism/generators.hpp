@@ -1,8 +1,9 @@
 #pragma once
 /// @file
 /// Model SPD problems: finite-difference / finite-volume Laplacians on regular grids
-/// with homogeneous Dirichlet boundaries (the boundary unknowns eliminated), the
-/// grid spacing scaled out. Unknowns are numbered x fastest, then y, then z.
+/// with homogeneous Dirichlet boundaries (the boundary unknowns eliminated), and linear
+/// elasticity with trilinear finite elements; the grid spacing scaled out. Unknowns are
+/// numbered x fastest, then y, then z.
 
 #include <prism/csr_matrix.hpp>
 
@@ -31,5 +32,13 @@ CsrMatrix<double> anisotropic3d(index_t nx, index_t ny, index_t nz, double cx, d
 /// otherwise 3D (7-point).
 CsrMatrix<double> layered(index_t nx, index_t ny, index_t nz, int layers,
                           const std::vector<double>& coefficients);
+
+/// Linear elasticity (Poisson ratio 0.3) on a brick of nx x ny x nz trilinear (Q1)
+/// hexahedra, clamped on the face z = 0: the stiffness matrix of a finite element code,
+/// 3 unknowns per node (the x, y, z displacements, node by node), up to 81 entries a row.
+/// Young's modulus is constant in each of `layers` equal slabs of elements along z, slab
+/// s taking youngs_moduli[s % youngs_moduli.size()]. 3 (nx + 1)(ny + 1) nz unknowns.
+CsrMatrix<double> elasticity3d(index_t nx, index_t ny, index_t nz, int layers,
+                               const std::vector<double>& youngs_moduli);
 
 }  // namespace prism

@@ -15,12 +15,15 @@ namespace prism {
 
 /// Parameters of a matrix generator (see generators.hpp).
 struct GeneratorSpec {
-  std::string
-      name;  ///< poisson2d | poisson3d | anisotropic2d | anisotropic3d | layered2d | layered3d
+  /// poisson2d | poisson3d | anisotropic2d | anisotropic3d | layered2d | layered3d |
+  /// elasticity3d
+  std::string name;
   index_t nx = 0, ny = 0, nz = 0;
-  int stencil = 7;                   ///< poisson3d: 7 or 27
-  std::vector<double> coefficients;  ///< anisotropic: one per direction; layered: per layer
-  int layers = 1;                    ///< layered: number of slabs
+  int stencil = 7;  ///< poisson3d: 7 or 27
+  /// anisotropic: one per direction; layered: per layer; elasticity3d: Young's modulus
+  /// per layer
+  std::vector<double> coefficients;
+  int layers = 1;  ///< layered, elasticity3d: number of slabs
 };
 
 /// Where the matrix comes from: a Matrix Market file or a generator.

@@ -281,6 +281,7 @@ const std::vector<GeneratorKeys>& generators() {
       {"anisotropic3d", {"nx", "ny", "nz", "coefficients"}},
       {"layered2d", {"nx", "ny", "layers", "coefficients"}},
       {"layered3d", {"nx", "ny", "nz", "layers", "coefficients"}},
+      {"elasticity3d", {"nx", "ny", "nz", "layers", "coefficients"}},
   };
   return table;
 }

@@ -70,9 +70,10 @@ CsrMatrix<double> assemble_matrix(const MatrixSpec& spec) {
     if (g.nz < 1) throw ConfigError("layered3d: nz must be >= 1, got " + std::to_string(g.nz));
     return layered(g.nx, g.ny, g.nz, g.layers, g.coefficients);
   }
+  if (g.name == "elasticity3d") return elasticity3d(g.nx, g.ny, g.nz, g.layers, g.coefficients);
   throw ConfigError("unknown matrix generator '" + g.name +
                     "'; allowed: poisson2d | poisson3d | anisotropic2d | anisotropic3d | "
-                    "layered2d | layered3d");
+                    "layered2d | layered3d | elasticity3d");
 }
 
 Problem assemble_problem(const ProblemSpec& spec) {

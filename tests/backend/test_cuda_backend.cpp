@@ -1120,6 +1120,7 @@ TEST_P(GpuSolve, MatchesCpuSolveOnIllConditionedProblems) {
   if (precond == "none") GTEST_SKIP() << "plain CG needs > 10^4 iterations here";
   std::vector<std::pair<std::string, CsrMatrix<double>>> cases{
       {"layered3d", prism::layered(16, 16, 16, 4, {1.0, 1000.0})},
+      {"elasticity3d", prism::elasticity3d(12, 12, 12, 3, {1.0, 100.0})},
       {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")},
       {"grid_and_clique", grid_and_clique()}};
   const std::string bcsstk13 = prism::test::shared_matrix("bcsstk13.mtx.gz");

@@ -1,6 +1,6 @@
 // Model problem generators: exact stencils on tiny grids, CSR invariants, symmetry,
 // row sums, nonzero counts, positive definiteness (Eigen LLT), the harmonic mean at a
-// layer interface, and argument checking.
+// layer interface, the elasticity matrix's rigid translations, and argument checking.
 
 #include <prism/errors.hpp>
 #include <prism/generators.hpp>
@@ -8,9 +8,11 @@
 #include <gtest/gtest.h>
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -239,6 +241,78 @@ TEST(Generators, SmallGridsArePositiveDefinite) {
   }
 }
 
+// Q1 elasticity: 3 unknowns a node, 9 entries per coupled node pair, sorted rows, exactly
+// symmetric and positive definite (clamped at z = 0).
+TEST(Generators, ElasticityIsSymmetricPositiveDefinite) {
+  for (const auto& [nx, ny, nz] :
+       {std::tuple<index_t, index_t, index_t>{1, 1, 1}, {2, 3, 2}, {3, 2, 4}, {1, 4, 3}}) {
+    SCOPED_TRACE(testing::Message() << nx << " x " << ny << " x " << nz);
+    const CsrMatrix<double> a = prism::elasticity3d(nx, ny, nz, 1, {1.0});
+    expect_valid_csr(a);
+    const index_t px = nx + 1, py = ny + 1;
+    EXPECT_EQ(a.rows, 3 * px * py * nz);
+    // Node pairs at most one apart along every axis: 3 L - 2 along an axis of L nodes.
+    EXPECT_EQ(a.nnz(), 9 * (3 * px - 2) * (3 * py - 2) * (3 * nz - 2));
+    expect_spd(a);
+    for (index_t i = 0; i < a.rows; ++i) {
+      bool has_diagonal = false;
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        if (a.col_idx[k] == i) has_diagonal = a.values[k] > 0;
+      }
+      EXPECT_TRUE(has_diagonal) << "row " << i;
+    }
+  }
+  expect_spd(prism::elasticity3d(2, 2, 4, 4, {1.0, 1e4, 1e-3}));
+}
+
+// A rigid translation strains nothing: rows of nodes away from the clamped plane (k >= 2),
+// restricted to one displacement component, sum to zero; the plane k = 1 feels the clamp.
+TEST(Generators, ElasticityRowsAnnihilateRigidTranslations) {
+  const index_t nx = 3, ny = 2, nz = 4;
+  const CsrMatrix<double> a = prism::elasticity3d(nx, ny, nz, 2, {1.0, 50.0});
+  const index_t per_plane = 3 * (nx + 1) * (ny + 1);
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (int c = 0; c < 3; ++c) {
+      double sum = 0, diagonal = 0;
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        if (a.col_idx[k] % 3 == c) sum += a.values[k];
+        if (a.col_idx[k] == i) diagonal = a.values[k];
+      }
+      if (i >= per_plane) {
+        EXPECT_NEAR(sum, 0.0, 1e-12 * diagonal) << "row " << i << ", component " << c;
+      } else if (i % 3 == c) {
+        EXPECT_GT(sum, 1e-3 * diagonal) << "row " << i;  // the clamp holds it
+      }
+    }
+  }
+}
+
+// Young's modulus per slab of elements along z: one modulus scales the whole matrix, and
+// slabs are equal (the remainder spread), coefficients cycled.
+TEST(Generators, ElasticityScalesWithYoungsModulusPerLayer) {
+  const CsrMatrix<double> one = prism::elasticity3d(2, 3, 4, 1, {1.0});
+  const CsrMatrix<double> two = prism::elasticity3d(2, 3, 4, 3, {2.0});
+  ASSERT_EQ(one.col_idx, two.col_idx);
+  for (std::size_t k = 0; k < one.values.size(); ++k) EXPECT_EQ(two.values[k], 2 * one.values[k]);
+  // 2 layers of 2 element planes: moduli 1 below z = 2, 100 above. Rows of the top plane
+  // (k = 4) touch only elements of the upper slab; rows of plane k = 1 only the lower.
+  const CsrMatrix<double> layered = prism::elasticity3d(2, 3, 4, 2, {1.0, 100.0});
+  const index_t per_plane = 3 * 3 * 4;
+  for (index_t i = 0; i < layered.rows; ++i) {
+    const index_t plane = i / per_plane + 1;
+    if (plane == 2 || plane == 3) continue;
+    const double factor = plane == 4 ? 100.0 : 1.0;
+    double largest = 0;  // the element sums round differently once scaled by 100
+    for (index_t k = one.row_ptr[i]; k < one.row_ptr[i + 1]; ++k) {
+      largest = std::max(largest, std::abs(one.values[k]));
+    }
+    for (index_t k = layered.row_ptr[i]; k < layered.row_ptr[i + 1]; ++k) {
+      EXPECT_NEAR(layered.values[k], factor * one.values[k], 1e-14 * factor * largest)
+          << "row " << i;
+    }
+  }
+}
+
 TEST(Generators, LargeGridHasExpectedSize) {
   const index_t n = 100;
   const CsrMatrix<double> a = prism::poisson3d(n, n, n);
@@ -271,6 +345,12 @@ TEST(Generators, RejectsBadArguments) {
   throws_naming([] { prism::layered(3, 3, 0, 2, {}); }, "coefficients");
   throws_naming([] { prism::layered(3, 3, 3, 2, {1.0, 0.0}); }, "coefficients[1]");
   throws_naming([] { prism::layered(0, 3, 3, 1, {1.0}); }, "nx");
+  throws_naming([] { prism::elasticity3d(0, 3, 3, 1, {1.0}); }, "nx");
+  throws_naming([] { prism::elasticity3d(3, 3, 0, 1, {1.0}); }, "nz");
+  throws_naming([] { prism::elasticity3d(3, 3, 3, 0, {1.0}); }, "layers");
+  throws_naming([] { prism::elasticity3d(3, 3, 3, 4, {1.0}); }, "layers");
+  throws_naming([] { prism::elasticity3d(3, 3, 3, 1, {}); }, "coefficients");
+  throws_naming([&] { prism::elasticity3d(3, 3, 3, 2, {1.0, nan}); }, "coefficients[1]");
 }
 
 TEST(Generators, RejectsSizesBeyond32BitIndices) {
@@ -281,6 +361,9 @@ TEST(Generators, RejectsSizesBeyond32BitIndices) {
   EXPECT_THROW(prism::poisson3d(std::numeric_limits<index_t>::max(), 2, 1), prism::ConfigError);
   EXPECT_THROW(prism::poisson3d(1000, 1000, 300, 27), prism::ConfigError);
   EXPECT_THROW(prism::poisson3d(1290, 1290, 1290), prism::ConfigError);
+  EXPECT_THROW(prism::elasticity3d(300, 300, 300, 1, {1.0}), prism::ConfigError);  // entries
+  EXPECT_THROW(prism::elasticity3d(std::numeric_limits<index_t>::max(), 2, 1, 1, {1.0}),
+               prism::ConfigError);
 }
 
 }  // namespace

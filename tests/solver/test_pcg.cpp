@@ -32,6 +32,7 @@ std::vector<Case> cases() {
   out.push_back({"poisson3d27_7x6x5", prism::poisson3d(7, 6, 5, 27)});
   out.push_back({"anisotropic2d", prism::anisotropic2d(20, 20, 1.0, 100.0)});
   out.push_back({"layered3d", prism::layered(8, 8, 8, 4, {1.0, 1000.0})});
+  out.push_back({"elasticity3d", prism::elasticity3d(4, 3, 5, 5, {1.0, 100.0})});
   out.push_back({"n1", prism::poisson2d(1, 1)});
   out.push_back(
       {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")});

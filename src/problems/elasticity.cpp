@@ -1,0 +1,162 @@
+// Linear elasticity on a brick of trilinear (Q1) hexahedra: the stiffness matrix of a
+// finite element code, with the sparsity FEM users bring (3 unknowns a node, up to 81
+// entries a row, 3 x 3 blocks that are not M-matrix-like).
+
+#include <prism/errors.hpp>
+#include <prism/generators.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+
+namespace prism {
+namespace {
+
+constexpr double kPoissonRatio = 0.3;
+constexpr int kNodes = 8;          // corners of a hexahedron, x fastest, then y, then z
+constexpr int kDofs = 3 * kNodes;  // unknowns of an element
+using ElementMatrix = std::array<std::array<double, kDofs>, kDofs>;
+
+/// Stiffness of the unit cube for Young's modulus 1 (2 x 2 x 2 Gauss points, exact for
+/// the trilinear element), symmetrised exactly so that the assembled matrix is symmetric
+/// bit for bit. An element of edge h scales it by h; the grid spacing is scaled out.
+ElementMatrix unit_element_stiffness() {
+  const double nu = kPoissonRatio;
+  const double lambda = nu / ((1 + nu) * (1 - 2 * nu));
+  const double mu = 0.5 / (1 + nu);
+  const double g = 0.5 / std::sqrt(3.0);
+  ElementMatrix k{};
+  for (int q = 0; q < 8; ++q) {
+    const std::array<double, 3> xi{0.5 + (q & 1 ? g : -g), 0.5 + (q & 2 ? g : -g),
+                                   0.5 + (q & 4 ? g : -g)};
+    // Gradients of the shape functions N_a = prod_d (corner_d ? xi_d : 1 - xi_d).
+    std::array<std::array<double, 3>, kNodes> grad{};
+    for (int a = 0; a < kNodes; ++a) {
+      std::array<double, 3> f{}, s{};
+      for (int d = 0; d < 3; ++d) {
+        const bool corner = (a >> d) & 1;
+        f[d] = corner ? xi[d] : 1 - xi[d];
+        s[d] = corner ? 1.0 : -1.0;
+      }
+      grad[a] = {s[0] * f[1] * f[2], f[0] * s[1] * f[2], f[0] * f[1] * s[2]};
+    }
+    // sigma : epsilon for unit displacements (a, i) and (b, j): weight 1/8 per point.
+    for (int a = 0; a < kNodes; ++a) {
+      for (int i = 0; i < 3; ++i) {
+        for (int b = 0; b < kNodes; ++b) {
+          for (int j = 0; j < 3; ++j) {
+            double v = lambda * grad[a][i] * grad[b][j] + mu * grad[a][j] * grad[b][i];
+            if (i == j) {
+              for (int d = 0; d < 3; ++d) v += mu * grad[a][d] * grad[b][d];
+            }
+            k[3 * a + i][3 * b + j] += v / 8;
+          }
+        }
+      }
+    }
+  }
+  for (int r = 0; r < kDofs; ++r) {
+    for (int c = 0; c < r; ++c) k[r][c] = k[c][r] = 0.5 * (k[r][c] + k[c][r]);
+  }
+  return k;
+}
+
+}  // namespace
+
+CsrMatrix<double> elasticity3d(index_t nx, index_t ny, index_t nz, int layers,
+                               const std::vector<double>& youngs_moduli) {
+  const char* name = "elasticity3d";
+  for (const auto& [parameter, value] : {std::pair{"nx", nx}, {"ny", ny}, {"nz", nz}}) {
+    if (value < 1) {
+      throw ConfigError(std::string(name) + ": " + parameter + " must be >= 1, got " +
+                        std::to_string(value));
+    }
+  }
+  if (layers < 1 || layers > nz) {
+    throw ConfigError(std::string(name) + ": layers must be in 1 ... nz (" + std::to_string(nz) +
+                      "), got " + std::to_string(layers));
+  }
+  if (youngs_moduli.empty()) {
+    throw ConfigError(std::string(name) + ": coefficients must not be empty");
+  }
+  for (std::size_t i = 0; i < youngs_moduli.size(); ++i) {
+    if (!(youngs_moduli[i] > 0.0) || !std::isfinite(youngs_moduli[i])) {
+      throw ConfigError(std::string(name) + ": coefficients[" + std::to_string(i) +
+                        "] must be positive and finite, got " + std::to_string(youngs_moduli[i]));
+    }
+  }
+  // Nodes (nx + 1) x (ny + 1) x (nz + 1); the plane z = 0 is clamped, so the unknowns are
+  // the 3 displacements of the nodes with k >= 1. Each node couples to at most 27 nodes.
+  const std::int64_t px = std::int64_t{nx} + 1, py = std::int64_t{ny} + 1;
+  const std::int64_t rows = 3 * px * py * nz;
+  const std::int64_t max_nnz = rows * 81;
+  constexpr std::int64_t max_index = std::numeric_limits<index_t>::max();
+  if (px * py > max_index || rows > max_index || max_nnz / 81 != rows || max_nnz > max_index) {
+    throw ConfigError(std::string(name) + ": " + std::to_string(nx) + " x " + std::to_string(ny) +
+                      " x " + std::to_string(nz) +
+                      " elements give more than 2^31 - 1 unknowns or stored entries");
+  }
+  const ElementMatrix ke = unit_element_stiffness();
+  // Element plane e (0 <= e < nz) lies in slab floor(e * layers / nz), as in layered().
+  auto modulus = [&](std::int64_t plane) {
+    const std::int64_t slab = plane * layers / nz;
+    return youngs_moduli[static_cast<std::size_t>(slab) % youngs_moduli.size()];
+  };
+
+  CsrMatrix<double> a;
+  a.rows = a.cols = static_cast<index_t>(rows);
+  a.row_ptr.reserve(static_cast<std::size_t>(rows) + 1);  // row_ptr starts as {0}
+  a.col_idx.reserve(static_cast<std::size_t>(max_nnz));
+  a.values.reserve(static_cast<std::size_t>(max_nnz));
+  for (std::int64_t k = 1; k <= nz; ++k) {
+    for (std::int64_t j = 0; j < py; ++j) {
+      for (std::int64_t i = 0; i < px; ++i) {
+        for (int ci = 0; ci < 3; ++ci) {
+          // Neighbour nodes in increasing index order (z, then y, then x), so columns are
+          // sorted; each coupling sums the elements holding both nodes.
+          for (std::int64_t dk = -1; dk <= 1; ++dk) {
+            const std::int64_t qk = k + dk;
+            if (qk < 1 || qk > nz) continue;
+            for (std::int64_t dj = -1; dj <= 1; ++dj) {
+              const std::int64_t qj = j + dj;
+              if (qj < 0 || qj >= py) continue;
+              for (std::int64_t di = -1; di <= 1; ++di) {
+                const std::int64_t qi = i + di;
+                if (qi < 0 || qi >= px) continue;
+                std::array<double, 3> v{};
+                for (std::int64_t ek = std::max(k, qk) - 1; ek <= std::min(k, qk); ++ek) {
+                  if (ek < 0 || ek >= nz) continue;
+                  for (std::int64_t ej = std::max(j, qj) - 1; ej <= std::min(j, qj); ++ej) {
+                    if (ej < 0 || ej >= ny) continue;
+                    for (std::int64_t ei = std::max(i, qi) - 1; ei <= std::min(i, qi); ++ei) {
+                      if (ei < 0 || ei >= nx) continue;
+                      const auto corner = [&](std::int64_t ni, std::int64_t nj, std::int64_t nk) {
+                        return static_cast<int>((ni - ei) + 2 * (nj - ej) + 4 * (nk - ek));
+                      };
+                      const int lp = corner(i, j, k), lq = corner(qi, qj, qk);
+                      const double e = modulus(ek);
+                      for (int cj = 0; cj < 3; ++cj) v[cj] += e * ke[3 * lp + ci][3 * lq + cj];
+                    }
+                  }
+                }
+                const std::int64_t node = qi + px * (qj + py * (qk - 1));
+                for (int cj = 0; cj < 3; ++cj) {
+                  a.col_idx.push_back(static_cast<index_t>(3 * node + cj));
+                  a.values.push_back(v[cj]);
+                }
+              }
+            }
+          }
+          a.row_ptr.push_back(static_cast<index_t>(a.col_idx.size()));
+        }
+      }
+    }
+  }
+  return a;
+}
+
+}  // namespace prism
