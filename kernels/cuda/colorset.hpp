@@ -36,12 +36,14 @@ inline constexpr index_t kFusedStepRows = 1024;
 /// times its lowered threads per row). A fused run puts the step on one multiprocessor and
 /// each lane walks its entries one after another, so a small color of long rows is faster
 /// in a launch of its own, which spreads it over the GPU with the step's full threads per
-/// row. Q1 hexahedral elasticity (3 dofs a node, about 37 strict entries a row; H100, same
-/// run, median of 5 solves): 16^3 elements, 24 greedy colors of about 580 rows, fused with
-/// one thread a row before, 605 -> 98 us per PCG iteration; 24^3 with level-cyclic 8 (81
-/// colors of about 555 rows) 3527 -> 274 us. The fused steps of bcsstk13 hold at most 3.6
-/// (lower) and 6.5 (upper) entries a lane and stay fused (145.4 / 145.1 us, unchanged).
-/// The bound, 4 x kColorsetLaneEntries, lies between those measured points, not tuned.
+/// row. Q1 hexahedral elasticity (elasticity3d: 3 unknowns a node, about 37 strict entries
+/// a row, 24 greedy colors; H100, same-run A/B, median of 7 solves, us per PCG iteration,
+/// all fused before): 10^3 elements (151 rows a color, 9.3 entries a lane fused) 165 / 167
+/// -> 101 / 100; 12^3 (9.3) 239 / 241 -> 108 / 108; 14^3 (18.5) 357 / 360 -> 98 / 98; 16^3
+/// (37) 614 / 615 -> 101 / 99; 24^3 with level-cyclic 8 (81 colors of 555 rows) 3527 ->
+/// 274. Below the bound, 8^3 (4.6 a lane) stays fused, as do bcsstk13's steps (at most 3.6
+/// lower and 6.5 upper entries a lane), which fusing had taken from 133 to 64 / 83 us a
+/// solve. The bound, 4 x kColorsetLaneEntries, lies between 6.5 and 9.3; not tuned.
 inline constexpr int kFusedLaneEntries = 8;
 
 /// The launches of a color-set solve. Steps are in block order; every maximal sequence of
