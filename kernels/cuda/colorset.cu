@@ -3,7 +3,6 @@
 #include "kernels/cuda/dependent_launch.cuh"
 
 #include <algorithm>
-#include <utility>
 
 namespace prism::kernels::cuda {
 namespace {
@@ -217,10 +216,8 @@ ColorsetSchedule colorset_schedule(const index_t* host_row_ptr,
 
 ColorsetPlan colorset_plan(const index_t* host_row_ptr, const std::vector<index_t>& block_ptr,
                            cudaStream_t stream) {
-  ColorsetSchedule schedule = colorset_schedule(host_row_ptr, block_ptr);
   ColorsetPlan plan;
-  plan.steps = std::move(schedule.steps);
-  plan.runs = std::move(schedule.runs);
+  static_cast<ColorsetSchedule&>(plan) = colorset_schedule(host_row_ptr, block_ptr);
   plan.device_steps = upload_and_wait(plan.steps, stream);
   return plan;
 }

@@ -66,9 +66,7 @@ ColorsetSchedule colorset_schedule(const index_t* host_row_ptr,
                                    const std::vector<index_t>& block_ptr);
 
 /// A schedule with its steps on the device.
-struct ColorsetPlan {
-  std::vector<ColorsetStep> steps;
-  std::vector<ColorsetRun> runs;
+struct ColorsetPlan : ColorsetSchedule {
   DeviceBuffer<ColorsetStep> device_steps;  ///< steps on the device (fused runs read them)
 };
 

@@ -90,16 +90,21 @@ CsrMatrix<double> elasticity3d(index_t nx, index_t ny, index_t nz, int layers,
     }
   }
   // Nodes (nx + 1) x (ny + 1) x (nz + 1); the plane z = 0 is clamped, so the unknowns are
-  // the 3 displacements of the nodes with k >= 1. Each node couples to at most 27 nodes.
+  // the 3 displacements of the nodes with k >= 1. Two nodes couple when they are at most one
+  // apart along every axis (3 L - 2 pairs along an axis of L nodes), with 9 entries a pair.
+  // Counted in double first: exact up to 2^53, so the comparison with 2^31 - 1 is exact and
+  // nothing overflows before the check.
   const std::int64_t px = std::int64_t{nx} + 1, py = std::int64_t{ny} + 1;
-  const std::int64_t rows = 3 * px * py * nz;
-  const std::int64_t max_nnz = rows * 81;
-  constexpr std::int64_t max_index = std::numeric_limits<index_t>::max();
-  if (px * py > max_index || rows > max_index || max_nnz / 81 != rows || max_nnz > max_index) {
+  const auto dx = static_cast<double>(px), dy = static_cast<double>(py),
+             dz = static_cast<double>(nz);
+  const double max_index = std::numeric_limits<index_t>::max();
+  if (3 * dx * dy * dz > max_index || 9 * (3 * dx - 2) * (3 * dy - 2) * (3 * dz - 2) > max_index) {
     throw ConfigError(std::string(name) + ": " + std::to_string(nx) + " x " + std::to_string(ny) +
                       " x " + std::to_string(nz) +
                       " elements give more than 2^31 - 1 unknowns or stored entries");
   }
+  const std::int64_t rows = 3 * px * py * nz;
+  const std::int64_t nnz = 9 * (3 * px - 2) * (3 * py - 2) * (3 * std::int64_t{nz} - 2);
   const ElementMatrix ke = unit_element_stiffness();
   // Element plane e (0 <= e < nz) lies in slab floor(e * layers / nz), as in layered().
   auto modulus = [&](std::int64_t plane) {
@@ -110,8 +115,8 @@ CsrMatrix<double> elasticity3d(index_t nx, index_t ny, index_t nz, int layers,
   CsrMatrix<double> a;
   a.rows = a.cols = static_cast<index_t>(rows);
   a.row_ptr.reserve(static_cast<std::size_t>(rows) + 1);  // row_ptr starts as {0}
-  a.col_idx.reserve(static_cast<std::size_t>(max_nnz));
-  a.values.reserve(static_cast<std::size_t>(max_nnz));
+  a.col_idx.reserve(static_cast<std::size_t>(nnz));
+  a.values.reserve(static_cast<std::size_t>(nnz));
   for (std::int64_t k = 1; k <= nz; ++k) {
     for (std::int64_t j = 0; j < py; ++j) {
       for (std::int64_t i = 0; i < px; ++i) {

@@ -362,8 +362,9 @@ TEST(Generators, RejectsSizesBeyond32BitIndices) {
   EXPECT_THROW(prism::poisson3d(1000, 1000, 300, 27), prism::ConfigError);
   EXPECT_THROW(prism::poisson3d(1290, 1290, 1290), prism::ConfigError);
   EXPECT_THROW(prism::elasticity3d(300, 300, 300, 1, {1.0}), prism::ConfigError);  // entries
-  EXPECT_THROW(prism::elasticity3d(std::numeric_limits<index_t>::max(), 2, 1, 1, {1.0}),
-               prism::ConfigError);
+  constexpr index_t big = std::numeric_limits<index_t>::max();
+  EXPECT_THROW(prism::elasticity3d(big, 2, 1, 1, {1.0}), prism::ConfigError);
+  EXPECT_THROW(prism::elasticity3d(big, big, big, 1, {1.0}), prism::ConfigError);
 }
 
 }  // namespace
