@@ -14,7 +14,7 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITE
   -DPRISM_WITH_CUDA=ON -DPRISM_BUILD_BENCHMARKS=ON >/dev/null || exit 1
 cmake --build build-gpu -j 16 --target bench_pcg >/dev/null || exit 1
 if [ $# -eq 0 ]; then set -- tools/bench/poisson3d_128.yaml tools/bench/poisson2d_1024.yaml \
-  tools/bench/g3_circuit.yaml; fi
+  tools/bench/g3_circuit.yaml tools/bench/elasticity3d_40.yaml; fi
 ./build-gpu/tools/bench_pcg --repeats "${REPEATS:-5}" --json "$out/prism.json" \
   --dump-dir /tmp/prism_dump ${NO_EIGEN:+--no-eigen} "$@" 2>&1 | tee "$out/bench.log"
 PYTHONUNBUFFERED=1 python3 tools/bench_cupy.py /tmp/prism_dump --json "$out/cupy.json" \
