@@ -9,7 +9,9 @@
 #include <boost/property_map/property_map.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -28,9 +30,91 @@ using Graph =
                                        boost::no_property, std::uint32_t, std::uint32_t>;
 using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
 
-// The adjacency graph of A + A^T without self loops, each arc once, sources sorted.
+// The arcs (i, j), j != i, of a CSR pattern (offsets ptr, columns col) in row order: the
+// input of the CSR graph's sorted-edges constructor, read in one pass without a copy.
+template <typename Offset>
+class ArcIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = std::pair<Vertex, Vertex>;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const value_type*;
+  using reference = const value_type&;
+
+  ArcIterator(const Offset* ptr, const index_t* col, index_t rows, index_t row)
+      : ptr_(ptr), col_(col), rows_(rows), row_(row), k_(row < rows ? ptr[row] : 0) {
+    settle();
+  }
+  reference operator*() const { return arc_; }
+  pointer operator->() const { return &arc_; }
+  ArcIterator& operator++() {
+    ++k_;
+    settle();
+    return *this;
+  }
+  bool operator==(const ArcIterator& o) const { return row_ == o.row_ && k_ == o.k_; }
+  bool operator!=(const ArcIterator& o) const { return !(*this == o); }
+
+ private:
+  // Moves to the next off-diagonal entry at or after (row_, k_); past the end: (rows, 0).
+  void settle() {
+    while (row_ < rows_) {
+      for (; k_ < ptr_[row_ + 1]; ++k_) {
+        if (col_[k_] != row_) {
+          arc_ = {static_cast<Vertex>(row_), static_cast<Vertex>(col_[k_])};
+          return;
+        }
+      }
+      if (++row_ < rows_) k_ = ptr_[row_];
+    }
+    k_ = 0;
+  }
+  const Offset* ptr_;
+  const index_t* col_;
+  index_t rows_, row_;
+  Offset k_;
+  value_type arc_{};
+};
+
+template <typename Offset>
+Graph graph_of(const Offset* ptr, const index_t* col, index_t n, std::size_t arcs) {
+  return Graph(boost::edges_are_sorted, ArcIterator<Offset>(ptr, col, n, 0),
+               ArcIterator<Offset>(ptr, col, n, n), static_cast<Vertex>(n), arcs);
+}
+
+// Whether every row's columns increase strictly and every entry (i, j) has its mirror
+// (j, i): then A's own pattern, less the diagonal, is the adjacency of A + A^T. Scanning
+// rows in order meets the entries (j, i) of each row j in increasing i, so one cursor per
+// row checks every mirror in a single pass (as mirror_entries does).
+bool pattern_is_symmetric(const CsrMatrix<double>& a) {
+  const index_t n = a.rows;
+  std::vector<index_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const index_t j = a.col_idx[k];
+      if (j < 0 || j >= n || (k > a.row_ptr[i] && a.col_idx[k - 1] >= j)) return false;
+      const index_t m = next[j];
+      if (m >= a.row_ptr[j + 1] || a.col_idx[m] != i) return false;
+      next[j] = m + 1;
+    }
+  }
+  return true;
+}
+
+// The adjacency graph of A + A^T without self loops, each arc once, sources sorted. A
+// symmetric pattern (every matrix Solver::setup accepts) is read as it is; any other is
+// symmetrised first. The arc count is passed on, so the graph's storage is allocated once.
 Graph adjacency_graph(const CsrMatrix<double>& a) {
   const index_t n = a.rows;
+  if (pattern_is_symmetric(a)) {
+    std::size_t diagonal = 0;
+    for (index_t i = 0; i < n; ++i) {
+      const auto row = a.col_idx.begin() + a.row_ptr[i];
+      const auto end = a.col_idx.begin() + a.row_ptr[i + 1];
+      diagonal += std::binary_search(row, end, i) ? 1 : 0;
+    }
+    return graph_of(a.row_ptr.data(), a.col_idx.data(), n, a.col_idx.size() - diagonal);
+  }
   // Twice the off-diagonal count may pass 2^31 - 1, so offsets are size_t.
   std::vector<std::size_t> ptr(static_cast<std::size_t>(n) + 1, 0);
   for (index_t i = 0; i < n; ++i) {
@@ -52,19 +136,19 @@ Graph adjacency_graph(const CsrMatrix<double>& a) {
       adj[fill[j]++] = i;
     }
   }
-
-  std::vector<std::pair<Vertex, Vertex>> arcs;
-  arcs.reserve(adj.size() / 2 + 1);
+  // Sort and deduplicate every row, compacting the rows in place.
+  std::size_t out = 0;
   for (index_t i = 0; i < n; ++i) {
-    auto begin = adj.begin() + ptr[i];
-    auto end = adj.begin() + ptr[i + 1];
+    const auto begin = adj.begin() + static_cast<std::ptrdiff_t>(ptr[i]);
+    const auto end = adj.begin() + static_cast<std::ptrdiff_t>(ptr[i + 1]);
     std::sort(begin, end);
-    end = std::unique(begin, end);
-    for (auto it = begin; it != end; ++it) {
-      arcs.emplace_back(static_cast<Vertex>(i), static_cast<Vertex>(*it));
-    }
+    const auto last = std::unique(begin, end);
+    ptr[i] = out;
+    out = static_cast<std::size_t>(
+        std::copy(begin, last, adj.begin() + static_cast<std::ptrdiff_t>(out)) - adj.begin());
   }
-  return Graph(boost::edges_are_sorted, arcs.begin(), arcs.end(), static_cast<Vertex>(n));
+  ptr[n] = out;
+  return graph_of(ptr.data(), adj.data(), n, out);
 }
 
 std::vector<Vertex> vertex_order(const Graph& g, VertexOrder order) {

@@ -152,6 +152,34 @@ TEST(Coloring, NonSymmetricPatternIsSymmetrized) {
   }
 }
 
+// A symmetric pattern is colored from the matrix's own rows, any other pattern after
+// symmetrising: storing only a triangle (some rows without a diagonal) or a symmetric
+// pattern with a few diagonal entries dropped gives the same graph, so the same coloring.
+TEST(Coloring, EveryPatternOfOneGraphGivesTheSameColoring) {
+  for (const CsrMatrix<double>& full :
+       {random_symmetric(300, 1500, 7), elasticity3d(3, 2, 2, 1, {1.0}), poisson3d(5, 4, 3, 27)}) {
+    std::vector<Triplet> lower, upper, no_diagonal;
+    for (index_t i = 0; i < full.rows; ++i) {
+      for (index_t k = full.row_ptr[i]; k < full.row_ptr[i + 1]; ++k) {
+        const index_t j = full.col_idx[k];
+        const Triplet t{i, j, full.values[k]};
+        if (j < i) lower.push_back(t);  // no diagonal at all
+        if (j >= i) upper.push_back(t);
+        if (j != i || i % 3 != 0) no_diagonal.push_back(t);
+      }
+    }
+    for (const VertexOrder order : kOrders) {
+      const Coloring expected = color_matrix(full, order);
+      for (auto* part : {&lower, &upper, &no_diagonal}) {
+        const CsrMatrix<double> a = csr_from_triplets(full.rows, full.cols, *part);
+        const Coloring c = color_matrix(a, order);
+        EXPECT_EQ(c.color, expected.color);
+        EXPECT_EQ(c.permutation, expected.permutation);
+      }
+    }
+  }
+}
+
 TEST(Coloring, SingleRowAndDiagonalOnly) {
   for (const index_t n : {1, 33}) {
     const CsrMatrix<double> a = diagonal_only(n);
