@@ -15,6 +15,9 @@ SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Prec
   strict_.cols = t.cols;
   strict_.row_ptr.assign(static_cast<std::size_t>(t.rows) + 1, 0);
   diagonal_source_.resize(static_cast<std::size_t>(t.rows));
+  const auto strict_entries = static_cast<std::size_t>(std::max<index_t>(t.nnz() - t.rows, 0));
+  strict_.col_idx.reserve(strict_entries);
+  strict_source_.reserve(strict_entries);
   for (index_t i = 0; i < t.rows; ++i) {
     const index_t begin = t.row_ptr[i], end = t.row_ptr[i + 1];
     const index_t diag = lower_ ? end - 1 : begin;
