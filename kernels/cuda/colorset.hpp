@@ -32,6 +32,11 @@ struct ColorsetRun {
 /// hardware's largest block), threads per row lowered to fit.
 inline constexpr index_t kFusedStepRows = 1024;
 
+/// Entries of its row a lane reads before its launch waits for the one ahead
+/// (colorset_solve): with this many per lane, a row's entries need no load after the wait
+/// but the gather of x.
+inline constexpr int kColorsetLaneEntries = 2;
+
 /// Entries a lane of a fused run may hold on average (the step's entries over its rows
 /// times its lowered threads per row). A fused run puts the step on one multiprocessor and
 /// each lane walks its entries one after another, so a small color of long rows is faster
@@ -44,7 +49,7 @@ inline constexpr index_t kFusedStepRows = 1024;
 /// 274. Below the bound, 8^3 (4.6 a lane) stays fused, as do bcsstk13's steps (at most 3.6
 /// lower and 6.5 upper entries a lane), which fusing had taken from 133 to 64 / 83 us a
 /// solve. The bound, 4 x kColorsetLaneEntries, lies between 6.5 and 9.3; not tuned.
-inline constexpr int kFusedLaneEntries = 8;
+inline constexpr int kFusedLaneEntries = 4 * kColorsetLaneEntries;
 
 /// The launches of a color-set solve. Steps are in block order; every maximal sequence of
 /// at least two consecutive small steps is a fused run, a step being small when it has at
@@ -69,11 +74,6 @@ ColorsetSchedule colorset_schedule(const index_t* host_row_ptr,
 struct ColorsetPlan : ColorsetSchedule {
   DeviceBuffer<ColorsetStep> device_steps;  ///< steps on the device (fused runs read them)
 };
-
-/// Entries of its row a lane reads before its launch waits for the one ahead
-/// (colorset_solve): with this many per lane, a row's entries need no load after the wait
-/// but the gather of x.
-inline constexpr int kColorsetLaneEntries = 2;
 
 /// colorset_schedule with the steps uploaded on `stream` (waits for the upload).
 ColorsetPlan colorset_plan(const index_t* host_row_ptr, const std::vector<index_t>& block_ptr,

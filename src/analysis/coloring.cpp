@@ -85,9 +85,11 @@ Graph graph_of(const Offset* ptr, const index_t* col, index_t n, std::size_t arc
 // Whether every row's columns increase strictly and every entry (i, j) has its mirror
 // (j, i): then A's own pattern, less the diagonal, is the adjacency of A + A^T. Scanning
 // rows in order meets the entries (j, i) of each row j in increasing i, so one cursor per
-// row checks every mirror in a single pass (as mirror_entries does).
-bool pattern_is_symmetric(const CsrMatrix<double>& a) {
+// row checks every mirror in a single pass (as mirror_entries does). Counts the diagonal
+// entries on the way.
+bool pattern_is_symmetric(const CsrMatrix<double>& a, std::size_t& diagonal) {
   const index_t n = a.rows;
+  diagonal = 0;
   std::vector<index_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
   for (index_t i = 0; i < n; ++i) {
     for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
@@ -96,6 +98,7 @@ bool pattern_is_symmetric(const CsrMatrix<double>& a) {
       const index_t m = next[j];
       if (m >= a.row_ptr[j + 1] || a.col_idx[m] != i) return false;
       next[j] = m + 1;
+      if (j == i) ++diagonal;
     }
   }
   return true;
@@ -106,13 +109,8 @@ bool pattern_is_symmetric(const CsrMatrix<double>& a) {
 // symmetrised first. The arc count is passed on, so the graph's storage is allocated once.
 Graph adjacency_graph(const CsrMatrix<double>& a) {
   const index_t n = a.rows;
-  if (pattern_is_symmetric(a)) {
-    std::size_t diagonal = 0;
-    for (index_t i = 0; i < n; ++i) {
-      const auto row = a.col_idx.begin() + a.row_ptr[i];
-      const auto end = a.col_idx.begin() + a.row_ptr[i + 1];
-      diagonal += std::binary_search(row, end, i) ? 1 : 0;
-    }
+  std::size_t diagonal = 0;
+  if (pattern_is_symmetric(a, diagonal)) {
     return graph_of(a.row_ptr.data(), a.col_idx.data(), n, a.col_idx.size() - diagonal);
   }
   // Twice the off-diagonal count may pass 2^31 - 1, so offsets are size_t.
