@@ -70,6 +70,16 @@ __device__ __forceinline__ double finish_pivot(const Ic0Output& out, index_t i, 
   return l;
 }
 
+/// Whether an earlier block of rows (a launch before this one, rows below `begin`) has
+/// failed: then this attempt is lost and its remaining blocks return at once. A failure of
+/// this block itself (a row >= begin, recorded while the launch runs) does not stop it, so
+/// every row of the failing block runs and *failed_row ends as the reference's first
+/// failed row. The answer is the same in every thread (a value below begin was stored
+/// before the launch), so warps leave whole.
+__device__ __forceinline__ bool failed_earlier(const int* failed_row, index_t begin) {
+  return *reinterpret_cast<const volatile int*>(failed_row) < static_cast<int>(begin);
+}
+
 /// Row i's entries left of the diagonal are final: its pivot l_ii = sqrt(a_ii + shift -
 /// sum_{j<i} l_ij^2), the squares subtracted in order.
 __device__ __forceinline__ void finish_row(const Ic0Output& out, index_t i, index_t first,
@@ -107,6 +117,7 @@ __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__
   const index_t i = begin + static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= end) return;
   const index_t first = row_ptr[i], diag = row_ptr[i + 1] - 1;
+  if (failed_earlier(failed_row, begin)) return;
   // l_ik = (a_ik - sum_{j<k} l_ij l_kj) / l_kk over the common pattern of rows i and k,
   // in the reference kernel's order and without fused multiply-adds (__dmul_rn,
   // __dsub_rn), so the device factor is the reference factor bit for bit.
@@ -149,6 +160,7 @@ __global__ void __launch_bounds__(kStagedThreads)
   const index_t rows = end - i0 < staging.rows_per_warp ? end - i0 : staging.rows_per_warp;
   const index_t e0 = row_ptr[i0], entries = row_ptr[i0 + rows] - e0;
   const index_t q0 = matches.ptr[e0], pairs = matches.ptr[e0 + entries] - q0;
+  if (failed_earlier(failed_row, begin)) return;  // the whole warp
   // own[] in 4-byte words (its storage is padded to whole words past the last pair).
   const index_t w0 = q0 / 2, words = (q0 + pairs + 1) / 2 - w0;
   const auto* own_source = reinterpret_cast<const std::uint32_t*>(matches.own);
@@ -270,6 +282,7 @@ __global__ void __launch_bounds__(kThreads)
                                 (static_cast<long long>(blockIdx.x) * kThreads + threadIdx.x) / 32);
   if (i >= end) return;  // the whole warp
   const index_t first = row_ptr[i], diag = row_ptr[i + 1] - 1;
+  if (failed_earlier(failed_row, begin)) return;  // the whole warp
   for (index_t p = first; p < diag; ++p) {
     const index_t k = col_idx[p];
     const index_t k_first = row_ptr[k], k_diag = row_ptr[k + 1] - 1;

@@ -133,9 +133,11 @@ struct Ic0Rows {
 /// Factors rows.begin..rows.end of `lower` (diagonal last; values in `values`, tril(A)
 /// in, L out) with the diagonal shifted by `shift`. A row whose pivot is <= 0 or not
 /// finite min-reduces its index into *failed_row and leaves the pivot in its diagonal
-/// slot. Ic0Method::staged requires `matches` and rows.staging (ConfigError otherwise);
-/// the others do not read them. With `output`, the solves' copies of L are written too
-/// (Ic0Output), so no gather pass follows.
+/// slot. If *failed_row already holds a row below rows.begin (an earlier block failed, so
+/// the attempt is lost), the launch returns without computing anything, which makes the
+/// rest of a failed attempt cheap (its later blocks still launch). Ic0Method::staged requires
+/// `matches` and rows.staging (ConfigError otherwise); the others do not read them. With `output`,
+/// the solves' copies of L are written too (Ic0Output), so no gather pass follows.
 void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values, double shift,
                      int* failed_row, cudaStream_t stream, const Ic0Matches* matches = nullptr,
                      const Ic0Output* output = nullptr);
