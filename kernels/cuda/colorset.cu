@@ -73,8 +73,8 @@ struct FusedRange {
 
 __device__ FusedRange fetch_range(const ColorsetStep& s, const index_t* __restrict__ row_ptr) {
   FusedRange r;
-  r.tpr = s.threads_per_row;
-  r.row = s.begin + static_cast<index_t>(threadIdx.x) / r.tpr;
+  r.tpr = s.threads_per_row;  // a power of two: a shift, not a division
+  r.row = s.begin + static_cast<index_t>(threadIdx.x >> (__ffs(r.tpr) - 1));
   r.lane = static_cast<int>(threadIdx.x) & (r.tpr - 1);
   r.valid = r.row < s.end;
   if (r.valid) {
@@ -155,8 +155,11 @@ __global__ void __launch_bounds__(kFusedStepRows)
         sum += static_cast<double>(values[k]) * x[col_idx[k]];
       }
     }
-    for (int offset = r.tpr / 2; offset > 0; offset /= 2) {
-      sum += __shfl_down_sync(0xffffffffu, sum, offset, r.tpr);
+    // Offsets tpr / 2, ..., 1 as in colorset_rows, unrolled (tpr is the same in the whole
+    // block, so the tests do not diverge).
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) {
+      if (offset < r.tpr) sum += __shfl_down_sync(0xffffffffu, sum, offset, r.tpr);
     }
     if (r.valid && r.lane == 0) x[r.row] = (rhs - sum) * static_cast<double>(cur.scale);
     __syncthreads();
