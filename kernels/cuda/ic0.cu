@@ -70,6 +70,15 @@ __device__ __forceinline__ double finish_pivot(const Ic0Output& out, index_t i, 
   return l;
 }
 
+/// Attempt blockIdx.y of a ladder (Ic0Attempts): its shift, values and failure flag.
+__device__ __forceinline__ void take_attempt(const Ic0Attempts& ladder, double*& values,
+                                             double& shift, int*& failed_row) {
+  if (ladder.shifts == nullptr) return;
+  shift = ladder.shifts[blockIdx.y];
+  values += static_cast<std::size_t>(blockIdx.y) * ladder.stride;
+  failed_row += blockIdx.y;
+}
+
 /// Whether an earlier block of rows (a launch before this one, rows below `begin`) has
 /// failed: then this attempt is lost and its remaining blocks return at once. A failure of
 /// this block itself (a row >= begin, recorded while the launch runs) does not stop it, so
@@ -113,7 +122,8 @@ __device__ __forceinline__ void for_each_match(const index_t* __restrict__ col_i
 
 __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
                          const index_t* __restrict__ col_idx, double* values, double shift,
-                         int* failed_row, Ic0Output out) {
+                         int* failed_row, Ic0Output out, Ic0Attempts ladder) {
+  take_attempt(ladder, values, shift, failed_row);
   const index_t i = begin + static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= end) return;
   const index_t first = row_ptr[i], diag = row_ptr[i + 1] - 1;
@@ -143,7 +153,8 @@ __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__
 __global__ void __launch_bounds__(kStagedThreads)
     ic0_rows_staged(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
                     Ic0Matches matches, Ic0Staging staging, double* values, double shift,
-                    int* failed_row, Ic0Output out) {
+                    int* failed_row, Ic0Output out, Ic0Attempts ladder) {
+  take_attempt(ladder, values, shift, failed_row);
   // The layout ic0_staged_bytes counts: 8-byte slots, then 4-byte ones.
   extern __shared__ double staged[];
   double* scale = staged;                      // row_scale of the warp's rows
@@ -231,6 +242,22 @@ __global__ void __launch_bounds__(kStagedThreads)
   }
 }
 
+/// A finished factor L_s into the solves' storage, one thread per entry, with the values
+/// the factorization kernels emit as they go (emit_entry, and emit_pivot for a diagonal).
+__global__ void ic0_emit_entries(index_t nnz, const index_t* __restrict__ row_ptr,
+                                 const index_t* __restrict__ entry_row,
+                                 const double* __restrict__ values, Ic0Output out) {
+  const long long p = static_cast<long long>(blockIdx.x) * kThreads + threadIdx.x;
+  if (p >= nnz) return;
+  const index_t i = entry_row[p];
+  const auto entry = static_cast<index_t>(p);
+  if (entry == row_ptr[i + 1] - 1) {
+    emit_pivot(out, i, values[entry], out.row_scale[i]);
+  } else {
+    emit_entry(out, i, entry, values[entry]);
+  }
+}
+
 /// Counts (own == nullptr; the pivot positions too, and count[nnz] set to 1 where any
 /// entry has a pair) or stores the matches of each entry p of L (Ic0Matches).
 __global__ void ic0_find_matches(index_t nnz, const index_t* __restrict__ row_ptr,
@@ -275,7 +302,8 @@ __global__ void ic0_find_matches(index_t nnz, const index_t* __restrict__ row_pt
 __global__ void __launch_bounds__(kThreads)
     ic0_rows_warp(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
                   const index_t* __restrict__ col_idx, double* values, double shift,
-                  int* failed_row, Ic0Output out) {
+                  int* failed_row, Ic0Output out, Ic0Attempts ladder) {
+  take_attempt(ladder, values, shift, failed_row);
   constexpr unsigned kAll = 0xffffffffu;
   const int lane = static_cast<int>(threadIdx.x % 32);
   const index_t i = begin + static_cast<index_t>(
@@ -434,14 +462,19 @@ Ic0Staging ic0_staging(const index_t* row_ptr, const index_t* match_ptr, index_t
 
 void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values, double shift,
                      int* failed_row, cudaStream_t stream, const Ic0Matches* matches,
-                     const Ic0Output* output) {
+                     const Ic0Output* output, const Ic0Attempts* attempts) {
   const index_t begin = rows.begin, end = rows.end;
   if (end <= begin) return;
   const Ic0Output out = output != nullptr ? *output : Ic0Output{};
+  const Ic0Attempts ladder = attempts != nullptr ? *attempts : Ic0Attempts{};
+  if (ladder.shifts != nullptr && (ladder.count < 1 || out.lower_dest != nullptr)) {
+    throw ConfigError("ic0_factor_rows: a ladder of attempts needs count >= 1 and no output");
+  }
+  const auto count = static_cast<unsigned>(ladder.shifts != nullptr ? ladder.count : 1);
   switch (rows.method) {
     case Ic0Method::warp_merge:
-      ic0_rows_warp<<<blocks_for(32LL * (end - begin)), kThreads, 0, stream>>>(
-          begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row, out);
+      ic0_rows_warp<<<dim3(blocks_for(32LL * (end - begin)), count), kThreads, 0, stream>>>(
+          begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row, out, ladder);
       break;
     case Ic0Method::staged: {
       const Ic0Staging& staging = rows.staging;
@@ -451,15 +484,23 @@ void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values,
         throw ConfigError("ic0_factor_rows: Ic0Method::staged without matches or staging");
       }
       const index_t warps = (end - begin + staging.rows_per_warp - 1) / staging.rows_per_warp;
-      ic0_rows_staged<<<static_cast<int>(warps), kStagedThreads, bytes, stream>>>(
-          begin, end, lower.row_ptr, *matches, staging, values, shift, failed_row, out);
+      ic0_rows_staged<<<dim3(static_cast<unsigned>(warps), count), kStagedThreads, bytes, stream>>>(
+          begin, end, lower.row_ptr, *matches, staging, values, shift, failed_row, out, ladder);
       break;
     }
     case Ic0Method::merge:
-      ic0_rows<<<blocks_for(end - begin), kThreads, 0, stream>>>(
-          begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row, out);
+      ic0_rows<<<dim3(blocks_for(end - begin), count), kThreads, 0, stream>>>(
+          begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row, out, ladder);
       break;
   }
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void ic0_emit(CsrView<double> lower, index_t nnz, const index_t* entry_row, const double* values,
+              const Ic0Output& output, cudaStream_t stream) {
+  if (nnz == 0 || output.lower_dest == nullptr) return;
+  ic0_emit_entries<<<blocks_for(nnz), kThreads, 0, stream>>>(nnz, lower.row_ptr, entry_row, values,
+                                                             output);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

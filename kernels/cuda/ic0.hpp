@@ -130,6 +130,17 @@ struct Ic0Rows {
   Ic0Staging staging;  // Ic0Method::staged
 };
 
+/// Several attempts at one block of rows in one launch (the shift retries of a
+/// factorization, run together): attempt a, a < count, factors its own copy of the values
+/// at values + a * stride with the diagonal shifted by shifts[a] (device memory) and
+/// records its failures in failed_row[a]. Each attempt computes exactly what a launch of
+/// its own would.
+struct Ic0Attempts {
+  int count = 1;
+  const double* shifts = nullptr;
+  std::size_t stride = 0;
+};
+
 /// Factors rows.begin..rows.end of `lower` (diagonal last; values in `values`, tril(A)
 /// in, L out) with the diagonal shifted by `shift`. A row whose pivot is <= 0 or not
 /// finite min-reduces its index into *failed_row and leaves the pivot in its diagonal
@@ -138,9 +149,17 @@ struct Ic0Rows {
 /// rest of a failed attempt cheap (its later blocks still launch). Ic0Method::staged requires
 /// `matches` and rows.staging (ConfigError otherwise); the others do not read them. With `output`,
 /// the solves' copies of L are written too (Ic0Output), so no gather pass follows.
+/// With `attempts` (shifts set), its attempts run instead, `shift` unused; they cannot
+/// write an output (ConfigError): ic0_emit writes the one that is kept.
 void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values, double shift,
                      int* failed_row, cudaStream_t stream, const Ic0Matches* matches = nullptr,
-                     const Ic0Output* output = nullptr);
+                     const Ic0Output* output = nullptr, const Ic0Attempts* attempts = nullptr);
+
+/// Writes a finished factor (`values` on the pattern of `lower`, nnz entries; entry_row[p]:
+/// the row of entry p) into the solves' storage, as ic0_factor_rows with `output` does
+/// while it factors: the same values, bit for bit. Nothing without output.lower_dest.
+void ic0_emit(CsrView<double> lower, index_t nnz, const index_t* entry_row, const double* values,
+              const Ic0Output& output, cudaStream_t stream);
 
 /// The choice between Ic0Method::merge and warp_merge for a block of `rows` rows whose
 /// longest row has m = `entries` entries left of the diagonal, on a GPU holding

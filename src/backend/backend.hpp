@@ -108,8 +108,8 @@ class TriangularSolver {
 
 /// An IC(0) factor computed and applied in the backend's memory, one independent block
 /// of rows (a color) at a time, every row of a block in parallel. The host keeps the
-/// shift retry (precond/ic0_factor.hpp): load() once, then attempt() per shift, then
-/// finish(). The solves are the color-set solves.
+/// shift retry (precond/ic0_factor.hpp): load() once, then attempt() for the unshifted
+/// matrix and attempts() for the retries, then finish(). The solves are the color-set solves.
 class Ic0Factor {
  public:
   virtual ~Ic0Factor() = default;
@@ -129,6 +129,20 @@ class Ic0Factor {
   /// runs in queue_attempt().
   virtual void queue_attempt(double shift) { queued_ = attempt(shift); }
   virtual kernels::Ic0Status attempt_result() { return queued_; }
+  /// Attempts with shifts[0], shifts[1], ... (count >= 1) as attempt() would one after
+  /// another, stopping after the first that succeeds or reports bad input: their verdicts,
+  /// in order. A backend may run several at once and may stop early (at least one verdict,
+  /// none of them a success but possibly the last); the loaded matrix then stays loaded
+  /// for further attempts, and after a success finish() finishes that attempt's factor.
+  /// By default one attempt() after another.
+  virtual std::vector<kernels::Ic0Status> attempts(const double* shifts, int count) {
+    std::vector<kernels::Ic0Status> verdicts;
+    for (int a = 0; a < count; ++a) {
+      verdicts.push_back(attempt(shifts[a]));
+      if (verdicts.back().ok() || verdicts.back().bad_input) break;
+    }
+    return verdicts;
+  }
   /// After a successful attempt: L = S^{-1} L_s, laid out for the solves.
   virtual void finish() = 0;
   /// Solves L x = b (lower) or L^T x = b (upper).

@@ -81,27 +81,41 @@ void Ic0Pattern::scale(const CsrMatrix<double>& a, std::vector<double>& scaled,
   if (!status.ok()) throw_bad_diagonal(status);
 }
 
-template <typename Attempt>
-FactorizationReport Ic0Pattern::retry(const Ic0Options& options, Attempt&& attempt) const {
+template <typename First, typename Retries>
+FactorizationReport Ic0Pattern::retry(const Ic0Options& options, First&& first,
+                                      Retries&& retries) const {
   FactorizationReport report;
   report.performed = true;
-  double shift = 0.0;
-  for (;;) {
-    const kernels::Ic0Status status = attempt(shift);
-    if (status.ok()) break;
-    if (status.bad_input) throw_bad_diagonal(status);  // no shift repairs the input
-    if (report.retries >= options.max_shift_retries) {
-      std::ostringstream msg;
-      msg << "ic0: factorization broke down at row " << status.failed_row + 1 << " (pivot "
-          << status.pivot << ") with diagonal shift " << shift << " after " << report.retries
-          << " retries";
-      throw NumericalError(msg.str());
-    }
-    ++report.retries;
-    shift = std::max(2.0 * shift, options.initial_shift);
+  kernels::Ic0Status status = first();  // no shift
+  if (status.ok()) return report;
+  if (status.bad_input) throw_bad_diagonal(status);  // no shift repairs the input
+  // The retries' shifts: initial_shift, doubled on each further retry.
+  std::vector<double> shifts;
+  for (int r = 0; r < options.max_shift_retries; ++r) {
+    shifts.push_back(std::max(2.0 * (shifts.empty() ? 0.0 : shifts.back()), options.initial_shift));
   }
-  report.shift = shift;
-  return report;
+  double shift = 0.0;
+  while (static_cast<std::size_t>(report.retries) < shifts.size()) {
+    const std::size_t done = static_cast<std::size_t>(report.retries);
+    const std::vector<kernels::Ic0Status> verdicts =
+        retries(shifts.data() + done, static_cast<int>(shifts.size() - done));
+    if (verdicts.empty()) throw Error("ic0: the factorization returned no verdict");
+    for (const kernels::Ic0Status& verdict : verdicts) {
+      status = verdict;
+      shift = shifts[static_cast<std::size_t>(report.retries)];
+      ++report.retries;
+      if (status.ok()) {
+        report.shift = shift;
+        return report;
+      }
+      if (status.bad_input) throw_bad_diagonal(status);
+    }
+  }
+  std::ostringstream msg;
+  msg << "ic0: factorization broke down at row " << status.failed_row + 1 << " (pivot "
+      << status.pivot << ") with diagonal shift " << shift << " after " << report.retries
+      << " retries";
+  throw NumericalError(msg.str());
 }
 
 FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0Options& options) {
@@ -109,10 +123,19 @@ FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0O
   scale(a, scaled, row_scale);
   const kernels::CsrView<double> pattern{lower_.rows, lower_.cols, lower_.row_ptr.data(),
                                          lower_.col_idx.data(), nullptr};
-  const FactorizationReport report = retry(options, [&](double shift) {
+  const auto attempt = [&](double shift) {
     lower_.values = scaled;
     return kernels::reference::ic0_factorize(pattern, lower_.values.data(), shift);
-  });
+  };
+  const FactorizationReport report = retry(
+      options, [&] { return attempt(0.0); },
+      [&](const double* shifts, int count) {
+        std::vector<kernels::Ic0Status> verdicts;
+        for (int k = 0; k < count && (verdicts.empty() || !verdicts.back().ok()); ++k) {
+          verdicts.push_back(attempt(shifts[k]));
+        }
+        return verdicts;
+      });
   // L = S^{-1} L_s: row i scaled by sqrt(a_ii).
   for (index_t i = 0; i < rows_; ++i) {
     for (index_t k = lower_.row_ptr[i]; k < lower_.row_ptr[i + 1]; ++k) {
@@ -130,8 +153,9 @@ FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0O
   std::vector<double> scaled, row_scale;
   scale(a, scaled, row_scale);
   engine.load(scaled, row_scale);
-  const FactorizationReport report =
-      retry(options, [&](double shift) { return engine.attempt(shift); });
+  const FactorizationReport report = retry(
+      options, [&] { return engine.attempt(0.0); },
+      [&](const double* shifts, int count) { return engine.attempts(shifts, count); });
   engine.finish();
   return report;
 }
@@ -153,14 +177,9 @@ void Ic0Pattern::queue_factorize(const backend::SourceValues& a, backend::Ic0Fac
 
 FactorizationReport Ic0Pattern::finish_factorize(const Ic0Options& options,
                                                  backend::Ic0Factor& engine) {
-  bool queued = true;
-  const FactorizationReport report = retry(options, [&](double shift) {
-    if (queued) {
-      queued = false;
-      return engine.attempt_result();
-    }
-    return engine.attempt(shift);
-  });
+  const FactorizationReport report = retry(
+      options, [&] { return engine.attempt_result(); },
+      [&](const double* shifts, int count) { return engine.attempts(shifts, count); });
   engine.finish();
   return report;
 }

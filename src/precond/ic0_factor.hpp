@@ -54,9 +54,12 @@ class Ic0Pattern {
   /// tril(S A S) on the lower pattern and row_scale[i] = 1 / S_ii = sqrt(a_ii).
   void scale(const CsrMatrix<double>& a, std::vector<double>& scaled,
              std::vector<double>& row_scale) const;
-  /// Runs attempts with the growing shift until one succeeds; throws NumericalError.
-  template <typename Attempt>
-  FactorizationReport retry(const Ic0Options& options, Attempt&& attempt) const;
+  /// first() factors without a shift; on breakdown retries(shifts, count) runs attempts
+  /// with the growing shifts, in order, and returns their verdicts up to the first
+  /// success (possibly fewer: it is called again with the rest). Throws NumericalError
+  /// when every retry broke down, InvalidMatrixError on bad input.
+  template <typename First, typename Retries>
+  FactorizationReport retry(const Ic0Options& options, First&& first, Retries&& retries) const;
 
   index_t rows_ = 0;
   index_t a_nnz_ = 0;

@@ -852,6 +852,45 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
         }
       }
     }
+    // A ladder of attempts in one launch per block: each attempt as if alone.
+    const std::vector<double> shifts{0.0, 0.5, 1e-3};
+    const std::size_t nnz = scaled.size();
+    for (kc::Ic0Method method :
+         {kc::Ic0Method::merge, kc::Ic0Method::warp_merge, kc::Ic0Method::staged}) {
+      if (method == kc::Ic0Method::staged && !has_pairs) continue;
+      SCOPED_TRACE(name + ", ladder, method " + std::to_string(static_cast<int>(method)));
+      std::vector<double> copies;
+      for (std::size_t t = 0; t < shifts.size(); ++t) {
+        copies.insert(copies.end(), scaled.begin(), scaled.end());
+      }
+      auto values = kc::upload_and_wait(copies, nullptr);
+      auto device_shifts = kc::upload_and_wait(shifts, nullptr);
+      auto failed = kc::upload_and_wait(std::vector<int>(shifts.size(), kc::kNoFailedRow), nullptr);
+      const kc::Ic0Attempts ladder{static_cast<int>(shifts.size()), device_shifts.data(), nnz};
+      for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
+        kc::Ic0Rows rows;
+        rows.begin = blocks[b];
+        rows.end = blocks[b + 1];
+        rows.method = method;
+        rows.staging = kc::ic0_staging(lower.row_ptr.data(), expected_matches.ptr.data(),
+                                       rows.begin, rows.end);
+        kc::ic0_factor_rows(rows, device, values.data(), -1.0, failed.data(), nullptr, &matches,
+                            nullptr, &ladder);
+      }
+      const std::vector<double> got = download(values);
+      const std::vector<int> failed_rows = download(failed);
+      for (std::size_t t = 0; t < shifts.size(); ++t) {
+        SCOPED_TRACE(shifts[t]);
+        std::vector<double> expected = scaled;
+        const prism::kernels::Ic0Status status =
+            prism::kernels::reference::ic0_factorize(view, expected.data(), shifts[t]);
+        EXPECT_EQ(failed_rows[t], status.ok() ? kc::kNoFailedRow : status.failed_row);
+        const index_t good_rows = status.ok() ? a.rows : status.failed_row;
+        const auto end = static_cast<std::ptrdiff_t>(lower.row_ptr[good_rows]);
+        const auto first = got.begin() + static_cast<std::ptrdiff_t>(t * nnz);
+        EXPECT_TRUE(std::equal(first, first + end, expected.begin()));
+      }
+    }
   }
 }
 

@@ -10,7 +10,11 @@
 #include <gtest/gtest.h>
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -164,6 +168,76 @@ TEST(Ic0Factor, BackendEngineOnTheCpuMatchesTheHostFactorization) {
       double scale = 1.0;
       for (double v : expected) scale = std::max(scale, std::abs(v));
       for (std::size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], expected[i], 1e-12 * scale);
+    }
+  }
+}
+
+// A backend may run the retries' attempts several at a time and stop early
+// (Ic0Factor::attempts): the retry then asks again with the shifts left. An engine that
+// answers one or two attempts a call gives the report and the error of the serial one.
+class ChunkedEngine final : public prism::backend::Ic0Factor {
+ public:
+  ChunkedEngine(std::unique_ptr<prism::backend::Ic0Factor> inner, int chunk)
+      : inner_(std::move(inner)), chunk_(chunk) {}
+  void load(const std::vector<double>& scaled, const std::vector<double>& row_scale) override {
+    inner_->load(scaled, row_scale);
+  }
+  void load(const prism::backend::SourceValues& a) override { inner_->load(a); }
+  prism::kernels::Ic0Status attempt(double shift) override { return inner_->attempt(shift); }
+  std::vector<prism::kernels::Ic0Status> attempts(const double* shifts, int count) override {
+    ++calls;
+    return inner_->attempts(shifts, std::min(count, chunk_));
+  }
+  void finish() override { inner_->finish(); }
+  void solve(prism::backend::Triangle t, const prism::backend::Vector& b,
+             prism::backend::Vector& x) override {
+    inner_->solve(t, b, x);
+  }
+  int calls = 0;
+
+ private:
+  std::unique_ptr<prism::backend::Ic0Factor> inner_;
+  int chunk_;
+};
+
+TEST(Ic0Factor, RetriesAnsweredInChunksGiveTheSerialReport) {
+  const std::string path = prism::test::shared_matrix("bcsstk13.mtx.gz");
+  if (path.empty()) GTEST_SKIP() << "shared/matrices/bcsstk13.mtx.gz not available";
+  const CsrMatrix<double> a = prism::read_matrix_market(path);
+  auto backend = prism::backend::make_cpu_backend();
+  prism::precond::Ic0Pattern host(a);
+  const prism::FactorizationReport serial = host.factorize(a, {});
+  ASSERT_GT(serial.retries, 2);
+  prism::Ic0Options few;
+  few.max_shift_retries = serial.retries - 1;
+  std::string serial_error;
+  try {
+    host.factorize(a, few);
+  } catch (const prism::NumericalError& e) {
+    serial_error = e.what();
+  }
+  ASSERT_FALSE(serial_error.empty());
+  for (int chunk : {1, 2, 100}) {
+    SCOPED_TRACE(chunk);
+    prism::precond::Ic0Pattern pattern(a);
+    const auto make = [&] {
+      return std::make_unique<ChunkedEngine>(
+          backend->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source(),
+                                   pattern.lower_source(),
+                                   {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64}),
+          chunk);
+    };
+    auto engine = make();
+    const prism::FactorizationReport chunked = pattern.factorize(a, {}, *engine);
+    EXPECT_EQ(chunked.retries, serial.retries);
+    EXPECT_EQ(chunked.shift, serial.shift);
+    EXPECT_EQ(engine->calls, (serial.retries + chunk - 1) / chunk);
+    auto failing = make();
+    try {
+      pattern.factorize(a, few, *failing);
+      ADD_FAILURE() << "expected a breakdown after " << few.max_shift_retries << " retries";
+    } catch (const prism::NumericalError& e) {
+      EXPECT_EQ(std::string(e.what()), serial_error);
     }
   }
 }

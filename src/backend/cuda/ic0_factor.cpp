@@ -88,6 +88,15 @@ class CudaIc0Factor final : public Ic0Factor {
       }
       std::vector<index_t>().swap(matches_.host_ptr);  // planned: not needed again
     }
+    for (const kernels::cuda::Ic0Rows& rows : blocks_) {
+      const long long n = rows.end - rows.begin;
+      const long long threads =
+          rows.method == kernels::cuda::Ic0Method::warp_merge ? 32 * n
+          : rows.method == kernels::cuda::Ic0Method::staged
+              ? 32 * ((n + rows.staging.rows_per_warp - 1) / rows.staging.rows_per_warp)
+              : n;
+      widest_block_threads_ = std::max(widest_block_threads_, threads);
+    }
   }
 
   // The loaded values go straight into the factor's storage; an attempt after a failed
@@ -123,12 +132,11 @@ class CudaIc0Factor final : public Ic0Factor {
     fresh_ = false;
     PRISM_CUDA_CHECK(
         cudaMemsetAsync(flags_.data(), kernels::cuda::kNoFailedRowByte, sizeof(int), stream_));
-    const kernels::cuda::Ic0Output output = DeviceColorset::pair_output(
-        lower_, upper_, lower_dest_.data(), upper_dest_.data(), row_scale_.data());
+    const kernels::cuda::Ic0Output out = output();
     const kernels::cuda::Ic0Matches matches = matches_.view();
     for (const kernels::cuda::Ic0Rows& rows : blocks_) {
       kernels::cuda::ic0_factor_rows(rows, pattern(), l_values_.data(), shift, flags_.data(),
-                                     stream_, &matches, &output);
+                                     stream_, &matches, &out);
     }
     // One read back for both verdicts: the factorization's and the scaling's.
     PRISM_CUDA_CHECK(cudaMemcpyAsync(host_flags_.data(), flags_.data(), 2 * sizeof(int),
@@ -148,6 +156,65 @@ class CudaIc0Factor final : public Ic0Factor {
     double pivot = 0.0;
     copy_one(l_values_.data() + host_row_ptr_[row + 1] - 1, pivot);
     return {row, pivot};
+  }
+
+  /// The retries run together, one launch per block for all of them (Ic0Attempts), when
+  /// that many attempts of the widest block still fit the GPU's resident threads at once
+  /// (then they cost the latency of one attempt, not one each: bcsstk13's 8 retries,
+  /// blocks of a few dozen rows) and their copies of L fit a quarter of the free memory;
+  /// at most kLadderWidth. Otherwise (large blocks, where the attempts would share the
+  /// GPU) one at a time, each stopping where it breaks down. The verdicts are those of
+  /// the attempts one after another, and the kept factor is the same bit for bit.
+  std::vector<kernels::Ic0Status> attempts(const double* shifts, int count) override {
+    const int width = ladder_width(count);
+    if (width <= 1) return {attempt(shifts[0])};
+    const std::size_t nnz = l_values_.size();
+    const auto slots = static_cast<std::size_t>(width);
+    if (ladder_values_.size() < slots * nnz) ladder_values_ = DeviceBuffer<double>(slots * nnz);
+    if (ladder_flags_.size() == 0) {  // first retries of this factor
+      ladder_shifts_ = DeviceBuffer<double>(kLadderWidth);
+      ladder_flags_ = DeviceBuffer<int>(kLadderWidth);
+      host_ladder_shifts_ = PinnedBuffer<double>(kLadderWidth);
+      host_ladder_flags_ = PinnedBuffer<int>(kLadderWidth);
+    }
+    if (!fresh_) source_values_ != nullptr ? fill_from_values() : fill_from_host();
+    fresh_ = false;
+    for (std::size_t a = 0; a < slots; ++a) {
+      PRISM_CUDA_CHECK(cudaMemcpyAsync(ladder_values_.data() + a * nnz, l_values_.data(),
+                                       nnz * sizeof(double), cudaMemcpyDeviceToDevice, stream_));
+    }
+    for (std::size_t a = 0; a < slots; ++a) host_ladder_shifts_.data()[a] = shifts[a];
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(ladder_shifts_.data(), host_ladder_shifts_.data(),
+                                     slots * sizeof(double), cudaMemcpyHostToDevice, stream_));
+    PRISM_CUDA_CHECK(cudaMemsetAsync(ladder_flags_.data(), kernels::cuda::kNoFailedRowByte,
+                                     slots * sizeof(int), stream_));
+    const kernels::cuda::Ic0Matches matches = matches_.view();
+    const kernels::cuda::Ic0Attempts ladder{width, ladder_shifts_.data(), nnz};
+    for (const kernels::cuda::Ic0Rows& rows : blocks_) {
+      kernels::cuda::ic0_factor_rows(rows, pattern(), ladder_values_.data(), 0.0,
+                                     ladder_flags_.data(), stream_, &matches, nullptr, &ladder);
+    }
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(host_ladder_flags_.data(), ladder_flags_.data(),
+                                     slots * sizeof(int), cudaMemcpyDeviceToHost, stream_));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    std::vector<kernels::Ic0Status> verdicts;
+    for (std::size_t a = 0; a < slots; ++a) {
+      const double* values = ladder_values_.data() + a * nnz;
+      const int row = host_ladder_flags_.data()[a];
+      if (row == kernels::cuda::kNoFailedRow) {
+        // Kept: into the factor's storage, and written out for the solves.
+        PRISM_CUDA_CHECK(cudaMemcpyAsync(l_values_.data(), values, nnz * sizeof(double),
+                                         cudaMemcpyDeviceToDevice, stream_));
+        kernels::cuda::ic0_emit(pattern(), static_cast<index_t>(nnz), entry_row_.data(),
+                                l_values_.data(), output(), stream_);
+        verdicts.push_back({});
+        break;
+      }
+      double pivot = 0.0;
+      copy_one(values + host_row_ptr_[row + 1] - 1, pivot);
+      verdicts.push_back({row, pivot});
+    }
+    return verdicts;
   }
 
   // The successful attempt has already written L = S^{-1} L_s into both solves' storage
@@ -189,8 +256,30 @@ class CudaIc0Factor final : public Ic0Factor {
   std::string layout() const override { return lower_.layout(); }
 
  private:
+  /// Retries run together at most: shifts from initial_shift to 2^15 initial_shift (32.8
+  /// with the default 1e-3, on the unit-diagonal scaled matrix, where IC(0) is about
+  /// Jacobi already).
+  static constexpr int kLadderWidth = 16;
+
   kernels::CsrView<double> pattern() const {
     return {rows_, rows_, l_row_ptr_.data(), l_col_idx_.data(), nullptr};
+  }
+  /// Where the factorization writes L for the solves.
+  kernels::cuda::Ic0Output output() {
+    return DeviceColorset::pair_output(lower_, upper_, lower_dest_.data(), upper_dest_.data(),
+                                       row_scale_.data());
+  }
+  /// How many of `count` retries attempts() runs at once (1: one at a time).
+  int ladder_width(int count) const {
+    const long long fit_threads =
+        widest_block_threads_ > 0 ? kernels::cuda::resident_threads() / widest_block_threads_ : 1;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    PRISM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t copy_bytes = std::max<std::size_t>(1, l_values_.size() * sizeof(double));
+    const auto fit_memory = static_cast<long long>(free_bytes / 4 / copy_bytes);
+    return static_cast<int>(
+        std::min({static_cast<long long>(count), static_cast<long long>(kLadderWidth), fit_threads,
+                  fit_memory}));
   }
   void fill_from_host() {
     l_values_.upload(host_scaled_.data(), stream_);
@@ -232,6 +321,13 @@ class CudaIc0Factor final : public Ic0Factor {
   DeviceBuffer<index_t> entry_row_;  // the row of each entry of L
   DeviceBuffer<int> flags_{2};       // first failed pivot row; first bad diagonal row
   PinnedBuffer<int> host_flags_{2};
+  long long widest_block_threads_ = 0;  // threads of the widest block's launch
+  // attempts(), allocated by its first call: a copy of L, a shift and a first failed row
+  // per attempt.
+  DeviceBuffer<double> ladder_values_, ladder_shifts_;
+  DeviceBuffer<int> ladder_flags_;
+  PinnedBuffer<double> host_ladder_shifts_;
+  PinnedBuffer<int> host_ladder_flags_;
   DeviceBuffer<double> dot_partials_;  // forms_dot: the halves' partial sums of the dot
   int forward_partials_ = 0;           // how many the last forward() wrote
 };
