@@ -25,4 +25,16 @@ void upper_solve(CsrView<double> upper, const double* b, double* x) {
   }
 }
 
+void upper_solve_reversed(CsrView<double> reversed, const double* b, double* x) {
+  for (index_t r = 0; r < reversed.rows; ++r) {
+    const index_t i = reversed.rows - 1 - r;
+    const index_t diag = reversed.row_ptr[r];
+    double sum = b[i];
+    for (index_t k = diag + 1; k < reversed.row_ptr[r + 1]; ++k) {
+      sum -= reversed.values[k] * x[reversed.col_idx[k]];
+    }
+    x[i] = sum / reversed.values[diag];
+  }
+}
+
 }  // namespace prism::kernels::reference

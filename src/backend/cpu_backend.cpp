@@ -77,23 +77,51 @@ const CpuIndexMap& cast(const IndexMap& m) {
 }
 
 /// Row-by-row substitution with the reference kernels.
+/// The reference solves. An upper triangle is kept with its rows in reverse order
+/// (ref::upper_solve_reversed), so the backward substitution streams through it front to
+/// back; `at_[k]` is where entry k of the caller's storage went.
 class CpuTriangularSolver final : public TriangularSolver {
  public:
   CpuTriangularSolver(const CsrMatrix<double>& t, Triangle triangle)
-      : matrix_(t), triangle_(triangle) {}
+      : matrix_(triangle == Triangle::lower ? t : reversed_rows(t, at_)), triangle_(triangle) {}
   index_t rows() const override { return matrix_.rows(); }
   index_t nnz() const override { return matrix_.nnz(); }
   std::string algorithm() const override { return "reference"; }
-  void update_values(const std::vector<double>& values) override { matrix_.update_values(values); }
+  void update_values(const std::vector<double>& values) override {
+    if (triangle_ == Triangle::lower) {
+      matrix_.update_values(values);
+      return;
+    }
+    check_value_count(at_.size(), values.size());
+    for (std::size_t k = 0; k < values.size(); ++k) matrix_.csr.values[at_[k]] = values[k];
+  }
   void solve(const Vector& b, Vector& x) override {
     if (triangle_ == Triangle::lower) {
       ref::lower_solve(matrix_.view(), cast(b).data.data(), cast(x).data.data());
     } else {
-      ref::upper_solve(matrix_.view(), cast(b).data.data(), cast(x).data.data());
+      ref::upper_solve_reversed(matrix_.view(), cast(b).data.data(), cast(x).data.data());
     }
   }
 
  private:
+  static CsrMatrix<double> reversed_rows(const CsrMatrix<double>& t, std::vector<index_t>& at) {
+    CsrMatrix<double> r{t.rows, t.cols, {0}, {}, {}};
+    r.row_ptr.reserve(t.row_ptr.size());
+    r.col_idx.reserve(t.col_idx.size());
+    r.values.reserve(t.values.size());
+    at.resize(t.values.size());
+    for (index_t i = t.rows - 1; i >= 0; --i) {
+      for (index_t k = t.row_ptr[i]; k < t.row_ptr[i + 1]; ++k) {
+        at[k] = static_cast<index_t>(r.col_idx.size());
+        r.col_idx.push_back(t.col_idx[k]);
+        r.values.push_back(t.values[k]);
+      }
+      r.row_ptr.push_back(static_cast<index_t>(r.col_idx.size()));
+    }
+    return r;
+  }
+
+  std::vector<index_t> at_;  // declared before matrix_: the constructor fills it first
   CpuMatrix matrix_;
   Triangle triangle_;
 };

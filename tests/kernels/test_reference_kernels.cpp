@@ -156,6 +156,22 @@ TEST_P(ReferenceKernels, TriangularSolvesMatchEigen) {
   const Eigen::VectorXd x_upper = upper.triangularView<Eigen::Upper>().solve(as_eigen(b));
   for (index_t i = 0; i < n; ++i) EXPECT_NEAR(x[i], x_upper[i], 1e-12 * (1 + std::abs(x[i])));
 
+  // The rows stored in reverse order: the same solve, bit for bit.
+  std::vector<index_t> rev_ptr{0}, rev_col;
+  std::vector<double> rev_val, x_reversed(n, 0.0);
+  const CsrView<double> u = view(upper);
+  for (index_t r = 0; r < n; ++r) {
+    const index_t i = n - 1 - r;
+    for (index_t k = u.row_ptr[i]; k < u.row_ptr[i + 1]; ++k) {
+      rev_col.push_back(u.col_idx[k]);
+      rev_val.push_back(u.values[k]);
+    }
+    rev_ptr.push_back(static_cast<index_t>(rev_col.size()));
+  }
+  ref::upper_solve_reversed({n, n, rev_ptr.data(), rev_col.data(), rev_val.data()}, b.data(),
+                            x_reversed.data());
+  EXPECT_EQ(x_reversed, x);
+
   // In place: x aliases b.
   std::vector<double> inplace = b;
   ref::lower_solve(view(lower), inplace.data(), inplace.data());
@@ -174,6 +190,7 @@ TEST(ReferenceKernels, EmptyVectorsAreFine) {
   ref::spmv(empty, nullptr, nullptr);
   ref::lower_solve(empty, nullptr, nullptr);
   ref::upper_solve(empty, nullptr, nullptr);
+  ref::upper_solve_reversed(empty, nullptr, nullptr);
 }
 
 TEST(ReferenceKernels, SpmvWithEmptyRowsWritesZero) {
