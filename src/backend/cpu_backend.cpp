@@ -158,8 +158,8 @@ class CpuIc0Factor final : public Ic0Factor {
         upper_(upper),
         upper_source_(upper_source),
         lower_source_(lower_source),
-        lower_split_(with_unit_values(lower), Triangle::lower, precision),
-        upper_split_(with_unit_values(upper), Triangle::upper, precision) {}
+        lower_split_(SplitTriangle::unit_values(lower, Triangle::lower, precision)),
+        upper_split_(SplitTriangle::unit_values(upper, Triangle::upper, precision)) {}
 
   void load(const std::vector<double>& scaled, const std::vector<double>& row_scale) override {
     scaled_ = scaled;
@@ -210,11 +210,6 @@ class CpuIc0Factor final : public Ic0Factor {
   }
 
  private:
-  /// SplitTriangle inverts the diagonal at construction; the pattern has no values yet.
-  static CsrMatrix<double> with_unit_values(CsrMatrix<double> t) {
-    std::fill(t.values.begin(), t.values.end(), 1.0);
-    return t;
-  }
   kernels::CsrView<double> pattern() const {
     return {lower_.rows, lower_.cols, lower_.row_ptr.data(), lower_.col_idx.data(), nullptr};
   }

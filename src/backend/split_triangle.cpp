@@ -6,18 +6,37 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace prism::backend {
 
 SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision)
+    : SplitTriangle(t, triangle, precision, PatternOnly{}) {
+  update(t.values);
+}
+
+SplitTriangle SplitTriangle::unit_values(const CsrMatrix<double>& t, Triangle triangle,
+                                         Precision precision) {
+  SplitTriangle s(t, triangle, precision, PatternOnly{});
+  std::fill(s.strict_.values.begin(), s.strict_.values.end(), 1.0);
+  std::fill(s.inverse_diagonal_.begin(), s.inverse_diagonal_.end(), 1.0);
+  return s;
+}
+
+SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision,
+                             PatternOnly)
     : lower_(triangle == Triangle::lower), precision_(precision), nnz_(t.nnz()) {
   strict_.rows = t.rows;
   strict_.cols = t.cols;
   strict_.row_ptr.assign(static_cast<std::size_t>(t.rows) + 1, 0);
   diagonal_source_.resize(static_cast<std::size_t>(t.rows));
+  // Every row stores its diagonal (checked below), so the strict triangle has nnz - rows
+  // entries, and a row's strict entries are one range of t's: all but the last (lower) or
+  // the first (upper).
   const auto strict_entries = static_cast<std::size_t>(std::max<index_t>(t.nnz() - t.rows, 0));
-  strict_.col_idx.reserve(strict_entries);
-  strict_source_.reserve(strict_entries);
+  strict_.col_idx.resize(strict_entries);
+  strict_source_.resize(strict_entries);
+  std::size_t next = 0;
   for (index_t i = 0; i < t.rows; ++i) {
     const index_t begin = t.row_ptr[i], end = t.row_ptr[i + 1];
     const index_t diag = lower_ ? end - 1 : begin;
@@ -26,17 +45,17 @@ SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Prec
                                " does not store its diagonal " + (lower_ ? "last" : "first"));
     }
     diagonal_source_[i] = diag;
-    for (index_t k = begin; k < end; ++k) {
-      if (k == diag) continue;
-      strict_.col_idx.push_back(t.col_idx[k]);
-      strict_source_.push_back(k);
-    }
-    strict_.row_ptr[i + 1] = static_cast<index_t>(strict_.col_idx.size());
+    const index_t first = lower_ ? begin : begin + 1, count = end - begin - 1;
+    std::copy(t.col_idx.begin() + first, t.col_idx.begin() + first + count,
+              strict_.col_idx.begin() + static_cast<std::ptrdiff_t>(next));
+    std::iota(strict_source_.begin() + static_cast<std::ptrdiff_t>(next),
+              strict_source_.begin() + static_cast<std::ptrdiff_t>(next) + count, first);
+    next += static_cast<std::size_t>(count);
+    strict_.row_ptr[i + 1] = static_cast<index_t>(next);
   }
-  strict_.values.resize(strict_.col_idx.size());
+  strict_.values.resize(strict_entries);
   inverse_diagonal_.resize(static_cast<std::size_t>(t.rows));
   block_ptr_ = kernels::independent_blocks(view(), lower_);
-  update(t.values);
 }
 
 void SplitTriangle::update(const std::vector<double>& values) {

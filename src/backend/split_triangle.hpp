@@ -22,6 +22,12 @@ class SplitTriangle {
   SplitTriangle(const CsrMatrix<double>& t, Triangle triangle,
                 Precision precision = Precision::fp64);
 
+  /// The split of t's pattern with every value 1 (strict values and inverse diagonal), for
+  /// a factor whose values come later (update(), or a backend factorization writing the
+  /// solves' storage itself); t's values are not read.
+  static SplitTriangle unit_values(const CsrMatrix<double>& t, Triangle triangle,
+                                   Precision precision = Precision::fp64);
+
   /// New values of the factor on the same pattern. Throws InvalidMatrixError on a zero
   /// diagonal or a wrong number of values.
   void update(const std::vector<double>& values);
@@ -42,6 +48,9 @@ class SplitTriangle {
   }
 
  private:
+  struct PatternOnly {};
+  SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision, PatternOnly);
+
   bool lower_;
   Precision precision_;
   index_t nnz_ = 0;

@@ -16,20 +16,15 @@ namespace {
 using kernels::cuda::DeviceBuffer;
 using kernels::cuda::PinnedBuffer;
 
-/// SplitTriangle inverts the diagonal at construction; a pattern has no values yet.
-CsrMatrix<double> with_unit_values(CsrMatrix<double> t) {
-  std::fill(t.values.begin(), t.values.end(), 1.0);
-  return t;
-}
-
 class CudaIc0Factor final : public Ic0Factor {
  public:
   CudaIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
                 const std::vector<index_t>& upper_source, const std::vector<index_t>& lower_source,
                 const TrisolveSpec& spec, double* scalars, cudaStream_t stream)
       : stream_(stream), scalars_(scalars), rows_(lower.rows) {
-    const SplitTriangle sl(with_unit_values(lower), Triangle::lower);
-    const SplitTriangle su(with_unit_values(upper), Triangle::upper);
+    // A pattern has no values yet.
+    const SplitTriangle sl = SplitTriangle::unit_values(lower, Triangle::lower);
+    const SplitTriangle su = SplitTriangle::unit_values(upper, Triangle::upper);
     // Rows of one block of the strict lower triangle never read each other: the
     // factorization runs block by block, like the forward solve.
     const std::vector<index_t>& blocks = sl.block_ptr();
