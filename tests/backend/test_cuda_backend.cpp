@@ -36,6 +36,7 @@ using prism::index_t;
 using prism::backend::Backend;
 using prism::backend::Scalar;
 
+using prism::test::random_band;
 using prism::test::random_vector;
 
 /// A diagonally dominant 2D Poisson grid (48 x 48) plus a clique of 12 rows, each tied to
@@ -676,28 +677,6 @@ TEST_F(CudaBackendTest, DeviceIc0FactorIsEquivalentToReference) {
   }
 }
 
-/// A random SPD band matrix: row i couples to about half of the columns within
-/// `band`, weights in (0, 1), the diagonal `dominance` times the row's sum (an
-/// indefinite IC(0) below 1 is likely).
-CsrMatrix<double> random_band(index_t n, index_t band, double dominance, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<prism::Triplet> t;
-  std::vector<double> row_sum(static_cast<std::size_t>(n), 0.0);
-  for (index_t i = 0; i < n; ++i) {
-    for (index_t j = std::max<index_t>(0, i - band); j < i; ++j) {
-      if (u(rng) < 0.5) continue;
-      const double v = -u(rng);
-      t.push_back({i, j, v});
-      t.push_back({j, i, v});
-      row_sum[i] -= v;
-      row_sum[j] -= v;
-    }
-  }
-  for (index_t i = 0; i < n; ++i) t.push_back({i, i, dominance * row_sum[i] + 1e-3});
-  return prism::csr_from_triplets(n, n, std::move(t));
-}
-
 /// The matches (and pivot positions) of Ic0Matches, found on the host by a plain merge.
 struct HostMatches {
   std::vector<index_t> ptr{0};
@@ -807,6 +786,16 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
       EXPECT_EQ(download(table.pivot), expected_matches.pivot);
     }
     const kc::Ic0Matches matches = table.view();
+    // Block b of the engine's blocks, factored by `method`.
+    const auto block_rows = [&](std::size_t b, kc::Ic0Method method) {
+      kc::Ic0Rows rows;
+      rows.begin = blocks[b];
+      rows.end = blocks[b + 1];
+      rows.method = method;
+      rows.staging =
+          kc::ic0_staging(lower.row_ptr.data(), expected_matches.ptr.data(), rows.begin, rows.end);
+      return rows;
+    };
     for (double shift : {0.0, 0.5}) {
       std::vector<double> expected = scaled;
       const prism::kernels::Ic0Status status =
@@ -823,12 +812,7 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
         auto values = kc::upload_and_wait(scaled, nullptr);
         auto failed = kc::upload_and_wait(std::vector<int>{kc::kNoFailedRow}, nullptr);
         for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
-          kc::Ic0Rows rows;
-          rows.begin = blocks[b];
-          rows.end = blocks[b + 1];
-          rows.method = method;
-          rows.staging = kc::ic0_staging(lower.row_ptr.data(), expected_matches.ptr.data(),
-                                         rows.begin, rows.end);
+          const kc::Ic0Rows rows = block_rows(b, method);
           if (method == kc::Ic0Method::staged) ASSERT_GT(rows.staging.rows_per_warp, 0);
           kc::ic0_factor_rows(rows, device, values.data(), shift, failed.data(), nullptr, &matches);
         }
@@ -868,14 +852,8 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
       auto failed = kc::upload_and_wait(std::vector<int>(shifts.size(), kc::kNoFailedRow), nullptr);
       const kc::Ic0Attempts ladder{static_cast<int>(shifts.size()), device_shifts.data(), nnz};
       for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
-        kc::Ic0Rows rows;
-        rows.begin = blocks[b];
-        rows.end = blocks[b + 1];
-        rows.method = method;
-        rows.staging = kc::ic0_staging(lower.row_ptr.data(), expected_matches.ptr.data(),
-                                       rows.begin, rows.end);
-        kc::ic0_factor_rows(rows, device, values.data(), -1.0, failed.data(), nullptr, &matches,
-                            nullptr, &ladder);
+        kc::ic0_factor_rows(block_rows(b, method), device, values.data(), -1.0, failed.data(),
+                            nullptr, &matches, nullptr, &ladder);
       }
       const std::vector<double> got = download(values);
       const std::vector<int> failed_rows = download(failed);

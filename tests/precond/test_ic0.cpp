@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -201,29 +200,8 @@ class ChunkedEngine final : public prism::backend::Ic0Factor {
   int chunk_;
 };
 
-// Symmetric, positive diagonal, only half diagonally dominant: plain IC(0) breaks down
-// and the retry needs about ten shifts (300 rows, band 20: 10).
-CsrMatrix<double> weak_band(index_t n, index_t band, double dominance, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<prism::Triplet> t;
-  std::vector<double> row_sum(static_cast<std::size_t>(n), 0.0);
-  for (index_t i = 0; i < n; ++i) {
-    for (index_t j = std::max<index_t>(0, i - band); j < i; ++j) {
-      if (u(rng) < 0.5) continue;
-      const double v = -u(rng);
-      t.push_back({i, j, v});
-      t.push_back({j, i, v});
-      row_sum[i] -= v;
-      row_sum[j] -= v;
-    }
-  }
-  for (index_t i = 0; i < n; ++i) t.push_back({i, i, dominance * row_sum[i] + 1e-3});
-  return prism::csr_from_triplets(n, n, std::move(t));
-}
-
 TEST(Ic0Factor, RetriesAnsweredInChunksGiveTheSerialReport) {
-  std::vector<CsrMatrix<double>> matrices{weak_band(300, 20, 0.5, 8)};
+  std::vector<CsrMatrix<double>> matrices{prism::test::random_band(300, 20, 0.5, 8)};
   const std::string path = prism::test::shared_matrix("bcsstk13.mtx.gz");
   if (!path.empty()) matrices.push_back(prism::read_matrix_market(path));
   auto backend = prism::backend::make_cpu_backend();
