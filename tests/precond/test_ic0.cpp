@@ -133,12 +133,17 @@ TEST(Ic0Factor, RefactorWithNewValuesEqualsFreshFactor) {
   EXPECT_EQ(reused.upper().values, fresh.upper().values);
 }
 
+// `matrices`, and bcsstk13 (needs 8 shift retries) where shared/ has it.
+std::vector<CsrMatrix<double>> with_bcsstk13(std::vector<CsrMatrix<double>> matrices) {
+  const std::string path = prism::test::shared_matrix("bcsstk13.mtx.gz");
+  if (!path.empty()) matrices.push_back(prism::read_matrix_market(path));
+  return matrices;
+}
+
 TEST(Ic0Factor, BackendEngineOnTheCpuMatchesTheHostFactorization) {
   // The engine path (scaling and retry on the host, attempts in the backend) with the
   // CPU backend's reference twin: same shift, same retries, same solves.
-  std::vector<CsrMatrix<double>> matrices{prism::poisson3d(9, 8, 7)};
-  const std::string path = prism::test::shared_matrix("bcsstk13.mtx.gz");
-  if (!path.empty()) matrices.push_back(prism::read_matrix_market(path));
+  const std::vector<CsrMatrix<double>> matrices = with_bcsstk13({prism::poisson3d(9, 8, 7)});
   auto backend = prism::backend::make_cpu_backend();
   for (const CsrMatrix<double>& a : matrices) {
     SCOPED_TRACE(a.rows);
@@ -201,9 +206,8 @@ class ChunkedEngine final : public prism::backend::Ic0Factor {
 };
 
 TEST(Ic0Factor, RetriesAnsweredInChunksGiveTheSerialReport) {
-  std::vector<CsrMatrix<double>> matrices{prism::test::random_band(300, 20, 0.5, 8)};
-  const std::string path = prism::test::shared_matrix("bcsstk13.mtx.gz");
-  if (!path.empty()) matrices.push_back(prism::read_matrix_market(path));
+  const std::vector<CsrMatrix<double>> matrices =
+      with_bcsstk13({prism::test::random_band(300, 20, 0.5, 8)});
   auto backend = prism::backend::make_cpu_backend();
   for (const CsrMatrix<double>& a : matrices) {
     SCOPED_TRACE(a.rows);
