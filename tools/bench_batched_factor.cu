@@ -4,15 +4,15 @@
 // n <= 128, 3000 for n = 192 and 256, 1000 for n >= 384 (--batch-scale scales them).
 // Every getrf technique of Dong et al. (HPCC 2014) is measured on and off: the default
 // (register kernels up to GetrfOptions::register_max_n, then blocked) against the register
-// kernels up to n = 64, the shared-memory whole-matrix kernel (n <= 128) and the blocked
-// path, and on the blocked path the register panel against the recursive
-// shared-memory and the classic panel, parallel swap, trtri + gemm and the delayed updates
-// (depth 1, 2 and 4; the default picks 1 or 2 by n), the 64 x 64 tensor-core update
-// tiles against 32 x 32 tiles and the register row block of 32-column panels against
-// trtri + gemm. potrf: default (register kernels up to
-// PotrfOptions::register_max_n, else blocked) against the register kernels up to n = 64,
-// the shared-memory whole-matrix kernel and the blocked path with the register or the
-// shared-memory panel, update depth 1, 2 or 4, 64 x 64 or 32 x 32 syrk tiles.
+// kernels up to n = 64, the 16-lane register kernel without its prefetch (9 <= n <= 16), the
+// shared-memory whole-matrix kernel (n <= 128) and the blocked path, and on the blocked path the
+// register panel against the recursive shared-memory and the classic panel, parallel swap, trtri +
+// gemm and the delayed updates (depth 1, 2 and 4; the default picks 1 or 2 by n), the 64 x 64
+// tensor-core update tiles against 32 x 32 tiles and the register row block of 32-column panels
+// against trtri + gemm. potrf: default (register kernels up to PotrfOptions::register_max_n, else
+// blocked) against the register kernels up to n = 64, the shared-memory whole-matrix kernel and the
+// blocked path with the register or the shared-memory panel, update depth 1, 2 or 4, 64 x 64 or 32
+// x 32 syrk tiles.
 //
 // Time: CUDA events around the factorization only (a device copy restores the input
 // before each run, untimed); median and min of --reps runs (>= 10) after 3 warm-ups.
@@ -134,6 +134,9 @@ std::vector<Method> getrf_methods() {
   gpu::GetrfOptions o;
   o.register_max_n = 64;
   m.push_back({"registers(n<=64)", o, true, false});
+  o.prefetch_next = false;
+  m.push_back({"registers-no-prefetch", o, true, false});
+  o.prefetch_next = true;
   o.register_max_n = 0;
   o.shared_max_n = 128;
   m.push_back({"shared(n<=128)", o, true, true});
@@ -325,6 +328,7 @@ int main(int argc, char** argv) try {
           const bool small = n <= 64;
           if (!((small && m.applies_small) || (!small && m.applies_large))) continue;
           if (m.name == "shared(n<=128)" && n > 128) continue;
+          if (m.name == "registers-no-prefetch" && (n <= 8 || n > 16)) continue;
           const std::size_t ws_bytes = gpu::getrf_workspace_bytes(n, batch, sizeof(double), m.opt);
           DeviceBuffer<unsigned char> ws(ws_bytes);
           Row row{"getrf", m.name};

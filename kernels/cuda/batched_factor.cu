@@ -305,30 +305,20 @@ constexpr int warp_kernel_min_blocks(std::size_t elem_size, int cols) {
 // are stored at their final places at the end. The pivot search is segment_argmax for 16-
 // and 32-lane segments, group_argmax for 8. Scaling by a reciprocal (LAPACK's rule) instead
 // of dividing measured no faster (n = 32: 94.2 against 93.3 us).
+// One LU step sequence of getrf_warp_kernel on the matrix whose row `row` (position `pos`
+// on entry: row) is in r: pivot search, broadcast of the pivot row through s_rows /
+// s_pos (this segment's), elimination. On return pos is the row's final position,
+// my_pivot the 1-based pivot of step `row` and my_info the first zero pivot (0: none).
+// Every lane of the warp calls it (the reductions span the warp); has_row marks lanes
+// holding a row of an active matrix.
 template <typename T, int kLanes, int kCols>
-__global__ void __launch_bounds__(kRegistersBlock, warp_kernel_min_blocks(sizeof(T), kCols))
-    getrf_warp_kernel(int n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info, int batch) {
-  constexpr int kSegments = kRegistersBlock / kLanes;
-  __shared__ __align__(16) T s_rows[kSegments][2][kCols];
-  __shared__ int s_pos[kSegments][2];
-  const int seg = threadIdx.x / kLanes;
-  const int row = threadIdx.x % kLanes;
-  const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * kSegments + seg;
-  const bool active = b < batch;
-  T* A = active ? matrix_ptr(a, b) : nullptr;
-  const std::int64_t lda = a.ld;
-  const bool has_row = active && row < n;
-
-  T r[kCols];
-#pragma unroll
-  for (int k = 0; k < kCols; ++k) r[k] = (has_row && k < n) ? A[row + k * lda] : T(0);
-  int pos = row;
-  int my_info = 0;
-  index_t my_pivot = 0;  // ipiv[row], stored by this lane at the end (coalesced)
+__device__ __forceinline__ void warp_lu(int n, T (&r)[kCols], bool has_row, int row,
+                                        T (&s_rows)[2][kCols], int (&s_pos)[2], int& pos,
+                                        index_t& my_pivot, int& my_info) {
 #pragma unroll
   for (int j = 0; j < kCols; ++j) {
     if (j < n) {  // n is uniform: no divergence
-      T* s = s_rows[seg][j & 1];
+      T* s = s_rows[j & 1];
       const bool eligible = has_row && pos >= j;
       int p;
       bool is_pivot;
@@ -338,10 +328,10 @@ __global__ void __launch_bounds__(kRegistersBlock, warp_kernel_min_blocks(sizeof
             1u;
         if (is_pivot) {
           store_row_tail(s, r, j);
-          s_pos[seg][j & 1] = pos;
+          s_pos[j & 1] = pos;
         }
         __syncwarp();
-        p = s_pos[seg][j & 1];
+        p = s_pos[j & 1];
       } else {
         T v = eligible ? pivot_key(r[j]) : T(-1);
         p = eligible ? pos : INT_MAX;
@@ -367,6 +357,14 @@ __global__ void __launch_bounds__(kRegistersBlock, warp_kernel_min_blocks(sizeof
       }
     }
   }
+}
+
+// Writes a factored matrix (rows at their final positions), its pivots and info.
+template <typename T, int kCols>
+__device__ __forceinline__ void warp_lu_store(int n, const T (&r)[kCols], T* A, std::int64_t lda,
+                                              bool has_row, int row, int pos, std::int64_t b,
+                                              index_t* ipiv, index_t my_pivot, index_t* info,
+                                              int my_info) {
   if (has_row) {
 #pragma unroll
     for (int k = 0; k < kCols; ++k) {
@@ -374,7 +372,84 @@ __global__ void __launch_bounds__(kRegistersBlock, warp_kernel_min_blocks(sizeof
     }
     ipiv[b * n + row] = my_pivot;
   }
-  if (active && row == 0) info[b] = my_info;
+  if (A != nullptr && row == 0) info[b] = my_info;
+}
+
+// One matrix per segment, one segment's matrix per launch slot.
+template <typename T, int kLanes, int kCols>
+__global__ void __launch_bounds__(kRegistersBlock, warp_kernel_min_blocks(sizeof(T), kCols))
+    getrf_warp_kernel(int n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info, int batch) {
+  constexpr int kSegments = kRegistersBlock / kLanes;
+  __shared__ __align__(16) T s_rows[kSegments][2][kCols];
+  __shared__ int s_pos[kSegments][2];
+  const int seg = threadIdx.x / kLanes;
+  const int row = threadIdx.x % kLanes;
+  const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * kSegments + seg;
+  T* A = b < batch ? matrix_ptr(a, b) : nullptr;
+  const std::int64_t lda = a.ld;
+  const bool has_row = A != nullptr && row < n;
+
+  T r[kCols];
+#pragma unroll
+  for (int k = 0; k < kCols; ++k) r[k] = (has_row && k < n) ? A[row + k * lda] : T(0);
+  int pos = row;
+  int my_info = 0;
+  index_t my_pivot = 0;  // ipiv[row], stored by this lane at the end (coalesced)
+  warp_lu<T, kLanes, kCols>(n, r, has_row, row, s_rows[seg], s_pos[seg], pos, my_pivot, my_info);
+  warp_lu_store(n, r, A, lda, has_row, row, pos, b, ipiv, my_pivot, info, my_info);
+}
+
+// getrf_warp_kernel with a resident grid (GetrfOptions::prefetch_next): segment s of block
+// k takes matrices b = k * kSegments + s, b + stride, ... (stride: the grid's segments) and
+// copies its next matrix into shared memory (cp.async, each lane its own row, so no
+// barrier but the lane's own wait) while it factors the current one; the pointer of the
+// one after is loaded one matrix ahead too. The loop runs over the block's first matrix, so
+// every lane of a warp takes the same number of steps (a segment past the batch idles).
+template <typename T, int kLanes, int kCols>
+__global__ void __launch_bounds__(kRegistersBlock)
+    getrf_warp_prefetch_kernel(int n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
+                               int batch) {
+  constexpr int kSegments = kRegistersBlock / kLanes;
+  __shared__ __align__(16) T s_rows[kSegments][2][kCols];
+  __shared__ int s_pos[kSegments][2];
+  __shared__ T s_next[kSegments][kCols][kLanes];  // entry k of row `row` at [seg][k][row]
+  const int seg = threadIdx.x / kLanes;
+  const int row = threadIdx.x % kLanes;
+  const std::int64_t lda = a.ld;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kSegments;
+  const bool lane_row = row < n;
+  auto fetch = [&](const T* A) {
+    if (A != nullptr && lane_row) {
+      // Not unrolled: the addresses would take registers the factorization needs.
+      const T* src = A + row;
+      T* dst = &s_next[seg][0][row];
+#pragma unroll 1
+      for (int k = 0; k < n; ++k, src += lda, dst += kLanes) cp_async(dst, src, true);
+    }
+    cp_async_commit();
+  };
+  std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * kSegments + seg;
+  T* A = b < batch ? matrix_ptr(a, b) : nullptr;
+  fetch(A);
+  T* A_next = b + stride < batch ? matrix_ptr(a, b + stride) : nullptr;
+  for (std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * kSegments; first < batch;
+       first += stride, b += stride) {
+    const bool has_row = A != nullptr && lane_row;
+    T r[kCols];
+    cp_async_wait<0>();
+#pragma unroll
+    for (int k = 0; k < kCols; ++k) r[k] = (has_row && k < n) ? s_next[seg][k][row] : T(0);
+    __syncwarp();  // orders these reads before the copy below overwrites s_next
+    fetch(A_next);
+    T* A_after = b + 2 * stride < batch ? matrix_ptr(a, b + 2 * stride) : nullptr;
+    int pos = row;
+    int my_info = 0;
+    index_t my_pivot = 0;
+    warp_lu<T, kLanes, kCols>(n, r, has_row, row, s_rows[seg], s_pos[seg], pos, my_pivot, my_info);
+    warp_lu_store(n, r, A, lda, has_row, row, pos, b, ipiv, my_pivot, info, my_info);
+    A = A_next;
+    A_next = A_after;
+  }
 }
 
 // LU with partial pivoting of rows [j0, n) x columns [j0, j0 + jb) of every matrix (jb <=
@@ -1471,10 +1546,30 @@ void launch_getrf_shared(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
-// n <= 32: getrf_warp_kernel with the smallest segment that holds a row.
+// Blocks of `kernel` (`threads` each, no dynamic shared memory) the current device keeps
+// resident at once; cached per kernel and device.
+int resident_blocks(const void* kernel, int threads) {
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, int>, int> cache;
+  int device = 0;
+  PRISM_CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_pair(kernel, device);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    int sms = 0, per_sm = 0;
+    PRISM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    PRISM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+    it = cache.emplace(key, std::max(1, sms * per_sm)).first;
+  }
+  return it->second;
+}
+
+// n <= 32: getrf_warp_kernel with the smallest segment that holds a row; for 8 < n <= 16
+// with GetrfOptions::prefetch_next, its prefetching form on a resident grid.
 template <typename T>
 void launch_getrf_warp(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
-                       index_t batch, cudaStream_t stream) {
+                       index_t batch, cudaStream_t stream, bool prefetch) {
   auto launch = [&](auto kernel, int lanes) {
     const std::int64_t per_block = kRegistersBlock / lanes;
     const std::int64_t blocks = (batch + per_block - 1) / per_block;
@@ -1483,6 +1578,13 @@ void launch_getrf_warp(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t
   };
   if (n <= 8) {
     launch(getrf_warp_kernel<T, 8, 8>, 8);
+  } else if (n <= 16 && prefetch) {
+    const auto kernel = getrf_warp_prefetch_kernel<T, 16, 16>;
+    const std::int64_t per_block = kRegistersBlock / 16;
+    const std::int64_t blocks = std::min<std::int64_t>(
+        (batch + per_block - 1) / per_block, resident_blocks(kernel_id(kernel), kRegistersBlock));
+    kernel<<<static_cast<unsigned>(blocks), kRegistersBlock, 0, stream>>>(n, a, ipiv, info, batch);
+    PRISM_CUDA_CHECK_LAUNCH();
   } else if (n <= 16) {
     launch(getrf_warp_kernel<T, 16, 16>, 16);
   } else if (n <= 24) {
@@ -1737,7 +1839,7 @@ void getrf_impl(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
   }
   switch (getrf_path(n, opt)) {
     case GetrfPath::warp:
-      launch_getrf_warp<T>(n, a, ipiv, info, batch, stream);
+      launch_getrf_warp<T>(n, a, ipiv, info, batch, stream, opt.prefetch_next);
       break;
     case GetrfPath::rows:
       launch_getrf_rows<T>(n, 0, n, a, ipiv, info, batch, stream);

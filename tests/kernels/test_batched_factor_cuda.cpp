@@ -57,6 +57,7 @@
 #include "kernels/batched_factor.hpp"
 #include "kernels/batched_factor_test_matrices.hpp"
 #include "kernels/cuda/batched_factor.hpp"
+#include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
 
 namespace {
@@ -228,6 +229,9 @@ std::vector<GetrfConfig> getrf_configs() {
   gpu::GetrfOptions o;
   o.register_max_n = 64;
   c.push_back({"registers<=64", o});
+  o.prefetch_next = false;
+  c.push_back({"registers<=64-no-prefetch", o});
+  o = {};
   o.register_max_n = 0;
   o.shared_max_n = 128;
   c.push_back({"shared<=128", o});
@@ -618,6 +622,38 @@ TEST(BatchedFactorCuda, GetrfSingularReportsInfoDouble) {
 TEST(BatchedFactorCuda, GetrfSingularReportsInfoFloat) {
   PRISM_SKIP_WITHOUT_GPU();
   run_getrf<float>(Kind::singular);
+}
+
+// The prefetching warp kernel (GetrfOptions::prefetch_next, 8 < n <= 16) keeps one grid
+// resident and takes matrix after matrix: batches of more than twice the matrices the
+// device holds at once (resident threads / 16 lanes per matrix, an upper bound), not a
+// multiple of a block's, so that every lane group loops, some one step more than others,
+// and the last block is part empty. Random and singular matrices, with and without the
+// prefetch.
+template <typename T>
+void run_getrf_beyond_resident() {
+  const index_t threads = gpu::resident_threads();
+  ASSERT_GT(threads, 0);
+  gpu::GetrfOptions off;
+  off.prefetch_next = false;
+  const GetrfConfig configs[] = {{"default", {}}, {"no-prefetch", off}};
+  for (const Kind kind : {Kind::random, Kind::singular}) {
+    for (const index_t n : {9, 13, 16}) {
+      GetrfCase<T> gc(kind, n, 2 * threads / 16 + 5);
+      for (const GetrfConfig& cfg : configs) {
+        check_getrf<T>(cfg, gc);
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+}
+TEST(BatchedFactorCuda, GetrfWarpKernelBeyondResidentBatchDouble) {
+  PRISM_SKIP_WITHOUT_GPU();
+  run_getrf_beyond_resident<double>();
+}
+TEST(BatchedFactorCuda, GetrfWarpKernelBeyondResidentBatchFloat) {
+  PRISM_SKIP_WITHOUT_GPU();
+  run_getrf_beyond_resident<float>();
 }
 
 // A column of NaNs (matrices 1 and 3 of a batch of 4; column c = 0 or n / 2): every path
