@@ -18,7 +18,7 @@
 ///    in lane i's registers; pivoting moves no data (lanes swap their row *positions*), the
 ///    pivot row is broadcast through shared memory, rows are written to their final places
 ///    at the end;
-///  - 32 < n <= 48 (register_max_n, up to 64): the same with one thread per row and 64
+///  - 32 < n <= 44 (register_max_n, up to 64): the same with one thread per row and 64
 ///    threads per matrix, one barrier per column;
 ///  - n <= shared_max_n (<= 128; off by default): the whole matrix in one thread block's
 ///    shared memory;
@@ -82,16 +82,19 @@ struct DeviceMatrixBatch {
   }
 };
 
-/// getrf algorithm switches. The defaults are the fastest measured on an H200 (double,
-/// tools/bench_batched_factor.cu, batch 10^4; tools/batched_factor.md has the table).
+/// getrf algorithm switches. The defaults are the fastest measured on an H200 and an H100
+/// (double, tools/bench_batched_factor.cu, batch 10^4; tools/batched_factor.md has the
+/// tables); where the two GPUs disagree (register_max_n) the default is where they agree.
 struct GetrfOptions {
   /// n <= this (0..64) runs a register kernel: one warp per matrix for n <= 32, one thread
-  /// per row (64 threads, 40, 48 or 64 columns in registers) for 32 < n <= 64. Default 48:
-  /// the one-thread-per-row kernel beat the blocked path on the H200 up to there (double,
-  /// batch 10^4, same runs: n = 40, 348 us against 526; n = 44, 540 against 579; n = 48,
-  /// 621 and 624 against 627 in two runs, with the 48-column kernel at 168 registers); at
-  /// n = 56 and 64 the blocked path was 1.7x faster (766 against 1328 us, 899 against 1546).
-  int register_max_n = 48;
+  /// per row (64 threads, 40, 48 or 64 columns in registers) for 32 < n <= 64. Default 44,
+  /// where the two GPUs measured agree (double, batch 10^4, same runs): the
+  /// one-thread-per-row kernel against the blocked path took, on the H200, n = 40: 348 us
+  /// against 526, n = 44: 540 against 579, n = 48: 621 and 624 against 627; on an H100,
+  /// n = 40: 351 - 354 against 535 - 540, n = 44: 588 - 615 against 592 - 598, n = 48:
+  /// 760 - 776 against 646 - 651 (four runs). At n = 56 and 64 the blocked path was 1.4 -
+  /// 1.7x faster on both.
+  int register_max_n = 44;
   /// 8 < n <= 16 (the register kernel with 16 lanes per matrix): a resident grid whose
   /// lane groups take one matrix after another and copy the next into shared memory while
   /// they factor the current one, instead of one matrix per lane group and launch slot.
