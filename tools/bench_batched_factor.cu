@@ -4,15 +4,16 @@
 // n <= 128, 3000 for n = 192 and 256, 1000 for n >= 384 (--batch-scale scales them).
 // Every getrf technique of Dong et al. (HPCC 2014) is measured on and off: the default
 // (register kernels up to GetrfOptions::register_max_n, then blocked) against the register
-// kernels up to n = 64, the 16-lane register kernel without its prefetch (9 <= n <= 16), the
-// shared-memory whole-matrix kernel (n <= 128) and the blocked path, and on the blocked path the
-// register panel against the recursive shared-memory and the classic panel, parallel swap, trtri +
-// gemm and the delayed updates (depth 1, 2 and 4; the default picks 1 or 2 by n), the 64 x 64
-// tensor-core update tiles against 32 x 32 tiles and the register row block of 32-column panels
-// against trtri + gemm. potrf: default (register kernels up to PotrfOptions::register_max_n, else
-// blocked) against the register kernels up to n = 64, the shared-memory whole-matrix kernel and the
-// blocked path with the register or the shared-memory panel, update depth 1, 2 or 4, 64 x 64 or 32
-// x 32 syrk tiles.
+// kernels up to n = 64, the 16-lane register kernel without its prefetch (9 <= n <= 16),
+// the shared-memory whole-matrix kernel (n <= 128) and the blocked path, and on the
+// blocked path the register panel against the recursive shared-memory and the classic
+// panel, parallel swap, trtri + gemm and the delayed updates (depth 1, 2 and 4; the default
+// picks 1 or 2 by n), the 64 x 64 tensor-core update tiles against 32 x 32 tiles and the
+// register row block of 32-column panels against trtri + gemm. potrf: default (register
+// kernels up to PotrfOptions::register_max_n, else blocked) against the register kernels
+// up to n = 64, the shared-memory whole-matrix kernel and the blocked path with the
+// register or the shared-memory panel, update depth 1, 2 or 4, 64 x 64 or 32 x 32 syrk
+// tiles.
 //
 // Time: CUDA events around the factorization only (a device copy restores the input
 // before each run, untimed); median and min of --reps runs (>= 10) after 3 warm-ups.

@@ -305,9 +305,9 @@ constexpr int warp_kernel_min_blocks(std::size_t elem_size, int cols) {
 // are stored at their final places at the end. The pivot search is segment_argmax for 16-
 // and 32-lane segments, group_argmax for 8. Scaling by a reciprocal (LAPACK's rule) instead
 // of dividing measured no faster (n = 32: 94.2 against 93.3 us).
-// One LU step sequence of getrf_warp_kernel on the matrix whose row `row` (position `pos`
-// on entry: row) is in r: pivot search, broadcast of the pivot row through s_rows /
-// s_pos (this segment's), elimination. On return pos is the row's final position,
+//
+// warp_lu: those steps on the matrix whose row `row` (position `pos` on entry: row) is in
+// r, with this segment's s_rows / s_pos. On return pos is the row's final position,
 // my_pivot the 1-based pivot of step `row` and my_info the first zero pivot (0: none).
 // Every lane of the warp calls it (the reductions span the warp); has_row marks lanes
 // holding a row of an active matrix.

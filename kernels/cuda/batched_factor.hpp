@@ -177,14 +177,6 @@ struct PotrfOptions {
   /// the blocked path with the register panel on the H200 (double, batch 10^4): n = 48,
   /// 252 us against 278; n = 56, 650 against 309; n = 64, 732 against 329.
   int register_max_n = 48;
-  /// 8 < n <= 16 (the register kernel with 16 lanes per matrix): a resident grid whose
-  /// lane groups take one matrix after another and copy the next into shared memory while
-  /// they factor the current one, instead of one matrix per lane group and launch slot.
-  /// H100, double, batch 10^4, same runs: n = 16, 22.2 - 22.9 us against 24.4 - 24.7. Not
-  /// used for n <= 8 (no gain) nor for 16 < n <= 32, where it measured slower (n = 24,
-  /// 63.6 - 65.2 us against 60.0 - 60.4; n = 32, 107.6 - 110.6 against 97.6 - 98.4): those
-  /// kernels are bound by the instruction latency of their 32-lane steps, not by the loads.
-  bool prefetch_next = true;
   /// register_max_n < n <= this (0..128) runs the whole-matrix shared-memory kernel. Off by
   /// default: the first H200 run measured it slower than the blocked path at every n >= 48
   /// (n = 64: 1642 us against 1089 us; n = 128: 24718 against 3975).

@@ -2,7 +2,9 @@
 //
 // What is covered (every test skips without a device):
 //  - getrf, every path and technique switch (GetrfOptions): the defaults, the register
-//    kernels up to n = 64, the shared-memory whole-matrix kernel (n <= 128), and the
+//    kernels up to n = 64 (with and without the prefetch of the 16-lane kernel; batches
+//    beyond the resident grid for it too), the shared-memory whole-matrix kernel
+//    (n <= 128), and the
 //    blocked path for every n with the register, recursive shared-memory and classic
 //    panels, parallel and serial swaps, trtri + gemm and trsm, update depths 1, 2 and 4,
 //    64 x 64 (tensor-core) and 32 x 32 trailing-update tiles, the register row block of
