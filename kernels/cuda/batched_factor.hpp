@@ -102,6 +102,7 @@ struct GetrfOptions {
   /// used for n <= 8 (no gain) nor for 16 < n <= 32, where it measured slower (n = 24,
   /// 63.6 - 65.2 us against 60.0 - 60.4; n = 32, 107.6 - 110.6 against 97.6 - 98.4): those
   /// kernels are bound by the instruction latency of their 32-lane steps, not by the loads.
+  /// Float takes the same rule (tested, not timed).
   bool prefetch_next = true;
   /// register_max_n < n <= this (0..128) runs the whole-matrix shared-memory kernel. Off
   /// by default: slower than the register kernels and the blocked path at every n measured
