@@ -92,13 +92,13 @@ struct GetrfOptions {
   /// one-thread-per-row kernel against the blocked path took, on the H200, n = 40: 348 us
   /// against 526, n = 44: 540 against 579, n = 48: 621 and 624 against 627; on an H100,
   /// n = 40: 351 - 354 against 535 - 540, n = 44: 588 - 615 against 592 - 598, n = 48:
-  /// 760 - 776 against 646 - 651 (four runs). At n = 56 and 64 the blocked path was 1.4 -
+  /// 760 - 783 against 646 - 651 (five runs). At n = 56 and 64 the blocked path was 1.4 -
   /// 1.7x faster on both.
   int register_max_n = 44;
   /// 8 < n <= 16 (the register kernel with 16 lanes per matrix): a resident grid whose
   /// lane groups take one matrix after another and copy the next into shared memory while
   /// they factor the current one, instead of one matrix per lane group and launch slot.
-  /// H100, double, batch 10^4, same runs: n = 16, 22.2 - 22.9 us against 24.4 - 24.7. Not
+  /// H100, double, batch 10^4, same runs: n = 16, 22.2 - 22.9 us against 24.1 - 24.7. Not
   /// used for n <= 8 (no gain) nor for 16 < n <= 32, where it measured slower (n = 24,
   /// 63.6 - 65.2 us against 60.0 - 60.4; n = 32, 107.6 - 110.6 against 97.6 - 98.4): those
   /// kernels are bound by the instruction latency of their 32-lane steps, not by the loads.
