@@ -1570,21 +1570,20 @@ int resident_blocks(const void* kernel, int threads) {
 template <typename T>
 void launch_getrf_warp(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
                        index_t batch, cudaStream_t stream, bool prefetch) {
-  auto launch = [&](auto kernel, int lanes) {
+  // One matrix per `lanes` lanes; a resident kernel gets at most the resident blocks.
+  auto launch = [&](auto kernel, int lanes, bool resident = false) {
     const std::int64_t per_block = kRegistersBlock / lanes;
-    const std::int64_t blocks = (batch + per_block - 1) / per_block;
+    std::int64_t blocks = (batch + per_block - 1) / per_block;
+    if (resident) {
+      blocks = std::min<std::int64_t>(blocks, resident_blocks(kernel_id(kernel), kRegistersBlock));
+    }
     kernel<<<static_cast<unsigned>(blocks), kRegistersBlock, 0, stream>>>(n, a, ipiv, info, batch);
     PRISM_CUDA_CHECK_LAUNCH();
   };
   if (n <= 8) {
     launch(getrf_warp_kernel<T, 8, 8>, 8);
   } else if (n <= 16 && prefetch) {
-    const auto kernel = getrf_warp_prefetch_kernel<T, 16, 16>;
-    const std::int64_t per_block = kRegistersBlock / 16;
-    const std::int64_t blocks = std::min<std::int64_t>(
-        (batch + per_block - 1) / per_block, resident_blocks(kernel_id(kernel), kRegistersBlock));
-    kernel<<<static_cast<unsigned>(blocks), kRegistersBlock, 0, stream>>>(n, a, ipiv, info, batch);
-    PRISM_CUDA_CHECK_LAUNCH();
+    launch(getrf_warp_prefetch_kernel<T, 16, 16>, 16, true);
   } else if (n <= 16) {
     launch(getrf_warp_kernel<T, 16, 16>, 16);
   } else if (n <= 24) {
