@@ -59,6 +59,13 @@ DevPtr dev_alloc(std::size_t bytes) {
   return DevPtr(p);
 }
 
+// A JSON number with its significant digits (std::to_string prints 6 decimals: 0.000000).
+std::string sci(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3e", v);
+  return buf;
+}
+
 using prism::bench::Stats;
 using prism::bench::time_runs;
 using prism::bench::uniform;
@@ -289,7 +296,7 @@ int main(int argc, char** argv) try {
         << ", \"method\": \"" << r.method << "\", \"median_us\": " << r.t.median_us
         << ", \"min_us\": " << r.t.min_us << ", \"pct_copy_bandwidth\": " << 100 * r.pct_copy
         << ", \"backward_error\": "
-        << (std::isnan(r.eta) ? std::string("null") : std::to_string(r.eta)) << ", \"plan\": \""
+        << (std::isnan(r.eta) ? std::string("null") : sci(r.eta)) << ", \"plan\": \""
         << r.plan << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
   }
   out << "  ]\n}\n";
