@@ -228,14 +228,17 @@ int main(int argc, char** argv) try {
       char plan_desc[200];
       if (plan.levels == 0) {
         std::snprintf(plan_desc, sizeof plan_desc,
-                      "one-pass L=%d p=%d G=%d thr=%d smem=%zu blocks/SM=%d", plan.chunk_rows,
-                      plan.threads_per_system, plan.systems_per_block, plan.block_threads,
-                      plan.shared_bytes, plan.blocks_per_sm);
+                      "one-pass L=%d p=%d G=%d cluster=%d thr=%d smem=%zu blocks/SM=%d",
+                      plan.chunk_rows, plan.threads_per_system, plan.systems_per_block,
+                      plan.cluster_blocks, plan.block_threads, plan.shared_bytes,
+                      plan.blocks_per_sm);
       } else {
         std::snprintf(plan_desc, sizeof plan_desc,
-                      "two-pass levels=%d chunk=%lld, one-pass N=%lld L=%d p=%d G=%d ws=%zu",
+                      "two-pass levels=%d chunk=%lld, one-pass N=%lld L=%d p=%d G=%d cluster=%d "
+                      "ws=%zu",
                       plan.levels, plan.reduce_rows, plan.reduced_rows, plan.chunk_rows,
-                      plan.threads_per_system, plan.systems_per_block, plan.workspace_bytes);
+                      plan.threads_per_system, plan.systems_per_block, plan.cluster_blocks,
+                      plan.workspace_bytes);
       }
       rows.push_back({lname, "prism", n, m, tp, min_bytes / (tp.median_us * 1e-6) / 1e9 / copy_gbs,
                       eta_of(x.get()), plan_desc});
@@ -295,9 +298,8 @@ int main(int argc, char** argv) try {
     out << "    {\"layout\": \"" << r.layout << "\", \"n\": " << r.n << ", \"m\": " << r.m
         << ", \"method\": \"" << r.method << "\", \"median_us\": " << r.t.median_us
         << ", \"min_us\": " << r.t.min_us << ", \"pct_copy_bandwidth\": " << 100 * r.pct_copy
-        << ", \"backward_error\": "
-        << (std::isnan(r.eta) ? std::string("null") : sci(r.eta)) << ", \"plan\": \""
-        << r.plan << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
+        << ", \"backward_error\": " << (std::isnan(r.eta) ? std::string("null") : sci(r.eta))
+        << ", \"plan\": \"" << r.plan << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
   }
   out << "  ]\n}\n";
   cusparseDestroy(handle);

@@ -1,7 +1,7 @@
 // Batched tridiagonal solves near the memory bandwidth: a one-pass solver for systems that
-// fit a thread block (every row of a system in some thread's registers), and a two-pass
-// partition method with a recursively solved reduced system for longer ones. See
-// kernels/cuda/tridiagonal.hpp.
+// fit a thread block or a cluster of up to 8 blocks (every row of a system in some thread's
+// registers), and a two-pass partition method with a recursively solved reduced system for
+// longer ones. See kernels/cuda/tridiagonal.hpp.
 //
 // Memory traffic per row of every system (T = element type):
 //   one pass:  reads a, b, c, d once and writes x once: 5 sizeof(T), the floor.
@@ -31,6 +31,7 @@
 
 #include "kernels/cuda/check.hpp"
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -61,6 +62,17 @@ constexpr int kReduceRows = 4 * kChunkRows<T>;
 // chunks needs p threads of one block; one_pass_threads() caps them (at most kMaxThreads).
 constexpr int kTargetThreads = 128;
 constexpr int kMaxThreads = 512;
+// The one-pass solve of interleaved data aims at 256 threads: twice the neighbouring
+// systems per block, so a warp's load of one row spans twice the bytes in half the
+// segments. H100, same run, 128 -> 256 threads: N = 64 63.7 -> 61.7 us, N = 256 76.7 ->
+// 70.9 (512: 66.4 and 70.3); pass 1 and 2 of the two-pass path (4 threads a unit, already
+// 32 systems a block) got 3 - 7 % slower with 256, so they keep 128.
+constexpr int kInterleavedOnePassThreads = 256;
+// Threads per block of cluster_solve_kernel (systems spread over a cluster of blocks).
+// Threads per block of cluster_solve_kernel (kTargetThreads: four blocks per SM, as the
+// single-block solves), and the most blocks of a cluster (the portable limit).
+constexpr int kClusterThreads = kTargetThreads;
+constexpr int kMaxClusterBlocks = 8;
 
 // i / d for 0 <= i, d < 2^16 as one multiply (thread index / threads per unit): with mul =
 // ceil(2^40 / d) the error of i mul / 2^40 is below 2^-24, less than the distance 1/d from i/d to
@@ -78,7 +90,9 @@ struct SmallDiv {
 
 // What a launch of either kernel works on. Element (s, i) lives at s sys_stride + i row_stride.
 // Systems are cut into units of unit_rows rows (the last one shorter); a block takes
-// G = 2^glog units, p threads each (chunk_thread: which thread holds which chunk).
+// G = 2^glog units, p threads each (chunk_thread: which thread holds which chunk). With
+// clog > 0 (cluster_solve_kernel) a cluster of 2^clog blocks takes G units, each block p
+// threads of each: chunk q of a unit is in block rank q / p.
 struct LaunchArgs {
   std::int64_t n;  // rows per system
   std::int64_t m;  // systems
@@ -88,7 +102,8 @@ struct LaunchArgs {
   std::int64_t units_per_sys;  // ceil(n / unit_rows)
   std::int64_t units_total;    // m * units_per_sys
   int glog;                    // log2 of the units per block
-  int p;                       // threads per full unit
+  int p;                       // threads per full unit (per block of a cluster)
+  int clog;                    // log2 of the blocks per cluster (0: no cluster)
   bool row_fastest;            // row_stride == 1 (contiguous data)
   bool vector_rows;            // row_fastest and every array 16-byte aligned
   bool reverse_blocks;         // block i takes the units of block gridDim.x - 1 - i
@@ -190,7 +205,8 @@ __device__ void store_vectors(float* dst, const float (&r)[L]) {
 template <typename T>
 struct ChunkThread {
   Unit<T> un;
-  int q;
+  int q;   // chunk of the unit
+  int ql;  // chunk within this block's share of the unit (q without clusters)
   int qs;
   int cl;            // rows of the chunk (0: idle thread)
   std::int64_t at0;  // offset of the chunk's first row
@@ -204,20 +220,21 @@ __device__ ChunkThread<T> chunk_thread(const LaunchArgs& p, Unit<T>* units, cons
   const int tid = threadIdx.x;
   if (tid < g_count) {
     const std::int64_t block = p.reverse_blocks ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-    units[tid] = make_unit<T>(p, block * g_count + tid, L, z);
+    units[tid] = make_unit<T>(p, (block >> p.clog) * g_count + tid, L, z);
   }
   __syncthreads();
   ChunkThread<T> t;
   int g;
   if (p.row_fastest) {
     g = p.div_p(tid);
-    t.q = tid - g * p.p;
+    t.ql = tid - g * p.p;
     t.qs = 1;
   } else {
     g = tid & (g_count - 1);
-    t.q = tid >> p.glog;
+    t.ql = tid >> p.glog;
     t.qs = g_count;
   }
+  t.q = static_cast<int>(blockIdx.x & ((1u << p.clog) - 1u)) * p.p + t.ql;
   t.un = units[g];
   t.cl = t.q < t.un.pu ? t.un.cbase + (t.q < t.un.crem) : 0;
   t.at0 =
@@ -406,6 +423,31 @@ std::size_t kernel_shared_bytes(int units, int threads) {
          static_cast<std::size_t>(threads) * sizeof(Boundary<T>);
 }
 
+// Interior rows of a partitioned chunk from its reduced solution: x_hi = w, x_lo from the
+// top equation with wm = x_hi of the chunk before, x_j = d''_j - a''_j x_lo - c''_j x_hi.
+template <typename T, int L>
+__device__ void back_substitute(const Boundary<T>& e, int cl, T w, T wm, const T (&ra)[L],
+                                const T (&rc)[L], T (&rd)[L]) {
+  const T xlo = e.td - e.ta * wm - e.tc * w;
+#pragma unroll
+  for (int j = 0; j < L; ++j) {
+    rd[j] = j == 0 ? xlo : (j == cl - 1 ? w : rd[j] - ra[j] * xlo - rc[j] * w);
+  }
+}
+
+// Stores the chunk's x (rd) as it was loaded: 16-byte vectors or element by element.
+template <typename T, int L>
+__device__ void store_chunk(const LaunchArgs& p, const ChunkThread<T>& t, const T (&rd)[L], T* x) {
+  if (t.vec) {
+    store_vectors<L>(x + t.at0, rd);
+  } else {
+#pragma unroll
+    for (int j = 0; j < L; ++j) {
+      if (j < t.cl) x[t.at0 + j * p.row_stride] = rd[j];
+    }
+  }
+}
+
 // One-pass solve of every unit of the block (pass 2 of the partition method too, with the
 // reduced solution z giving x just outside each unit). A thread loads its chunk of at most
 // L rows straight into registers (load_chunk) and stores its x straight back: coalesced
@@ -544,22 +586,226 @@ __global__ void __launch_bounds__(kMaxThreads)
       __syncthreads();
       wm = partition && q > 0 ? ew[tid - qs] : T(0);
     }
-    if (partition) {
-      const T xlo = e.td - e.ta * wm - e.tc * w;
-#pragma unroll
-      for (int j = 0; j < L; ++j) {
-        rd[j] = j == 0 ? xlo : (j == cl - 1 ? w : rd[j] - ra[j] * xlo - rc[j] * w);
+    if (partition) back_substitute<T, L>(e, cl, w, wm, ra, rc, rd);
+  }
+  store_chunk<T, L>(p, t, rd, x);
+}
+
+// Thread-block clusters (sm_90 on): the two halves of a cluster barrier and the address of a
+// shared variable in another block of the cluster. cluster_arrive releases this thread's
+// shared-memory writes; cluster_wait acquires those of every thread that arrived.
+__device__ __forceinline__ void cluster_arrive() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void cluster_wait() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#endif
+}
+template <typename T>
+__device__ __forceinline__ const T* cluster_map(const T* at, int rank) {
+#if __CUDA_ARCH__ >= 900
+  return cooperative_groups::this_cluster().map_shared_rank(const_cast<T*>(at), rank);
+#else
+  return at;
+#endif
+}
+
+// pcr_step with two more right-hand sides f and g, eliminated alongside d.
+template <typename T>
+__device__ void pcr_step3(T& a, T& c, T& d, T& f, T& g, T am, T cm, T dm, T fm, T gm, T ap, T cp,
+                          T dp, T fp, T gp) {
+  const T r = T(1) / (T(1) - cm * a - ap * c);
+  const T na = -am * a * r;
+  const T nc = -cp * c * r;
+  d = (d - dm * a - dp * c) * r;
+  f = (f - fm * a - fp * c) * r;
+  g = (g - gm * a - gp * c) * r;
+  a = na;
+  c = nc;
+}
+
+// Shared memory of cluster_solve_kernel: the units, five planes per thread (a, c, d, f, g;
+// the first then holds w), and per unit its first chunk's top equation (3 values), the
+// expressions of its first and last w in this block (6) and the w just outside it (2).
+template <typename T>
+std::size_t cluster_shared_bytes(int units, int threads) {
+  return units_bytes(units, sizeof(Unit<T>)) +
+         (5 * static_cast<std::size_t>(threads) + 11 * static_cast<std::size_t>(units)) * sizeof(T);
+}
+
+// One-pass solve of systems longer than a block takes, in a cluster of C = 2^clog blocks
+// (the partition method of solve_kernel, the reduced system split over the cluster). Each
+// block holds chunks [rank p, rank p + p) of each of the cluster's G systems.
+//  1. Load and partition the chunks; the reduced equations (solve_kernel), the next chunk's
+//     top equation from the next block for a block's last chunk (distributed shared memory,
+//     after a cluster barrier).
+//  2. In each block, PCR on its p equations with the unknowns just outside its range,
+//     u = w_{rank p - 1} and v = w_{rank p + p}, as two more right-hand sides (the first
+//     equation's coupling to u moved to f, the last one's to v moved to g): every w of the
+//     block becomes w = D + F u + G v.
+//  3. Each block publishes the expressions of its first and last w; after a second cluster
+//     barrier one thread per system reads all C pairs and solves the interface system (2C
+//     unknowns, a forward and a backward sweep) for its block's u and v.
+//  4. Back substitution and store as in solve_kernel. A block leaves only after every block
+//     of its cluster has read what it needs (the arrive after the last remote read, the
+//     wait at the very end).
+// Two cluster barriers in all, against one per PCR step when PCR spans the cluster (which
+// measured 1.3 - 1.7x slower than two passes). H100, double, against two passes in the same
+// run: contiguous N = 4096 (clusters of 4) 115.5 -> 95.7 us, N = 8192 (8) about 116 ->
+// 108.4; interleaved N = 1024 (4) 116.8 -> 108.1; the reduced systems of the two-pass shapes
+// 2 - 4 % faster. Against a single block of 256 threads at N = 2048, two blocks of 128 were
+// slower (87.4 against 67.7 us), so a cluster only takes what one block cannot.
+template <typename T, int L>
+__global__ void __launch_bounds__(kClusterThreads)
+    cluster_solve_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
+                         const T* d, T* x, LaunchArgs p) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int g_count = 1 << p.glog;
+  const int nthreads = blockDim.x;
+  Unit<T>* units = reinterpret_cast<Unit<T>*>(smem_raw);
+  T* const pa = reinterpret_cast<T*>(smem_raw + units_bytes(g_count, sizeof(Unit<T>)));
+  T* const pc = pa + nthreads;
+  T* const pd = pc + nthreads;
+  T* const pf = pd + nthreads;
+  T* const pg = pf + nthreads;
+  T* const tops = pg + nthreads;          // [g][3]
+  T* const ends = tops + 3 * g_count;     // [g][6]: D, F, G of the first w, then of the last
+  T* const outside = ends + 6 * g_count;  // [g][2]: u, v
+  const int tid = threadIdx.x;
+  const int clusters = 1 << p.clog;
+  const int rank = static_cast<int>(blockIdx.x & (clusters - 1u));
+  const ChunkThread<T> t = chunk_thread<T, L>(p, units, static_cast<const T*>(nullptr));
+  const Unit<T>& un = t.un;
+  const int q = t.q;
+  const int ql = t.ql;
+  const int qs = t.qs;
+  const int g = p.row_fastest ? tid / p.p : tid & (g_count - 1);
+  T ra[L], rb[L], rc[L], rd[L];
+  load_chunk<T, L, false>(p, t, a, b, c, d, ra, rb, rc, rd);
+  const bool partition = t.cl > 0 && un.pu > 1;
+  Boundary<T> e;
+  if (partition) e = partition_chunk<T, L>(t.cl, ra, rb, rc, rd);
+
+  // 1. Reduced equations.
+  pa[tid] = e.ta;
+  pc[tid] = e.tc;
+  pd[tid] = e.td;
+  if (ql == 0) {
+    tops[3 * g] = e.ta;
+    tops[3 * g + 1] = e.tc;
+    tops[3 * g + 2] = e.td;
+  }
+  cluster_arrive();
+  cluster_wait();
+  T ea = 0, ec = 0, ed = 0, ef = 0, eg = 0;  // the null equation w = 0
+  if (partition) {
+    T na = 0, nc = 0, nd = 0;
+    if (q + 1 < un.pu) {
+      if (ql + 1 < p.p) {
+        na = pa[tid + qs];
+        nc = pc[tid + qs];
+        nd = pd[tid + qs];
+      } else {
+        const T* top = cluster_map(tops + 3 * g, rank + 1);
+        na = top[0];
+        nc = top[1];
+        nd = top[2];
       }
     }
+    reduced_equation(e, na, nc, nd, ea, ec, ed);
   }
-  if (t.vec) {
-    store_vectors<L>(x + t.at0, rd);
-  } else {
-#pragma unroll
-    for (int j = 0; j < L; ++j) {
-      if (j < cl) x[t.at0 + j * p.row_stride] = rd[j];
+  if (ql == 0) {
+    ef = -ea;
+    ea = 0;
+  }
+  if (ql == p.p - 1) {
+    eg = -ec;
+    ec = 0;
+  }
+
+  // 2. PCR in the block with u and v as right-hand sides.
+  for (int h = 1; h < p.p; h <<= 1) {
+    __syncthreads();
+    pa[tid] = ea;
+    pc[tid] = ec;
+    pd[tid] = ed;
+    pf[tid] = ef;
+    pg[tid] = eg;
+    __syncthreads();
+    T am = 0, cm = 0, dm = 0, fm = 0, gm = 0, ap = 0, cp = 0, dp = 0, fp = 0, gp = 0;
+    if (ql - h >= 0) {
+      const int k = tid - h * qs;
+      am = pa[k];
+      cm = pc[k];
+      dm = pd[k];
+      fm = pf[k];
+      gm = pg[k];
     }
+    if (ql + h < p.p) {
+      const int k = tid + h * qs;
+      ap = pa[k];
+      cp = pc[k];
+      dp = pd[k];
+      fp = pf[k];
+      gp = pg[k];
+    }
+    pcr_step3(ea, ec, ed, ef, eg, am, cm, dm, fm, gm, ap, cp, dp, fp, gp);
   }
+
+  // 3. The interface system. Block r's first and last w, f_r and l_r:
+  //   f_r = Df_r + Ff_r l_{r-1} + Gf_r f_{r+1},  l_r = Dl_r + Fl_r l_{r-1} + Gl_r f_{r+1}.
+  // Forward, with l_{r-1} = al + be f_r: f_r = ph_r + ps_r f_{r+1}, l_r = al_r + be_r f_{r+1};
+  // backward from f_C = 0.
+  if (ql == 0) {
+    ends[6 * g] = ed;
+    ends[6 * g + 1] = ef;
+    ends[6 * g + 2] = eg;
+  }
+  if (ql == p.p - 1) {
+    ends[6 * g + 3] = ed;
+    ends[6 * g + 4] = ef;
+    ends[6 * g + 5] = eg;
+  }
+  cluster_arrive();
+  cluster_wait();
+  if (tid < g_count) {
+    T ph[kMaxClusterBlocks], ps[kMaxClusterBlocks], al[kMaxClusterBlocks], be[kMaxClusterBlocks];
+    T al_prev = 0, be_prev = 0;
+    for (int r = 0; r < clusters; ++r) {
+      const T* v = cluster_map(ends + 6 * tid, r);
+      const T df = v[0], ff = v[1], gf = v[2], dl = v[3], fl = v[4], gl = v[5];
+      const T rden = T(1) / (T(1) - ff * be_prev);
+      ph[r] = (df + ff * al_prev) * rden;
+      ps[r] = gf * rden;
+      al[r] = dl + fl * (al_prev + be_prev * ph[r]);
+      be[r] = fl * be_prev * ps[r] + gl;
+      al_prev = al[r];
+      be_prev = be[r];
+    }
+    T f_next = 0, u = 0, v = 0;
+    for (int r = clusters - 1; r >= rank - 1 && r >= 0; --r) {
+      if (r == rank + 1) v = ph[r] + ps[r] * f_next;
+      if (r == rank - 1) u = al[r] + be[r] * f_next;
+      f_next = ph[r] + ps[r] * f_next;
+    }
+    outside[2 * tid] = u;
+    outside[2 * tid + 1] = v;
+  }
+  __syncthreads();
+  cluster_arrive();  // this block reads no other block's shared memory after here
+
+  // 4. w, the w of the chunk before, back substitution, store.
+  const T u = outside[2 * g];
+  const T w = ed + ef * u + eg * outside[2 * g + 1];
+  pa[tid] = w;
+  __syncthreads();
+  const T wm = ql > 0 ? pa[tid - qs] : u;
+  if (partition) back_substitute<T, L>(e, t.cl, w, wm, ra, rc, rd);
+  store_chunk<T, L>(p, t, rd, x);
+  cluster_wait();
 }
 
 // Pass 1 of the partition method: every unit (kReduceRows rows of a system) is reduced to
@@ -643,7 +889,8 @@ int min_units_per_block(std::int64_t row_stride, std::int64_t m) {
 
 // Shapes a launch of either kernel over the units of (n, m) cut into units of unit_rows
 // rows, with up to L = kChunkRows rows per thread (p threads per unit) and about
-// kTargetThreads threads per block (G a power of two, at least min_units_per_block). G then
+// kTargetThreads threads per block (kInterleavedOnePassThreads for one-pass solves of
+// interleaved data; G a power of two, at least min_units_per_block). G then
 // shrinks while the grid would leave SMs with fewer than two blocks, so small batches
 // spread over the GPU instead of piling into a few blocks.
 template <typename T>
@@ -664,7 +911,9 @@ Launch shape_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
   if (p.p > kMaxThreads) throw ConfigError("tridiagonal_solve: unit too long for one block");
   p.div_p = SmallDiv(p.p);
   const int glog_min = floor_log2(min_units_per_block<T>(row_stride, m));
-  int glog = std::max(glog_min, floor_log2(std::max(1, kTargetThreads / p.p)));
+  const bool interleaved_one_pass = row_stride != 1 && unit_rows >= n;
+  const int target = interleaved_one_pass ? kInterleavedOnePassThreads : kTargetThreads;
+  int glog = std::max(glog_min, floor_log2(std::max(1, target / p.p)));
   while (glog > glog_min &&
          ((p.units_total + (std::int64_t{1} << glog) - 1) >> glog) < 2 * dev.sms) {
     --glog;
@@ -675,6 +924,78 @@ Launch shape_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
   l.blocks = (p.units_total + g - 1) >> glog;
   l.shared_bytes = kernel_shared_bytes<T>(g, l.threads);
   return l;
+}
+
+// The launch of cluster_solve_kernel for (n, m): G = min_units_per_block systems per cluster
+// of 2^clog blocks, p = kClusterThreads / G threads of each system in each block (p and G
+// powers of two; p 2^clog >= ceil(n / L)).
+template <typename T>
+Launch cluster_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
+                      std::int64_t row_stride, int clog) {
+  Launch l;
+  LaunchArgs& p = l.args;
+  p.n = n;
+  p.m = m;
+  p.sys_stride = sys_stride;
+  p.row_stride = row_stride;
+  p.unit_rows = n;
+  p.units_per_sys = 1;
+  p.units_total = m;
+  p.row_fastest = row_stride == 1;
+  const int g = min_units_per_block<T>(row_stride, m);
+  p.glog = floor_log2(g);
+  p.p = kClusterThreads / g;
+  p.clog = clog;
+  p.div_p = SmallDiv(p.p);
+  l.threads = kClusterThreads;
+  l.blocks = ((m + g - 1) >> p.glog) << clog;
+  l.shared_bytes = cluster_shared_bytes<T>(g, l.threads);
+  return l;
+}
+
+// Most blocks of a cluster of cluster_solve_kernel: the largest portable size (8, 4 or 2)
+// of which the device runs at least one at a time (cudaOccupancyMaxActiveClusters); 1 where
+// the device has no clusters (before sm_90). Clusters of 16 (non-portable) measured slower
+// than two passes on an H100 (contiguous N = 16384: 136.7 against 116.4 us; interleaved
+// N = 4096: 158 against 116), 4 and 8 faster (below). Cached per device.
+template <typename T>
+int max_cluster_blocks() {
+  constexpr int kDevices = 64;
+  static std::atomic<int> cached[kDevices] = {};
+  int dev = 0;
+  PRISM_CUDA_CHECK(cudaGetDevice(&dev));
+  std::atomic<int>* slot = dev < kDevices ? &cached[dev] : nullptr;
+  if (slot != nullptr) {
+    const int known = slot->load(std::memory_order_relaxed);
+    if (known > 0) return known;
+  }
+  int best = 1;
+  int supported = 0;
+  PRISM_CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrClusterLaunch, dev));
+  if (supported != 0) {
+    const void* kernel = reinterpret_cast<const void*>(&cluster_solve_kernel<T, kChunkRows<T>>);
+    for (int c = kMaxClusterBlocks; c >= 2 && best == 1; c /= 2) {
+      cudaLaunchConfig_t config = {};
+      config.gridDim = dim3(static_cast<unsigned>(c));
+      config.blockDim = dim3(static_cast<unsigned>(kClusterThreads));
+      config.dynamicSmemBytes = cluster_shared_bytes<T>(kClusterThreads, kClusterThreads);
+      cudaLaunchAttribute attr = {};
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim.x = static_cast<unsigned>(c);
+      attr.val.clusterDim.y = 1;
+      attr.val.clusterDim.z = 1;
+      config.attrs = &attr;
+      config.numAttrs = 1;
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
+        cudaGetLastError();  // clear it: this size is not available
+        clusters = 0;
+      }
+      if (clusters >= 1) best = c;
+    }
+  }
+  if (slot != nullptr) slot->store(best, std::memory_order_relaxed);
+  return best;
 }
 
 // Most threads of a one-pass block: the largest of kMaxThreads, kMaxThreads / 2, ...,
@@ -707,16 +1028,29 @@ int one_pass_threads() {
   return threads;
 }
 
-// Rule for the path: one pass when the fewest systems a coalesced block holds
-// (min_units_per_block), p = ceil(N / L) threads each, fit one_pass_threads() (the solve
-// kernel keeps chunks in registers, so shared memory does not limit it), else the two-pass
-// partition method (2 rows per kReduceRows rows reduced), recursively until the reduced
-// systems (contiguous) fit.
+// Rule for the path: one pass in one block when the fewest systems a coalesced block holds
+// (min_units_per_block, G), p = ceil(N / L) threads each, fit one_pass_threads() (the solve
+// kernel keeps chunks in registers, so shared memory does not limit it); one pass in a
+// cluster of 2^clog blocks of kClusterThreads when they fit the largest cluster
+// (max_cluster_blocks); else the two-pass partition method (2 rows per kReduceRows rows
+// reduced), recursively until the reduced systems (contiguous) fit.
+struct OnePass {
+  bool fits = false;
+  int clog = 0;  // > 0: cluster_solve_kernel on clusters of 2^clog blocks
+};
+
 template <typename T>
-bool fits_one_pass(std::int64_t n, std::int64_t m, std::int64_t row_stride) {
+OnePass one_pass_plan(std::int64_t n, std::int64_t m, std::int64_t row_stride) {
   const std::int64_t g = min_units_per_block<T>(row_stride, m);
   const std::int64_t p = (n + kChunkRows<T> - 1) / kChunkRows<T>;
-  return g * p <= one_pass_threads<T>();
+  if (g * p <= one_pass_threads<T>()) return {true, 0};
+  if (g < kClusterThreads) {
+    const std::int64_t per_block = kClusterThreads / g;
+    int clog = 1;
+    while ((per_block << clog) < p) ++clog;
+    if ((1 << clog) <= max_cluster_blocks<T>()) return {true, clog};
+  }
+  return {false, 0};
 }
 
 template <typename T>
@@ -728,7 +1062,7 @@ std::int64_t reduced_rows(std::int64_t n) {
 // and what its own solve needs.
 template <typename T>
 std::int64_t workspace_elems(std::int64_t n, std::int64_t m, std::int64_t row_stride) {
-  if (fits_one_pass<T>(n, m, row_stride)) return 0;
+  if (one_pass_plan<T>(n, m, row_stride).fits) return 0;
   const std::int64_t n2 = reduced_rows<T>(n);
   return 4 * n2 * m + workspace_elems<T>(n2, m, 1);
 }
@@ -736,6 +1070,8 @@ std::int64_t workspace_elems(std::int64_t n, std::int64_t m, std::int64_t row_st
 template <typename T>
 Launch one_pass_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
                        std::int64_t row_stride, const DeviceLimits& dev) {
+  const OnePass plan = one_pass_plan<T>(n, m, row_stride);
+  if (plan.clog > 0) return cluster_launch<T>(n, m, sys_stride, row_stride, plan.clog);
   return shape_launch<T>(n, m, sys_stride, row_stride, n, dev);
 }
 
@@ -757,6 +1093,25 @@ void launch_solve(Launch l, const T* a, const T* b, const T* c, const T* d, T* x
   l.args.vector_rows = l.args.row_fastest && aligned16(a) && aligned16(b) && aligned16(c) &&
                        aligned16(d) && aligned16(x);
   constexpr int kL = kChunkRows<T>;
+  if (l.args.clog > 0) {
+    void (*kernel)(const T*, const T*, const T*, const T*, T*, LaunchArgs) =
+        cluster_solve_kernel<T, kL>;
+    set_shared(reinterpret_cast<const void*>(kernel), l.shared_bytes);
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(l.blocks));
+    config.blockDim = dim3(static_cast<unsigned>(l.threads));
+    config.dynamicSmemBytes = l.shared_bytes;
+    config.stream = stream;
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 1u << l.args.clog;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    PRISM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, a, b, c, d, x, l.args));
+    return;
+  }
   set_shared(reinterpret_cast<const void*>(&solve_kernel<T, kL>), l.shared_bytes);
   solve_kernel<T, kL><<<static_cast<unsigned>(l.blocks), l.threads, l.shared_bytes, stream>>>(
       a, b, c, d, x, z, l.args);
@@ -767,7 +1122,7 @@ template <typename T>
 void solve_level(std::int64_t n, std::int64_t m, std::int64_t sys_stride, std::int64_t row_stride,
                  const T* a, const T* b, const T* c, const T* d, T* x, T* work,
                  const DeviceLimits& dev, cudaStream_t stream) {
-  if (fits_one_pass<T>(n, m, row_stride)) {
+  if (one_pass_plan<T>(n, m, row_stride).fits) {
     launch_solve(one_pass_launch<T>(n, m, sys_stride, row_stride, dev), a, b, c, d, x,
                  static_cast<const T*>(nullptr), stream);
     return;
@@ -804,7 +1159,7 @@ TridiagonalPlan make_plan(TridiagonalLayout layout, index_t n_in, index_t m_in) 
   const bool contiguous = layout == TridiagonalLayout::contiguous;
   std::int64_t row_stride = contiguous ? 1 : m;
   plan.workspace_bytes = static_cast<std::size_t>(workspace_elems<T>(n, m, row_stride)) * sizeof(T);
-  while (!fits_one_pass<T>(n, m, row_stride)) {
+  while (!one_pass_plan<T>(n, m, row_stride).fits) {
     if (plan.levels == 0) plan.reduce_rows = kReduceRows<T>;
     ++plan.levels;
     n = reduced_rows<T>(n);
@@ -813,12 +1168,14 @@ TridiagonalPlan make_plan(TridiagonalLayout layout, index_t n_in, index_t m_in) 
   const Launch l = one_pass_launch<T>(n, m, row_stride == 1 ? n : 1, row_stride, dev);
   plan.reduced_rows = plan.levels > 0 ? n : 0;
   plan.chunk_rows = kChunkRows<T>;
-  plan.threads_per_system = l.args.p;
+  plan.cluster_blocks = 1 << l.args.clog;
+  plan.threads_per_system = l.args.p << l.args.clog;
   plan.systems_per_block = 1 << l.args.glog;
   plan.block_threads = l.threads;
   plan.shared_bytes = l.shared_bytes;
   constexpr int kL = kChunkRows<T>;
-  const void* kernel = reinterpret_cast<const void*>(&solve_kernel<T, kL>);
+  const void* kernel = l.args.clog > 0 ? reinterpret_cast<const void*>(&cluster_solve_kernel<T, kL>)
+                                       : reinterpret_cast<const void*>(&solve_kernel<T, kL>);
   set_shared(kernel, l.shared_bytes);
   PRISM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.blocks_per_sm, kernel,
                                                                  l.threads, l.shared_bytes));

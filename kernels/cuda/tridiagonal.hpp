@@ -5,14 +5,18 @@
 /// SPD systems).
 ///
 /// Two paths, chosen per call from N, M, the element size and the device:
-///  - one pass (a system's threads fit a block): each system is split into p chunks of at
-///    most L rows, one thread each; a thread loads its chunk straight into registers
+///  - one pass (a system's threads fit a block, or a cluster of up to 8 blocks on sm_90):
+///    each system is split into p chunks of at most L rows, one thread each; a thread
+///    loads its chunk straight into registers
 ///    (coalesced element by element for interleaved data, 16-byte vectors for contiguous
 ///    data where aligned) and reduces it with the partition method (Laszlo, Giles and
 ///    Appleyard, ACM TOMS 2016); the 2p chunk-boundary equations of a system are solved by
 ///    one cyclic-reduction step and PCR by warp shuffles or in shared memory (the PCR of
 ///    Kim, Wu, Chang and Hwu, ICPP 2011, on the reduced system only), and x is stored straight from
-///    registers: 4 reads + 1 write per row, the fewest bytes possible.
+///    registers: 4 reads + 1 write per row, the fewest bytes possible. Across a cluster,
+///    each block runs PCR on its share with the unknowns just outside it as two more
+///    right-hand sides, and the blocks' boundary unknowns are solved together through
+///    distributed shared memory (two cluster barriers).
 ///  - two pass (longer systems): pass 1 reduces every unit of kReduceRows rows of every
 ///    system to its 2 boundary equations (4 threads per unit, chunk equations merged); the
 ///    reduced systems (2 rows per unit) are solved by this same function recursively;
@@ -35,8 +39,9 @@ struct TridiagonalPlan {
   long long reduced_rows = 0;    ///< rows per system the one-pass solve sees (0 if levels == 0)
   int chunk_rows = 0;            ///< L: most rows per thread of the one-pass solve
   int threads_per_system = 0;    ///< p: threads per system of the one-pass solve
-  int systems_per_block = 0;     ///< G: systems per block of the one-pass solve
-  int block_threads = 0;         ///< G * p
+  int systems_per_block = 0;     ///< G: systems per block (per cluster) of the one-pass solve
+  int cluster_blocks = 1;        ///< blocks per thread-block cluster of the one-pass solve
+  int block_threads = 0;         ///< G * p / cluster_blocks
   int blocks_per_sm = 0;         ///< resident blocks of the one-pass solve (occupancy API)
   std::size_t shared_bytes = 0;  ///< dynamic shared memory of the one-pass solve
   std::size_t workspace_bytes = 0;

@@ -288,6 +288,55 @@ TEST(TridiagonalCuda, MillionSystems) {
   }
 }
 
+// Largest N that the plan solves in one pass in a single block for M systems.
+index_t one_block_limit(TridiagonalLayout layout, index_t m, std::size_t elem_size) {
+  using prism::kernels::cuda::tridiagonal_plan;
+  index_t lo = 1, hi = 1 << 22;
+  while (hi - lo > 1) {
+    const index_t mid = lo + (hi - lo) / 2;
+    const auto plan = tridiagonal_plan(layout, mid, m, elem_size);
+    if (plan.levels == 0 && plan.cluster_blocks == 1) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+// One-pass solves in thread-block clusters (systems longer than a block takes): N from just
+// past the single-block limit (2 blocks) through each doubling of the cluster to the
+// one-pass limit, with M not a multiple of the systems per cluster; and a two-pass solve
+// whose reduced systems take a cluster. Where the device has no clusters the same sizes run
+// two-pass, and the test still checks them.
+template <typename T>
+void check_cluster_edges(TridiagonalLayout layout) {
+  using prism::kernels::cuda::tridiagonal_plan;
+  for (index_t m : {1, 3, 6}) {
+    const index_t block = one_block_limit(layout, m, sizeof(T));
+    const index_t limit = one_pass_limit(layout, m, sizeof(T));
+    const auto past = tridiagonal_plan(layout, block + 1, m, sizeof(T));
+    if (past.levels == 0) {
+      EXPECT_GE(past.cluster_blocks, 2);
+      EXPECT_EQ(past.block_threads * past.cluster_blocks,
+                past.threads_per_system * past.systems_per_block);
+    }
+    for (index_t n = block + 1; n <= limit; n = 2 * n + 1) {
+      check_case<T>(TriKind::laplacian, layout, n, m, /*in_place=*/true);
+      check_case<T>(TriKind::dominant, layout, n + past.chunk_rows / 2, m, /*in_place=*/false);
+    }
+    check_case<T>(TriKind::dominant, layout, limit, m, /*in_place=*/false);
+  }
+}
+
+TEST(TridiagonalCuda, ClusterOnePassIsEquivalentToReference) {
+  PRISM_SKIP_WITHOUT_GPU();
+  for (TridiagonalLayout layout : {TridiagonalLayout::contiguous, TridiagonalLayout::interleaved}) {
+    check_cluster_edges<double>(layout);
+    check_cluster_edges<float>(layout);
+  }
+}
+
 TEST(TridiagonalCuda, PlanPicksPathsByShape) {
   PRISM_SKIP_WITHOUT_GPU();
   using prism::kernels::cuda::tridiagonal_plan;
@@ -295,6 +344,7 @@ TEST(TridiagonalCuda, PlanPicksPathsByShape) {
   EXPECT_EQ(many_small.levels, 0);
   EXPECT_EQ(many_small.workspace_bytes, 0u);
   EXPECT_EQ(many_small.threads_per_system * many_small.chunk_rows, 64);
+  EXPECT_EQ(many_small.cluster_blocks, 1);
   EXPECT_EQ(many_small.block_threads, many_small.threads_per_system * many_small.systems_per_block);
   const auto one_huge = tridiagonal_plan(TridiagonalLayout::contiguous, 1 << 22, 1, 8);
   EXPECT_GE(one_huge.levels, 2);
