@@ -64,7 +64,7 @@ constexpr int kTargetThreads = 128;
 constexpr int kMaxThreads = 512;
 // The one-pass solve of interleaved data aims at 256 threads: twice the neighbouring
 // systems per block, so a warp's load of one row spans twice the bytes in half the
-// segments. H100, same run, 128 -> 256 threads: N = 64 63.7 -> 61.7 us, N = 256 76.7 ->
+// segments. H100, same run, 128 -> 256 threads: N = 64 63.8 -> 61.7 us, N = 256 76.7 ->
 // 70.9 (512: 66.4 and 70.3); pass 1 and 2 of the two-pass path (4 threads a unit, already
 // 32 systems a block) got 3 - 7 % slower with 256, so they keep 128.
 constexpr int kInterleavedOnePassThreads = 256;
