@@ -68,7 +68,6 @@ constexpr int kMaxThreads = 512;
 // 70.9 (512: 66.4 and 70.3); pass 1 and 2 of the two-pass path (4 threads a unit, already
 // 32 systems a block) got 3 - 7 % slower with 256, so they keep 128.
 constexpr int kInterleavedOnePassThreads = 256;
-// Threads per block of cluster_solve_kernel (systems spread over a cluster of blocks).
 // Threads per block of cluster_solve_kernel (kTargetThreads: four blocks per SM, as the
 // single-block solves), and the most blocks of a cluster (the portable limit).
 constexpr int kClusterThreads = kTargetThreads;
@@ -654,9 +653,9 @@ std::size_t cluster_shared_bytes(int units, int threads) {
 //     wait at the very end).
 // Two cluster barriers in all, against one per PCR step when PCR spans the cluster (which
 // measured 1.3 - 1.7x slower than two passes). H100, double, against two passes in the same
-// run: contiguous N = 4096 (clusters of 4) 115.5 -> 95.7 us, N = 8192 (8) about 116 ->
-// 108.4; interleaved N = 1024 (4) 116.8 -> 108.1; the reduced systems of the two-pass shapes
-// 2 - 4 % faster. Against a single block of 256 threads at N = 2048, two blocks of 128 were
+// run: contiguous N = 4096 (clusters of 4) 115.5 -> 95.7 us, N = 8192 (8) 115.7 -> 108.3;
+// interleaved N = 1024 (4) 116.8 -> 108.1; the reduced systems of the two-pass shapes 2 - 4 %
+// faster. Against a single block of 256 threads at N = 2048, two blocks of 128 were
 // slower (87.4 against 67.7 us), so a cluster only takes what one block cannot.
 template <typename T, int L>
 __global__ void __launch_bounds__(kClusterThreads)
@@ -953,6 +952,26 @@ Launch cluster_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
   return l;
 }
 
+// A launch of `blocks` blocks of `threads` threads in clusters of `cluster` blocks; the
+// returned configuration points to `attr`, which holds the cluster size.
+cudaLaunchConfig_t cluster_config(unsigned blocks, unsigned threads, std::size_t shared_bytes,
+                                  unsigned cluster, cudaStream_t stream,
+                                  cudaLaunchAttribute& attr) {
+  attr = {};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster;
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  return config;
+}
+
 // Most blocks of a cluster of cluster_solve_kernel: the largest portable size (8, 4 or 2)
 // of which the device runs at least one at a time (cudaOccupancyMaxActiveClusters); 1 where
 // the device has no clusters (before sm_90). Clusters of 16 (non-portable) measured slower
@@ -975,17 +994,11 @@ int max_cluster_blocks() {
   if (supported != 0) {
     const void* kernel = reinterpret_cast<const void*>(&cluster_solve_kernel<T, kChunkRows<T>>);
     for (int c = kMaxClusterBlocks; c >= 2 && best == 1; c /= 2) {
-      cudaLaunchConfig_t config = {};
-      config.gridDim = dim3(static_cast<unsigned>(c));
-      config.blockDim = dim3(static_cast<unsigned>(kClusterThreads));
-      config.dynamicSmemBytes = cluster_shared_bytes<T>(kClusterThreads, kClusterThreads);
       cudaLaunchAttribute attr = {};
-      attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = static_cast<unsigned>(c);
-      attr.val.clusterDim.y = 1;
-      attr.val.clusterDim.z = 1;
-      config.attrs = &attr;
-      config.numAttrs = 1;
+      const auto size = static_cast<unsigned>(c);
+      const cudaLaunchConfig_t config = cluster_config(
+          size, kClusterThreads, cluster_shared_bytes<T>(kClusterThreads, kClusterThreads), size,
+          nullptr, attr);
       int clusters = 0;
       if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
         cudaGetLastError();  // clear it: this size is not available
@@ -1097,18 +1110,10 @@ void launch_solve(Launch l, const T* a, const T* b, const T* c, const T* d, T* x
     void (*kernel)(const T*, const T*, const T*, const T*, T*, LaunchArgs) =
         cluster_solve_kernel<T, kL>;
     set_shared(reinterpret_cast<const void*>(kernel), l.shared_bytes);
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(static_cast<unsigned>(l.blocks));
-    config.blockDim = dim3(static_cast<unsigned>(l.threads));
-    config.dynamicSmemBytes = l.shared_bytes;
-    config.stream = stream;
     cudaLaunchAttribute attr = {};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = 1u << l.args.clog;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    config.attrs = &attr;
-    config.numAttrs = 1;
+    const cudaLaunchConfig_t config =
+        cluster_config(static_cast<unsigned>(l.blocks), static_cast<unsigned>(l.threads),
+                       l.shared_bytes, 1u << l.args.clog, stream, attr);
     PRISM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, a, b, c, d, x, l.args));
     return;
   }
