@@ -638,25 +638,29 @@ std::size_t cluster_shared_bytes(int units, int threads) {
 // One-pass solve of systems longer than a block takes, in a cluster of C = 2^clog blocks
 // (the partition method of solve_kernel, the reduced system split over the cluster). Each
 // block holds chunks [rank p, rank p + p) of each of the cluster's G systems.
-//  1. Load and partition the chunks; the reduced equations (solve_kernel), the next chunk's
-//     top equation from the next block for a block's last chunk (distributed shared memory,
-//     after a cluster barrier).
+//  1. Load and partition the chunks; the reduced equations (solve_kernel), except that a
+//     block's last chunk keeps x just past the block, v (the next block's first row), as
+//     an unknown instead of reading the next chunk's top equation.
 //  2. In each block, PCR on its p equations with the unknowns just outside its range,
-//     u = w_{rank p - 1} and v = w_{rank p + p}, as two more right-hand sides (the first
-//     equation's coupling to u moved to f, the last one's to v moved to g): every w of the
-//     block becomes w = D + F u + G v.
-//  3. Each block publishes the expressions of its first and last w; after a second cluster
-//     barrier one thread per system reads all C pairs and solves the interface system (2C
-//     unknowns, a forward and a backward sweep) for its block's u and v.
+//     u = w_{rank p - 1} and v, as two more right-hand sides (the first equation's
+//     coupling to u moved to f, the last one's to v moved to g): every w of the block
+//     becomes w = D + F u + G v.
+//  3. Each block publishes the expressions of its first and last w; after a cluster
+//     barrier one thread per system reads all C of them and the first top equation of
+//     every block (which ties v_r to block r's last w and block r + 1's first) through
+//     distributed shared memory, and solves the interface system (a forward and a backward
+//     sweep over the blocks) for its block's u and v.
 //  4. Back substitution and store as in solve_kernel. A block leaves only after every block
 //     of its cluster has read what it needs (the arrive after the last remote read, the
 //     wait at the very end).
-// Two cluster barriers in all, against one per PCR step when PCR spans the cluster (which
+// One cluster barrier in all, against one per PCR step when PCR spans the cluster (which
 // measured 1.3 - 1.7x slower than two passes). H100, double, against two passes in the same
 // run: contiguous N = 4096 (clusters of 4) 115.5 -> 95.7 us, N = 8192 (8) 115.7 -> 108.3;
 // interleaved N = 1024 (4) 116.8 -> 108.1; the reduced systems of the two-pass shapes 2 - 4 %
-// faster. Against a single block of 256 threads at N = 2048, two blocks of 128 were
-// slower (87.4 against 67.7 us), so a cluster only takes what one block cannot.
+// faster. (Those with a first cluster barrier for the next chunk's top equation; without
+// it, same run: N = 4096 95.7 -> 92.0 us, interleaved N = 1024 108.3 -> 106.8, N = 8192 the
+// same.) Against a single block of 256 threads at N = 2048, two blocks of 128 were slower
+// (87.4 against 67.7 us), so a cluster only takes what one block cannot.
 template <typename T, int L>
 __global__ void __launch_bounds__(kClusterThreads)
     cluster_solve_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
@@ -688,7 +692,8 @@ __global__ void __launch_bounds__(kClusterThreads)
   Boundary<T> e;
   if (partition) e = partition_chunk<T, L>(t.cl, ra, rb, rc, rd);
 
-  // 1. Reduced equations.
+  // 1. Reduced equations. A block's last chunk keeps x just past the block, v (the first
+  // row of the next block), as an unknown instead of taking the next chunk's top equation.
   pa[tid] = e.ta;
   pc[tid] = e.tc;
   pd[tid] = e.td;
@@ -697,32 +702,21 @@ __global__ void __launch_bounds__(kClusterThreads)
     tops[3 * g + 1] = e.tc;
     tops[3 * g + 2] = e.td;
   }
-  cluster_arrive();
-  cluster_wait();
+  __syncthreads();
   T ea = 0, ec = 0, ed = 0, ef = 0, eg = 0;  // the null equation w = 0
   if (partition) {
     T na = 0, nc = 0, nd = 0;
-    if (q + 1 < un.pu) {
-      if (ql + 1 < p.p) {
-        na = pa[tid + qs];
-        nc = pc[tid + qs];
-        nd = pd[tid + qs];
-      } else {
-        const T* top = cluster_map(tops + 3 * g, rank + 1);
-        na = top[0];
-        nc = top[1];
-        nd = top[2];
-      }
+    if (q + 1 < un.pu && ql + 1 < p.p) {
+      na = pa[tid + qs];
+      nc = pc[tid + qs];
+      nd = pd[tid + qs];
     }
     reduced_equation(e, na, nc, nd, ea, ec, ed);
+    if (ql == p.p - 1) eg = -e.bc / (T(1) - e.ba * e.tc);  // v's coefficient, moved right
   }
   if (ql == 0) {
     ef = -ea;
     ea = 0;
-  }
-  if (ql == p.p - 1) {
-    eg = -ec;
-    ec = 0;
   }
 
   // 2. PCR in the block with u and v as right-hand sides.
@@ -754,8 +748,11 @@ __global__ void __launch_bounds__(kClusterThreads)
     pcr_step3(ea, ec, ed, ef, eg, am, cm, dm, fm, gm, ap, cp, dp, fp, gp);
   }
 
-  // 3. The interface system. Block r's first and last w, f_r and l_r:
-  //   f_r = Df_r + Ff_r l_{r-1} + Gf_r f_{r+1},  l_r = Dl_r + Fl_r l_{r-1} + Gl_r f_{r+1}.
+  // 3. The interface system. Block r's first and last w, f_r and l_r, and v_r (the first
+  // row of block r + 1, from that block's first top equation, ta' x_{lo-1} + tc' x_hi):
+  //   f_r = Df + Ff l_{r-1} + Gf v_r,  l_r = Dl + Fl l_{r-1} + Gl v_r,
+  //   v_r = td' - ta' l_r - tc' f_{r+1}.
+  // v_r eliminated: l_r = Dl* + Fl* l_{r-1} + Gl* f_{r+1}, f_r = Df* + Ff* l_{r-1} + Gf* f_{r+1}.
   // Forward, with l_{r-1} = al + be f_r: f_r = ph_r + ps_r f_{r+1}, l_r = al_r + be_r f_{r+1};
   // backward from f_C = 0.
   if (ql == 0) {
@@ -773,9 +770,25 @@ __global__ void __launch_bounds__(kClusterThreads)
   if (tid < g_count) {
     T ph[kMaxClusterBlocks], ps[kMaxClusterBlocks], al[kMaxClusterBlocks], be[kMaxClusterBlocks];
     T al_prev = 0, be_prev = 0;
+    T ta_next = 0, tc_next = 0, td_next = 0;  // block rank + 1's first top equation
     for (int r = 0; r < clusters; ++r) {
       const T* v = cluster_map(ends + 6 * tid, r);
-      const T df = v[0], ff = v[1], gf = v[2], dl = v[3], fl = v[4], gl = v[5];
+      T ta = 0, tc = 0, td = 0;
+      if (r + 1 < clusters) {
+        const T* top = cluster_map(tops + 3 * tid, r + 1);
+        ta = top[0];
+        tc = top[1];
+        td = top[2];
+      }
+      if (r == rank) {
+        ta_next = ta;
+        tc_next = tc;
+        td_next = td;
+      }
+      const T kl = T(1) / (T(1) + v[5] * ta);
+      const T dl = (v[3] + v[5] * td) * kl, fl = v[4] * kl, gl = -v[5] * tc * kl;
+      const T df = v[0] + v[2] * (td - ta * dl), ff = v[1] - v[2] * ta * fl,
+              gf = -v[2] * (ta * gl + tc);
       const T rden = T(1) / (T(1) - ff * be_prev);
       ph[r] = (df + ff * al_prev) * rden;
       ps[r] = gf * rden;
@@ -786,7 +799,7 @@ __global__ void __launch_bounds__(kClusterThreads)
     }
     T f_next = 0, u = 0, v = 0;
     for (int r = clusters - 1; r >= rank - 1 && r >= 0; --r) {
-      if (r == rank + 1) v = ph[r] + ps[r] * f_next;
+      if (r == rank) v = td_next - ta_next * (al[r] + be[r] * f_next) - tc_next * f_next;
       if (r == rank - 1) u = al[r] + be[r] * f_next;
       f_next = ph[r] + ps[r] * f_next;
     }

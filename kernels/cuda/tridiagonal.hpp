@@ -16,7 +16,7 @@
 ///    registers: 4 reads + 1 write per row, the fewest bytes possible. Across a cluster,
 ///    each block runs PCR on its share with the unknowns just outside it as two more
 ///    right-hand sides, and the blocks' boundary unknowns are solved together through
-///    distributed shared memory (two cluster barriers).
+///    distributed shared memory (one cluster barrier).
 ///  - two pass (longer systems): pass 1 reduces every unit of kReduceRows rows of every
 ///    system to its 2 boundary equations (4 threads per unit, chunk equations merged); the
 ///    reduced systems (2 rows per unit) are solved by this same function recursively;
