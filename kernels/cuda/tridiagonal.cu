@@ -397,6 +397,21 @@ __device__ void reduced_equation(const Boundary<T>& e, T na, T nc, T nd, T& a, T
   d = (e.bd - e.ba * e.td - e.bc * nd) * r;
 }
 
+// The PCR step of pcr_step (below) with two more right-hand sides f and g, eliminated
+// alongside d (cluster_solve_kernel).
+template <typename T>
+__device__ void pcr_step3(T& a, T& c, T& d, T& f, T& g, T am, T cm, T dm, T fm, T gm, T ap, T cp,
+                          T dp, T fp, T gp) {
+  const T r = T(1) / (T(1) - cm * a - ap * c);
+  const T na = -am * a * r;
+  const T nc = -cp * c * r;
+  d = (d - dm * a - dp * c) * r;
+  f = (f - fm * a - fp * c) * r;
+  g = (g - gm * a - gp * c) * r;
+  a = na;
+  c = nc;
+}
+
 // One PCR step of equation (a, 1, c, d) with its neighbours at distance h, (am, 1, cm, dm)
 // before and (ap, 1, cp, dp) after it (the null equation 0, 1, 0, 0 outside the unit), all
 // scaled to a unit diagonal: with k1 = a and k2 = c the eliminated equation is
@@ -406,12 +421,8 @@ __device__ void reduced_equation(const Boundary<T>& e, T na, T nc, T nd, T& a, T
 // pass, 73.2 -> 62.5 us; N = 256 68.1 -> 61.3; the two-pass shapes 3 - 4 % faster.
 template <typename T>
 __device__ void pcr_step(T& a, T& c, T& d, T am, T cm, T dm, T ap, T cp, T dp) {
-  const T r = T(1) / (T(1) - cm * a - ap * c);
-  const T na = -am * a * r;
-  const T nc = -cp * c * r;
-  d = (d - dm * a - dp * c) * r;
-  a = na;
-  c = nc;
+  T f = 0, g = 0;  // unused: the compiler drops their arithmetic
+  pcr_step3(a, c, d, f, g, am, cm, dm, T(0), T(0), ap, cp, dp, T(0), T(0));
 }
 
 // Shared memory of either kernel: the units, then per thread the reduced-system planes of
@@ -610,20 +621,6 @@ __device__ __forceinline__ const T* cluster_map(const T* at, int rank) {
 #else
   return at;
 #endif
-}
-
-// pcr_step with two more right-hand sides f and g, eliminated alongside d.
-template <typename T>
-__device__ void pcr_step3(T& a, T& c, T& d, T& f, T& g, T am, T cm, T dm, T fm, T gm, T ap, T cp,
-                          T dp, T fp, T gp) {
-  const T r = T(1) / (T(1) - cm * a - ap * c);
-  const T na = -am * a * r;
-  const T nc = -cp * c * r;
-  d = (d - dm * a - dp * c) * r;
-  f = (f - fm * a - fp * c) * r;
-  g = (g - gm * a - gp * c) * r;
-  a = na;
-  c = nc;
 }
 
 // Shared memory of cluster_solve_kernel: the units, five planes per thread (a, c, d, f, g;
@@ -899,6 +896,22 @@ int min_units_per_block(std::int64_t row_stride, std::int64_t m) {
   return g;
 }
 
+// The arguments that place the units of unit_rows rows of (n, m) in memory; the thread
+// layout (glog, p, clog) is the caller's.
+LaunchArgs unit_args(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
+                     std::int64_t row_stride, std::int64_t unit_rows) {
+  LaunchArgs p{};
+  p.n = n;
+  p.m = m;
+  p.sys_stride = sys_stride;
+  p.row_stride = row_stride;
+  p.unit_rows = unit_rows;
+  p.units_per_sys = (n + unit_rows - 1) / unit_rows;
+  p.units_total = m * p.units_per_sys;
+  p.row_fastest = row_stride == 1;
+  return p;
+}
+
 // Shapes a launch of either kernel over the units of (n, m) cut into units of unit_rows
 // rows, with up to L = kChunkRows rows per thread (p threads per unit) and about
 // kTargetThreads threads per block (kInterleavedOnePassThreads for one-pass solves of
@@ -910,14 +923,7 @@ Launch shape_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
                     std::int64_t row_stride, std::int64_t unit_rows, const DeviceLimits& dev) {
   Launch l;
   LaunchArgs& p = l.args;
-  p.n = n;
-  p.m = m;
-  p.sys_stride = sys_stride;
-  p.row_stride = row_stride;
-  p.unit_rows = unit_rows;
-  p.units_per_sys = (n + unit_rows - 1) / unit_rows;
-  p.units_total = m * p.units_per_sys;
-  p.row_fastest = row_stride == 1;
+  p = unit_args(n, m, sys_stride, row_stride, unit_rows);
   constexpr int kL = kChunkRows<T>;
   p.p = unit_rows <= kL ? 1 : static_cast<int>((unit_rows + kL - 1) / kL);
   if (p.p > kMaxThreads) throw ConfigError("tridiagonal_solve: unit too long for one block");
@@ -946,14 +952,7 @@ Launch cluster_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
                       std::int64_t row_stride, int clog) {
   Launch l;
   LaunchArgs& p = l.args;
-  p.n = n;
-  p.m = m;
-  p.sys_stride = sys_stride;
-  p.row_stride = row_stride;
-  p.unit_rows = n;
-  p.units_per_sys = 1;
-  p.units_total = m;
-  p.row_fastest = row_stride == 1;
+  p = unit_args(n, m, sys_stride, row_stride, n);
   const int g = min_units_per_block<T>(row_stride, m);
   p.glog = floor_log2(g);
   p.p = kClusterThreads / g;
@@ -963,6 +962,23 @@ Launch cluster_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
   l.blocks = ((m + g - 1) >> p.glog) << clog;
   l.shared_bytes = cluster_shared_bytes<T>(g, l.threads);
   return l;
+}
+
+// compute(device) for the current device, computed once per device (the first 64; beyond,
+// every call computes it) and kept in `cache` (positive values only).
+constexpr int kCachedDevices = 64;
+template <typename Compute>
+int cached_per_device(std::atomic<int> (&cache)[kCachedDevices], Compute compute) {
+  int dev = 0;
+  PRISM_CUDA_CHECK(cudaGetDevice(&dev));
+  std::atomic<int>* slot = dev < kCachedDevices ? &cache[dev] : nullptr;
+  if (slot != nullptr) {
+    const int known = slot->load(std::memory_order_relaxed);
+    if (known > 0) return known;
+  }
+  const int value = compute(dev);
+  if (slot != nullptr) slot->store(value, std::memory_order_relaxed);
+  return value;
 }
 
 // A launch of `blocks` blocks of `threads` threads in clusters of `cluster` blocks; the
@@ -992,21 +1008,13 @@ cudaLaunchConfig_t cluster_config(unsigned blocks, unsigned threads, std::size_t
 // N = 4096: 158 against 116), 4 and 8 faster (below). Cached per device.
 template <typename T>
 int max_cluster_blocks() {
-  constexpr int kDevices = 64;
-  static std::atomic<int> cached[kDevices] = {};
-  int dev = 0;
-  PRISM_CUDA_CHECK(cudaGetDevice(&dev));
-  std::atomic<int>* slot = dev < kDevices ? &cached[dev] : nullptr;
-  if (slot != nullptr) {
-    const int known = slot->load(std::memory_order_relaxed);
-    if (known > 0) return known;
-  }
-  int best = 1;
-  int supported = 0;
-  PRISM_CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrClusterLaunch, dev));
-  if (supported != 0) {
+  static std::atomic<int> cache[kCachedDevices] = {};
+  return cached_per_device(cache, [](int dev) {
+    int supported = 0;
+    PRISM_CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrClusterLaunch, dev));
+    if (supported == 0) return 1;
     const void* kernel = reinterpret_cast<const void*>(&cluster_solve_kernel<T, kChunkRows<T>>);
-    for (int c = kMaxClusterBlocks; c >= 2 && best == 1; c /= 2) {
+    for (int c = kMaxClusterBlocks; c >= 2; c /= 2) {
       cudaLaunchAttribute attr = {};
       const auto size = static_cast<unsigned>(c);
       const cudaLaunchConfig_t config = cluster_config(
@@ -1017,11 +1025,10 @@ int max_cluster_blocks() {
         cudaGetLastError();  // clear it: this size is not available
         clusters = 0;
       }
-      if (clusters >= 1) best = c;
+      if (clusters >= 1) return c;
     }
-  }
-  if (slot != nullptr) slot->store(best, std::memory_order_relaxed);
-  return best;
+    return 1;
+  });
 }
 
 // Most threads of a one-pass block: the largest of kMaxThreads, kMaxThreads / 2, ...,
@@ -1032,26 +1039,19 @@ int max_cluster_blocks() {
 // two). Cached per device.
 template <typename T>
 int one_pass_threads() {
-  constexpr int kDevices = 64;
-  static std::atomic<int> cached[kDevices] = {};
-  int dev = 0;
-  PRISM_CUDA_CHECK(cudaGetDevice(&dev));
-  std::atomic<int>* slot = dev < kDevices ? &cached[dev] : nullptr;
-  if (slot != nullptr) {
-    const int known = slot->load(std::memory_order_relaxed);
-    if (known > 0) return known;
-  }
-  const void* kernel = reinterpret_cast<const void*>(&solve_kernel<T, kChunkRows<T>>);
-  int threads = kMaxThreads;
-  for (; threads > kTargetThreads; threads /= 2) {
-    const std::size_t bytes = kernel_shared_bytes<T>(threads, threads);
-    int blocks = 0;
-    PRISM_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, bytes));
-    if (blocks >= 2) break;
-  }
-  if (slot != nullptr) slot->store(threads, std::memory_order_relaxed);
-  return threads;
+  static std::atomic<int> cache[kCachedDevices] = {};
+  return cached_per_device(cache, [](int) {
+    const void* kernel = reinterpret_cast<const void*>(&solve_kernel<T, kChunkRows<T>>);
+    int threads = kMaxThreads;
+    for (; threads > kTargetThreads; threads /= 2) {
+      const std::size_t bytes = kernel_shared_bytes<T>(threads, threads);
+      int blocks = 0;
+      PRISM_CUDA_CHECK(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, bytes));
+      if (blocks >= 2) break;
+    }
+    return threads;
+  });
 }
 
 // Rule for the path: one pass in one block when the fewest systems a coalesced block holds
