@@ -307,7 +307,7 @@ index_t one_block_limit(TridiagonalLayout layout, index_t m, std::size_t elem_si
 // One-pass solves in thread-block clusters (systems longer than a block takes): N from just
 // past the single-block limit (2 blocks) through each doubling of the cluster to the
 // one-pass limit, with M not a multiple of the systems per cluster. (Two-pass solves whose
-// reduced systems take a cluster: PlantedCases' N = 60000 and OneHugeSystem.) Where the
+// reduced systems take a cluster: PlantedCases' N = 60000, N = 100000 above.) Where the
 // device has no clusters the same sizes run two-pass, and the test still checks them.
 template <typename T>
 void check_cluster_edges(TridiagonalLayout layout) {
