@@ -653,11 +653,11 @@ std::size_t cluster_shared_bytes(int units, int threads) {
 // One cluster barrier in all, against one per PCR step when PCR spans the cluster (which
 // measured 1.3 - 1.7x slower than two passes). H100, double, against two passes in the same
 // run: contiguous N = 4096 (clusters of 4) 115.5 -> 95.7 us, N = 8192 (8) 115.7 -> 108.3;
-// interleaved N = 1024 (4) 116.8 -> 108.1; the reduced systems of the two-pass shapes 2 - 4 %
-// faster. (Those with a first cluster barrier for the next chunk's top equation; without
-// it, same run: N = 4096 95.7 -> 92.0 us, interleaved N = 1024 108.3 -> 106.8, N = 8192 the
-// same.) Against a single block of 256 threads at N = 2048, two blocks of 128 were slower
-// (87.4 against 67.7 us), so a cluster only takes what one block cannot.
+// interleaved N = 1024 (4) 116.8 -> 108.1; N = 65536 and 2^20, whose 4096-row reduced systems
+// take clusters of 4, 3 - 4.5 % faster. (Those with a first cluster barrier for the next chunk's
+// top equation; without it, same run: N = 4096 95.7 -> 92.0 us, interleaved N = 1024 108.3 ->
+// 106.8, N = 8192 the same.) Against a single block of 256 threads at N = 2048, two blocks of 128
+// were slower (87.4 against 67.7 us), so a cluster only takes what one block cannot.
 template <typename T, int L>
 __global__ void __launch_bounds__(kClusterThreads)
     cluster_solve_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
