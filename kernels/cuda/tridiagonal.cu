@@ -746,7 +746,8 @@ __global__ void __launch_bounds__(kClusterThreads)
   }
 
   // 3. The interface system. Block r's first and last w, f_r and l_r, and v_r (the first
-  // row of block r + 1, from that block's first top equation, ta' x_{lo-1} + tc' x_hi):
+  // row of block r + 1, from that block's first top equation x_lo + ta' x_{lo-1} + tc' x_hi
+  // = td'):
   //   f_r = Df + Ff l_{r-1} + Gf v_r,  l_r = Dl + Fl l_{r-1} + Gl v_r,
   //   v_r = td' - ta' l_r - tc' f_{r+1}.
   // v_r eliminated: l_r = Dl* + Fl* l_{r-1} + Gl* f_{r+1}, f_r = Df* + Ff* l_{r-1} + Gf* f_{r+1}.
@@ -769,7 +770,7 @@ __global__ void __launch_bounds__(kClusterThreads)
     T al_prev = 0, be_prev = 0;
     T ta_next = 0, tc_next = 0, td_next = 0;  // block rank + 1's first top equation
     for (int r = 0; r < clusters; ++r) {
-      const T* v = cluster_map(ends + 6 * tid, r);
+      const T* end = cluster_map(ends + 6 * tid, r);  // Df Ff Gf Dl Fl Gl
       T ta = 0, tc = 0, td = 0;
       if (r + 1 < clusters) {
         const T* top = cluster_map(tops + 3 * tid, r + 1);
@@ -782,10 +783,10 @@ __global__ void __launch_bounds__(kClusterThreads)
         tc_next = tc;
         td_next = td;
       }
-      const T kl = T(1) / (T(1) + v[5] * ta);
-      const T dl = (v[3] + v[5] * td) * kl, fl = v[4] * kl, gl = -v[5] * tc * kl;
-      const T df = v[0] + v[2] * (td - ta * dl), ff = v[1] - v[2] * ta * fl,
-              gf = -v[2] * (ta * gl + tc);
+      const T kl = T(1) / (T(1) + end[5] * ta);
+      const T dl = (end[3] + end[5] * td) * kl, fl = end[4] * kl, gl = -end[5] * tc * kl;
+      const T df = end[0] + end[2] * (td - ta * dl), ff = end[1] - end[2] * ta * fl,
+              gf = -end[2] * (ta * gl + tc);
       const T rden = T(1) / (T(1) - ff * be_prev);
       ph[r] = (df + ff * al_prev) * rden;
       ps[r] = gf * rden;
