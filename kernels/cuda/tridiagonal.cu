@@ -1004,7 +1004,9 @@ cudaLaunchConfig_t cluster_config(unsigned blocks, unsigned threads, std::size_t
 
 // Most blocks of a cluster of cluster_solve_kernel: the largest portable size (8, 4 or 2)
 // of which the device runs at least one at a time (cudaOccupancyMaxActiveClusters); 1 where
-// the device has no clusters (before sm_90). Clusters of 16 (non-portable) measured slower
+// the device has no clusters (before sm_90) or the kernel was not compiled for sm_90 (its
+// barriers and remote reads are empty there: a build for an older architecture run as PTX
+// on a newer GPU must not take this path). Clusters of 16 (non-portable) measured slower
 // than two passes on an H100 (contiguous N = 16384: 136.7 against 116.4 us; interleaved
 // N = 4096: 158 against 116), 4 and 8 faster (below). Cached per device.
 template <typename T>
@@ -1015,6 +1017,9 @@ int max_cluster_blocks() {
     PRISM_CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrClusterLaunch, dev));
     if (supported == 0) return 1;
     const void* kernel = reinterpret_cast<const void*>(&cluster_solve_kernel<T, kChunkRows<T>>);
+    cudaFuncAttributes compiled = {};
+    PRISM_CUDA_CHECK(cudaFuncGetAttributes(&compiled, kernel));
+    if (compiled.ptxVersion < 90) return 1;
     for (int c = kMaxClusterBlocks; c >= 2; c /= 2) {
       cudaLaunchAttribute attr = {};
       const auto size = static_cast<unsigned>(c);
