@@ -625,14 +625,11 @@ __device__ __forceinline__ const T* cluster_map(const T* at, int rank) {
 
 // Shared memory of cluster_solve_kernel: the units, five planes per thread (a, c, d, f, g;
 // the first then holds w), and per unit its first chunk's top equation (3 values), the
-// expressions of its first and last w in this block (6), the w just outside it (2), the next
-// block's first top equation (3) and the interface sweep's terms (6 per block of a cluster).
+// expressions of its first and last w in this block (6) and the w just outside it (2).
 template <typename T>
 std::size_t cluster_shared_bytes(int units, int threads) {
   return units_bytes(units, sizeof(Unit<T>)) +
-         (5 * static_cast<std::size_t>(threads) +
-          (14 + 6 * kMaxClusterBlocks) * static_cast<std::size_t>(units)) *
-             sizeof(T);
+         (5 * static_cast<std::size_t>(threads) + 11 * static_cast<std::size_t>(units)) * sizeof(T);
 }
 
 // One-pass solve of systems longer than a block takes, in a cluster of C = 2^clog blocks
@@ -649,10 +646,13 @@ std::size_t cluster_shared_bytes(int units, int threads) {
 //     barrier one thread per (block, system) reads that block's and the next block's first
 //     top equation (which ties v_r to block r's last w and block r + 1's first) through
 //     distributed shared memory, all such reads at once, and forms the block's terms of the
-//     interface system; one thread per system then solves it in shared memory (a forward
-//     and a backward sweep over the blocks) for its block's u and v. (One thread per system
-//     reading block after block, before: H100, same run, contiguous N = 4096 92.2 -> 88.7 us,
-//     8192 108.9 -> 94.3; interleaved N = 1024 107.6 -> 97.0, 2048 123.5 -> 104.6.)
+//     interface system; the C lanes of a system then solve it by two scans (a forward and a
+//     backward sweep over the blocks as warp shuffles) for each block's u and v. H100, same
+//     runs, contiguous N = 4096: one thread per system reading block after block 92.2 us,
+//     the reads at once and the sweep by one thread in shared memory 88.7 / 88.9, the scans
+//     85.7; N = 8192 108.9, 94.3 / 94.2, 88.8; interleaved N = 1024 107.6, 97.0 / 96.9, 93.7;
+//     2048 123.5, 104.6 / 105.0, 100.0. (Without the sweep at all, wrong but a bound: N = 4096
+//     77.6 us.)
 //  4. Back substitution and store as in solve_kernel. A block leaves only after every block
 //     of its cluster has read what it needs (the arrive after the last remote read, the
 //     wait at the very end).
@@ -677,11 +677,9 @@ __global__ void __launch_bounds__(kClusterThreads)
   T* const pd = pc + nthreads;
   T* const pf = pd + nthreads;
   T* const pg = pf + nthreads;
-  T* const tops = pg + nthreads;              // [g][3]
-  T* const ends = tops + 3 * g_count;         // [g][6]: D, F, G of the first w, then of the last
-  T* const outside = ends + 6 * g_count;      // [g][2]: u, v
-  T* const next_top = outside + 2 * g_count;  // [g][3]: block rank + 1's first top equation
-  T* const sweep = next_top + 3 * g_count;    // [g][kMaxClusterBlocks][6]: the sweep's terms
+  T* const tops = pg + nthreads;          // [g][3]
+  T* const ends = tops + 3 * g_count;     // [g][6]: D, F, G of the first w, then of the last
+  T* const outside = ends + 6 * g_count;  // [g][2]: u, v
   const int tid = threadIdx.x;
   const int clusters = 1 << p.clog;
   const int rank = static_cast<int>(blockIdx.x & (clusters - 1u));
@@ -759,8 +757,14 @@ __global__ void __launch_bounds__(kClusterThreads)
   //   f_r = Df + Ff l_{r-1} + Gf v_r,  l_r = Dl + Fl l_{r-1} + Gl v_r,
   //   v_r = td' - ta' l_r - tc' f_{r+1}.
   // v_r eliminated: l_r = Dl* + Fl* l_{r-1} + Gl* f_{r+1}, f_r = Df* + Ff* l_{r-1} + Gf* f_{r+1}.
-  // Forward, with l_{r-1} = al + be f_r: f_r = ph_r + ps_r f_{r+1}, l_r = al_r + be_r f_{r+1};
-  // backward from f_C = 0.
+  // Forward, with l_{r-1} = al_{r-1} + be_{r-1} f_r (al_{-1} = be_{-1} = 0): f_r = ph_r +
+  // ps_r f_{r+1} and l_r = al_r + be_r f_{r+1}. With al_r = An_r / E_r, be_r = Bn_r / E_r the
+  // state s_r = (An_r, Bn_r, E_r) is linear in s_{r-1} (s_{-1} = (0, 0, 1)):
+  //   s_r = M_r s_{r-1},  M_r = [Fl*, Fl* Df* - Dl* Ff*, Dl*; 0, Fl* Gf* - Gl* Ff*, Gl*; 0, -Ff*,
+  //   1],
+  // so every s_r is a prefix product, formed by a scan over one lane per block. Then
+  //   ph_r = (Df* E_{r-1} + Ff* An_{r-1}) / E_r,  ps_r = Gf* E_{r-1} / E_r,
+  // and f_r, from f_C = 0, is a suffix scan of the affine maps f -> ph_r + ps_r f.
   if (ql == 0) {
     ends[6 * g] = ed;
     ends[6 * g + 1] = ef;
@@ -773,65 +777,89 @@ __global__ void __launch_bounds__(kClusterThreads)
   }
   cluster_arrive();
   cluster_wait();
-  // Each block's coefficients (independent of the others) by one thread per (block, system),
-  // its remote reads issued at once; then the sweep, one thread per system, in shared memory.
-  for (int k = tid; k < (clusters << p.glog); k += nthreads) {
-    const int gi = k & (g_count - 1);
-    const int r = k >> p.glog;
-    const T* end = cluster_map(ends + 6 * gi, r);  // Df Ff Gf Dl Fl Gl
-    T ta = 0, tc = 0, td = 0;
-    if (r + 1 < clusters) {
-      const T* top = cluster_map(tops + 3 * gi, r + 1);
-      ta = top[0];
-      tc = top[1];
-      td = top[2];
-    }
-    const T df0 = end[0], ff0 = end[1], gf0 = end[2], dl0 = end[3], fl0 = end[4], gl0 = end[5];
-    const T kl = T(1) / (T(1) + gl0 * ta);
-    const T dl = (dl0 + gl0 * td) * kl, fl = fl0 * kl, gl = -gl0 * tc * kl;
-    T* const co = sweep + (gi * kMaxClusterBlocks + r) * 6;
-    co[0] = df0 + gf0 * (td - ta * dl);
-    co[1] = ff0 - gf0 * ta * fl;
-    co[2] = -gf0 * (ta * gl + tc);
-    co[3] = dl;
-    co[4] = fl;
-    co[5] = gl;
-    if (r == rank) {
-      next_top[3 * gi] = ta;
-      next_top[3 * gi + 1] = tc;
-      next_top[3 * gi + 2] = td;
-    }
-  }
-  __syncthreads();
-  if (tid < g_count) {
-    T* const co = sweep + tid * kMaxClusterBlocks * 6;
-    T al_prev = 0, be_prev = 0;
-    for (int r = 0; r < clusters; ++r) {  // (df, ff, gf, dl, fl, gl) -> (ph, ps, al, be)
-      T* const cr = co + 6 * r;
-      const T rden = T(1) / (T(1) - cr[1] * be_prev);
-      const T ph = (cr[0] + cr[1] * al_prev) * rden;
-      const T ps = cr[2] * rden;
-      const T al = cr[3] + cr[4] * (al_prev + be_prev * ph);
-      const T be = cr[4] * be_prev * ps + cr[5];
-      cr[0] = ph;
-      cr[1] = ps;
-      cr[2] = al;
-      cr[3] = be;
-      al_prev = al;
-      be_prev = be;
-    }
-    T f_next = 0, u = 0, v = 0;
-    for (int r = clusters - 1; r >= rank - 1 && r >= 0; --r) {
-      const T* const cr = co + 6 * r;
-      if (r == rank) {
-        v = next_top[3 * tid + 2] - next_top[3 * tid] * (cr[2] + cr[3] * f_next) -
-            next_top[3 * tid + 1] * f_next;
+  // Lane r of a C-lane segment per system reads block r's end expressions and block r + 1's
+  // first top equation (all remote reads at once) and forms M_r; whole warps take part in the
+  // shuffles (G C <= 64: G <= 8 systems, C <= 8 blocks).
+  if (tid < (((clusters << p.glog) + 31) & ~31)) {
+    const int r = tid & (clusters - 1);
+    const int gi = tid >> p.clog;
+    T df = 0, ff = 0, gf = 0, dl = 0, fl = 0, gl = 0, ta = 0, tc = 0, td = 0;
+    if (gi < g_count) {
+      const T* end = cluster_map(ends + 6 * gi, r);  // Df Ff Gf Dl Fl Gl
+      if (r + 1 < clusters) {
+        const T* top = cluster_map(tops + 3 * gi, r + 1);
+        ta = top[0];
+        tc = top[1];
+        td = top[2];
       }
-      if (r == rank - 1) u = cr[2] + cr[3] * f_next;
-      f_next = cr[0] + cr[1] * f_next;
+      const T df0 = end[0], ff0 = end[1], gf0 = end[2], dl0 = end[3], fl0 = end[4], gl0 = end[5];
+      const T kl = T(1) / (T(1) + gl0 * ta);
+      dl = (dl0 + gl0 * td) * kl;
+      fl = fl0 * kl;
+      gl = -gl0 * tc * kl;
+      df = df0 + gf0 * (td - ta * dl);
+      ff = ff0 - gf0 * ta * fl;
+      gf = -gf0 * (ta * gl + tc);
     }
-    outside[2 * tid] = u;
-    outside[2 * tid + 1] = v;
+    // Inclusive scan of P_r = M_r ... M_0 (rows 1 and 2 of every product keep a zero first
+    // column: seven entries); s_r is its last column.
+    T m00 = fl, m01 = fl * df - dl * ff, m02 = dl, m11 = fl * gf - gl * ff, m12 = gl, m21 = -ff,
+      m22 = 1;
+    constexpr unsigned kAll = 0xffffffffu;
+    for (int h = 1; h < clusters; h <<= 1) {
+      const T b00 = __shfl_up_sync(kAll, m00, h, clusters);
+      const T b01 = __shfl_up_sync(kAll, m01, h, clusters);
+      const T b02 = __shfl_up_sync(kAll, m02, h, clusters);
+      const T b11 = __shfl_up_sync(kAll, m11, h, clusters);
+      const T b12 = __shfl_up_sync(kAll, m12, h, clusters);
+      const T b21 = __shfl_up_sync(kAll, m21, h, clusters);
+      const T b22 = __shfl_up_sync(kAll, m22, h, clusters);
+      if (r >= h) {
+        const T n01 = m00 * b01 + m01 * b11 + m02 * b21;
+        const T n02 = m00 * b02 + m01 * b12 + m02 * b22;
+        const T n11 = m11 * b11 + m12 * b21;
+        const T n12 = m11 * b12 + m12 * b22;
+        const T n21 = m21 * b11 + m22 * b21;
+        const T n22 = m21 * b12 + m22 * b22;
+        m00 *= b00;
+        m01 = n01;
+        m02 = n02;
+        m11 = n11;
+        m12 = n12;
+        m21 = n21;
+        m22 = n22;
+      }
+    }
+    const T an = m02, bn = m12, en = m22;  // s_r
+    T an_prev = __shfl_up_sync(kAll, an, 1, clusters);
+    T e_prev = __shfl_up_sync(kAll, en, 1, clusters);
+    if (r == 0) {
+      an_prev = 0;
+      e_prev = 1;
+    }
+    const T re = T(1) / en;
+    T ph = (df * e_prev + ff * an_prev) * re;
+    T ps = gf * e_prev * re;
+    // Suffix scan: (ph, ps) of lane r becomes the map f_{r'} -> f_r for the first r' past
+    // its span; f_r = ph once the span reaches f_C = 0.
+    for (int h = 1; h < clusters; h <<= 1) {
+      const T ph_n = __shfl_down_sync(kAll, ph, h, clusters);
+      const T ps_n = __shfl_down_sync(kAll, ps, h, clusters);
+      if (r + h < clusters) {
+        ph += ps * ph_n;
+        ps *= ps_n;
+      }
+    }
+    T f_next = __shfl_down_sync(kAll, ph, 1, clusters);  // f_{r+1}
+    if (r + 1 == clusters) f_next = 0;
+    const T l = (an + bn * f_next) * re;  // l_r
+    if (gi < g_count) {
+      if (r + 1 == rank) outside[2 * gi] = l;  // u = l_{rank-1}
+      if (r == rank) {
+        if (rank == 0) outside[2 * gi] = 0;
+        outside[2 * gi + 1] = td - ta * l - tc * f_next;  // v
+      }
+    }
   }
   __syncthreads();
   cluster_arrive();  // this block reads no other block's shared memory after here
