@@ -38,6 +38,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include <prism/errors.hpp>
 
@@ -603,10 +604,16 @@ __global__ void __launch_bounds__(kMaxThreads)
 
 // Thread-block clusters (sm_90 on): the two halves of a cluster barrier and the address of a
 // shared variable in another block of the cluster. cluster_arrive releases this thread's
-// shared-memory writes; cluster_wait acquires those of every thread that arrived.
+// shared-memory writes (cluster_arrive_relaxed: no ordering, a sign that the block runs);
+// cluster_wait acquires those of every thread that arrived.
 __device__ __forceinline__ void cluster_arrive() {
 #if __CUDA_ARCH__ >= 900
   asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
 #endif
 }
 __device__ __forceinline__ void cluster_wait() {
@@ -615,21 +622,25 @@ __device__ __forceinline__ void cluster_wait() {
 #endif
 }
 template <typename T>
-__device__ __forceinline__ const T* cluster_map(const T* at, int rank) {
+__device__ __forceinline__ T* cluster_map(T* at, int rank) {
 #if __CUDA_ARCH__ >= 900
-  return cooperative_groups::this_cluster().map_shared_rank(const_cast<T*>(at), rank);
+  using U = std::remove_const_t<T>;
+  return cooperative_groups::this_cluster().map_shared_rank(const_cast<U*>(at), rank);
 #else
   return at;
 #endif
 }
 
 // Shared memory of cluster_solve_kernel: the units, five planes per thread (a, c, d, f, g;
-// the first then holds w), and per unit its first chunk's top equation (3 values), the
-// expressions of its first and last w in this block (6) and the w just outside it (2).
+// the first then holds w), and per unit, from each block of the cluster, the block's first
+// top equation (3 values) and the expressions of its first and last w (6), then the w just
+// outside this block (2).
 template <typename T>
 std::size_t cluster_shared_bytes(int units, int threads) {
   return units_bytes(units, sizeof(Unit<T>)) +
-         (5 * static_cast<std::size_t>(threads) + 11 * static_cast<std::size_t>(units)) * sizeof(T);
+         (5 * static_cast<std::size_t>(threads) +
+          (9 * kMaxClusterBlocks + 2) * static_cast<std::size_t>(units)) *
+             sizeof(T);
 }
 
 // One-pass solve of systems longer than a block takes, in a cluster of C = 2^clog blocks
@@ -642,21 +653,28 @@ std::size_t cluster_shared_bytes(int units, int threads) {
 //     u = w_{rank p - 1} and v, as two more right-hand sides (the first equation's
 //     coupling to u moved to f, the last one's to v moved to g): every w of the block
 //     becomes w = D + F u + G v.
-//  3. Each block publishes the expressions of its first and last w; after a cluster
-//     barrier one thread per (block, system) reads that block's and the next block's first
-//     top equation (which ties v_r to block r's last w and block r + 1's first) through
-//     distributed shared memory, all such reads at once, and forms the block's terms of the
-//     interface system; the C lanes of a system then solve it by two scans (a forward and a
-//     backward sweep over the blocks as warp shuffles) for each block's u and v. H100, same
-//     runs, contiguous N = 4096: one thread per system reading block after block 92.2 us,
-//     the reads at once and the sweep by one thread in shared memory 88.7 / 88.9, the scans
-//     85.7; N = 8192 108.9, 94.3 / 94.2, 88.8; interleaved N = 1024 107.6, 97.0 / 96.9, 93.7;
-//     2048 123.5, 104.6 / 105.0, 100.0. (Without the sweep at all, wrong but a bound: N = 4096
-//     77.6 us.)
-//  4. Back substitution and store as in solve_kernel. A block leaves only after every block
-//     of its cluster has read what it needs (the arrive after the last remote read, the
-//     wait at the very end).
-// One cluster barrier in all, against one per PCR step when PCR spans the cluster (which
+//  3. Each block writes its first top equation (which ties v_r to block r's last w and
+//     block r + 1's first) and the expressions of its first and last w into the shared
+//     memory of every block of the cluster. After one cluster barrier one lane per (block,
+//     system) forms that block's terms of the interface system from them, and the C lanes of
+//     a system solve it by two scans (a forward and a backward sweep over the blocks as warp
+//     shuffles) for each block's u and v.
+//  4. Back substitution and store as in solve_kernel. No block reads another's shared
+//     memory, so none waits for the others to leave; the first remote write waits until
+//     every block of the cluster runs (an arrive at the start, its wait after PCR).
+// H100, double, same runs (us): contiguous N = 4096 (clusters of 4) / 8192 (8), interleaved
+// N = 1024 (4) / 2048 (8):
+//   - one thread per system reading block after block remotely after the barrier: 92.2 /
+//     108.9 / 107.6 / 123.5;
+//   - one thread per (block, system) reading at once, the sweep by one thread in shared
+//     memory: 88.9 / 94.2 / 96.9 / 105.0;
+//   - the sweep by the scans: 85.7 / 88.8 / 93.7 / 100.0 (without any sweep, wrong but a
+//     bound: 77.6 at N = 4096);
+//   - the terms written to every block before the barrier instead of read after it, and no
+//     wait at the end: 80.6 / 85.1 / 88.5 / 93.4. A fast reciprocal (rcp.approx and two
+//     Newton steps) for the sweep's two divisions took 0.2 - 0.6 more off: not kept.
+// One cluster barrier that waits for other blocks' work (the other, arrived at the start,
+// only makes sure they run), against one per PCR step when PCR spans the cluster (which
 // measured 1.3 - 1.7x slower than two passes). H100, double, against two passes in the same
 // run: contiguous N = 4096 (clusters of 4) 115.5 -> 95.7 us, N = 8192 (8) 115.7 -> 108.3;
 // interleaved N = 1024 (4) 116.8 -> 108.1; N = 65536 and 2^20, whose 4096-row reduced systems
@@ -677,12 +695,15 @@ __global__ void __launch_bounds__(kClusterThreads)
   T* const pd = pc + nthreads;
   T* const pf = pd + nthreads;
   T* const pg = pf + nthreads;
-  T* const tops = pg + nthreads;          // [g][3]
-  T* const ends = tops + 3 * g_count;     // [g][6]: D, F, G of the first w, then of the last
-  T* const outside = ends + 6 * g_count;  // [g][2]: u, v
+  // From every block r of the cluster: tops [r][g][3], ends [r][g][6] (D, F, G of its first w,
+  // then of its last); this block's u and v: outside [g][2].
+  T* const tops = pg + nthreads;
+  T* const ends = tops + 3 * kMaxClusterBlocks * g_count;
+  T* const outside = ends + 6 * kMaxClusterBlocks * g_count;
   const int tid = threadIdx.x;
   const int clusters = 1 << p.clog;
   const int rank = static_cast<int>(blockIdx.x & (clusters - 1u));
+  cluster_arrive_relaxed();  // this block runs (waited for before the first remote write)
   const ChunkThread<T> t = chunk_thread<T, L>(p, units, static_cast<const T*>(nullptr));
   const Unit<T>& un = t.un;
   const int q = t.q;
@@ -700,11 +721,6 @@ __global__ void __launch_bounds__(kClusterThreads)
   pa[tid] = e.ta;
   pc[tid] = e.tc;
   pd[tid] = e.td;
-  if (ql == 0) {
-    tops[3 * g] = e.ta;
-    tops[3 * g + 1] = e.tc;
-    tops[3 * g + 2] = e.td;
-  }
   __syncthreads();
   T ea = 0, ec = 0, ed = 0, ef = 0, eg = 0;  // the null equation w = 0
   if (partition) {
@@ -765,15 +781,25 @@ __global__ void __launch_bounds__(kClusterThreads)
   // so every s_r is a prefix product, formed by a scan over one lane per block. Then
   //   ph_r = (Df* E_{r-1} + Ff* An_{r-1}) / E_r,  ps_r = Gf* E_{r-1} / E_r,
   // and f_r, from f_C = 0, is a suffix scan of the affine maps f -> ph_r + ps_r f.
-  if (ql == 0) {
-    ends[6 * g] = ed;
-    ends[6 * g + 1] = ef;
-    ends[6 * g + 2] = eg;
-  }
-  if (ql == p.p - 1) {
-    ends[6 * g + 3] = ed;
-    ends[6 * g + 4] = ef;
-    ends[6 * g + 5] = eg;
+  cluster_wait();  // every block of the cluster runs: its shared memory may be written
+  if (ql == 0 || ql == p.p - 1) {
+    const int slot = rank * g_count + g;
+    for (int dst = 0; dst < clusters; ++dst) {
+      T* const end = cluster_map(ends + 6 * slot, dst);
+      if (ql == 0) {
+        T* const top = cluster_map(tops + 3 * slot, dst);
+        top[0] = e.ta;
+        top[1] = e.tc;
+        top[2] = e.td;
+        end[0] = ed;
+        end[1] = ef;
+        end[2] = eg;
+      } else {
+        end[3] = ed;
+        end[4] = ef;
+        end[5] = eg;
+      }
+    }
   }
   cluster_arrive();
   cluster_wait();
@@ -785,9 +811,9 @@ __global__ void __launch_bounds__(kClusterThreads)
     const int gi = tid >> p.clog;
     T df = 0, ff = 0, gf = 0, dl = 0, fl = 0, gl = 0, ta = 0, tc = 0, td = 0;
     if (gi < g_count) {
-      const T* end = cluster_map(ends + 6 * gi, r);  // Df Ff Gf Dl Fl Gl
+      const T* end = ends + 6 * (r * g_count + gi);  // Df Ff Gf Dl Fl Gl
       if (r + 1 < clusters) {
-        const T* top = cluster_map(tops + 3 * gi, r + 1);
+        const T* top = tops + 3 * ((r + 1) * g_count + gi);
         ta = top[0];
         tc = top[1];
         td = top[2];
@@ -862,7 +888,6 @@ __global__ void __launch_bounds__(kClusterThreads)
     }
   }
   __syncthreads();
-  cluster_arrive();  // this block reads no other block's shared memory after here
 
   // 4. w, the w of the chunk before, back substitution, store.
   const T u = outside[2 * g];
@@ -872,7 +897,6 @@ __global__ void __launch_bounds__(kClusterThreads)
   const T wm = ql > 0 ? pa[tid - qs] : u;
   if (partition) back_substitute<T, L>(e, t.cl, w, wm, ra, rc, rd);
   store_chunk<T, L>(p, t, rd, x);
-  cluster_wait();
 }
 
 // Pass 1 of the partition method: every unit (kReduceRows rows of a system) is reduced to
