@@ -1,5 +1,5 @@
 // Batched tridiagonal solves near the memory bandwidth: a one-pass solver for systems that
-// fit a thread block or a cluster of up to 8 blocks (every row of a system in some thread's
+// fit a thread block or a cluster of up to 16 blocks (every row of a system in some thread's
 // registers), and a two-pass partition method with a recursively solved reduced system for
 // longer ones. See kernels/cuda/tridiagonal.hpp.
 //
@@ -69,10 +69,19 @@ constexpr int kMaxThreads = 512;
 // 70.9 (512: 66.4 and 70.3); pass 1 and 2 of the two-pass path (4 threads a unit, already
 // 32 systems a block) got 3 - 7 % slower with 256, so they keep 128.
 constexpr int kInterleavedOnePassThreads = 256;
-// Threads per block of cluster_solve_kernel (kTargetThreads: four blocks per SM, as the
-// single-block solves), and the most blocks of a cluster (the portable limit).
+// Blocks of cluster_solve_kernel: kClusterThreads (four blocks per SM, as the single-block
+// solves) in clusters of up to kPortableClusterBlocks; a system longer than those hold takes
+// blocks of kWideClusterThreads in clusters of up to kMaxClusterBlocks (16 is beyond the
+// portable size: only where the device runs it). The wide blocks span twice the rows with the
+// same blocks, whose count the barrier and the interface sweep grow with. H100, double, same
+// run (us), 128-thread blocks / 256-thread blocks / two passes: contiguous N = 4096 80.4
+// (C = 4) / 86.7 (2) / -, 8192 85.2 (8) / 93.1 (4) / -, 16384 98.0 (16) / 100.5 (8) / 116.6,
+// 32768 - / 114.3 (16) / 117.2; interleaved N = 1024 88.3 (4) / 95.5 (2) / -, 2048 93.9
+// (8) / 97.5 - 99.5 (4) / -, 4096 109.7 (16) / 103.2 (8) / 116.0, 8192 - / 116.3 (16) / 117.9.
 constexpr int kClusterThreads = kTargetThreads;
-constexpr int kMaxClusterBlocks = 8;
+constexpr int kWideClusterThreads = 2 * kTargetThreads;
+constexpr int kPortableClusterBlocks = 8;
+constexpr int kMaxClusterBlocks = 16;
 
 // i / d for 0 <= i, d < 2^16 as one multiply (thread index / threads per unit): with mul =
 // ceil(2^40 / d) the error of i mul / 2^40 is below 2^-24, less than the distance 1/d from i/d to
@@ -683,7 +692,7 @@ std::size_t cluster_shared_bytes(int units, int threads) {
 // 106.8, N = 8192 the same.) Against a single block of 256 threads at N = 2048, two blocks of 128
 // were slower (87.4 against 67.7 us), so a cluster only takes what one block cannot.
 template <typename T, int L>
-__global__ void __launch_bounds__(kClusterThreads)
+__global__ void __launch_bounds__(kWideClusterThreads)
     cluster_solve_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
                          const T* d, T* x, LaunchArgs p) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -803,9 +812,9 @@ __global__ void __launch_bounds__(kClusterThreads)
   }
   cluster_arrive();
   cluster_wait();
-  // Lane r of a C-lane segment per system reads block r's end expressions and block r + 1's
-  // first top equation (all remote reads at once) and forms M_r; whole warps take part in the
-  // shuffles (G C <= 64: G <= 8 systems, C <= 8 blocks).
+  // Lane r of a C-lane segment per system takes block r's end expressions and block r + 1's
+  // first top equation and forms M_r; whole warps take part in the shuffles (G C <= 128
+  // threads: G <= 8 systems, C <= 8 blocks of 128 threads or 16 of 256).
   if (tid < (((clusters << p.glog) + 31) & ~31)) {
     const int r = tid & (clusters - 1);
     const int gi = tid >> p.clog;
@@ -1027,20 +1036,20 @@ Launch shape_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
 }
 
 // The launch of cluster_solve_kernel for (n, m): G = min_units_per_block systems per cluster
-// of 2^clog blocks, p = kClusterThreads / G threads of each system in each block (p and G
-// powers of two; p 2^clog >= ceil(n / L)).
+// of 2^clog blocks of `threads`, p = threads / G threads of each system in each block (p and
+// G powers of two; p 2^clog >= ceil(n / L)).
 template <typename T>
 Launch cluster_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
-                      std::int64_t row_stride, int clog) {
+                      std::int64_t row_stride, int clog, int threads) {
   Launch l;
   LaunchArgs& p = l.args;
   p = unit_args(n, m, sys_stride, row_stride, n);
   const int g = min_units_per_block<T>(row_stride, m);
   p.glog = floor_log2(g);
-  p.p = kClusterThreads / g;
+  p.p = threads / g;
   p.clog = clog;
   p.div_p = SmallDiv(p.p);
-  l.threads = kClusterThreads;
+  l.threads = threads;
   l.blocks = ((m + g - 1) >> p.glog) << clog;
   l.shared_bytes = cluster_shared_bytes<T>(g, l.threads);
   return l;
@@ -1083,14 +1092,17 @@ cudaLaunchConfig_t cluster_config(unsigned blocks, unsigned threads, std::size_t
   return config;
 }
 
-// Most blocks of a cluster of cluster_solve_kernel: the largest portable size (8, 4 or 2)
-// of which the device runs at least one at a time (cudaOccupancyMaxActiveClusters); 1 where
-// the device has no clusters (before sm_90) or the kernel was not compiled for sm_90 (its
-// barriers and remote reads are empty there: a build for an older architecture run as PTX
-// on a newer GPU must not take this path). Clusters of 16 (non-portable) measured slower
-// than two passes on an H100 (contiguous N = 16384: 136.7 against 116.4 us; interleaved
-// N = 4096: 158 against 116), 4 and 8 faster (below). Cached per device.
-template <typename T>
+// Lets cluster_solve_kernel run in clusters beyond the portable size.
+void allow_wide_clusters(const void* kernel) {
+  PRISM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+}
+
+// Most blocks of `Threads` in a cluster of cluster_solve_kernel: the largest size (16, 8, 4 or
+// 2) of which the device runs at least one at a time (cudaOccupancyMaxActiveClusters); 1
+// where the device has no clusters (before sm_90) or the kernel was not compiled for sm_90
+// (its barriers and remote writes are empty there: a build for an older architecture run as
+// PTX on a newer GPU must not take this path). Cached per device.
+template <typename T, int Threads>
 int max_cluster_blocks() {
   static std::atomic<int> cache[kCachedDevices] = {};
   return cached_per_device(cache, [](int dev) {
@@ -1101,14 +1113,14 @@ int max_cluster_blocks() {
     cudaFuncAttributes compiled = {};
     PRISM_CUDA_CHECK(cudaFuncGetAttributes(&compiled, kernel));
     if (compiled.ptxVersion < 90) return 1;
+    allow_wide_clusters(kernel);
     for (int c = kMaxClusterBlocks; c >= 2; c /= 2) {
       cudaLaunchAttribute attr = {};
       const auto size = static_cast<unsigned>(c);
       // The most systems a cluster takes: min_units_per_block's sector of elements.
       const int units = static_cast<int>(32 / sizeof(T));
-      const cudaLaunchConfig_t config =
-          cluster_config(size, kClusterThreads, cluster_shared_bytes<T>(units, kClusterThreads),
-                         size, nullptr, attr);
+      const cudaLaunchConfig_t config = cluster_config(
+          size, Threads, cluster_shared_bytes<T>(units, Threads), size, nullptr, attr);
       int clusters = 0;
       if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
         cudaGetLastError();  // clear it: this size is not available
@@ -1146,26 +1158,32 @@ int one_pass_threads() {
 // Rule for the path: one pass in one block when the fewest systems a coalesced block holds
 // (min_units_per_block, G), p = ceil(N / L) threads each, fit one_pass_threads() (the solve
 // kernel keeps chunks in registers, so shared memory does not limit it); one pass in a
-// cluster of 2^clog blocks of kClusterThreads when they fit the largest cluster
+// cluster of 2^clog blocks of kClusterThreads when at most kPortableClusterBlocks of them
+// hold the systems, else of kWideClusterThreads when they fit the largest cluster
 // (max_cluster_blocks); else the two-pass partition method (2 rows per kReduceRows rows
 // reduced), recursively until the reduced systems (contiguous) fit.
 struct OnePass {
   bool fits = false;
-  int clog = 0;  // > 0: cluster_solve_kernel on clusters of 2^clog blocks
+  int clog = 0;     // > 0: cluster_solve_kernel on clusters of 2^clog blocks
+  int threads = 0;  // of each block of the cluster
 };
 
 template <typename T>
 OnePass one_pass_plan(std::int64_t n, std::int64_t m, std::int64_t row_stride) {
   const std::int64_t g = min_units_per_block<T>(row_stride, m);
   const std::int64_t p = (n + kChunkRows<T> - 1) / kChunkRows<T>;
-  if (g * p <= one_pass_threads<T>()) return {true, 0};
-  if (g < kClusterThreads) {
-    const std::int64_t per_block = kClusterThreads / g;
+  if (g * p <= one_pass_threads<T>()) return {true, 0, 0};
+  for (const int threads : {kClusterThreads, kWideClusterThreads}) {
+    if (g >= threads) continue;
+    const std::int64_t per_block = threads / g;
     int clog = 1;
     while ((per_block << clog) < p) ++clog;
-    if ((1 << clog) <= max_cluster_blocks<T>()) return {true, clog};
+    const int most = threads == kClusterThreads ? std::min(kPortableClusterBlocks,
+                                                           max_cluster_blocks<T, kClusterThreads>())
+                                                : max_cluster_blocks<T, kWideClusterThreads>();
+    if ((1 << clog) <= most) return {true, clog, threads};
   }
-  return {false, 0};
+  return {false, 0, 0};
 }
 
 template <typename T>
@@ -1186,7 +1204,9 @@ template <typename T>
 Launch one_pass_launch(std::int64_t n, std::int64_t m, std::int64_t sys_stride,
                        std::int64_t row_stride, const DeviceLimits& dev) {
   const OnePass plan = one_pass_plan<T>(n, m, row_stride);
-  if (plan.clog > 0) return cluster_launch<T>(n, m, sys_stride, row_stride, plan.clog);
+  if (plan.clog > 0) {
+    return cluster_launch<T>(n, m, sys_stride, row_stride, plan.clog, plan.threads);
+  }
   return shape_launch<T>(n, m, sys_stride, row_stride, n, dev);
 }
 
@@ -1212,6 +1232,9 @@ void launch_solve(Launch l, const T* a, const T* b, const T* c, const T* d, T* x
     void (*kernel)(const T*, const T*, const T*, const T*, T*, LaunchArgs) =
         cluster_solve_kernel<T, kL>;
     set_shared(reinterpret_cast<const void*>(kernel), l.shared_bytes);
+    if ((1 << l.args.clog) > kPortableClusterBlocks) {
+      allow_wide_clusters(reinterpret_cast<const void*>(kernel));
+    }
     cudaLaunchAttribute attr = {};
     const cudaLaunchConfig_t config =
         cluster_config(static_cast<unsigned>(l.blocks), static_cast<unsigned>(l.threads),

@@ -5,7 +5,7 @@
 /// SPD systems).
 ///
 /// Two paths, chosen per call from N, M, the element size and the device:
-///  - one pass (a system's threads fit a block, or a cluster of up to 8 blocks on sm_90):
+///  - one pass (a system's threads fit a block, or a cluster of up to 16 blocks on sm_90):
 ///    each system is split into p chunks of at most L rows, one thread each; a thread
 ///    loads its chunk straight into registers
 ///    (coalesced element by element for interleaved data, 16-byte vectors for contiguous
@@ -16,7 +16,8 @@
 ///    registers: 4 reads + 1 write per row, the fewest bytes possible. Across a cluster,
 ///    each block runs PCR on its share with the unknowns just outside it as two more
 ///    right-hand sides, and the blocks' boundary unknowns are solved together through
-///    distributed shared memory (one cluster barrier).
+///    distributed shared memory (one cluster barrier, the blocks' terms of the interface
+///    system solved by warp scans).
 ///  - two pass (longer systems): pass 1 reduces every unit of kReduceRows rows of every
 ///    system to its 2 boundary equations (4 threads per unit, chunk equations merged); the
 ///    reduced systems (2 rows per unit) are solved by this same function recursively;
