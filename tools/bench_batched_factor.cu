@@ -151,6 +151,9 @@ std::vector<Method> getrf_methods() {
   o.recursive_panel = false;
   m.push_back({"blocked-classic-panel", o, false, true});
   o = blocked;
+  o.warp_last_panel = false;
+  m.push_back({"blocked-rows-last-panel", o, true, true});
+  o = blocked;
   o.parallel_swap = false;
   m.push_back({"blocked-serial-swap", o, false, true});
   o = blocked;
@@ -178,6 +181,7 @@ std::vector<Method> getrf_methods() {
   o.register_rowblock = false;
   o.tile64_update = false;
   o.update_depth = 1;
+  o.warp_last_panel = false;
   m.push_back({"blocked-all-off", o, true, true});
   return m;
 }

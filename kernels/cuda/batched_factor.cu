@@ -359,34 +359,45 @@ __device__ __forceinline__ void warp_lu(int n, T (&r)[kCols], bool has_row, int 
   }
 }
 
-// Writes a factored matrix (rows at their final positions), its pivots and info.
+// Writes a factored matrix of n rows (rows at their final positions), its pivots and info.
+// With j0 > 0 it is the trailing n x n block at (j0, j0) of a matrix of n_all = j0 + n rows
+// (the last panel of the blocked path): pivots and info are offset by j0, and info is only
+// raised from 0, as LAPACK's getrf (getrf_rows_kernel does the same).
 template <typename T, int kCols>
 __device__ __forceinline__ void warp_lu_store(int n, const T (&r)[kCols], T* A, std::int64_t lda,
                                               bool has_row, int row, int pos, std::int64_t b,
                                               index_t* ipiv, index_t my_pivot, index_t* info,
-                                              int my_info) {
+                                              int my_info, int j0 = 0) {
   if (has_row) {
 #pragma unroll
     for (int k = 0; k < kCols; ++k) {
       if (k < n) A[pos + k * lda] = r[k];
     }
-    ipiv[b * n + row] = my_pivot;
+    ipiv[b * (j0 + n) + j0 + row] = j0 + my_pivot;
   }
-  if (A != nullptr && row == 0) info[b] = my_info;
+  if (A != nullptr && row == 0) {
+    if (j0 == 0) {
+      info[b] = my_info;
+    } else if (my_info != 0 && info[b] == 0) {
+      info[b] = j0 + my_info;
+    }
+  }
 }
 
-// One matrix per segment, one segment's matrix per launch slot.
+// One matrix per segment, one segment's matrix per launch slot: the n x n matrix at (j0, j0)
+// (j0 > 0: the last panel of the blocked path, warp_lu_store).
 template <typename T, int kLanes, int kCols>
 __global__ void __launch_bounds__(kRegistersBlock, warp_kernel_min_blocks(sizeof(T), kCols))
-    getrf_warp_kernel(int n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info, int batch) {
+    getrf_warp_kernel(int n, int j0, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
+                      int batch) {
   constexpr int kSegments = kRegistersBlock / kLanes;
   __shared__ __align__(16) T s_rows[kSegments][2][kCols];
   __shared__ int s_pos[kSegments][2];
   const int seg = threadIdx.x / kLanes;
   const int row = threadIdx.x % kLanes;
   const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * kSegments + seg;
-  T* A = b < batch ? matrix_ptr(a, b) : nullptr;
   const std::int64_t lda = a.ld;
+  T* A = b < batch ? matrix_ptr(a, b) + j0 + j0 * lda : nullptr;
   const bool has_row = A != nullptr && row < n;
 
   T r[kCols];
@@ -396,7 +407,7 @@ __global__ void __launch_bounds__(kRegistersBlock, warp_kernel_min_blocks(sizeof
   int my_info = 0;
   index_t my_pivot = 0;  // ipiv[row], stored by this lane at the end (coalesced)
   warp_lu<T, kLanes, kCols>(n, r, has_row, row, s_rows[seg], s_pos[seg], pos, my_pivot, my_info);
-  warp_lu_store(n, r, A, lda, has_row, row, pos, b, ipiv, my_pivot, info, my_info);
+  warp_lu_store(n, r, A, lda, has_row, row, pos, b, ipiv, my_pivot, info, my_info, j0);
 }
 
 // getrf_warp_kernel with a resident grid (GetrfOptions::prefetch_next): segment s of block
@@ -1567,26 +1578,35 @@ int resident_blocks(const void* kernel, int threads) {
 
 // n <= 32: getrf_warp_kernel with the smallest segment that holds a row; for 8 < n <= 16
 // with GetrfOptions::prefetch_next, its prefetching form on a resident grid.
+// getrf_warp_kernel on the (n - j0) x (n - j0) block at (j0, j0): the whole matrix for n <= 32
+// (j0 = 0), or the last panel of the blocked path. The resident prefetching kernel (prefetch:
+// GetrfOptions::prefetch_next) only takes whole matrices.
 template <typename T>
-void launch_getrf_warp(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
+void launch_getrf_warp(index_t n, int j0, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
                        index_t batch, cudaStream_t stream, bool prefetch) {
-  // One matrix per `lanes` lanes; a resident kernel gets at most the resident blocks.
-  auto launch = [&](auto kernel, int lanes, bool resident = false) {
+  const int m = static_cast<int>(n) - j0;
+  // One matrix per `lanes` lanes.
+  const auto blocks_for = [&](int lanes) {
     const std::int64_t per_block = kRegistersBlock / lanes;
-    std::int64_t blocks = (batch + per_block - 1) / per_block;
-    if (resident) {
-      blocks = std::min<std::int64_t>(blocks, resident_blocks(kernel_id(kernel), kRegistersBlock));
-    }
-    kernel<<<static_cast<unsigned>(blocks), kRegistersBlock, 0, stream>>>(n, a, ipiv, info, batch);
+    return (batch + per_block - 1) / per_block;
+  };
+  auto launch = [&](auto kernel, int lanes) {
+    kernel<<<static_cast<unsigned>(blocks_for(lanes)), kRegistersBlock, 0, stream>>>(m, j0, a, ipiv,
+                                                                                     info, batch);
     PRISM_CUDA_CHECK_LAUNCH();
   };
-  if (n <= 8) {
+  if (m <= 8) {
     launch(getrf_warp_kernel<T, 8, 8>, 8);
-  } else if (n <= 16 && prefetch) {
-    launch(getrf_warp_prefetch_kernel<T, 16, 16>, 16, true);
-  } else if (n <= 16) {
+  } else if (m <= 16 && prefetch && j0 == 0) {
+    // A resident grid: at most the resident blocks.
+    const auto kernel = getrf_warp_prefetch_kernel<T, 16, 16>;
+    const std::int64_t blocks =
+        std::min<std::int64_t>(blocks_for(16), resident_blocks(kernel_id(kernel), kRegistersBlock));
+    kernel<<<static_cast<unsigned>(blocks), kRegistersBlock, 0, stream>>>(m, a, ipiv, info, batch);
+    PRISM_CUDA_CHECK_LAUNCH();
+  } else if (m <= 16) {
     launch(getrf_warp_kernel<T, 16, 16>, 16);
-  } else if (n <= 24) {
+  } else if (m <= 24) {
     launch(getrf_warp_kernel<T, 32, 24>, 32);
   } else {
     launch(getrf_warp_kernel<T, 32, 32>, 32);
@@ -1769,6 +1789,10 @@ void getrf_blocked(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* in
       cudaMemsetAsync(info, 0, static_cast<std::size_t>(batch) * sizeof(index_t), stream));
 
   auto panel = [&](int j, int jb) {
+    if (opt.warp_last_panel && j + jb == n) {
+      launch_getrf_warp<T>(n, j, a, ipiv, info, batch, stream, false);
+      return;
+    }
     if (opt.register_panel) {
       launch_getrf_rows<T>(n, j, jb, a, ipiv, info, batch, stream);
       return;
@@ -1838,7 +1862,7 @@ void getrf_impl(index_t n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
   }
   switch (getrf_path(n, opt)) {
     case GetrfPath::warp:
-      launch_getrf_warp<T>(n, a, ipiv, info, batch, stream, opt.prefetch_next);
+      launch_getrf_warp<T>(n, 0, a, ipiv, info, batch, stream, opt.prefetch_next);
       break;
     case GetrfPath::rows:
       launch_getrf_rows<T>(n, 0, n, a, ipiv, info, batch, stream);

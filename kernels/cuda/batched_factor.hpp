@@ -119,6 +119,10 @@ struct GetrfOptions {
   /// recursively (32 -> 16 -> 8 columns, Sec. VI-B) instead of column by column in global
   /// memory (classic getf2).
   bool recursive_panel = true;
+  /// Blocked path: the last panel, the square trailing block of at most 32 columns, factored
+  /// by the n <= 32 register kernel (one warp, or half or a quarter of one, per matrix)
+  /// instead of the panel kernel (a block of one thread per row per matrix).
+  bool warp_last_panel = true;
   /// Blocked path: U12 = inv(L11) A12 with inv(L11) from trtri (Sec. V-A3) instead of a
   /// triangular solve (trsm). Needs workspace (getrf_workspace_bytes).
   bool trtri_rowblock = true;

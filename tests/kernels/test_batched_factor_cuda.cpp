@@ -8,7 +8,7 @@
 //    blocked path for every n with the register, recursive shared-memory and classic
 //    panels, parallel and serial swaps, trtri + gemm and trsm, update depths 1, 2 and 4,
 //    64 x 64 (tensor-core) and 32 x 32 trailing-update tiles, the register row block of
-//    32-column panels on and off;
+//    32-column panels on and off, the last panel by the warp kernel or the panel kernel;
 //    n in {1, 2, 7, 16, 20, 31, 32, 33, 44, 64, 100, 128, 255, 512}, batches {1, 3, 1000} for
 //    n <= 128 and {1, 3, 24} for n = 255, 512 (the reference and the host-side checks,
 //    O(n^3) per matrix, would dominate); random, pivot-forcing and singular matrices, both
@@ -245,6 +245,9 @@ std::vector<GetrfConfig> getrf_configs() {
   o.register_panel = false;
   c.push_back({"blocked-recursive-panel", o});
   o = blocked;
+  o.warp_last_panel = false;
+  c.push_back({"blocked-rows-last-panel", o});
+  o = blocked;
   o.update_depth = 1;
   c.push_back({"blocked-depth1", o});
   o.update_depth = 2;
@@ -257,6 +260,7 @@ std::vector<GetrfConfig> getrf_configs() {
   o.register_rowblock = false;
   o.tile64_update = false;
   o.update_depth = 1;
+  o.warp_last_panel = false;
   c.push_back({"blocked-all-off", o});
   o.update_depth = 4;
   c.push_back({"blocked-classic-panel-serial-trsm-depth4", o});
