@@ -18,7 +18,7 @@
 ///    in lane i's registers; pivoting moves no data (lanes swap their row *positions*), the
 ///    pivot row is broadcast through shared memory, rows are written to their final places
 ///    at the end;
-///  - 32 < n <= 44 (register_max_n, up to 64): the same with one thread per row and 64
+///  - 32 < n <= 40 (register_max_n, up to 64): the same with one thread per row and 64
 ///    threads per matrix, one barrier per column;
 ///  - n <= shared_max_n (<= 128; off by default): the whole matrix in one thread block's
 ///    shared memory;
@@ -27,7 +27,8 @@
 ///    recursive in shared memory, or classic), row swaps outside the panel (parallel or
 ///    serial), row block U12 = L11^{-1} A12 (trtri + gemm or trsm), trailing update
 ///    A22 -= L21 U12 (batched gemm), with the trailing update optionally delayed over
-///    `update_depth` panels (multi-level blocking).
+///    `update_depth` panels (multi-level blocking); the last panel, a square block of at most
+///    32 columns, by the n <= 32 warp kernel (warp_last_panel).
 ///
 /// potrf paths (PotrfOptions): n <= 32 one warp per matrix, 32 < n <= 40 (up to 64) one
 /// thread per row, both with the rows in registers; optionally the whole matrix in shared
@@ -84,17 +85,20 @@ struct DeviceMatrixBatch {
 
 /// getrf algorithm switches. The defaults are the fastest measured on an H200 and an H100
 /// (double, tools/bench_batched_factor.cu, batch 10^4; tools/batched_factor.md has the
-/// tables); where the two GPUs disagree (register_max_n) the default is where they agree.
+/// tables); where the two GPUs disagreed (register_max_n, before warp_last_panel) the
+/// default was where they agree.
 struct GetrfOptions {
   /// n <= this (0..64) runs a register kernel: one warp per matrix for n <= 32, one thread
-  /// per row (64 threads, 40, 48 or 64 columns in registers) for 32 < n <= 64. Default 44,
-  /// where the two GPUs measured agree (double, batch 10^4, same runs): the
-  /// one-thread-per-row kernel against the blocked path took, on the H200, n = 40: 348 us
-  /// against 526, n = 44: 540 against 579, n = 48: 621 and 624 against 627; on an H100,
-  /// n = 40: 351 - 354 against 535 - 540, n = 44: 588 - 615 against 592 - 598, n = 48:
-  /// 760 - 783 against 646 - 651 (five runs). At n = 56 and 64 the blocked path was 1.4 -
-  /// 1.7x faster on both.
-  int register_max_n = 44;
+  /// per row (64 threads, 40, 48 or 64 columns in registers) for 32 < n <= 64. Default 40.
+  /// Before warp_last_panel the two GPUs measured (double, batch 10^4, same runs) the
+  /// one-thread-per-row kernel against the blocked path, on the H200, n = 40: 348 us against
+  /// 526, n = 44: 540 against 579, n = 48: 621 and 624 against 627; on an H100, n = 40: 351 -
+  /// 354 against 535 - 540, n = 44: 588 - 615 against 592 - 598, n = 48: 760 - 783 against
+  /// 646 - 651 (five runs), and the default was 44. With the warp kernel on the last panel
+  /// the blocked path took, on an H100 (same run), n = 40: 497 us against 354, n = 42: 534
+  /// against 561, n = 44: 552 against 613 (not remeasured on an H200). At n = 56 and 64 the
+  /// blocked path was 1.4 - 1.7x faster on both.
+  int register_max_n = 40;
   /// 8 < n <= 16 (the register kernel with 16 lanes per matrix): a resident grid whose
   /// lane groups take one matrix after another and copy the next into shared memory while
   /// they factor the current one, instead of one matrix per lane group and launch slot.
