@@ -785,8 +785,8 @@ __global__ void __launch_bounds__(kWideClusterThreads)
   // Forward, with l_{r-1} = al_{r-1} + be_{r-1} f_r (al_{-1} = be_{-1} = 0): f_r = ph_r +
   // ps_r f_{r+1} and l_r = al_r + be_r f_{r+1}. With al_r = An_r / E_r, be_r = Bn_r / E_r the
   // state s_r = (An_r, Bn_r, E_r) is linear in s_{r-1} (s_{-1} = (0, 0, 1)):
-  //   s_r = M_r s_{r-1},  M_r = [Fl*, Fl* Df* - Dl* Ff*, Dl*; 0, Fl* Gf* - Gl* Ff*, Gl*; 0, -Ff*,
-  //   1],
+  //   s_r = M_r s_{r-1},
+  //   M_r = [Fl*, Fl* Df* - Dl* Ff*, Dl*;  0, Fl* Gf* - Gl* Ff*, Gl*;  0, -Ff*, 1],
   // so every s_r is a prefix product, formed by a scan over one lane per block. Then
   //   ph_r = (Df* E_{r-1} + Ff* An_{r-1}) / E_r,  ps_r = Gf* E_{r-1} / E_r,
   // and f_r, from f_C = 0, is a suffix scan of the affine maps f -> ph_r + ps_r f.
