@@ -1092,11 +1092,6 @@ cudaLaunchConfig_t cluster_config(unsigned blocks, unsigned threads, std::size_t
   return config;
 }
 
-// Lets cluster_solve_kernel run in clusters beyond the portable size.
-void allow_wide_clusters(const void* kernel) {
-  PRISM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-}
-
 // Most blocks of `Threads` in a cluster of cluster_solve_kernel: the largest size (16, 8, 4 or
 // 2) of which the device runs at least one at a time (cudaOccupancyMaxActiveClusters); 1
 // where the device has no clusters (before sm_90) or the kernel was not compiled for sm_90
@@ -1113,8 +1108,14 @@ int max_cluster_blocks() {
     cudaFuncAttributes compiled = {};
     PRISM_CUDA_CHECK(cudaFuncGetAttributes(&compiled, kernel));
     if (compiled.ptxVersion < 90) return 1;
-    allow_wide_clusters(kernel);
-    for (int c = kMaxClusterBlocks; c >= 2; c /= 2) {
+    // Sizes past the portable one only where the kernel may take them.
+    int largest = kMaxClusterBlocks;
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+        cudaSuccess) {
+      cudaGetLastError();  // clear it
+      largest = kPortableClusterBlocks;
+    }
+    for (int c = largest; c >= 2; c /= 2) {
       cudaLaunchAttribute attr = {};
       const auto size = static_cast<unsigned>(c);
       // The most systems a cluster takes: min_units_per_block's sector of elements.
@@ -1232,8 +1233,9 @@ void launch_solve(Launch l, const T* a, const T* b, const T* c, const T* d, T* x
     void (*kernel)(const T*, const T*, const T*, const T*, T*, LaunchArgs) =
         cluster_solve_kernel<T, kL>;
     set_shared(reinterpret_cast<const void*>(kernel), l.shared_bytes);
-    if ((1 << l.args.clog) > kPortableClusterBlocks) {
-      allow_wide_clusters(reinterpret_cast<const void*>(kernel));
+    if ((1 << l.args.clog) > kPortableClusterBlocks) {  // as max_cluster_blocks allowed
+      PRISM_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                            cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     }
     cudaLaunchAttribute attr = {};
     const cudaLaunchConfig_t config =
