@@ -22,6 +22,7 @@
 // number of matrices with info != 0 (must be 0: the inputs are nonsingular / SPD).
 //
 // usage: bench_batched_factor OUT.json [--reps R] [--batch-scale S] [--sizes 16,32,...]
+//                             [--timing launch|queued]   (tools/bench_timing.hpp)
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -235,7 +236,8 @@ std::vector<int> parse_sizes(const std::string& s) {
 
 int main(int argc, char** argv) try {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s OUT.json [--reps R] [--batch-scale S] [--sizes 16,32,...]\n",
+    std::fprintf(stderr, "usage: %s OUT.json [--reps R] [--batch-scale S] [--sizes 16,32,...] "
+                 "[--timing launch|queued]\n",
                  argv[0]);
     return 2;
   }
@@ -248,6 +250,7 @@ int main(int argc, char** argv) try {
     if (arg == "--reps") reps = std::max(10, std::atoi(argv[i + 1]));
     if (arg == "--batch-scale") batch_scale = std::atof(argv[i + 1]);
     if (arg == "--sizes") sizes = parse_sizes(argv[i + 1]);
+    if (arg == "--timing") prism::bench::timing_mode() = prism::bench::parse_timing(argv[i + 1]);
   }
   const int warmup = 3;
 
@@ -369,7 +372,8 @@ int main(int argc, char** argv) try {
 
   std::ofstream out(json_path);
   out << "{\n  \"gpu\": \"" << prop.name << "\",\n  \"sms\": " << prop.multiProcessorCount
-      << ",\n  \"precision\": \"double\",\n  \"reps\": " << reps << ",\n  \"rows\": [\n";
+      << ",\n  \"precision\": \"double\",\n  \"reps\": " << reps << ",\n  \"timing\": \""
+      << prism::bench::timing_name(prism::bench::timing_mode()) << "\",\n  \"rows\": [\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     out << "    {\"routine\": \"" << r.routine << "\", \"method\": \"" << r.method

@@ -19,6 +19,7 @@
 // bytes = (n(n+1)/2 + 2n) * sizeof(T) for trsv; %copy = GB/s / copy GB/s.
 //
 // usage: bench_dense_triangular OUT.json [--reps R] [--max-n N] [--only trsv|trsm|batched]
+//                               [--timing launch|queued]   (tools/bench_timing.hpp)
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -319,7 +320,8 @@ void bench_batched(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t s
 
 int main(int argc, char** argv) try {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s OUT.json [--reps R] [--max-n N] [--only trsv|trsm|batched]\n",
+    std::fprintf(stderr, "usage: %s OUT.json [--reps R] [--max-n N] [--only trsv|trsm|batched] "
+                 "[--timing launch|queued]\n",
                  argv[0]);
     return 2;
   }
@@ -331,6 +333,9 @@ int main(int argc, char** argv) try {
     if (std::string(argv[i]) == "--reps") reps = std::max(10, std::atoi(argv[i + 1]));
     if (std::string(argv[i]) == "--max-n") max_n = std::atoi(argv[i + 1]);
     if (std::string(argv[i]) == "--only") only = argv[i + 1];
+    if (std::string(argv[i]) == "--timing") {
+      prism::bench::timing_mode() = prism::bench::parse_timing(argv[i + 1]);
+    }
   }
   auto part = [&](const char* what) { return only.empty() || only == what; };
   const int warmup = 3;
@@ -415,7 +420,8 @@ int main(int argc, char** argv) try {
   std::ofstream out(json_path);
   if (!out) throw std::runtime_error("cannot write " + json_path);
   out << "{\n  \"gpu\": \"" << prop.name << "\",\n  \"sms\": " << prop.multiProcessorCount
-      << ",\n  \"copy_bandwidth_GBps\": " << copy_gbs << ",\n  \"reps\": " << reps
+      << ",\n  \"copy_bandwidth_GBps\": " << copy_gbs << ",\n  \"reps\": " << reps << ",\n  \"timing\": \""
+      << prism::bench::timing_name(prism::bench::timing_mode()) << "\""
       << ",\n  \"results\": [\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];

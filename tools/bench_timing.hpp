@@ -2,13 +2,28 @@
 // What every GPU benchmark program in tools/ shares: CUDA-event timing of repeated runs
 // (median and min after a warm-up), the device-to-device copy bandwidth every "% of
 // copy bandwidth" refers to, and a reproducible uniform random number generator.
+//
+// Two ways to time a run (`--timing`, every benchmark program):
+// - launch (default): the events and the work are enqueued on an idle stream, so the time
+//   includes whatever part of the host's API calls the GPU waits for (a kernel launch
+//   costs the host a few microseconds; an empty kernel measured about 5 us this way).
+// - queued: a kernel that holds the stream until the host has enqueued the start event, the
+//   work and the stop event (nvbench's "blocking kernel"), so the time is the GPU's alone:
+//   its own launch latency counts, the host's does not. This is what a call costs inside
+//   a stream that is kept busy, or in a CUDA graph, and what the 1 GiB copy that "% of
+//   copy bandwidth" refers to costs either way. A hold that the work itself defeats (a
+//   synchronising call inside it) times out after a second and is reported.
 
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/device_memory.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace prism::bench {
@@ -31,8 +46,68 @@ inline Stats stats(std::vector<double> us) {
   return {k % 2 ? us[k / 2] : 0.5 * (us[k / 2 - 1] + us[k / 2]), us.front()};
 }
 
+enum class Timing { launch, queued };
+
+/// The mode every time_runs of this program uses; set once from the command line.
+inline Timing& timing_mode() {
+  static Timing mode = Timing::launch;
+  return mode;
+}
+
+inline const char* timing_name(Timing t) { return t == Timing::queued ? "queued" : "launch"; }
+
+/// Parses the value of `--timing`; throws on anything else.
+inline Timing parse_timing(const std::string& s) {
+  if (s == "launch") return Timing::launch;
+  if (s == "queued") return Timing::queued;
+  throw std::invalid_argument("--timing takes launch or queued, not '" + s + "'");
+}
+
+/// Holds its stream until the host sets *release (or timeout_ns passes; then *timed_out).
+__global__ void hold_stream_kernel(const volatile int* release, volatile int* timed_out,
+                                   unsigned long long timeout_ns) {
+  unsigned long long t0 = 0, t = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  while (*release == 0) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    if (t - t0 > timeout_ns) {
+      *timed_out = 1;
+      return;
+    }
+    __nanosleep(256);
+  }
+}
+
+/// One flag per held run, in mapped pinned memory the GPU polls.
+class StreamHolds {
+ public:
+  explicit StreamHolds(int runs) : runs_(runs) {
+    PRISM_CUDA_CHECK(cudaHostAlloc(&flags_, sizeof(int) * (runs + 1), cudaHostAllocMapped));
+    std::fill(flags_, flags_ + runs + 1, 0);
+  }
+  ~StreamHolds() { cudaFreeHost(flags_); }
+  StreamHolds(const StreamHolds&) = delete;
+  StreamHolds& operator=(const StreamHolds&) = delete;
+
+  void hold(int i, cudaStream_t stream) {
+    hold_stream_kernel<<<1, 1, 0, stream>>>(flags_ + i, flags_ + runs_, 1000000000ULL);
+    PRISM_CUDA_CHECK(cudaGetLastError());
+  }
+  void release(int i) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    reinterpret_cast<volatile int*>(flags_)[i] = 1;
+  }
+  bool any_timed_out() const { return reinterpret_cast<volatile int*>(flags_)[runs_] != 0; }
+
+ private:
+  int runs_;
+  int* flags_ = nullptr;
+};
+
 /// Times `reps` runs of work() with events on `stream` after `warmup` untimed runs;
-/// before() is enqueued untimed ahead of every run (to restore inputs, say).
+/// before() is enqueued untimed ahead of every run (to restore inputs, say). With
+/// Timing::queued every timed run waits behind a hold that the host releases once the
+/// stop event is enqueued.
 template <typename Before, typename Work>
 Stats time_runs(int warmup, int reps, cudaStream_t stream, Before before, Work work) {
   for (int i = 0; i < warmup; ++i) {
@@ -44,13 +119,22 @@ Stats time_runs(int warmup, int reps, cudaStream_t stream, Before before, Work w
     start[i] = std::make_unique<Event>();
     stop[i] = std::make_unique<Event>();
   }
+  const bool queued = timing_mode() == Timing::queued;
+  std::unique_ptr<StreamHolds> holds;
+  if (queued) holds = std::make_unique<StreamHolds>(reps);
   for (int i = 0; i < reps; ++i) {
     before();
+    if (queued) holds->hold(i, stream);
     PRISM_CUDA_CHECK(cudaEventRecord(start[i]->e, stream));
     work();
     PRISM_CUDA_CHECK(cudaEventRecord(stop[i]->e, stream));
+    if (queued) holds->release(i);
   }
   PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (queued && holds->any_timed_out()) {
+    std::fprintf(stderr, "warning: a queued timing's hold timed out; that run waited for the "
+                         "host (the work synchronises)\n");
+  }
   std::vector<double> us(reps);
   for (int i = 0; i < reps; ++i) {
     float ms = 0;

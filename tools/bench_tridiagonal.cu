@@ -7,9 +7,9 @@
 // %copy = (5 N M 8 bytes: read a, b, c, d, write x) / time / copy bandwidth.
 //
 // usage: bench_tridiagonal OUT.json [--reps R] [--layout contiguous|interleaved] [--n N]
-//                          [--no-cusparse]
+//                          [--no-cusparse] [--timing launch|queued]
 //   --layout / --n keep one layout / one system size N (any N up to 2^22; M = 2^22 / N);
-//   --no-cusparse skips the vendor rows.
+//   --no-cusparse skips the vendor rows; --timing: tools/bench_timing.hpp.
 
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -139,7 +139,7 @@ int main(int argc, char** argv) try {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: %s OUT.json [--reps R] [--layout contiguous|interleaved] [--n N] "
-                 "[--no-cusparse]\n",
+                 "[--no-cusparse] [--timing launch|queued]\n",
                  argv[0]);
     return 2;
   }
@@ -159,6 +159,8 @@ int main(int argc, char** argv) try {
       only_n = std::atoll(argv[++i]);
     } else if (arg == "--no-cusparse") {
       vendor = false;
+    } else if (arg == "--timing" && has_value) {
+      prism::bench::timing_mode() = prism::bench::parse_timing(argv[++i]);
     } else {
       std::fprintf(stderr, "bench_tridiagonal: unknown or incomplete option %s\n", arg.c_str());
       return 2;
@@ -291,7 +293,8 @@ int main(int argc, char** argv) try {
   std::ofstream out(json_path);
   if (!out) throw std::runtime_error("cannot write " + json_path);
   out << "{\n  \"gpu\": \"" << prop.name << "\",\n  \"sms\": " << prop.multiProcessorCount
-      << ",\n  \"copy_bandwidth_GBps\": " << copy_gbs << ",\n  \"reps\": " << reps
+      << ",\n  \"copy_bandwidth_GBps\": " << copy_gbs << ",\n  \"reps\": " << reps << ",\n  \"timing\": \""
+      << prism::bench::timing_name(prism::bench::timing_mode()) << "\""
       << ",\n  \"precision\": \"double\",\n  \"bytes_per_row\": 40,\n  \"results\": [\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
