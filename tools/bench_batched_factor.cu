@@ -236,7 +236,8 @@ std::vector<int> parse_sizes(const std::string& s) {
 
 int main(int argc, char** argv) try {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s OUT.json [--reps R] [--batch-scale S] [--sizes 16,32,...] "
+    std::fprintf(stderr,
+                 "usage: %s OUT.json [--reps R] [--batch-scale S] [--sizes 16,32,...] "
                  "[--timing launch|queued]\n",
                  argv[0]);
     return 2;

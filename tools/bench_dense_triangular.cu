@@ -320,7 +320,8 @@ void bench_batched(std::vector<Row>& rows, cublasHandle_t handle, cudaStream_t s
 
 int main(int argc, char** argv) try {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s OUT.json [--reps R] [--max-n N] [--only trsv|trsm|batched] "
+    std::fprintf(stderr,
+                 "usage: %s OUT.json [--reps R] [--max-n N] [--only trsv|trsm|batched] "
                  "[--timing launch|queued]\n",
                  argv[0]);
     return 2;
@@ -420,8 +421,8 @@ int main(int argc, char** argv) try {
   std::ofstream out(json_path);
   if (!out) throw std::runtime_error("cannot write " + json_path);
   out << "{\n  \"gpu\": \"" << prop.name << "\",\n  \"sms\": " << prop.multiProcessorCount
-      << ",\n  \"copy_bandwidth_GBps\": " << copy_gbs << ",\n  \"reps\": " << reps << ",\n  \"timing\": \""
-      << prism::bench::timing_name(prism::bench::timing_mode()) << "\""
+      << ",\n  \"copy_bandwidth_GBps\": " << copy_gbs << ",\n  \"reps\": " << reps
+      << ",\n  \"timing\": \"" << prism::bench::timing_name(prism::bench::timing_mode()) << "\""
       << ",\n  \"results\": [\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];

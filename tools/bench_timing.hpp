@@ -54,7 +54,9 @@ inline Timing& timing_mode() {
   return mode;
 }
 
-inline const char* timing_name(Timing t) { return t == Timing::queued ? "queued" : "launch"; }
+inline const char* timing_name(Timing t) {
+  return t == Timing::queued ? "queued" : "launch";
+}
 
 /// Parses the value of `--timing`; throws on anything else.
 inline Timing parse_timing(const std::string& s) {
@@ -132,8 +134,9 @@ Stats time_runs(int warmup, int reps, cudaStream_t stream, Before before, Work w
   }
   PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (queued && holds->any_timed_out()) {
-    std::fprintf(stderr, "warning: a queued timing's hold timed out; that run waited for the "
-                         "host (the work synchronises)\n");
+    std::fprintf(stderr,
+                 "warning: a queued timing's hold timed out; that run waited for the "
+                 "host (the work synchronises)\n");
   }
   std::vector<double> us(reps);
   for (int i = 0; i < reps; ++i) {

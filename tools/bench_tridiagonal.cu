@@ -293,8 +293,8 @@ int main(int argc, char** argv) try {
   std::ofstream out(json_path);
   if (!out) throw std::runtime_error("cannot write " + json_path);
   out << "{\n  \"gpu\": \"" << prop.name << "\",\n  \"sms\": " << prop.multiProcessorCount
-      << ",\n  \"copy_bandwidth_GBps\": " << copy_gbs << ",\n  \"reps\": " << reps << ",\n  \"timing\": \""
-      << prism::bench::timing_name(prism::bench::timing_mode()) << "\""
+      << ",\n  \"copy_bandwidth_GBps\": " << copy_gbs << ",\n  \"reps\": " << reps
+      << ",\n  \"timing\": \"" << prism::bench::timing_name(prism::bench::timing_mode()) << "\""
       << ",\n  \"precision\": \"double\",\n  \"bytes_per_row\": 40,\n  \"results\": [\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];

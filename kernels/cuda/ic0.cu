@@ -148,8 +148,11 @@ __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__
 /// Their entries, and their pairs' entries of rows k, are contiguous in L and in the
 /// match table, so the warp first copies everything the rows read into shared memory
 /// with asynchronous copies, many in flight at once: a_ij, l_kk of each entry, each
-/// entry's end of pairs, each pair's own offset and l_kb. Then each lane walks one row
-/// from shared memory in the reference's order, and the warp writes the rows back.
+/// entry's end of pairs and of its run, each pair's own offset and l_kb. Then the
+/// 32 / rows_per_warp lanes of a row compute it from shared memory run by run (the
+/// entries of a run are independent: Ic0Matches), each entry's products subtracted in
+/// the reference's order, and the row's first lane its pivot; the warp writes the rows
+/// back.
 __global__ void __launch_bounds__(kStagedThreads)
     ic0_rows_staged(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
                     Ic0Matches matches, Ic0Staging staging, double* values, double shift,
@@ -165,16 +168,21 @@ __global__ void __launch_bounds__(kStagedThreads)
   index_t* pairs_end = row_start + kStagedThreads + 1;                  // match ptr[p + 1]
   index_t* lower_at = pairs_end + staging.entries;                      // out.lower_dest[p]
   index_t* upper_at = lower_at + staging.entries;                       // out.upper_dest[p]
-  auto* own_words = reinterpret_cast<std::uint32_t*>(upper_at + staging.entries);
+  auto* run_words = reinterpret_cast<std::uint32_t*>(upper_at + staging.entries);  // run_end
+  std::uint32_t* own_words = run_words + staging.entries / 2 + 2;
+  const int lanes_per_row = kStagedThreads / staging.rows_per_warp;
   const int lane = static_cast<int>(threadIdx.x);
   const index_t i0 = begin + static_cast<index_t>(blockIdx.x) * staging.rows_per_warp;
   const index_t rows = end - i0 < staging.rows_per_warp ? end - i0 : staging.rows_per_warp;
   const index_t e0 = row_ptr[i0], entries = row_ptr[i0 + rows] - e0;
   const index_t q0 = matches.ptr[e0], pairs = matches.ptr[e0 + entries] - q0;
   if (failed_earlier(failed_row, begin)) return;  // the whole warp
-  // own[] in 4-byte words (its storage is padded to whole words past the last pair).
+  // own[] and run_end[] in 4-byte words (their storage is padded to whole words past the
+  // end).
   const index_t w0 = q0 / 2, words = (q0 + pairs + 1) / 2 - w0;
   const auto* own_source = reinterpret_cast<const std::uint32_t*>(matches.own);
+  const index_t r0 = e0 / 2, run_word_count = (e0 + entries + 1) / 2 - r0;
+  const auto* run_source = reinterpret_cast<const std::uint32_t*>(matches.run_end);
   const bool emits = out.lower_dest != nullptr;
 
   // First the direct copies, and the positions of the gathered factors into their own
@@ -192,6 +200,9 @@ __global__ void __launch_bounds__(kStagedThreads)
   }
   for (index_t t = lane; t < words; t += kStagedThreads) {
     cp_async(own_words + t, own_source + w0 + t, true);
+  }
+  for (index_t t = lane; t < run_word_count; t += kStagedThreads) {
+    cp_async(run_words + t, run_source + r0 + t, true);
   }
   for (index_t t = lane; t < pairs; t += kStagedThreads) {
     cp_async(other_at + 2 * t, matches.other + q0 + t, true);
@@ -212,24 +223,35 @@ __global__ void __launch_bounds__(kStagedThreads)
   cp_async_wait<0>();
   __syncwarp();
 
-  if (lane < rows) {
-    const index_t i = i0 + lane;
-    const index_t first = row_start[lane] - e0, diag = row_start[lane + 1] - 1 - e0;
+  const int row = lane / lanes_per_row, sub = lane % lanes_per_row;
+  if (row < rows) {
+    const index_t i = i0 + row;
+    const index_t first = row_start[row] - e0, diag = row_start[row + 1] - 1 - e0;
     const auto* own = reinterpret_cast<const std::uint16_t*>(own_words) + (q0 - 2 * w0);
-    index_t q = first == 0 ? 0 : pairs_end[first - 1] - q0;
-    double pivot = value[diag] + shift;
-    for (index_t p = first; p < diag; ++p) {
-      double sum = value[p];
-      for (const index_t stop = pairs_end[p] - q0; q < stop; ++q) {
-        sum = __dsub_rn(sum, __dmul_rn(value[first + own[q]], other[q]));
+    const auto* run_end = reinterpret_cast<const std::uint16_t*>(run_words) + (e0 - 2 * r0);
+    const unsigned row_lanes =
+        lanes_per_row == 32 ? 0xffffffffu : ((1u << lanes_per_row) - 1u) << (row * lanes_per_row);
+    for (index_t run = first; run < diag;) {
+      const index_t stop_run = first + run_end[run];
+      for (index_t p = run + sub; p < stop_run; p += lanes_per_row) {
+        double sum = value[p];
+        for (index_t q = p == 0 ? 0 : pairs_end[p - 1] - q0, stop = pairs_end[p] - q0; q < stop;
+             ++q) {
+          sum = __dsub_rn(sum, __dmul_rn(value[first + own[q]], other[q]));
+        }
+        value[p] = sum / pivot_of[p];
+        pivot_at[2 * p] = row;  // l_kk is used: the slot now says whose entry p is
       }
-      const double l = sum / pivot_of[p];
-      value[p] = l;
-      pivot_at[2 * p] = lane;  // l_kk is used: the slot now says whose entry p is
-      pivot = __dsub_rn(pivot, __dmul_rn(l, l));  // the squares in order, as finish_row
+      __syncwarp(row_lanes);  // the run is final before the next one reads it
+      run = stop_run;
     }
-    value[diag] = finish_pivot(out, i, e0 + diag, pivot, values, failed_row, scale + lane);
-    pivot_at[2 * diag] = -1;  // stored by finish_pivot
+    if (sub == 0) {
+      double pivot = value[diag] + shift;  // the squares in order, as finish_row
+      for (index_t p = first; p < diag; ++p)
+        pivot = __dsub_rn(pivot, __dmul_rn(value[p], value[p]));
+      value[diag] = finish_pivot(out, i, e0 + diag, pivot, values, failed_row, scale + row);
+      pivot_at[2 * diag] = -1;  // stored by finish_pivot
+    }
   }
   __syncwarp();
   // The rows back into L, and their entries into the solves' copies.
@@ -240,6 +262,28 @@ __global__ void __launch_bounds__(kStagedThreads)
       store_entry(out, lower_at[t], upper_at[t], __dmul_rn(value[t], scale[row]));
     }
   }
+}
+
+/// The runs of each row (Ic0Matches::run_end), one thread per row: a run ends before the
+/// first entry that subtracts a product of an entry of the run.
+__global__ void ic0_find_runs(index_t rows, const index_t* __restrict__ row_ptr,
+                              const index_t* __restrict__ ptr,
+                              const std::uint16_t* __restrict__ own,
+                              std::uint16_t* __restrict__ run_end) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i >= rows) return;
+  const index_t first = row_ptr[i], diag = row_ptr[i + 1] - 1;
+  const auto offset = [&](index_t p) { return static_cast<std::uint16_t>(p - first); };
+  index_t run = first;
+  for (index_t p = first; p < diag; ++p) {
+    bool needs_run = false;
+    for (index_t q = ptr[p]; q < ptr[p + 1]; ++q) needs_run |= first + own[q] >= run;
+    if (!needs_run) continue;
+    for (index_t t = run; t < p; ++t) run_end[t] = offset(p);
+    run = p;
+  }
+  for (index_t t = run; t < diag; ++t) run_end[t] = offset(diag);
+  run_end[diag] = offset(diag);
 }
 
 /// A finished factor L_s into the solves' storage, one thread per entry, with the values
@@ -424,7 +468,8 @@ Ic0MatchTable ic0_match_table(CsrView<double> lower, index_t nnz, const index_t*
   PRISM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const std::size_t table_bytes = ptr.size() * sizeof(index_t) +
                                   static_cast<std::size_t>(total + 2) * sizeof(std::uint16_t) +
-                                  static_cast<std::size_t>(total) * sizeof(index_t);
+                                  static_cast<std::size_t>(total) * sizeof(index_t) +
+                                  static_cast<std::size_t>(nnz + 2) * sizeof(std::uint16_t);
   if (table_bytes > free_bytes / 2) return table;
   table.ptr = upload_and_wait(ptr, stream);
   table.host_ptr = std::move(ptr);
@@ -436,6 +481,13 @@ Ic0MatchTable ic0_match_table(CsrView<double> lower, index_t nnz, const index_t*
       nnz, lower.row_ptr, lower.col_idx, entry_row, nullptr, nullptr, table.ptr.data(),
       table.own.data(), table.other.data());
   PRISM_CUDA_CHECK_LAUNCH();
+  // run_end[] padded to whole 4-byte words as well.
+  table.run_end = DeviceBuffer<std::uint16_t>(static_cast<std::size_t>(nnz) + 2);
+  if (lower.rows > 0) {
+    ic0_find_runs<<<blocks_for(lower.rows), kThreads, 0, stream>>>(
+        lower.rows, lower.row_ptr, table.ptr.data(), table.own.data(), table.run_end.data());
+    PRISM_CUDA_CHECK_LAUNCH();
+  }
   return table;
 }
 
@@ -443,7 +495,7 @@ std::size_t ic0_staged_bytes(index_t entries, index_t pairs) {
   const auto e = static_cast<std::size_t>(entries), q = static_cast<std::size_t>(pairs);
   return kStagedThreads * sizeof(double) + (kStagedThreads + 1) * sizeof(index_t) +
          e * (2 * sizeof(double) + 3 * sizeof(index_t)) + q * sizeof(double) +
-         (q / 2 + 2) * sizeof(std::uint32_t);
+         (e / 2 + 2 + q / 2 + 2) * sizeof(std::uint32_t);
 }
 
 Ic0Staging ic0_staging(const index_t* row_ptr, const index_t* match_ptr, index_t begin,

@@ -47,18 +47,24 @@ struct Ic0Output {
 /// and b of row k left of its diagonal that share a column, in column order (the
 /// products l_ia l_kb that l_ik subtracts); entry p's pairs are q in [ptr[p], ptr[p + 1])
 /// (none for a diagonal entry), own[q] = a - row_ptr[i] and other[q] = b; pivot[p]: the
-/// position of l_kk (p itself for a diagonal entry).
+/// position of l_kk (p itself for a diagonal entry). The entries left of a row's diagonal
+/// split into runs, the fewest stretches of consecutive entries none of which subtracts
+/// a product of another entry of its stretch (in a color-ordered factor no more than the
+/// colors left of the row, since entries of one color never pair), so the entries of a
+/// run can be computed at once; run_end[p] is the end of p's run, relative to row_ptr[i]
+/// (for a diagonal entry, its own offset).
 struct Ic0Matches {
   const index_t* ptr = nullptr;
   const std::uint16_t* own = nullptr;
   const index_t* other = nullptr;
   const index_t* pivot = nullptr;
+  const std::uint16_t* run_end = nullptr;
 };
 
 /// Rows of at most this many entries fit a match's 16-bit offsets.
 inline constexpr index_t kIc0MatchRowLimit = 65536;
 
-/// The device storage of an Ic0Matches, 8 bytes per entry of L and 6 per pair (27-point
+/// The device storage of an Ic0Matches, 10 bytes per entry of L and 6 per pair (27-point
 /// Poisson 100^3 with a largest-first greedy coloring: 3.4 pairs per off-diagonal entry,
 /// so 3.3 times L's values; bcsstk13 colored the same way: 8.4 pairs per off-diagonal
 /// entry), and a host copy of ptr for planning (ic0_staging).
@@ -67,11 +73,14 @@ struct Ic0MatchTable {
   DeviceBuffer<std::uint16_t> own;
   DeviceBuffer<index_t> other;
   DeviceBuffer<index_t> pivot;
+  DeviceBuffer<std::uint16_t> run_end;
   std::vector<index_t> host_ptr;
 
   /// False where ic0_match_table could not build one.
   bool valid() const { return ptr.size() > 0; }
-  Ic0Matches view() const { return {ptr.data(), own.data(), other.data(), pivot.data()}; }
+  Ic0Matches view() const {
+    return {ptr.data(), own.data(), other.data(), pivot.data(), run_end.data()};
+  }
 };
 
 /// Finds the matches of every entry of `lower` (nnz entries; entry_row[p]: the row of
@@ -95,11 +104,12 @@ Ic0MatchTable ic0_match_table(CsrView<double> lower, index_t nnz, const index_t*
 ///   (ic0_warp_per_row).
 /// - staged: a warp copies all a few consecutive rows read (their entries, and the
 ///   factors of the products they subtract, Ic0Matches) into shared memory at once, then
-///   each lane walks one row there (Ic0Staging).
+///   32 / rows_per_warp lanes take each row there, run by run, the entries of a run
+///   spread over the row's lanes (Ic0Staging).
 enum class Ic0Method { merge, warp_merge, staged };
 
 /// Ic0Method::staged's shared memory per warp, at most: a warp takes as many rows (up to
-/// 32) as fit (ic0_staged_bytes: 28 bytes an entry, 10 a pair). The walk is
+/// 32) as fit (ic0_staged_bytes: 30 bytes an entry, 10 a pair). The walk is
 /// latency-bound, so more warps of fewer rows keep an SM as busy. On the H200, against
 /// 48 KiB, bcsstk13's refactor (blocks of ~50 rows of up to 78 entries, 8 shift
 /// retries) took 11.4 against 13.4 ms, and 27-point grids the same.

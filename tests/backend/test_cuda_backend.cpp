@@ -722,7 +722,7 @@ std::vector<T> download(const prism::kernels::cuda::DeviceBuffer<T>& d) {
 // factorization bit for bit, block by block as the engine runs them: short rows
 // (Poisson), rows longer than a warp's 32 (band), one row per block (natural order), and
 // breakdowns (the same first failed row, and the blocks after it skipped). The match table against
-// a plain merge on the host.
+// a plain merge on the host, and its runs against their definition.
 TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
   namespace kc = prism::kernels::cuda;
   const auto colored = [](const CsrMatrix<double>& a) {
@@ -784,6 +784,33 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
       EXPECT_EQ(own, expected_matches.own);
       EXPECT_EQ(download(table.other), expected_matches.other);
       EXPECT_EQ(download(table.pivot), expected_matches.pivot);
+      // The runs: no entry of a run pairs with another of it, and each run after a row's
+      // first starts with an entry that pairs with one of the run before (the fewest runs).
+      std::vector<std::uint16_t> run_end = download(table.run_end);
+      ASSERT_EQ(run_end.size(), lower.col_idx.size() + 2);  // padded to whole words
+      const std::vector<index_t>& match_ptr = expected_matches.ptr;
+      const std::vector<std::uint16_t>& match_own = expected_matches.own;
+      for (index_t i = 0; i < lower.rows; ++i) {
+        const index_t first = lower.row_ptr[i], diag = lower.row_ptr[i + 1] - 1;
+        EXPECT_EQ(run_end[diag], diag - first);
+        index_t previous = first;
+        for (index_t run = first; run < diag;) {
+          const index_t stop = first + run_end[run];
+          ASSERT_GT(stop, run);
+          ASSERT_LE(stop, diag);
+          bool pairs_with_previous = false;
+          for (index_t p = run; p < stop; ++p) {
+            EXPECT_EQ(first + run_end[p], stop);
+            for (index_t q = match_ptr[p]; q < match_ptr[p + 1]; ++q) {
+              EXPECT_LT(first + match_own[q], run) << "row " << i << " entry " << p;
+              if (p == run && first + match_own[q] >= previous) pairs_with_previous = true;
+            }
+          }
+          if (run > first) EXPECT_TRUE(pairs_with_previous) << "row " << i << " run " << run;
+          previous = run;
+          run = stop;
+        }
+      }
     }
     const kc::Ic0Matches matches = table.view();
     // Block b of the engine's blocks, factored by `method`.
