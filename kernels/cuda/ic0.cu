@@ -507,7 +507,8 @@ Ic0Staging ic0_staging(const index_t* row_ptr, const index_t* match_ptr, index_t
       s.entries = std::max(s.entries, row_ptr[i1] - row_ptr[i]);
       s.pairs = std::max(s.pairs, match_ptr[row_ptr[i1]] - match_ptr[row_ptr[i]]);
     }
-    if (ic0_staged_bytes(s.entries, s.pairs) <= kIc0StagedSharedBytes) return s;
+    const bool few_entries = r == 1 || s.entries <= kStagedThreads * kIc0StagedLaneEntries;
+    if (few_entries && ic0_staged_bytes(s.entries, s.pairs) <= kIc0StagedSharedBytes) return s;
   }
   return {};
 }

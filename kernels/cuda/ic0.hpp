@@ -115,6 +115,10 @@ enum class Ic0Method { merge, warp_merge, staged };
 /// retries) took 11.4 against 13.4 ms, and 27-point grids the same.
 inline constexpr std::size_t kIc0StagedSharedBytes = 24 * 1024;
 
+/// Ic0Method::staged's entries per lane, at most, where a warp takes more than one row:
+/// fewer rows a warp give each row more lanes for its runs (and the SM more warps).
+inline constexpr index_t kIc0StagedLaneEntries = 4;
+
 /// How Ic0Method::staged takes a block of rows: `rows_per_warp` consecutive rows a warp
 /// (a power of two up to 32), with room for `entries` entries of L and `pairs` matches
 /// (the most any warp's rows have); rows_per_warp = 0: not even one row fits.
@@ -127,8 +131,9 @@ struct Ic0Staging {
 /// The shared memory Ic0Method::staged takes for `entries` entries and `pairs` matches.
 std::size_t ic0_staged_bytes(index_t entries, index_t pairs);
 
-/// The most rows a warp (up to 32) for which rows [begin, end) fit kIc0StagedSharedBytes,
-/// from host copies of L's row_ptr and of the match table's ptr.
+/// The most rows a warp (up to 32) for which rows [begin, end) fit kIc0StagedSharedBytes
+/// and, unless it is one row, 32 kIc0StagedLaneEntries entries, from host copies of L's
+/// row_ptr and of the match table's ptr.
 Ic0Staging ic0_staging(const index_t* row_ptr, const index_t* match_ptr, index_t begin,
                        index_t end);
 

@@ -901,7 +901,8 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
 
 // The staged factorization's planning runs on the host (no device needed): a warp takes
 // the most rows, a power of two up to 32, whose entries and matches fit its shared
-// memory; none where a single row does not fit.
+// memory and whose entries, for more than one row, are at most kIc0StagedLaneEntries a
+// lane; none where a single row does not fit.
 TEST(Ic0Staging, TakesTheMostRowsAWarpWhoseDataFitsItsSharedMemory) {
   namespace kc = prism::kernels::cuda;
   // `rows` rows of `entries` entries (diagonal included), `pairs` matches per row.
@@ -922,8 +923,11 @@ TEST(Ic0Staging, TakesTheMostRowsAWarpWhoseDataFitsItsSharedMemory) {
     const auto [row_ptr, match_ptr] = uniform(rows, entries, pairs);
     const kc::Ic0Staging s = kc::ic0_staging(row_ptr.data(), match_ptr.data(), 0, rows);
     int expected = 32;
-    while (expected > 0 &&
-           kc::ic0_staged_bytes(expected * entries, expected * pairs) > kc::kIc0StagedSharedBytes) {
+    const auto taken_rows = [&](int r) { return std::min<index_t>(rows, r); };
+    while (
+        expected > 0 &&
+        (kc::ic0_staged_bytes(expected * entries, expected * pairs) > kc::kIc0StagedSharedBytes ||
+         (expected > 1 && taken_rows(expected) * entries > 32 * kc::kIc0StagedLaneEntries))) {
       expected /= 2;
     }
     // A warp of fewer rows than it could take: the block's rows are all there are.
@@ -934,20 +938,20 @@ TEST(Ic0Staging, TakesTheMostRowsAWarpWhoseDataFitsItsSharedMemory) {
     EXPECT_EQ(s.pairs, taken * pairs);
     EXPECT_LE(kc::ic0_staged_bytes(s.entries, s.pairs), kc::kIc0StagedSharedBytes);
   }
-  // Rows of 27 entries with 88 matches each: 8 rows a warp.
+  // Rows of 27 entries with 88 matches each: 4 rows a warp (8 would fit the memory).
   const auto [grid_rows, grid_matches] = uniform(64, 27, 88);
-  EXPECT_EQ(kc::ic0_staging(grid_rows.data(), grid_matches.data(), 0, 64).rows_per_warp, 8);
+  EXPECT_EQ(kc::ic0_staging(grid_rows.data(), grid_matches.data(), 0, 64).rows_per_warp, 4);
   // Uneven rows: the warp's room is the most any of its warps needs.
   std::vector<index_t> row_ptr{0}, match_ptr{0};
   for (index_t i = 0; i < 40; ++i) {
-    const index_t entries = i == 33 ? 120 : 3;
+    const index_t entries = i == 33 ? 100 : 3;
     row_ptr.push_back(row_ptr.back() + entries);
     for (index_t e = 0; e < entries; ++e) match_ptr.push_back(match_ptr.back() + 1);
   }
   const kc::Ic0Staging s = kc::ic0_staging(row_ptr.data(), match_ptr.data(), 0, 40);
   ASSERT_EQ(s.rows_per_warp, 32);
-  EXPECT_EQ(s.entries, 120 + 7 * 3);  // rows 32..39, with the long row, need the most
-  EXPECT_EQ(s.pairs, 120 + 7 * 3);
+  EXPECT_EQ(s.entries, 100 + 7 * 3);  // rows 32..39, with the long row, need the most
+  EXPECT_EQ(s.pairs, 100 + 7 * 3);
 }
 
 // A row longer than a match's 16-bit offsets (an arrow: the last row couples to every
