@@ -16,7 +16,8 @@
 //    cublasDtrsv and vs cublasDtrsmBatched (nrhs = 1, uniform n = 128: it takes one size).
 // Time: CUDA events, median (and min) of >= 10 runs after warm-up; the right-hand side is
 // restored (untimed) before every run. GB/s counts the triangle once:
-// bytes = (n(n+1)/2 + 2n) * sizeof(T) for trsv; %copy = GB/s / copy GB/s.
+// bytes = (n(n+1)/2 + 2n) * sizeof(T) for trsv; %copy = GB/s / copy GB/s. The first trsv
+// row, "launch_floor", times an empty kernel the same way: what no call can go below.
 //
 // usage: bench_dense_triangular OUT.json [--reps R] [--max-n N] [--only trsv|trsm|batched]
 //                               [--timing launch|queued]   (tools/bench_timing.hpp)
@@ -97,6 +98,10 @@ struct Row {
   Stats t;
   double gbs, pct_copy, gflops, diff_vs_cublas;
 };
+
+/// The least a call can cost: one launch of a kernel that does nothing, timed as the
+/// solves are (a row "empty_kernel" with n = 0 before the trsv rows).
+__global__ void empty_kernel() {}
 
 cublasStatus_t cublas_trsv(cublasHandle_t h, cublasOperation_t op, int n, const double* a, int lda,
                            double* x) {
@@ -366,6 +371,16 @@ int main(int argc, char** argv) try {
   };
   std::printf("%-22s %-6s %-32s %7s %6s %11s %11s %9s %7s %9s %9s\n", "op", "prec", "method", "n",
               "nrhs", "median_us", "min_us", "GB/s", "%copy", "GFLOP/s", "diff");
+  if (part("trsv")) {
+    const Stats t = time_runs(
+        warmup, reps, stream, [] {},
+        [&] {
+          empty_kernel<<<1, 32, 0, stream>>>();
+          PRISM_CUDA_CHECK(cudaGetLastError());
+        });
+    rows.push_back({"launch_floor", "-", "empty_kernel", 0, 0, t, 0, 0, 0, 0});
+    print_new();
+  }
   for (index_t n = 32; part("trsv") && n <= max_n; n *= 2) {
     bench_trsv<double>(rows, handle, stream, TriOp::none, n, warmup, reps, copy_gbs);
     print_new();
