@@ -116,8 +116,11 @@ enum class Ic0Method { merge, warp_merge, staged };
 inline constexpr std::size_t kIc0StagedSharedBytes = 24 * 1024;
 
 /// Ic0Method::staged's entries per lane, at most, where a warp takes more than one row:
-/// fewer rows a warp give each row more lanes for its runs (and the SM more warps).
-inline constexpr index_t kIc0StagedLaneEntries = 4;
+/// fewer rows a warp give each row more lanes for its runs (and the SM more warps). H100,
+/// refactor_on_backend at 2 / 4 / 8 (same run): 27-point 100^3 1.44 / 1.47 / 1.56 ms,
+/// bcsstk13 1.04 / 1.13 / 1.14, elasticity3d 16^3 0.33 / 0.34 / 0.36; without the limit
+/// (24 KiB alone) 27-point 100^3 took 1.62.
+inline constexpr index_t kIc0StagedLaneEntries = 2;
 
 /// How Ic0Method::staged takes a block of rows: `rows_per_warp` consecutive rows a warp
 /// (a power of two up to 32), with room for `entries` entries of L and `pairs` matches

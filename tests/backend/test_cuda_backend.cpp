@@ -938,20 +938,20 @@ TEST(Ic0Staging, TakesTheMostRowsAWarpWhoseDataFitsItsSharedMemory) {
     EXPECT_EQ(s.pairs, taken * pairs);
     EXPECT_LE(kc::ic0_staged_bytes(s.entries, s.pairs), kc::kIc0StagedSharedBytes);
   }
-  // Rows of 27 entries with 88 matches each: 4 rows a warp (8 would fit the memory).
+  // Rows of 27 entries with 88 matches each: 2 rows a warp (8 would fit the memory).
   const auto [grid_rows, grid_matches] = uniform(64, 27, 88);
-  EXPECT_EQ(kc::ic0_staging(grid_rows.data(), grid_matches.data(), 0, 64).rows_per_warp, 4);
+  EXPECT_EQ(kc::ic0_staging(grid_rows.data(), grid_matches.data(), 0, 64).rows_per_warp, 2);
   // Uneven rows: the warp's room is the most any of its warps needs.
   std::vector<index_t> row_ptr{0}, match_ptr{0};
   for (index_t i = 0; i < 40; ++i) {
-    const index_t entries = i == 33 ? 100 : 3;
+    const index_t entries = i == 33 ? 50 : 1;
     row_ptr.push_back(row_ptr.back() + entries);
     for (index_t e = 0; e < entries; ++e) match_ptr.push_back(match_ptr.back() + 1);
   }
   const kc::Ic0Staging s = kc::ic0_staging(row_ptr.data(), match_ptr.data(), 0, 40);
   ASSERT_EQ(s.rows_per_warp, 32);
-  EXPECT_EQ(s.entries, 100 + 7 * 3);  // rows 32..39, with the long row, need the most
-  EXPECT_EQ(s.pairs, 100 + 7 * 3);
+  EXPECT_EQ(s.entries, 50 + 7);  // rows 32..39, with the long row, need the most
+  EXPECT_EQ(s.pairs, 50 + 7);
 }
 
 // A row longer than a match's 16-bit offsets (an arrow: the last row couples to every
