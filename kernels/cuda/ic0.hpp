@@ -136,8 +136,7 @@ std::size_t ic0_staged_bytes(index_t entries, index_t pairs);
 
 /// The most rows a warp (up to 32) for which rows [begin, end) fit kIc0StagedSharedBytes
 /// and, unless it is one row, hold at most 32 * kIc0StagedLaneEntries entries, from host
-/// copies of L's
-/// row_ptr and of the match table's ptr.
+/// copies of L's row_ptr and of the match table's ptr.
 Ic0Staging ic0_staging(const index_t* row_ptr, const index_t* match_ptr, index_t begin,
                        index_t end);
 
