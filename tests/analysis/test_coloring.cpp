@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/coloring_checks.hpp"
 #include "common/test_matrices.hpp"
 
 #include <algorithm>
@@ -19,10 +20,9 @@
 namespace prism {
 namespace {
 
-const VertexOrder kOrders[] = {VertexOrder::natural, VertexOrder::largest_first,
-                               VertexOrder::smallest_last};
-
 using test::diagonal_only;
+using test::expect_consistent;
+using test::kOrders;
 using test::random_symmetric;
 
 bool is_permutation_of_n(const std::vector<index_t>& perm) {
@@ -32,27 +32,6 @@ bool is_permutation_of_n(const std::vector<index_t>& perm) {
     if (sorted[i] != static_cast<index_t>(i)) return false;
   }
   return true;
-}
-
-// Everything Coloring promises, checked against the matrix it came from.
-void expect_consistent(const CsrMatrix<double>& a, const Coloring& c) {
-  const auto n = static_cast<std::size_t>(a.rows);
-  ASSERT_EQ(c.color.size(), n);
-  ASSERT_EQ(c.permutation.size(), n);
-  ASSERT_EQ(c.color_ptr.size(), static_cast<std::size_t>(c.num_colors) + 1);
-  EXPECT_TRUE(is_valid_coloring(a, c.color));
-  EXPECT_TRUE(is_permutation_of_n(c.permutation));
-  EXPECT_EQ(c.color_ptr.front(), 0);
-  EXPECT_EQ(c.color_ptr.back(), a.rows);
-  for (int k = 0; k < c.num_colors; ++k) {
-    const index_t size = c.color_ptr[k + 1] - c.color_ptr[k];
-    EXPECT_GT(size, 0) << "color " << k << " is empty";
-    if (k > 0) EXPECT_LE(size, c.color_ptr[k] - c.color_ptr[k - 1]) << "colors not by size";
-    for (index_t p = c.color_ptr[k]; p < c.color_ptr[k + 1]; ++p) {
-      EXPECT_EQ(c.color[c.permutation[p]], k);
-      if (p > c.color_ptr[k]) EXPECT_LT(c.permutation[p - 1], c.permutation[p]) << "not stable";
-    }
-  }
 }
 
 // B(i, j) = A(perm[i], perm[j]) entry by entry, and nothing else stored in B.

@@ -1,7 +1,8 @@
 #pragma once
 // Test matrices shared by the reference and the CUDA batched factorization tests:
 // random, pivot-forcing (tiny diagonal), singular (a zero column), SPD and
-// symmetric-but-not-SPD, reproducible from (kind, n, index in batch, seed).
+// symmetric-but-not-SPD, reproducible from (kind, n, index in batch, seed); and the
+// backward error both test an LU factorization by.
 
 #include <prism/types.hpp>
 
@@ -10,6 +11,8 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <utility>
+#include <vector>
 
 namespace prism::test::batched {
 
@@ -70,6 +73,28 @@ Mat<T> make_matrix(Kind kind, index_t n, index_t b, std::uint64_t seed) {
 template <typename T>
 double unit_roundoff() {
   return std::numeric_limits<T>::epsilon() / 2;
+}
+
+/// Row permutation of LAPACK pivots (1-based): row i of P A is row perm[i] of A.
+inline std::vector<index_t> pivots_to_perm(const index_t* ipiv, index_t n) {
+  std::vector<index_t> perm(n);
+  for (index_t i = 0; i < n; ++i) perm[i] = i;
+  for (index_t i = 0; i < n; ++i) std::swap(perm[i], perm[ipiv[i] - 1]);
+  return perm;
+}
+
+/// ||P A - L U||_F / ||A||_F of a packed LU factorization `lu` of `a` with pivots `ipiv`
+/// (absolute for a zero matrix), in double.
+template <typename T>
+double lu_backward_error(const Mat<T>& a, const Mat<T>& lu, const index_t* ipiv) {
+  const index_t n = static_cast<index_t>(a.rows());
+  const Mat<double> l = lu.template cast<double>().template triangularView<Eigen::UnitLower>();
+  const Mat<double> u = lu.template cast<double>().template triangularView<Eigen::Upper>();
+  const std::vector<index_t> perm = pivots_to_perm(ipiv, n);
+  Mat<double> pa(n, n);
+  for (index_t i = 0; i < n; ++i) pa.row(i) = a.template cast<double>().row(perm[i]);
+  const double an = a.template cast<double>().norm();
+  return an > 0 ? (pa - l * u).norm() / an : (pa - l * u).norm();
 }
 
 /// Fills leading-dimension padding, to check no routine writes there.

@@ -2,20 +2,33 @@
 // Test matrices shared by the reference and the CUDA dense triangular tests: triangles
 // with diagonal +-[1, 2] and off-diagonal entries +-0.5/n, so kappa_inf <= 5 and a
 // relative error of 16 n u (bound<T>) is a meaningful test; NaN in every entry a solve
-// must not read (the other triangle, a unit diagonal, the lda padding).
+// must not read (the other triangle, a unit diagonal, the lda padding); and the variants
+// both tests run, with their names.
 
 #include "kernels/dense_triangular.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 namespace prism::test {
 
 using prism::index_t;
 using prism::kernels::TriDiag;
+using prism::kernels::TriOp;
 using prism::kernels::TriUplo;
+
+inline constexpr TriUplo kUplos[] = {TriUplo::lower, TriUplo::upper};
+inline constexpr TriOp kOps[] = {TriOp::none, TriOp::transpose};
+inline constexpr TriDiag kDiags[] = {TriDiag::non_unit, TriDiag::unit};
+
+/// BLAS-style name of a variant: LNN, UTU, ...
+inline std::string variant_name(TriUplo u, TriOp o, TriDiag d) {
+  return std::string(u == TriUplo::lower ? "L" : "U") + (o == TriOp::none ? "N" : "T") +
+         (d == TriDiag::unit ? "U" : "N");
+}
 
 inline std::uint64_t mix(std::uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

@@ -89,26 +89,6 @@ void expect_padding_untouched(const Batch<T>& bt) {
   }
 }
 
-// Row permutation of the pivots: row i of P A is row perm[i] of A.
-std::vector<index_t> pivots_to_perm(const index_t* ipiv, index_t n) {
-  std::vector<index_t> perm(n);
-  for (index_t i = 0; i < n; ++i) perm[i] = i;
-  for (index_t i = 0; i < n; ++i) std::swap(perm[i], perm[ipiv[i] - 1]);
-  return perm;
-}
-
-template <typename T>
-double lu_backward_error(const Mat<T>& a, const Mat<T>& lu, const index_t* ipiv) {
-  const index_t n = static_cast<index_t>(a.rows());
-  Mat<double> l = lu.template cast<double>().template triangularView<Eigen::UnitLower>();
-  Mat<double> u = lu.template cast<double>().template triangularView<Eigen::Upper>();
-  const auto perm = pivots_to_perm(ipiv, n);
-  Mat<double> pa(n, n);
-  for (index_t i = 0; i < n; ++i) pa.row(i) = a.template cast<double>().row(perm[i]);
-  const double an = a.template cast<double>().norm();
-  return an > 0 ? (pa - l * u).norm() / an : (pa - l * u).norm();  // zero matrix: absolute
-}
-
 template <typename T>
 void check_getrf(Kind kind, index_t n, index_t count, bool padded) {
   SCOPED_TRACE(::testing::Message()

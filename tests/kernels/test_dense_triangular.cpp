@@ -31,9 +31,13 @@
 namespace {
 
 using prism::test::bound;
+using prism::test::kDiags;
+using prism::test::kOps;
+using prism::test::kUplos;
 using prism::test::make_rhs;
 using prism::test::make_triangle;
 using prism::test::uniform;
+using prism::test::variant_name;
 
 using prism::index_t;
 using prism::kernels::TriDiag;
@@ -89,22 +93,13 @@ double rel_error(const std::vector<T>& got, index_t n, index_t nrhs, index_t ldb
   return worst;
 }
 
-std::string name(TriUplo u, TriOp o, TriDiag d) {
-  return std::string(u == TriUplo::lower ? "L" : "U") + (o == TriOp::none ? "N" : "T") +
-         (d == TriDiag::unit ? "U" : "N");
-}
-
-const TriUplo kUplos[] = {TriUplo::lower, TriUplo::upper};
-const TriOp kOps[] = {TriOp::none, TriOp::transpose};
-const TriDiag kDiags[] = {TriDiag::non_unit, TriDiag::unit};
-
 template <typename T>
 void trsv_all_variants(index_t n) {
   for (TriUplo u : kUplos) {
     for (TriOp o : kOps) {
       for (TriDiag d : kDiags) {
         SCOPED_TRACE(::testing::Message()
-                     << name(u, o, d) << " n=" << n << " " << 8 * sizeof(T) << "-bit");
+                     << variant_name(u, o, d) << " n=" << n << " " << 8 * sizeof(T) << "-bit");
         const index_t lda = n + 3;
         const auto a = make_triangle<T>(u, d, n, lda, 17 * n + 1);
         const auto b = make_rhs<T>(n, 31 * n + 5);
@@ -134,8 +129,8 @@ void trsm_all_variants(index_t m, index_t nrhs) {
   for (TriUplo u : kUplos) {
     for (TriOp o : kOps) {
       for (TriDiag d : kDiags) {
-        SCOPED_TRACE(::testing::Message() << name(u, o, d) << " m=" << m << " nrhs=" << nrhs << " "
-                                          << 8 * sizeof(T) << "-bit");
+        SCOPED_TRACE(::testing::Message() << variant_name(u, o, d) << " m=" << m << " nrhs=" << nrhs
+                                          << " " << 8 * sizeof(T) << "-bit");
         const index_t lda = m + 1;
         const index_t ldb = m + 2;
         const auto a = make_triangle<T>(u, d, m, lda, 7 * m + 3);
@@ -180,7 +175,7 @@ void batched_mixed(index_t batch) {
   for (TriUplo u : kUplos) {
     for (TriOp o : kOps) {
       for (TriDiag d : kDiags) {
-        SCOPED_TRACE(::testing::Message() << name(u, o, d) << " batch=" << batch);
+        SCOPED_TRACE(::testing::Message() << variant_name(u, o, d) << " batch=" << batch);
         std::uint64_t s = 99 + batch;
         std::vector<index_t> n(batch), lda(batch);
         std::vector<std::vector<T>> a(batch), x(batch), b(batch);

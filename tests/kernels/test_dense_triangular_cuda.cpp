@@ -48,9 +48,13 @@ namespace ref = prism::kernels::reference;
 namespace gpu = prism::kernels::cuda;
 
 using prism::test::bound;
+using prism::test::kDiags;
+using prism::test::kOps;
+using prism::test::kUplos;
 using prism::test::make_rhs;
 using prism::test::make_triangle;
 using prism::test::uniform;
+using prism::test::variant_name;
 
 // max over columns of ||got_j - want_j||_inf / ||want_j||_inf (inf when got has a NaN).
 template <typename T>
@@ -88,20 +92,11 @@ std::vector<T> to_host(const DeviceBuffer<T>& d) {
   return h;
 }
 
-std::string name(TriUplo u, TriOp o, TriDiag d) {
-  return std::string(u == TriUplo::lower ? "L" : "U") + (o == TriOp::none ? "N" : "T") +
-         (d == TriDiag::unit ? "U" : "N");
-}
-
-const TriUplo kUplos[] = {TriUplo::lower, TriUplo::upper};
-const TriOp kOps[] = {TriOp::none, TriOp::transpose};
-const TriDiag kDiags[] = {TriDiag::non_unit, TriDiag::unit};
-
 template <typename T>
 void trsv_one(TriUplo u, TriOp o, TriDiag d, index_t n, index_t lda, const TrsvOptions& options,
               const char* label, DeviceBuffer<unsigned char>& ws) {
-  SCOPED_TRACE(::testing::Message() << name(u, o, d) << " n=" << n << " lda=" << lda << " " << label
-                                    << " " << 8 * sizeof(T) << "-bit");
+  SCOPED_TRACE(::testing::Message() << variant_name(u, o, d) << " n=" << n << " lda=" << lda << " "
+                                    << label << " " << 8 * sizeof(T) << "-bit");
   const auto a = make_triangle<T>(u, d, n, lda, 17 * n + 1);
   const auto b = make_rhs<T>(n, 31 * n + 5);
   auto want = b;
@@ -220,8 +215,9 @@ TEST(DenseTrsvCudaNan, UnsolvedMarkInRightHandSideFinishes) {
 template <typename T>
 void trsv_workspace_step(gpu::TrsvWorkspace& ws, TriUplo u, TriOp o, index_t n,
                          const TrsvOptions& options) {
-  SCOPED_TRACE(::testing::Message() << name(u, o, TriDiag::non_unit) << " n=" << n << " rows "
-                                    << options.block_rows << " " << 8 * sizeof(T) << "-bit");
+  SCOPED_TRACE(::testing::Message()
+               << variant_name(u, o, TriDiag::non_unit) << " n=" << n << " rows "
+               << options.block_rows << " " << 8 * sizeof(T) << "-bit");
   const index_t lda = n + 4;
   const auto a = make_triangle<T>(u, TriDiag::non_unit, n, lda, 5 * n + 2);
   const auto b = make_rhs<T>(n, 3 * n + 1);
@@ -353,7 +349,7 @@ void trsm_case(const TrsmCase& c) {
     for (TriOp o : kOps) {
       for (TriDiag d : kDiags) {
         SCOPED_TRACE(::testing::Message()
-                     << name(u, o, d) << " " << c << " " << 8 * sizeof(T) << "-bit");
+                     << variant_name(u, o, d) << " " << c << " " << 8 * sizeof(T) << "-bit");
         const index_t lda = m + c.lda_pad;
         const index_t ldb = m + c.ldb_pad;
         const auto a = make_triangle<T>(u, d, m, lda, 7 * m + 3);
@@ -431,7 +427,7 @@ void batched_case(index_t batch, index_t max_n) {
   for (TriUplo u : kUplos) {
     for (TriOp o : kOps) {
       for (TriDiag d : kDiags) {
-        SCOPED_TRACE(::testing::Message() << name(u, o, d) << " batch=" << batch
+        SCOPED_TRACE(::testing::Message() << variant_name(u, o, d) << " batch=" << batch
                                           << " max_n=" << max_n << " " << 8 * sizeof(T) << "-bit");
         std::uint64_t s = 99 + batch;
         std::vector<index_t> n(batch), lda(batch);
