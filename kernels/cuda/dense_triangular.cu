@@ -307,6 +307,45 @@ __global__ void __launch_bounds__(kSmallThreads)
   small_solve<T, kRev, kSwap>(nk, a[k], lda[k], x[k], unit, reinterpret_cast<T*>(batched_smem));
 }
 
+// single_block for n <= 32: one warp, lane i loads row i of L' straight into registers
+// (the entries left of the diagonal and the diagonal's reciprocal; nothing it must not
+// read) and substitutes with one shuffle a step, the arithmetic of warp_diag_solve. Against
+// small_solve's staging through shared memory (H100, n = 32, double, with the stream held
+// until the call is enqueued): a kernel of just these loads and this chain took 4.5 us,
+// small_solve 5.4; an empty kernel 3.4, and one that only loads the triangle and b and
+// stores x 4.1-4.2 (probe, tools/dense_triangular.md).
+template <typename T, bool kRev, bool kSwap>
+__global__ void __launch_bounds__(kTile)
+    trsv_warp_kernel(int n, const T* a, long long lda, T* x, bool unit) {
+  const LowerView<T, kRev, kSwap> L{a, lda, n};
+  const int lane = static_cast<int>(threadIdx.x);
+  const bool row = lane < n;
+  T l[kTile];
+#pragma unroll
+  for (int j = 0; j < kTile; ++j) l[j] = row && j < lane ? *L.ptr(lane, j) : T(0);
+  const T d = row && !unit ? T(1) / *L.ptr(lane, lane) : T(1);
+  T val = row ? x[L.p(lane)] : T(0);
+#pragma unroll
+  for (int i = 0; i < kTile; ++i) {
+    if (i < n) {  // uniform
+      if constexpr (kSelectLanes<T>) {
+        const T scaled = val * d;
+        val = lane == i ? scaled : val;
+      } else if (lane == i) {
+        val *= d;
+      }
+      const T xi = __shfl_sync(kFullMask, val, i);
+      if constexpr (kSelectLanes<T>) {
+        const T updated = val - l[i] * xi;
+        val = lane > i ? updated : val;
+      } else if (lane > i) {
+        val -= l[i] * xi;
+      }
+    }
+  }
+  if (row) x[L.p(lane)] = val;
+}
+
 std::size_t small_smem_bytes(int max_n, std::size_t elem) {
   const int nb = (max_n + kTile - 1) / kTile;
   return (static_cast<std::size_t>(tri_tiles(nb)) * kTile * kLds + nb * kTile) * elem;
@@ -1305,6 +1344,14 @@ void trsv_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const T* a, inde
   if (algo == TrsvAlgorithm::single_block) {
     if (n > trsv_small_max_n) {
       throw ConfigError("trsv: single_block needs n <= 128, got n = " + std::to_string(n));
+    }
+    if (n <= kTile) {
+      dispatch_view(uplo, op, [&](auto rev, auto swap) {
+        trsv_warp_kernel<T, decltype(rev)::value, decltype(swap)::value>
+            <<<1, kTile, 0, stream>>>(static_cast<int>(n), a, lda, x, unit);
+        PRISM_CUDA_CHECK_LAUNCH();
+      });
+      return;
     }
     const std::size_t smem = small_smem_bytes(static_cast<int>(n), sizeof(T));
     dispatch_view(uplo, op, [&](auto rev, auto swap) {
