@@ -307,43 +307,62 @@ __global__ void __launch_bounds__(kSmallThreads)
   small_solve<T, kRev, kSwap>(nk, a[k], lda[k], x[k], unit, reinterpret_cast<T*>(batched_smem));
 }
 
-// single_block for n <= 32: one warp, lane i loads row i of L' straight into registers
-// (the entries left of the diagonal and the diagonal's reciprocal; nothing it must not
-// read) and substitutes with one shuffle a step, the arithmetic of warp_diag_solve. Against
-// small_solve's staging through shared memory (H100, n = 32, double, with the stream held
-// until the call is enqueued): a kernel of just these loads and this chain took 4.5 us,
-// small_solve 5.4; an empty kernel 3.4, and one that only loads the triangle and b and
-// stores x 4.1-4.2 (probe, tools/dense_triangular.md).
-template <typename T, bool kRev, bool kSwap>
-__global__ void __launch_bounds__(kTile)
+// single_block for n <= 32 kWarps, kWarps = 1 or 2: lane r of warp w loads row 32 w + r of L'
+// straight into registers (the entries left of the diagonal and the diagonal's
+// reciprocal; nothing it must not read); warp w substitutes its 32 rows with one shuffle a
+// step (the arithmetic of warp_diag_solve), leaves them in shared memory, and the later
+// warp subtracts their products from its rows. Against small_solve's staging through
+// shared memory (H100, double, with the stream held until the call is enqueued, same-run
+// A/B): n = 32 5.9 / 5.7 -> 4.8 / 4.9 us, n = 64 8.5 / 8.4 -> 6.9 / 7.2; an empty kernel
+// takes 3.4, one that only loads the triangle and b and stores x at n = 32 4.1 - 4.2
+// (tools/dense_triangular.md).
+template <typename T, bool kRev, bool kSwap, int kWarps>
+__global__ void __launch_bounds__(kTile* kWarps)
     trsv_warp_kernel(int n, const T* a, long long lda, T* x, bool unit) {
+  constexpr int kRows = kTile * kWarps;
+  __shared__ T xs[kRows];
   const LowerView<T, kRev, kSwap> L{a, lda, n};
-  const int lane = static_cast<int>(threadIdx.x);
-  const bool row = lane < n;
-  T l[kTile];
+  const int lane = static_cast<int>(threadIdx.x) % kTile;
+  const int warp = static_cast<int>(threadIdx.x) / kTile;
+  const int i = static_cast<int>(threadIdx.x);
+  const bool row = i < n;
+  T l[kRows];
 #pragma unroll
-  for (int j = 0; j < kTile; ++j) l[j] = row && j < lane ? *L.ptr(lane, j) : T(0);
-  const T d = row && !unit ? T(1) / *L.ptr(lane, lane) : T(1);
-  T val = row ? x[L.p(lane)] : T(0);
+  for (int j = 0; j < kRows; ++j) l[j] = row && j < i ? *L.ptr(i, j) : T(0);
+  const T d = row && !unit ? T(1) / *L.ptr(i, i) : T(1);
+  T val = row ? x[L.p(i)] : T(0);
 #pragma unroll
-  for (int i = 0; i < kTile; ++i) {
-    if (i < n) {  // uniform
-      if constexpr (kSelectLanes<T>) {
-        const T scaled = val * d;
-        val = lane == i ? scaled : val;
-      } else if (lane == i) {
-        val *= d;
+  for (int w = 0; w < kWarps; ++w) {
+    if (warp == w) {
+#pragma unroll
+      for (int s = 0; s < kTile; ++s) {
+        if (kTile * w + s < n) {  // uniform
+          if constexpr (kSelectLanes<T>) {
+            const T scaled = val * d;
+            val = lane == s ? scaled : val;
+          } else if (lane == s) {
+            val *= d;
+          }
+          const T xs_s = __shfl_sync(kFullMask, val, s);
+          if constexpr (kSelectLanes<T>) {
+            const T updated = val - l[kTile * w + s] * xs_s;
+            val = lane > s ? updated : val;
+          } else if (lane > s) {
+            val -= l[kTile * w + s] * xs_s;
+          }
+        }
       }
-      const T xi = __shfl_sync(kFullMask, val, i);
-      if constexpr (kSelectLanes<T>) {
-        const T updated = val - l[i] * xi;
-        val = lane > i ? updated : val;
-      } else if (lane > i) {
-        val -= l[i] * xi;
+      if (w + 1 < kWarps) xs[i] = val;
+    }
+    if (w + 1 < kWarps) {
+      __syncthreads();
+      if (warp > w) {
+#pragma unroll
+        for (int c = 0; c < kTile; ++c) val -= l[kTile * w + c] * xs[kTile * w + c];
       }
     }
   }
-  if (row) x[L.p(lane)] = val;
+  if (row) x[L.p(i)] = val;
 }
 
 std::size_t small_smem_bytes(int max_n, std::size_t elem) {
@@ -1345,10 +1364,16 @@ void trsv_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const T* a, inde
     if (n > trsv_small_max_n) {
       throw ConfigError("trsv: single_block needs n <= 128, got n = " + std::to_string(n));
     }
-    if (n <= kTile) {
+    if (n <= 2 * kTile) {
       dispatch_view(uplo, op, [&](auto rev, auto swap) {
-        trsv_warp_kernel<T, decltype(rev)::value, decltype(swap)::value>
-            <<<1, kTile, 0, stream>>>(static_cast<int>(n), a, lda, x, unit);
+        constexpr bool kR = decltype(rev)::value, kS = decltype(swap)::value;
+        if (n <= kTile) {
+          trsv_warp_kernel<T, kR, kS, 1>
+              <<<1, kTile, 0, stream>>>(static_cast<int>(n), a, lda, x, unit);
+        } else {
+          trsv_warp_kernel<T, kR, kS, 2>
+              <<<1, 2 * kTile, 0, stream>>>(static_cast<int>(n), a, lda, x, unit);
+        }
         PRISM_CUDA_CHECK_LAUNCH();
       });
       return;

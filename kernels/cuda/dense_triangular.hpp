@@ -10,8 +10,8 @@
 ///    at the start with asynchronous copies (cp.async), one group per 32-wide block column,
 ///    so the load of later columns overlaps the solve of earlier ones (the paper's
 ///    prefetching warps, Section 2, done by the copy engine); warp 0 solves each 32x32
-///    diagonal block with the right-hand side in registers. For n <= 32 one warp instead,
-///    each lane loading its row of the triangle straight into registers.
+///    diagonal block with the right-hand side in registers. For n <= 64 one or two warps
+///    instead, each lane loading its row of the triangle straight into registers.
 ///  - global_sync (any n): one kernel; thread blocks take block rows of 32, 64 or 128 rows
 ///    in order from an atomic counter (Section 3, Listing 3). Solved entries of x are
 ///    published as values in the workspace, which starts as "unsolved" marks, and a block

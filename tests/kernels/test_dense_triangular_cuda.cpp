@@ -311,8 +311,9 @@ TEST_P(DenseTrsvCuda, IsEquivalentToReferenceFloat) {
   trsv_all_algorithms<float>(GetParam());
 }
 
+// The sizes, and 63 and 64: single_block's two-warp kernel full and one row short.
 INSTANTIATE_TEST_SUITE_P(Sizes, DenseTrsvCuda,
-                         ::testing::Values(1, 2, 31, 32, 33, 127, 128, 129, 1000, 4097));
+                         ::testing::Values(1, 2, 31, 32, 33, 63, 64, 127, 128, 129, 1000, 4097));
 
 struct TrsmCase {
   index_t m, nrhs;
