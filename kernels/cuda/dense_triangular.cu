@@ -316,15 +316,14 @@ __global__ void __launch_bounds__(kSmallThreads)
 // A/B): n = 32 5.9 / 5.7 -> 4.8 / 4.9 us, n = 64 8.5 / 8.4 -> 6.9 / 7.2; an empty kernel
 // takes 3.4, one that only loads the triangle and b and stores x at n = 32 4.1 - 4.2
 // (tools/dense_triangular.md).
+// The calling thread is row i of the system (i < 32 kWarps); its kWarps warps call
+// together, and with kWarps = 2 so does the whole block (one barrier; xs: 32 values).
 template <typename T, bool kRev, bool kSwap, int kWarps>
-__global__ void __launch_bounds__(kTile* kWarps)
-    trsv_warp_kernel(int n, const T* a, long long lda, T* x, bool unit) {
+__device__ void registers_solve(int n, const T* a, long long lda, T* x, bool unit, int i, T* xs) {
   constexpr int kRows = kTile * kWarps;
-  __shared__ T xs[kRows];
   const LowerView<T, kRev, kSwap> L{a, lda, n};
-  const int lane = static_cast<int>(threadIdx.x) % kTile;
-  const int warp = static_cast<int>(threadIdx.x) / kTile;
-  const int i = static_cast<int>(threadIdx.x);
+  const int lane = i % kTile;
+  const int warp = i / kTile;
   const bool row = i < n;
   T l[kRows];
 #pragma unroll
@@ -352,17 +351,39 @@ __global__ void __launch_bounds__(kTile* kWarps)
           }
         }
       }
-      if (w + 1 < kWarps) xs[i] = val;
+      if (w + 1 < kWarps) xs[lane] = val;
     }
     if (w + 1 < kWarps) {
       __syncthreads();
       if (warp > w) {
 #pragma unroll
-        for (int c = 0; c < kTile; ++c) val -= l[kTile * w + c] * xs[kTile * w + c];
+        for (int c = 0; c < kTile; ++c) val -= l[kTile * w + c] * xs[c];
       }
     }
   }
   if (row) x[L.p(i)] = val;
+}
+
+template <typename T, bool kRev, bool kSwap, int kWarps>
+__global__ void __launch_bounds__(kTile* kWarps)
+    trsv_warp_kernel(int n, const T* a, long long lda, T* x, bool unit) {
+  __shared__ T xs[kTile];
+  registers_solve<T, kRev, kSwap, kWarps>(n, a, lda, x, unit, static_cast<int>(threadIdx.x), xs);
+}
+
+// trsv_batched for max_n <= 32: one warp a system, kBatchedWarps systems a block.
+constexpr int kBatchedWarps = 4;
+template <typename T, bool kRev, bool kSwap>
+__global__ void __launch_bounds__(kTile* kBatchedWarps)
+    trsv_batched_warp_kernel(int batch, const index_t* n, const T* const* a, const index_t* lda,
+                             T* const* x, bool unit) {
+  const int k =
+      static_cast<int>(blockIdx.x) * kBatchedWarps + static_cast<int>(threadIdx.x) / kTile;
+  if (k >= batch) return;  // the whole warp
+  const int nk = static_cast<int>(n[k]);
+  if (nk <= 0) return;
+  registers_solve<T, kRev, kSwap, 1>(nk, a[k], lda[k], x[k], unit,
+                                     static_cast<int>(threadIdx.x) % kTile, nullptr);
 }
 
 std::size_t small_smem_bytes(int max_n, std::size_t elem) {
@@ -1440,8 +1461,18 @@ void batched_impl(TriUplo uplo, TriOp op, TriDiag diag, index_t batch, index_t m
     throw ConfigError("trsv_batched: max_n must be in [0, 128], got " + std::to_string(max_n));
   }
   if (batch == 0 || max_n == 0) return;
-  const std::size_t smem = small_smem_bytes(static_cast<int>(max_n), sizeof(T));
   const bool unit = diag == TriDiag::unit;
+  if (max_n <= kTile) {
+    const auto blocks = static_cast<unsigned>((batch + kBatchedWarps - 1) / kBatchedWarps);
+    dispatch_view(uplo, op, [&](auto rev, auto swap) {
+      trsv_batched_warp_kernel<T, decltype(rev)::value, decltype(swap)::value>
+          <<<blocks, kTile * kBatchedWarps, 0, stream>>>(static_cast<int>(batch), n, a, lda, x,
+                                                         unit);
+      PRISM_CUDA_CHECK_LAUNCH();
+    });
+    return;
+  }
+  const std::size_t smem = small_smem_bytes(static_cast<int>(max_n), sizeof(T));
   dispatch_view(uplo, op, [&](auto rev, auto swap) {
     auto kernel = trsv_batched_kernel<T, decltype(rev)::value, decltype(swap)::value>;
     allow_dynamic_smem(kernel, smem);

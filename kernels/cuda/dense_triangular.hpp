@@ -155,10 +155,11 @@ void trsv(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const double* a, inde
 void trsv(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const float* a, index_t lda, float* x,
           TrsvWorkspace& workspace, cudaStream_t stream, const TrsvOptions& options = {});
 
-/// Solves `batch` independent systems op(A_k) x_k = b_k in place, one thread block each.
-/// n, a, lda and x are device arrays of length batch (sizes, matrix pointers, leading
-/// dimensions, right-hand-side/solution pointers); max_n (<= 128) bounds every n[k] and
-/// sizes the shared memory. Systems with n[k] == 0 are skipped.
+/// Solves `batch` independent systems op(A_k) x_k = b_k in place, one thread block each
+/// (one warp each when max_n <= 32). n, a, lda and x are device arrays of length batch
+/// (sizes, matrix pointers, leading dimensions, right-hand-side/solution pointers); max_n
+/// (<= 128) bounds every n[k] and sizes the shared memory. Systems with n[k] == 0 are
+/// skipped.
 void trsv_batched(TriUplo uplo, TriOp op, TriDiag diag, index_t batch, index_t max_n,
                   const index_t* n, const double* const* a, const index_t* lda, double* const* x,
                   cudaStream_t stream);

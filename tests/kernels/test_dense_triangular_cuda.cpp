@@ -474,6 +474,9 @@ TEST(DenseTrsvBatchedCuda, MixedSizesAreEquivalentToReference) {
   batched_case<double>(1, 128);
   batched_case<double>(300, 128);
   batched_case<double>(300, 40);  // smaller shared-memory footprint
+  batched_case<double>(300, 32);  // max_n <= 32: a warp per system
+  batched_case<double>(5, 17);
+  batched_case<float>(300, 32);
   batched_case<float>(1, 128);
   batched_case<float>(300, 128);
 }
