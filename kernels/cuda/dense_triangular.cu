@@ -307,17 +307,16 @@ __global__ void __launch_bounds__(kSmallThreads)
   small_solve<T, kRev, kSwap>(nk, a[k], lda[k], x[k], unit, reinterpret_cast<T*>(batched_smem));
 }
 
-// single_block for n <= 32 kWarps, kWarps = 1 or 2: lane r of warp w loads row 32 w + r of L'
-// straight into registers (the entries left of the diagonal and the diagonal's
-// reciprocal; nothing it must not read); warp w substitutes its 32 rows with one shuffle a
-// step (the arithmetic of warp_diag_solve), leaves them in shared memory, and the later
-// warp subtracts their products from its rows. Against small_solve's staging through
-// shared memory (H100, double, with the stream held until the call is enqueued, same-run
-// A/B): n = 32 5.9 / 5.7 -> 4.8 / 4.9 us, n = 64 8.5 / 8.4 -> 6.9 / 7.2; an empty kernel
-// takes 3.4, one that only loads the triangle and b and stores x at n = 32 4.1 - 4.2
-// (tools/dense_triangular.md).
-// The calling thread is row i of the system (i < 32 kWarps); its kWarps warps call
-// together, and with kWarps = 2 so does the whole block (one barrier; xs: 32 values).
+// single_block for n <= 32 kWarps (kWarps = 1 or 2) and trsv_batched for max_n <= 32: the
+// calling thread is row i < 32 kWarps of the system and loads that row of L' straight
+// into registers (the entries left of the diagonal and the diagonal's reciprocal; nothing
+// it must not read). Warp w substitutes its 32 rows with one shuffle a step (the
+// arithmetic of warp_diag_solve); with two warps, warp 0 then leaves its solution in xs
+// (32 values, shared), and after one block barrier warp 1 subtracts its products before
+// its own steps. Against small_solve's staging through shared memory (H100, double, the
+// stream held until the call is enqueued, same-run A/B): n = 32 5.9 / 5.7 -> 4.8 / 4.9 us,
+// n = 64 8.5 / 8.4 -> 6.9 / 7.2; an empty kernel takes 3.4 and one that only loads the
+// triangle and b and stores x at n = 32 4.1 - 4.2 (tools/dense_triangular.md).
 template <typename T, bool kRev, bool kSwap, int kWarps>
 __device__ void registers_solve(int n, const T* a, long long lda, T* x, bool unit, int i, T* xs) {
   constexpr int kRows = kTile * kWarps;
