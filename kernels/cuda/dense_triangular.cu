@@ -133,6 +133,28 @@ __device__ void prepare_diag_tile(T* s, int first_row, int n, bool unit, int lan
 template <typename T>
 inline constexpr bool kSelectLanes = std::is_same<T, float>::value;
 
+/// Step i of a warp's forward substitution, lane r holding b'(r) and then x'(r): lane i
+/// scales its entry by the reciprocal diagonal diag(), broadcasts it with a shuffle, and
+/// the lanes past i subtract entry() times it. diag() and entry() are read only where they
+/// are used (inside the lane branches in double).
+template <typename T, typename Diag, typename Entry>
+__device__ __forceinline__ T substitution_step(T val, int lane, int i, Diag diag, Entry entry) {
+  if constexpr (kSelectLanes<T>) {
+    const T scaled = val * diag();
+    val = lane == i ? scaled : val;
+  } else if (lane == i) {
+    val *= diag();
+  }
+  const T xi = __shfl_sync(kFullMask, val, i);
+  if constexpr (kSelectLanes<T>) {
+    const T updated = val - entry() * xi;
+    val = lane > i ? updated : val;
+  } else if (lane > i) {
+    val -= entry() * xi;
+  }
+  return val;
+}
+
 /// One warp solves a 32x32 diagonal tile (reciprocal diagonal, lower part read only): lane r
 /// holds b'(r) in val and returns x'(r). The solved entry is broadcast with a shuffle: the
 /// paper's volatile shared slot relies on implicit warp synchrony, which Volta and later
@@ -141,19 +163,8 @@ template <typename T>
 __device__ T warp_diag_solve(const T* s, T val, int lane) {
 #pragma unroll
   for (int i = 0; i < kTile; ++i) {
-    if constexpr (kSelectLanes<T>) {
-      const T scaled = val * s[i * kLds + i];
-      val = lane == i ? scaled : val;
-    } else if (lane == i) {
-      val *= s[i * kLds + i];
-    }
-    const T xi = __shfl_sync(kFullMask, val, i);
-    if constexpr (kSelectLanes<T>) {
-      const T updated = val - s[i * kLds + lane] * xi;
-      val = lane > i ? updated : val;
-    } else if (lane > i) {
-      val -= s[i * kLds + lane] * xi;
-    }
+    val = substitution_step(
+        val, lane, i, [&] { return s[i * kLds + i]; }, [&] { return s[i * kLds + lane]; });
   }
   return val;
 }
@@ -310,8 +321,8 @@ __global__ void __launch_bounds__(kSmallThreads)
 // single_block for n <= 32 kWarps (kWarps = 1 or 2) and trsv_batched for max_n <= 32: the
 // calling thread is row i < 32 kWarps of the system and loads that row of L' straight
 // into registers (the entries left of the diagonal and the diagonal's reciprocal; nothing
-// it must not read). Warp w substitutes its 32 rows with one shuffle a step (the
-// arithmetic of warp_diag_solve); with two warps, warp 0 then leaves its solution in xs
+// it must not read). Warp w substitutes its 32 rows with one shuffle a step
+// (substitution_step, as warp_diag_solve); with two warps, warp 0 then leaves its solution in xs
 // (32 values, shared), and after one block barrier warp 1 subtracts its products before
 // its own steps. Against small_solve's staging through shared memory (H100, double, the
 // stream held until the call is enqueued, same-run A/B): n = 32 5.9 / 5.7 -> 4.8 / 4.9 us,
@@ -335,19 +346,8 @@ __device__ void registers_solve(int n, const T* a, long long lda, T* x, bool uni
 #pragma unroll
       for (int s = 0; s < kTile; ++s) {
         if (kTile * w + s < n) {  // uniform
-          if constexpr (kSelectLanes<T>) {
-            const T scaled = val * d;
-            val = lane == s ? scaled : val;
-          } else if (lane == s) {
-            val *= d;
-          }
-          const T xs_s = __shfl_sync(kFullMask, val, s);
-          if constexpr (kSelectLanes<T>) {
-            const T updated = val - l[kTile * w + s] * xs_s;
-            val = lane > s ? updated : val;
-          } else if (lane > s) {
-            val -= l[kTile * w + s] * xs_s;
-          }
+          val = substitution_step(
+              val, lane, s, [&] { return d; }, [&] { return l[kTile * w + s]; });
         }
       }
       if (w + 1 < kWarps) xs[lane] = val;
