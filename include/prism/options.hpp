@@ -18,8 +18,11 @@ enum class BackendKind {
 
 /// Symmetric reordering applied before the preconditioner is set up.
 enum class Ordering {
-  natural,  ///< "natural": the user's ordering
-  color,    ///< "color": multicolor ordering (colors by decreasing size)
+  automatic,  ///< "auto": color for ic0 (whose factor and solves it parallelises), natural
+              ///< for the others (jacobi, none), which it would only cost set-up and
+              ///< SpMV locality; Solver resolves it (resolved_ordering)
+  natural,    ///< "natural": the user's ordering
+  color,      ///< "color": multicolor ordering (colors by decreasing size)
 };
 
 /// Vertex visiting order of the greedy (sequential) coloring.
@@ -139,12 +142,16 @@ struct Ic0Options {
 /// Preconditioner choice and its options.
 struct PreconditionerOptions {
   std::string type = "ic0";  ///< a registered name: "none", "jacobi", "ic0"
-  Ordering ordering = Ordering::color;
+  Ordering ordering = Ordering::automatic;
   ColoringOptions coloring;
   TrisolveAlgorithm trisolve = TrisolveAlgorithm::automatic;
   ColorsetLayout colorset_layout = ColorsetLayout::automatic;
   Ic0Options ic0;
 };
+
+/// The ordering a preconditioner runs with: `ordering` itself unless it is `automatic`,
+/// then `color` for "ic0" and `natural` for every other type.
+Ordering resolved_ordering(const PreconditionerOptions& options);
 
 /// Stopping rule and limits of the conjugate gradient iteration.
 struct SolverOptions {

@@ -315,7 +315,7 @@ class Ic0 final : public Preconditioner {
       case Ic0Factorization::automatic:
         break;
     }
-    return backend_.name() == "cuda" && options_.ordering == Ordering::color &&
+    return backend_.name() == "cuda" && resolved_ordering(options_) == Ordering::color &&
            (options_.trisolve == TrisolveAlgorithm::automatic ||
             options_.trisolve == TrisolveAlgorithm::colorset);
   }

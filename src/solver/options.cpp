@@ -15,8 +15,13 @@ const std::vector<std::pair<BackendKind, std::string_view>>& enum_names<BackendK
 template <>
 const std::vector<std::pair<Ordering, std::string_view>>& enum_names<Ordering>() {
   static const std::vector<std::pair<Ordering, std::string_view>> names{
-      {Ordering::natural, "natural"}, {Ordering::color, "color"}};
+      {Ordering::automatic, "auto"}, {Ordering::natural, "natural"}, {Ordering::color, "color"}};
   return names;
+}
+
+Ordering resolved_ordering(const PreconditionerOptions& options) {
+  if (options.ordering != Ordering::automatic) return options.ordering;
+  return options.type == "ic0" ? Ordering::color : Ordering::natural;
 }
 
 template <>

@@ -71,6 +71,8 @@ struct Solver::Impl {
 
 Solver::Solver(SolverConfig config) : impl_(std::make_unique<Impl>()) {
   impl_->config = std::move(config);
+  PreconditionerOptions& popt = impl_->config.preconditioner;
+  popt.ordering = resolved_ordering(popt);
   impl_->backend = backend::make_backend(impl_->config.backend);
   // Fail on an unknown preconditioner name before any matrix work.
   impl_->preconditioner = precond::Registry::instance().create(

@@ -42,7 +42,8 @@ TEST(ProblemFile, MinimalFileTakesEveryDefault) {
   EXPECT_EQ(spec.config.solver.tolerance, defaults.config.solver.tolerance);
   EXPECT_EQ(spec.config.solver.max_iterations, defaults.config.solver.max_iterations);
   EXPECT_EQ(spec.config.preconditioner.type, "ic0");
-  EXPECT_EQ(spec.config.preconditioner.ordering, prism::Ordering::color);
+  EXPECT_EQ(spec.config.preconditioner.ordering, prism::Ordering::automatic);
+  EXPECT_EQ(prism::resolved_ordering(spec.config.preconditioner), prism::Ordering::color);
   EXPECT_EQ(spec.config.preconditioner.coloring.vertex_order, prism::VertexOrder::natural);
   EXPECT_FALSE(spec.config.preconditioner.coloring.balance);
   EXPECT_EQ(spec.config.preconditioner.ic0.initial_shift,
@@ -178,7 +179,7 @@ const InvalidCase invalid_cases[] = {
     {"bad_ordering.yaml",
      7,
      13,
-     {"preconditioner.ordering: unknown value 'rcm'; allowed: natural | color"}},
+     {"preconditioner.ordering: unknown value 'rcm'; allowed: auto | natural | color"}},
     {"bad_preconditioner.yaml", 5, 17, {"preconditioner", "'ilu0'", "jacobi", "ic0"}},
     {"bad_missing_matrix.yaml", 1, 1, {"missing required key 'matrix'"}},
     {"bad_missing_nz.yaml", 2, 3, {"missing required key 'nz'", "poisson3d"}},

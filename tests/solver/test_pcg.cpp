@@ -126,6 +126,28 @@ TEST(Pcg, ColorOrderingReportsAValidPartition) {
   EXPECT_DOUBLE_EQ(r.ordering.colors.phi, 600.0);
 }
 
+// ordering: auto colors for ic0 only; jacobi and none keep the user's order (a coloring
+// would only cost set-up and the SpMV's locality), and an explicit choice is kept.
+TEST(Pcg, AutomaticOrderingColorsOnlyForIc0) {
+  const CsrMatrix<double> a = prism::poisson2d(40, 30);
+  const auto ordering_of = [&](const std::string& precond, prism::Ordering ordering) {
+    prism::Solver s(config(precond, ordering));
+    s.setup(a);
+    std::vector<double> x;
+    return s.solve(std::vector<double>(1200, 1.0), x).ordering.ordering;
+  };
+  EXPECT_EQ(ordering_of("ic0", prism::Ordering::automatic), "color");
+  EXPECT_EQ(ordering_of("jacobi", prism::Ordering::automatic), "natural");
+  EXPECT_EQ(ordering_of("none", prism::Ordering::automatic), "natural");
+  EXPECT_EQ(ordering_of("jacobi", prism::Ordering::color), "color");
+  EXPECT_EQ(ordering_of("ic0", prism::Ordering::natural), "natural");
+  prism::PreconditionerOptions options;
+  EXPECT_EQ(options.ordering, prism::Ordering::automatic);
+  EXPECT_EQ(prism::resolved_ordering(options), prism::Ordering::color);
+  options.type = "jacobi";
+  EXPECT_EQ(prism::resolved_ordering(options), prism::Ordering::natural);
+}
+
 TEST(Pcg, InitialGuessIsUsedAndExactGuessNeedsNoIteration) {
   const CsrMatrix<double> a = prism::poisson2d(12, 12);
   std::vector<double> ones(144, 1.0), b(144);
