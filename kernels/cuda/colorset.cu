@@ -1,3 +1,4 @@
+#include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/colorset.hpp"
 #include "kernels/cuda/dependent_launch.cuh"
@@ -10,29 +11,62 @@ namespace {
 constexpr int kBlockThreads = 256;
 static_assert(kColorsetLaneEntries == 2, "colorset_rows and fetch_row read two entries a lane");
 
-/// Rows [begin, end) of one block; TPR consecutive lanes share a row, read its entries
+/// A long row of a step (ColorsetStep): the whole block strides over its entries and sums
+/// them with block_sum. Called by every thread of the block after start_after_previous.
+template <typename V>
+__device__ void colorset_long_row(index_t row, const index_t* __restrict__ row_ptr,
+                                  const index_t* __restrict__ col_idx, const V* __restrict__ values,
+                                  const V* __restrict__ inverse_diagonal, const double* b,
+                                  double* x) {
+  const index_t first = row_ptr[row] + static_cast<index_t>(threadIdx.x), stop = row_ptr[row + 1];
+  wait_for_previous();
+  double sum = 0.0;
+  for (index_t k = first; k < stop; k += kBlockThreads) {
+    sum += static_cast<double>(values[k]) * x[col_idx[k]];
+  }
+  sum = block_sum<kBlockThreads>(sum);
+  if (threadIdx.x == 0) x[row] = (b[row] - sum) * static_cast<double>(inverse_diagonal[row]);
+}
+
+/// Rows [begin, end) of one step; TPR consecutive lanes share a row, read its entries
 /// with unit stride (coalesced) and reduce with shuffles inside their TPR-wide segment.
+/// With Long (a step with long rows) the first long_count blocks take the step's long rows,
+/// one each (colorset_long_row), and the others skip them (rows of more than
+/// long_row_entries entries); steps without long rows keep the plain kernel (ptxas spills
+/// a register of the float kernels with the test).
 /// The factor's values are V (double, or float for precision: mixed); the sums and the
 /// vectors are double either way. Launched after the previous kernel; with `prefetch`
 /// (every launch of a solve but its first) a lane's first two entries and the inverse
 /// diagonal are read before the wait (start_after_previous), so only the gather of x
 /// and the later entries follow it.
-template <int TPR, typename V>
+template <int TPR, typename V, bool Long>
 __global__ void __launch_bounds__(kBlockThreads)
-    colorset_rows(index_t begin, index_t end, bool prefetch, const index_t* __restrict__ row_ptr,
+    colorset_rows(index_t begin, index_t end, const index_t* __restrict__ long_rows, int long_count,
+                  index_t long_row_entries, bool prefetch, const index_t* __restrict__ row_ptr,
                   const index_t* __restrict__ col_idx, const V* __restrict__ values,
                   const V* __restrict__ inverse_diagonal, const double* b, double* x) {
   start_after_previous(prefetch);
-  const long long thread = static_cast<long long>(blockIdx.x) * kBlockThreads + threadIdx.x;
+  if constexpr (Long) {
+    if (static_cast<int>(blockIdx.x) < long_count) {  // uniform in the block
+      colorset_long_row(long_rows[blockIdx.x], row_ptr, col_idx, values, inverse_diagonal, b, x);
+      return;
+    }
+  }
+  const long long thread =
+      static_cast<long long>(blockIdx.x - (Long ? long_count : 0)) * kBlockThreads + threadIdx.x;
   const index_t row = begin + static_cast<index_t>(thread / TPR);
   const int lane = static_cast<int>(thread % TPR);
-  const bool valid = row < end;
   index_t k = 0, stop = 0, col0 = 0, col1 = 0;
+  if (row < end) {
+    k = row_ptr[row] + lane;
+    stop = row_ptr[row + 1];
+  }
+  // Past the step, and a long row (it has a block of its own), sum nothing: stop - k + lane
+  // is the row's length.
+  const bool valid = row < end && (!Long || stop - k <= long_row_entries - lane);
   V val0 = 0, val1 = 0;
   double scale = 0.0;
   if (valid) {
-    k = row_ptr[row] + lane;
-    stop = row_ptr[row + 1];
     if (k < stop) {
       col0 = col_idx[k];
       val0 = values[k];
@@ -167,12 +201,15 @@ __global__ void __launch_bounds__(kFusedStepRows)
 }
 
 template <int TPR, typename V>
-void launch(const ColorsetStep& s, bool prefetch, CsrView<V> m, const V* inv, const double* b,
-            double* x, cudaStream_t stream) {
+void launch(const ColorsetStep& s, const index_t* long_rows, bool prefetch, CsrView<V> m,
+            const V* inv, const double* b, double* x, cudaStream_t stream) {
   const long long threads = static_cast<long long>(s.end - s.begin) * TPR;
-  const int blocks = static_cast<int>((threads + kBlockThreads - 1) / kBlockThreads);
-  launch_after_previous(colorset_rows<TPR, V>, blocks, kBlockThreads, stream, s.begin, s.end,
-                        prefetch, m.row_ptr, m.col_idx, m.values, inv, b, x);
+  const int long_count = static_cast<int>(s.long_end - s.long_begin);
+  const int blocks = static_cast<int>((threads + kBlockThreads - 1) / kBlockThreads) + long_count;
+  launch_after_previous(long_count > 0 ? colorset_rows<TPR, V, true> : colorset_rows<TPR, V, false>,
+                        blocks, kBlockThreads, stream, s.begin, s.end, long_rows + s.long_begin,
+                        long_count, s.long_row_entries, prefetch, m.row_ptr, m.col_idx, m.values,
+                        inv, b, x);
 }
 
 }  // namespace
@@ -187,7 +224,15 @@ ColorsetSchedule colorset_schedule(const index_t* host_row_ptr,
         static_cast<double>(host_row_ptr[end] - host_row_ptr[begin]) / (end - begin);
     int tpr = 1;
     while (tpr < 32 && tpr * kColorsetLaneEntries < mean) tpr *= 2;
-    plan.steps.push_back({begin, end, tpr});
+    const index_t long_row_entries = static_cast<index_t>(kLongRowLaneEntries) * tpr;
+    const auto long_begin = static_cast<index_t>(plan.long_rows.size());
+    for (index_t row = begin; row < end; ++row) {
+      if (host_row_ptr[row + 1] - host_row_ptr[row] > long_row_entries) {
+        plan.long_rows.push_back(row);
+      }
+    }
+    plan.steps.push_back({begin, end, tpr, long_row_entries, long_begin,
+                          static_cast<index_t>(plan.long_rows.size())});
   }
   // Threads per row of a step in a fused run: lowered until the step fits one pass.
   const auto fused_threads = [](const ColorsetStep& s) {
@@ -197,7 +242,7 @@ ColorsetSchedule colorset_schedule(const index_t* host_row_ptr,
   };
   const auto small = [&](const ColorsetStep& s) {
     const index_t rows = s.end - s.begin;
-    if (rows > kFusedStepRows) return false;
+    if (rows > kFusedStepRows || s.long_end > s.long_begin) return false;
     const double entries = static_cast<double>(host_row_ptr[s.end] - host_row_ptr[s.begin]);
     return entries <= static_cast<double>(kFusedLaneEntries) * fused_threads(s) * rows;
   };
@@ -222,32 +267,33 @@ ColorsetPlan colorset_plan(const index_t* host_row_ptr, const std::vector<index_
   ColorsetPlan plan;
   static_cast<ColorsetSchedule&>(plan) = colorset_schedule(host_row_ptr, block_ptr);
   plan.device_steps = upload_and_wait(plan.steps, stream);
+  if (!plan.long_rows.empty()) plan.device_long_rows = upload_and_wait(plan.long_rows, stream);
   return plan;
 }
 
 namespace {
 
 template <typename V>
-void launch_step(const ColorsetStep& s, bool prefetch, CsrView<V> strict, const V* inverse_diagonal,
-                 const double* b, double* x, cudaStream_t stream) {
+void launch_step(const ColorsetStep& s, const index_t* long_rows, bool prefetch, CsrView<V> strict,
+                 const V* inverse_diagonal, const double* b, double* x, cudaStream_t stream) {
   switch (s.threads_per_row) {
     case 1:
-      launch<1, V>(s, prefetch, strict, inverse_diagonal, b, x, stream);
+      launch<1, V>(s, long_rows, prefetch, strict, inverse_diagonal, b, x, stream);
       break;
     case 2:
-      launch<2, V>(s, prefetch, strict, inverse_diagonal, b, x, stream);
+      launch<2, V>(s, long_rows, prefetch, strict, inverse_diagonal, b, x, stream);
       break;
     case 4:
-      launch<4, V>(s, prefetch, strict, inverse_diagonal, b, x, stream);
+      launch<4, V>(s, long_rows, prefetch, strict, inverse_diagonal, b, x, stream);
       break;
     case 8:
-      launch<8, V>(s, prefetch, strict, inverse_diagonal, b, x, stream);
+      launch<8, V>(s, long_rows, prefetch, strict, inverse_diagonal, b, x, stream);
       break;
     case 16:
-      launch<16, V>(s, prefetch, strict, inverse_diagonal, b, x, stream);
+      launch<16, V>(s, long_rows, prefetch, strict, inverse_diagonal, b, x, stream);
       break;
     default:
-      launch<32, V>(s, prefetch, strict, inverse_diagonal, b, x, stream);
+      launch<32, V>(s, long_rows, prefetch, strict, inverse_diagonal, b, x, stream);
       break;
   }
 }
@@ -264,7 +310,8 @@ void solve(CsrView<V> strict, const V* inverse_diagonal, const ColorsetPlan& pla
                             plan.device_steps.data() + r.first, r.count, lower, prefetch,
                             strict.row_ptr, strict.col_idx, strict.values, inverse_diagonal, b, x);
     } else {
-      launch_step(plan.steps[r.first], prefetch, strict, inverse_diagonal, b, x, stream);
+      launch_step(plan.steps[r.first], plan.device_long_rows.data(), prefetch, strict,
+                  inverse_diagonal, b, x, stream);
     }
     prefetch = true;
   }

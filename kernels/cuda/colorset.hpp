@@ -14,10 +14,15 @@
 namespace prism::kernels::cuda {
 
 /// One launch of a color-set solve: rows [begin, end), threads_per_row in {1,...,32}.
+/// Rows of more than long_row_entries entries (the step's long rows, listed in the plan's
+/// long_rows[long_begin, long_end)) get a block of their own in the same launch instead.
 struct ColorsetStep {
   index_t begin;
   index_t end;
   int threads_per_row;
+  index_t long_row_entries;
+  index_t long_begin;
+  index_t long_end;
 };
 
 /// Steps [first, first + count) of a plan: one launch per step, or (fused) one launch of
@@ -27,6 +32,14 @@ struct ColorsetRun {
   int count;
   bool fused;
 };
+
+/// Entries a lane of a row's threads may walk before the row counts as long and is summed
+/// by a block of its own (colorset_schedule): a row that long would hold its launch for 8
+/// times the steps of a row of the step's mean length. Rows of graph Laplacians with hubs
+/// (a preferential-attachment graph: a few rows of thousands of entries in colors of mean
+/// 3) had made each launch last as long as its longest row. FEM and grid rows never get
+/// there: their longest row is within 3 times the mean.
+inline constexpr int kLongRowLaneEntries = 16;
 
 /// Rows of a step that a fused run takes: one pass of a block of this many threads (the
 /// hardware's largest block), threads per row lowered to fit.
@@ -61,21 +74,26 @@ inline constexpr int kFusedLaneEntries = 4 * kColorsetLaneEntries;
 struct ColorsetSchedule {
   std::vector<ColorsetStep> steps;
   std::vector<ColorsetRun> runs;
+  std::vector<index_t> long_rows;
 };
 
 /// The schedule for a strict triangle (host row pointers) and its block pointers, on the
 /// host (no device needed). threads_per_row is the smallest power of two whose lanes hold
 /// the block's mean entries per row at kColorsetLaneEntries each, at most 32 (one warp per
-/// row); in a fused run at most kFusedStepRows / rows.
+/// row); in a fused run at most kFusedStepRows / rows. A row of more than
+/// kLongRowLaneEntries * threads_per_row entries is a long row (listed in long_rows, in
+/// row order, step by step); a step with a long row is never fused.
 ColorsetSchedule colorset_schedule(const index_t* host_row_ptr,
                                    const std::vector<index_t>& block_ptr);
 
 /// A schedule with its steps on the device.
 struct ColorsetPlan : ColorsetSchedule {
   DeviceBuffer<ColorsetStep> device_steps;  ///< steps on the device (fused runs read them)
+  DeviceBuffer<index_t> device_long_rows;   ///< long_rows on the device
 };
 
-/// colorset_schedule with the steps uploaded on `stream` (waits for the upload).
+/// colorset_schedule with the steps and long rows uploaded on `stream` (waits for the
+/// upload).
 ColorsetPlan colorset_plan(const index_t* host_row_ptr, const std::vector<index_t>& block_ptr,
                            cudaStream_t stream);
 

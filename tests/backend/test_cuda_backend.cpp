@@ -62,6 +62,28 @@ CsrMatrix<double> grid_and_clique() {
   return prism::csr_from_triplets(g.rows + 12, g.rows + 12, t);
 }
 
+/// A 2D grid with three hub rows, each coupled to every second grid node (800 entries):
+/// the long rows of the color-set solves (colorset_schedule), in natural order in the
+/// lower triangle, in a largest-first coloring (hubs first) in the upper.
+CsrMatrix<double> grid_and_hubs() {
+  const CsrMatrix<double> g = prism::poisson2d(40, 40);
+  std::vector<prism::Triplet> t;
+  for (index_t i = 0; i < g.rows; ++i) {
+    for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
+      t.push_back({i, g.col_idx[k], g.values[k] + (g.col_idx[k] == i ? 1.0 : 0.0)});
+    }
+  }
+  for (index_t h = 0; h < 3; ++h) {
+    const index_t row = g.rows + h;
+    t.push_back({row, row, 1000.0});
+    for (index_t j = h % 2; j < g.rows; j += 2) {
+      t.push_back({row, j, -0.1});
+      t.push_back({j, row, -0.1});
+    }
+  }
+  return prism::csr_from_triplets(g.rows + 3, g.rows + 3, t);
+}
+
 /// What `call` throws as InvalidMatrixError, or "no error".
 template <typename Call>
 std::string invalid_matrix_message(const Call& call) {
@@ -448,6 +470,8 @@ TEST_F(CudaBackendTest, ColorsetSolveInPlaceEqualsOutOfPlace) {
       {prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx"), true},
       {prism::poisson3d(21, 19, 17, 27), true},
       {grid_and_clique(), true},
+      {grid_and_hubs(), true},
+      {grid_and_hubs(), false},
       {prism::poisson2d(80, 80), false}};
   for (const auto& [m, colored] : matrices) {
     SCOPED_TRACE(m.rows);
@@ -515,6 +539,48 @@ TEST(ColorsetSchedule, ThreadsPerRowFollowMeanEntries) {
   }
 }
 
+// Long rows: more than kLongRowLaneEntries entries a lane of the step's threads per row,
+// listed step by step in row order; a step with one is never fused. Host only.
+TEST(ColorsetSchedule, LongRowsAreListedAndNeverFused) {
+  namespace kc = prism::kernels::cuda;
+  static_assert(kc::kLongRowLaneEntries == 16 && kc::kColorsetLaneEntries == 2);
+  // Step 0: 3000 rows of 2 entries but rows 5 and 17 (40) and 9 (32): 2 threads a row,
+  // long above 32. Step 1: 100 rows of 2 and row 3100 of 100 entries (mean 2.98: 2
+  // threads). Steps 2 and 3: small, fused. Step 4: one warp a row (64), long above 512.
+  std::vector<index_t> lengths(3000, 2);
+  lengths[5] = lengths[17] = 40;
+  lengths[9] = 32;
+  lengths.resize(3101, 2);
+  lengths[3100] = 100;
+  lengths.resize(3201, 2);
+  lengths.resize(3251, 2);
+  for (int i = 0; i < 2000; ++i) lengths.push_back(i == 7 ? 513 : 64);
+  const std::vector<index_t> block_ptr{0, 3000, 3101, 3201, 3251, 5251};
+  std::vector<index_t> row_ptr{0};
+  for (index_t n : lengths) row_ptr.push_back(row_ptr.back() + n);
+  const kc::ColorsetSchedule plan = kc::colorset_schedule(row_ptr.data(), block_ptr);
+  EXPECT_EQ(plan.long_rows, (std::vector<index_t>{5, 17, 3100, 3258}));
+  ASSERT_EQ(plan.steps.size(), 5u);
+  const std::vector<std::tuple<int, index_t, index_t, index_t>> expected{
+      {2, 32, 0, 2}, {2, 32, 2, 3}, {1, 16, 3, 3}, {1, 16, 3, 3}, {32, 512, 3, 4}};
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    SCOPED_TRACE(i);
+    const auto& [threads, long_entries, long_begin, long_end] = expected[i];
+    EXPECT_EQ(plan.steps[i].long_row_entries, long_entries);
+    EXPECT_EQ(plan.steps[i].long_begin, long_begin);
+    EXPECT_EQ(plan.steps[i].long_end, long_end);
+    if (i != 2 && i != 3) EXPECT_EQ(plan.steps[i].threads_per_row, threads);
+  }
+  // Step 1 is small (101 rows, 2.98 entries a lane at its fused threads per row) but has a
+  // long row: a launch of its own; steps 2 and 3 are one fused run.
+  ASSERT_EQ(plan.runs.size(), 4u);
+  EXPECT_FALSE(plan.runs[1].fused);
+  EXPECT_EQ(plan.runs[1].first, 1);
+  EXPECT_TRUE(plan.runs[2].fused);
+  EXPECT_EQ(plan.runs[2].first, 2);
+  EXPECT_EQ(plan.runs[2].count, 2);
+}
+
 TEST_F(CudaBackendTest, ColorsetTriangularSolvesAreEquivalentToReference) {
   std::vector<std::pair<std::string, CsrMatrix<double>>> matrices{
       {"n1", prism::poisson2d(1, 1)},
@@ -529,7 +595,8 @@ TEST_F(CudaBackendTest, ColorsetTriangularSolvesAreEquivalentToReference) {
       {"poisson3d_natural", prism::poisson3d(13, 11, 9)},
       {"poisson3d27", prism::poisson3d(21, 19, 17, 27)},
       {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")},
-      {"grid_and_clique", grid_and_clique()}};
+      {"grid_and_clique", grid_and_clique()},
+      {"grid_and_hubs", grid_and_hubs()}};
   const std::string bcsstk13 = prism::test::shared_matrix("bcsstk13.mtx.gz");
   if (!bcsstk13.empty()) matrices.push_back({"bcsstk13", prism::read_matrix_market(bcsstk13)});
   for (std::size_t m = 0; m < matrices.size(); ++m) {
@@ -619,7 +686,8 @@ TEST_F(CudaBackendTest, DeviceIc0FactorIsEquivalentToReference) {
       {"poisson3d_natural", prism::poisson3d(11, 9, 7)},
       {"poisson3d27", prism::poisson3d(19, 17, 15, 27)},
       {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")},
-      {"grid_and_clique", grid_and_clique()}};
+      {"grid_and_clique", grid_and_clique()},
+      {"grid_and_hubs", grid_and_hubs()}};
   const std::string bcsstk13 = prism::test::shared_matrix("bcsstk13.mtx.gz");
   if (!bcsstk13.empty()) matrices.push_back({"bcsstk13", prism::read_matrix_market(bcsstk13)});
   for (const auto& [name, original] : matrices) {
@@ -1177,7 +1245,8 @@ TEST_P(GpuSolve, MatchesCpuSolveOnIllConditionedProblems) {
       {"layered3d", prism::layered(16, 16, 16, 4, {1.0, 1000.0})},
       {"elasticity3d", prism::elasticity3d(12, 12, 12, 3, {1.0, 100.0})},
       {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx")},
-      {"grid_and_clique", grid_and_clique()}};
+      {"grid_and_clique", grid_and_clique()},
+      {"grid_and_hubs", grid_and_hubs()}};
   const std::string bcsstk13 = prism::test::shared_matrix("bcsstk13.mtx.gz");
   if (!bcsstk13.empty() && precond == "ic0") {
     cases.push_back({"bcsstk13", prism::read_matrix_market(bcsstk13)});
