@@ -36,9 +36,11 @@ struct ColorsetRun {
 /// Entries a lane of a row's threads may walk before the row counts as long and is summed
 /// by a block of its own (colorset_schedule): a row that long would hold its launch for 8
 /// times the steps of a row of the step's mean length. Rows of graph Laplacians with hubs
-/// (a preferential-attachment graph: a few rows of thousands of entries in colors of mean
-/// 3) had made each launch last as long as its longest row. FEM and grid rows never get
-/// there: their longest row is within 3 times the mean.
+/// (a preferential-attachment graph: rows of up to 797 entries in colors of mean 3) had
+/// made each launch last as long as its longest row. A row is long only above 8 times its
+/// step's mean (above 512 entries where a warp takes a row): the grid and FEM matrices of
+/// the README have none, in greedy or level-cyclic colors; bcsstk08 (rows of mean 12 and
+/// up to 339 entries) has some.
 inline constexpr int kLongRowLaneEntries = 16;
 
 /// Rows of a step that a fused run takes: one pass of a block of this many threads (the

@@ -581,6 +581,42 @@ TEST(ColorsetSchedule, LongRowsAreListedAndNeverFused) {
   EXPECT_EQ(plan.runs[2].count, 2);
 }
 
+// Grid and hexahedral FEM matrices in color order have no long rows (their steps keep the
+// plain kernel); the hubs of grid_and_hubs have, and so has bcsstk08 (rows of mean 12 and
+// up to 339 entries). Host only.
+TEST(ColorsetSchedule, LongRowsOnlyWhereRowsAreFarAboveTheMean) {
+  const std::vector<std::tuple<std::string, CsrMatrix<double>, bool>> cases{
+      {"poisson2d", prism::poisson2d(60, 50), false},
+      {"poisson3d", prism::poisson3d(20, 18, 16), false},
+      {"poisson3d27", prism::poisson3d(16, 15, 14, 27), false},
+      {"elasticity3d", prism::elasticity3d(8, 7, 6, 2, {1.0, 100.0}), false},
+      {"bcsstk08", prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx"),
+       true},
+      {"grid_and_hubs", grid_and_hubs(), true}};
+  for (const auto& [name, m, hubs] : cases) {
+    for (auto order : {prism::VertexOrder::natural, prism::VertexOrder::largest_first}) {
+      SCOPED_TRACE(name + " " + std::string(prism::to_string(order)));
+      const CsrMatrix<double> a =
+          prism::permute_symmetric(m, prism::color_matrix(m, order).permutation);
+      prism::precond::Ic0Pattern factor(a);
+      factor.factorize(a, {});
+      std::size_t long_rows = 0;
+      for (auto tri : {prism::backend::Triangle::lower, prism::backend::Triangle::upper}) {
+        const prism::backend::SplitTriangle split(
+            tri == prism::backend::Triangle::lower ? factor.lower() : factor.upper(), tri);
+        long_rows += prism::kernels::cuda::colorset_schedule(split.strict().row_ptr.data(),
+                                                             split.block_ptr())
+                         .long_rows.size();
+      }
+      if (hubs) {
+        EXPECT_GE(long_rows, 3u);  // grid_and_hubs: each hub in one triangle at least
+      } else {
+        EXPECT_EQ(long_rows, 0u);
+      }
+    }
+  }
+}
+
 TEST_F(CudaBackendTest, ColorsetTriangularSolvesAreEquivalentToReference) {
   std::vector<std::pair<std::string, CsrMatrix<double>>> matrices{
       {"n1", prism::poisson2d(1, 1)},
