@@ -19,7 +19,12 @@ struct MatrixMarketInfo {
   index_t rows = 0;
   index_t cols = 0;
   long long stored_entries = 0;  ///< entries in the file (one triangle when symmetric)
+  long size_line = 0;            ///< line number of the size line (1-based)
 };
+
+/// Reads only the banner and the size line of a matrix file, checked as read_matrix_market
+/// checks them: a caller can reject a file by its sizes before reading its entries.
+MatrixMarketInfo read_matrix_market_header(const std::string& path, bool allow_pattern = false);
 
 /// Reads a `coordinate` matrix (`real` or `integer`; `pattern` only when allow_pattern,
 /// with every value 1) stored `general` or `symmetric`. Symmetric files are expanded

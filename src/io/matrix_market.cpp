@@ -158,6 +158,8 @@ class MarketParser {
 
   /// The line after the last one read: where the end of the file is reported.
   long end_line() const { return reader_.line() + 1; }
+  /// The last line read (1-based).
+  long line() const { return reader_.line(); }
 
   Banner read_banner() {
     const char* line = reader_.next();
@@ -333,9 +335,11 @@ void flush_if_full(std::string& buffer, std::ostream& os) {
 
 }  // namespace
 
-CsrMatrix<double> read_matrix_market(const std::string& path, MatrixMarketInfo* info,
-                                     bool allow_pattern) {
-  MarketParser parser(path);
+namespace {
+
+// The banner and size line of a matrix file, checked, with the parser left after the size
+// line (read_matrix_market_header and read_matrix_market).
+MatrixMarketInfo read_header(MarketParser& parser, bool allow_pattern) {
   const Banner banner = parser.read_banner();
   if (banner.format != "coordinate") {
     parser.fail("unsupported format '" + banner.format +
@@ -344,20 +348,40 @@ CsrMatrix<double> read_matrix_market(const std::string& path, MatrixMarketInfo* 
   if (banner.field == Field::pattern && !allow_pattern) {
     parser.fail("pattern matrices have no values and are only accepted by `prism info`");
   }
-  const bool symmetric = banner.symmetry == Symmetry::symmetric;
-
   const std::vector<long long> sizes = parser.read_size_line(3);
-  const long long rows = sizes[0];
-  const long long cols = sizes[1];
-  const long long entries = sizes[2];
-  if (symmetric && rows != cols) {
-    parser.fail("bad size line: a symmetric matrix must be square, got " + std::to_string(rows) +
-                " x " + std::to_string(cols));
+  MatrixMarketInfo info;
+  info.field = banner.field;
+  info.symmetry = banner.symmetry;
+  info.rows = static_cast<index_t>(sizes[0]);
+  info.cols = static_cast<index_t>(sizes[1]);
+  info.stored_entries = sizes[2];
+  info.size_line = parser.line();
+  if (info.symmetry == Symmetry::symmetric && sizes[0] != sizes[1]) {
+    parser.fail("bad size line: a symmetric matrix must be square, got " +
+                std::to_string(sizes[0]) + " x " + std::to_string(sizes[1]));
   }
-  if (entries > kMaxEntries) {
-    parser.fail("bad size line: " + std::to_string(entries) +
+  if (info.stored_entries > kMaxEntries) {
+    parser.fail("bad size line: " + std::to_string(info.stored_entries) +
                 " entries exceed the 2^31 - 1 that prism supports");
   }
+  return info;
+}
+
+}  // namespace
+
+MatrixMarketInfo read_matrix_market_header(const std::string& path, bool allow_pattern) {
+  MarketParser parser(path);
+  return read_header(parser, allow_pattern);
+}
+
+CsrMatrix<double> read_matrix_market(const std::string& path, MatrixMarketInfo* info,
+                                     bool allow_pattern) {
+  MarketParser parser(path);
+  const MatrixMarketInfo head = read_header(parser, allow_pattern);
+  const bool symmetric = head.symmetry == Symmetry::symmetric;
+  const long long rows = head.rows;
+  const long long cols = head.cols;
+  const long long entries = head.stored_entries;
 
   std::vector<Triplet> triplets;
   triplets.reserve(
@@ -367,20 +391,14 @@ CsrMatrix<double> read_matrix_market(const std::string& path, MatrixMarketInfo* 
     if (p == nullptr) parser.fail_too_few(entries, k);
     const index_t i = parser.parse_index(p, rows, "row") - 1;
     const index_t j = parser.parse_index(p, cols, "column") - 1;
-    const double value = banner.field == Field::pattern ? 1.0 : parser.parse_value(p, banner.field);
+    const double value = head.field == Field::pattern ? 1.0 : parser.parse_value(p, head.field);
     parser.expect_end_of_entry(p);
     triplets.push_back({i, j, value});
     if (symmetric && i != j) triplets.push_back({j, i, value});
   }
   parser.expect_end_of_file(entries);
 
-  if (info != nullptr) {
-    info->field = banner.field;
-    info->symmetry = banner.symmetry;
-    info->rows = static_cast<index_t>(rows);
-    info->cols = static_cast<index_t>(cols);
-    info->stored_entries = entries;
-  }
+  if (info != nullptr) *info = head;
   try {
     return csr_from_triplets(static_cast<index_t>(rows), static_cast<index_t>(cols),
                              std::move(triplets));

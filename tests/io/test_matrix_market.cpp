@@ -129,6 +129,49 @@ TEST(MatrixMarketRead, CommentsBlankLinesAndMixedCaseBanner) {
   EXPECT_EQ(dense(a), (std::vector<double>{1.5, 0, 0, 2.5}));
 }
 
+// The header alone: the reader's info, and the size line's number, without the entries.
+TEST(MatrixMarketRead, HeaderGivesTheSizesAndTheSizeLine) {
+  const MatrixMarketInfo head = read_matrix_market_header(data("comments.mtx"));
+  EXPECT_EQ(head.field, MatrixMarketInfo::Field::real);
+  EXPECT_EQ(head.symmetry, MatrixMarketInfo::Symmetry::general);
+  EXPECT_EQ(head.rows, 2);
+  EXPECT_EQ(head.cols, 2);
+  EXPECT_EQ(head.stored_entries, 2);
+  EXPECT_EQ(head.size_line, 6);
+  for (const char* name : {"comments.mtx", "symmetric.mtx", "symmetric_gz.mtx.gz"}) {
+    SCOPED_TRACE(name);
+    MatrixMarketInfo info;
+    read_matrix_market(data(name), &info);
+    const MatrixMarketInfo h = read_matrix_market_header(data(name));
+    EXPECT_EQ(h.field, info.field);
+    EXPECT_EQ(h.symmetry, info.symmetry);
+    EXPECT_EQ(h.rows, info.rows);
+    EXPECT_EQ(h.cols, info.cols);
+    EXPECT_EQ(h.stored_entries, info.stored_entries);
+    EXPECT_EQ(h.size_line, info.size_line);
+  }
+  EXPECT_THROW(read_matrix_market_header(data("pattern.mtx")), InputError);
+  EXPECT_EQ(read_matrix_market_header(data("pattern.mtx"), true).field,
+            MatrixMarketInfo::Field::pattern);
+}
+
+// A bad banner or size line fails the header reader at the same line as the reader.
+TEST(MatrixMarketMalformedHeader, FailsAtTheSameLine) {
+  const std::vector<std::pair<std::string, long>> bad{
+      {"empty.mtx", 1},           {"no_banner.mtx", 1},           {"complex.mtx", 1},
+      {"array_matrix.mtx", 1},    {"missing_size_line.mtx", 4},   {"bad_size_line.mtx", 4},
+      {"size_line_extra.mtx", 2}, {"symmetric_not_square.mtx", 2}};
+  for (const auto& [name, line] : bad) {
+    SCOPED_TRACE(name);
+    try {
+      read_matrix_market_header(kBadDir + "/" + name);
+      ADD_FAILURE() << "no exception";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.line(), line) << e.what();
+    }
+  }
+}
+
 TEST(MatrixMarketRead, WindowsLineEndings) {
   EXPECT_EQ(dense(read_matrix_market(data("crlf.mtx"))), (std::vector<double>{1.5, 0, 0, 2.5}));
 }
