@@ -333,10 +333,6 @@ void flush_if_full(std::string& buffer, std::ostream& os) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // The banner and size line of a matrix file, checked, with the parser left after the size
 // line (read_matrix_market_header and read_matrix_market).
 MatrixMarketInfo read_header(MarketParser& parser, bool allow_pattern) {

@@ -462,6 +462,9 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
     options.ordering = r.get_enum<Ordering>(*e, "preconditioner.ordering");
   }
   if (const Entry* e = map.find("coloring")) {
+    // Coloring options ask for a coloring: with ordering auto they make it color (jacobi
+    // and none would otherwise keep the natural order and ignore them).
+    if (options.ordering == Ordering::automatic) options.ordering = Ordering::color;
     const Map coloring = r.expect_map(*e, "preconditioner.coloring",
                                       {"method", "colors", "vertex_order", "balance"});
     if (const Entry* v = coloring.find("method")) {

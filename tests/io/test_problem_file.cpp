@@ -111,6 +111,14 @@ TEST(ProblemFile, LevelCyclicColoring) {
   EXPECT_EQ(spec.config.preconditioner.coloring.colors, 16);
 }
 
+// Coloring options ask for a coloring: jacobi with them runs in color order, as ic0 does.
+TEST(ProblemFile, ColoringOptionsMakeTheOrderingColor) {
+  const prism::ProblemSpec spec = prism::load_problem_file(yaml_path("valid_jacobi_colored.yaml"));
+  EXPECT_EQ(spec.config.preconditioner.type, "jacobi");
+  EXPECT_EQ(spec.config.preconditioner.ordering, prism::Ordering::color);
+  EXPECT_EQ(spec.config.preconditioner.coloring.vertex_order, prism::VertexOrder::largest_first);
+}
+
 TEST(ProblemFile, AnisotropicCoefficients) {
   const prism::ProblemSpec spec = prism::load_problem_file(yaml_path("valid_anisotropic.yaml"));
   EXPECT_EQ(spec.matrix.generator.coefficients, (std::vector<double>{2.0, 0.5}));
