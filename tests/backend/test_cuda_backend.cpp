@@ -39,25 +39,33 @@ using prism::backend::Scalar;
 using prism::test::random_band;
 using prism::test::random_vector;
 
+/// The entries of the 2D Poisson grid g, its diagonal raised by `shift`.
+std::vector<prism::Triplet> shifted_grid(const CsrMatrix<double>& g, double shift) {
+  std::vector<prism::Triplet> t;
+  for (index_t i = 0; i < g.rows; ++i) {
+    for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
+      t.push_back({i, g.col_idx[k], g.values[k] + (g.col_idx[k] == i ? shift : 0.0)});
+    }
+  }
+  return t;
+}
+
+/// Entries (i, j) and (j, i) of value v.
+void couple(std::vector<prism::Triplet>& t, index_t i, index_t j, double v) {
+  t.push_back({i, j, v});
+  t.push_back({j, i, v});
+}
+
 /// A diagonally dominant 2D Poisson grid (48 x 48) plus a clique of 12 rows, each tied to
 /// one grid row: greedy coloring gives two colors of about 1152 rows (their own launches
 /// in the CSR color-set solve) and about ten small ones (a fused single-block run).
 CsrMatrix<double> grid_and_clique() {
   const CsrMatrix<double> g = prism::poisson2d(48, 48);
-  std::vector<prism::Triplet> t;
-  for (index_t i = 0; i < g.rows; ++i) {
-    for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
-      t.push_back({i, g.col_idx[k], g.values[k] + (g.col_idx[k] == i ? 12.0 : 0.0)});
-    }
-  }
+  std::vector<prism::Triplet> t = shifted_grid(g, 12.0);
   for (index_t a = 0; a < 12; ++a) {
-    const index_t ra = g.rows + a;
-    t.push_back({ra, ra, 16.0});
-    t.push_back({ra, 100 * a, -0.5});
-    t.push_back({100 * a, ra, -0.5});
-    for (index_t b = 0; b < 12; ++b) {
-      if (b != a) t.push_back({ra, g.rows + b, -0.25});
-    }
+    t.push_back({g.rows + a, g.rows + a, 16.0});
+    couple(t, g.rows + a, 100 * a, -0.5);
+    for (index_t b = a + 1; b < 12; ++b) couple(t, g.rows + a, g.rows + b, -0.25);
   }
   return prism::csr_from_triplets(g.rows + 12, g.rows + 12, t);
 }
@@ -67,19 +75,10 @@ CsrMatrix<double> grid_and_clique() {
 /// lower triangle, in a largest-first coloring (hubs first) in the upper.
 CsrMatrix<double> grid_and_hubs() {
   const CsrMatrix<double> g = prism::poisson2d(40, 40);
-  std::vector<prism::Triplet> t;
-  for (index_t i = 0; i < g.rows; ++i) {
-    for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
-      t.push_back({i, g.col_idx[k], g.values[k] + (g.col_idx[k] == i ? 1.0 : 0.0)});
-    }
-  }
+  std::vector<prism::Triplet> t = shifted_grid(g, 1.0);
   for (index_t h = 0; h < 3; ++h) {
-    const index_t row = g.rows + h;
-    t.push_back({row, row, 1000.0});
-    for (index_t j = h % 2; j < g.rows; j += 2) {
-      t.push_back({row, j, -0.1});
-      t.push_back({j, row, -0.1});
-    }
+    t.push_back({g.rows + h, g.rows + h, 1000.0});
+    for (index_t j = h % 2; j < g.rows; j += 2) couple(t, g.rows + h, j, -0.1);
   }
   return prism::csr_from_triplets(g.rows + 3, g.rows + 3, t);
 }
