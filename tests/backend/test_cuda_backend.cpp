@@ -544,7 +544,7 @@ TEST(ColorsetSchedule, LongRowsAreListedAndNeverFused) {
   namespace kc = prism::kernels::cuda;
   static_assert(kc::kLongRowLaneEntries == 16 && kc::kColorsetLaneEntries == 2);
   // Step 0: 3000 rows of 2 entries but rows 5 and 17 (40) and 9 (32): 2 threads a row,
-  // long above 32. Step 1: 100 rows of 2 and row 3100 of 100 entries (mean 2.98: 2
+  // long above 32. Step 1: 100 rows of 2 and row 3100 of 100 entries (mean 2.97: 2
   // threads). Steps 2 and 3: small, fused. Step 4: one warp a row (64), long above 512.
   std::vector<index_t> lengths(3000, 2);
   lengths[5] = lengths[17] = 40;
@@ -570,7 +570,7 @@ TEST(ColorsetSchedule, LongRowsAreListedAndNeverFused) {
     EXPECT_EQ(plan.steps[i].long_end, long_end);
     if (i != 2 && i != 3) EXPECT_EQ(plan.steps[i].threads_per_row, threads);
   }
-  // Step 1 is small (101 rows, 2.98 entries a lane at its fused threads per row) but has a
+  // Step 1 is small (101 rows, 1.5 entries a lane at its fused threads per row) but has a
   // long row: a launch of its own; steps 2 and 3 are one fused run.
   ASSERT_EQ(plan.runs.size(), 4u);
   EXPECT_FALSE(plan.runs[1].fused);
