@@ -35,6 +35,14 @@ MatrixMarketInfo read_matrix_market_header(const std::string& path, bool allow_p
 CsrMatrix<double> read_matrix_market(const std::string& path, MatrixMarketInfo* info = nullptr,
                                      bool allow_pattern = false);
 
+/// read_matrix_market for a matrix to solve or analyse as one (`prism solve`, `prism info`):
+/// a file whose size line declares fewer stored entries than rows, so that some row has no
+/// diagonal entry, fails there with InputError before its rows are allocated (a size line
+/// of 2e9 rows and one entry would otherwise take all memory).
+CsrMatrix<double> read_matrix_market_to_solve(const std::string& path,
+                                              MatrixMarketInfo* info = nullptr,
+                                              bool allow_pattern = false);
+
 /// Reads a vector: `array real general` with one column, or a `coordinate` matrix
 /// with one column (missing entries are zero).
 std::vector<double> read_vector_market(const std::string& path);

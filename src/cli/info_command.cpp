@@ -52,7 +52,7 @@ int info_command(const std::vector<std::string>& args) {
     yaml_coloring = spec.config.preconditioner.coloring;
     a = assemble_matrix(spec.matrix);
   } else {
-    a = read_matrix_market(path, &mm, /*allow_pattern=*/true);
+    a = read_matrix_market_to_solve(path, &mm, /*allow_pattern=*/true);
     pattern = mm.field == MatrixMarketInfo::Field::pattern;
   }
 

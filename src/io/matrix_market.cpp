@@ -404,6 +404,18 @@ CsrMatrix<double> read_matrix_market(const std::string& path, MatrixMarketInfo* 
   }
 }
 
+CsrMatrix<double> read_matrix_market_to_solve(const std::string& path, MatrixMarketInfo* info,
+                                              bool allow_pattern) {
+  const MatrixMarketInfo head = read_matrix_market_header(path, allow_pattern);
+  if (head.stored_entries < head.rows) {
+    throw InputError(path, head.size_line,
+                     std::to_string(head.rows) + " rows but only " +
+                         std::to_string(head.stored_entries) +
+                         " stored entries: a matrix to solve needs a diagonal entry in every row");
+  }
+  return read_matrix_market(path, info, allow_pattern);
+}
+
 std::vector<double> read_vector_market(const std::string& path) {
   MarketParser parser(path);
   const Banner banner = parser.read_banner();

@@ -52,20 +52,7 @@ const std::vector<double>& coefficients_of(const GeneratorSpec& g, std::size_t c
 }  // namespace
 
 CsrMatrix<double> assemble_matrix(const MatrixSpec& spec) {
-  if (spec.from_file()) {
-    // A matrix to solve has a diagonal entry in every row: a file declaring fewer entries
-    // than rows is rejected before its rows are allocated (a size line of 2e9 rows and one
-    // entry had taken all memory).
-    const MatrixMarketInfo head = read_matrix_market_header(spec.file);
-    if (head.stored_entries < head.rows) {
-      throw InputError(spec.file, head.size_line,
-                       std::to_string(head.rows) + " rows but only " +
-                           std::to_string(head.stored_entries) +
-                           " stored entries: a matrix to solve needs a diagonal entry in "
-                           "every row");
-    }
-    return read_matrix_market(spec.file);
-  }
+  if (spec.from_file()) return read_matrix_market_to_solve(spec.file);
   const GeneratorSpec& g = spec.generator;
   if (g.name == "poisson2d") return poisson2d(g.nx, g.ny);
   if (g.name == "poisson3d") return poisson3d(g.nx, g.ny, g.nz, g.stencil);

@@ -155,6 +155,26 @@ TEST(MatrixMarketRead, HeaderGivesTheSizesAndTheSizeLine) {
             MatrixMarketInfo::Field::pattern);
 }
 
+// A matrix to solve: fewer stored entries than rows fail at the size line, before the
+// entries are read; otherwise the same matrix and info as read_matrix_market.
+TEST(MatrixMarketRead, MatrixToSolveNeedsAnEntryPerRow) {
+  MatrixMarketInfo info;
+  EXPECT_EQ(dense(read_matrix_market_to_solve(data("symmetric.mtx"), &info)),
+            dense(read_matrix_market(data("symmetric.mtx"))));
+  EXPECT_EQ(info.size_line, read_matrix_market_header(data("symmetric.mtx")).size_line);
+  const std::string file = PRISM_TEST_DATA_DIR "/cli/too_few_entries.mtx";
+  try {
+    read_matrix_market_to_solve(file);
+    ADD_FAILURE() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_NE(std::string(e.what()).find("2000000000 rows but only 1 stored entries"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(read_matrix_market_to_solve(data("empty_matrix.mtx")), InputError);  // 3 x 2, 0
+}
+
 // A bad banner or size line fails the header reader at the same line as the reader.
 TEST(MatrixMarketMalformedHeader, FailsAtTheSameLine) {
   const std::vector<std::pair<std::string, long>> bad{
