@@ -46,10 +46,11 @@ int info_command(const std::vector<std::string>& args) {
   CsrMatrix<double> a;
   MatrixMarketInfo mm;
   bool pattern = false;
-  ColoringOptions yaml_coloring;
+  // The solve's preconditioner options: a matrix file alone gets the defaults (ic0).
+  PreconditionerOptions solve_options;
   if (has_suffix(path, ".yaml") || has_suffix(path, ".yml")) {
     const ProblemSpec spec = load_problem_file(path);
-    yaml_coloring = spec.config.preconditioner.coloring;
+    solve_options = spec.config.preconditioner;
     a = assemble_matrix(spec.matrix);
   } else {
     a = read_matrix_market_to_solve(path, &mm, /*allow_pattern=*/true);
@@ -89,14 +90,17 @@ int info_command(const std::vector<std::string>& args) {
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
       const std::string label = "colors (" + std::string(name) + (balance ? ", balanced)" : ")");
-      const bool chosen = order == yaml_coloring.vertex_order && balance == yaml_coloring.balance;
+      const ColoringOptions& c = solve_options.coloring;
+      const bool chosen = resolved_ordering(solve_options) == Ordering::color &&
+                          c.method == ColoringMethod::greedy && order == c.vertex_order &&
+                          balance == c.balance;
       row(label + (chosen ? " *" : ""), set_stats(coloring.color_ptr), seconds);
     }
   }
   spdlog::info(
       "phi = N / number of sets, the average parallel workload (color-set paper, "
       "Table 4.1); balanced: greedy coloring then balance_coloring, time of both; "
-      "* = the problem file's coloring");
+      "* = the coloring the solve would use (a greedy one, with ordering color)");
   return 0;
 }
 
