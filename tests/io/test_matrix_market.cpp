@@ -42,6 +42,17 @@ std::vector<double> dense(const CsrMatrix<double>& a) {
   return d;
 }
 
+/// The line and message of the InputError `call` throws; line -1 when it throws none.
+template <typename Call>
+std::pair<long, std::string> input_error(const Call& call) {
+  try {
+    call();
+  } catch (const InputError& e) {
+    return {e.line(), e.what()};
+  }
+  return {-1, "no error"};
+}
+
 void expect_same(const CsrMatrix<double>& a, const CsrMatrix<double>& b) {
   EXPECT_EQ(a.rows, b.rows);
   EXPECT_EQ(a.cols, b.cols);
@@ -162,16 +173,11 @@ TEST(MatrixMarketRead, MatrixToSolveNeedsAnEntryPerRow) {
   EXPECT_EQ(dense(read_matrix_market_to_solve(data("symmetric.mtx"), &info)),
             dense(read_matrix_market(data("symmetric.mtx"))));
   EXPECT_EQ(info.size_line, read_matrix_market_header(data("symmetric.mtx")).size_line);
-  const std::string file = PRISM_TEST_DATA_DIR "/cli/too_few_entries.mtx";
-  try {
-    read_matrix_market_to_solve(file);
-    ADD_FAILURE() << "no exception";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), 3);
-    EXPECT_NE(std::string(e.what()).find("2000000000 rows but only 1 stored entries"),
-              std::string::npos)
-        << e.what();
-  }
+  const auto [line, message] = input_error(
+      [] { read_matrix_market_to_solve(PRISM_TEST_DATA_DIR "/cli/too_few_entries.mtx"); });
+  EXPECT_EQ(line, 3) << message;
+  EXPECT_NE(message.find("2000000000 rows but only 1 stored entries"), std::string::npos)
+      << message;
   EXPECT_THROW(read_matrix_market_to_solve(data("empty_matrix.mtx")), InputError);  // 3 x 2, 0
 }
 
@@ -183,12 +189,8 @@ TEST(MatrixMarketMalformedHeader, FailsAtTheSameLine) {
       {"size_line_extra.mtx", 2}, {"symmetric_not_square.mtx", 2}};
   for (const auto& [name, line] : bad) {
     SCOPED_TRACE(name);
-    try {
-      read_matrix_market_header(kBadDir + "/" + name);
-      ADD_FAILURE() << "no exception";
-    } catch (const InputError& e) {
-      EXPECT_EQ(e.line(), line) << e.what();
-    }
+    const std::string file = kBadDir + "/" + name;
+    EXPECT_EQ(input_error([&] { read_matrix_market_header(file); }).first, line);
   }
 }
 
@@ -344,16 +346,11 @@ TEST(MatrixMarketMalformedTruncatedGzip, FailsAtTheLineWhereDataStops) {
 }
 
 TEST(MatrixMarketMalformedPattern, RejectedUnlessAllowed) {
-  try {
-    read_matrix_market(data("pattern.mtx"));
-    FAIL() << "no exception";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), 1);
-    EXPECT_NE(std::string(e.what()).find("pattern.mtx:1: pattern matrices have no values"),
-              std::string::npos)
-        << e.what();
-    EXPECT_NE(std::string(e.what()).find("prism info"), std::string::npos) << e.what();
-  }
+  const auto [line, message] = input_error([] { read_matrix_market(data("pattern.mtx")); });
+  EXPECT_EQ(line, 1) << message;
+  EXPECT_NE(message.find("pattern.mtx:1: pattern matrices have no values"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("prism info"), std::string::npos) << message;
 }
 
 TEST(MatrixMarketMalformedPattern, NeverAVector) {
