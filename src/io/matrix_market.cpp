@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdarg>
@@ -58,6 +59,33 @@ std::string token_at(const char* p) {
   constexpr std::ptrdiff_t kMaxShown = 40;
   if (end - p > kMaxShown) return std::string(p, kMaxShown) + "...";
   return std::string(p, end);
+}
+
+// strtol and strtod, faster: std::from_chars (libstdc++ 12 on: fast_float, correctly
+// rounded as strtod) for a plain decimal token; strtol / strtod for anything else (a '+'
+// sign, hexadecimal, "inf", "nan", out of range), so that both accept, round and reject
+// alike. Returns the end of the number, or p where there is none.
+const char* parse_long(const char* p, long& value) {
+  const char* end = p;
+  while (!ends_token(*end)) ++end;
+  const auto [next, error] = std::from_chars(p, end, value);
+  if (error == std::errc() && next == end) return next;
+  char* tail = nullptr;
+  errno = 0;
+  value = std::strtol(p, &tail, 10);
+  return tail;
+}
+
+const char* parse_double(const char* p, double& value) {
+#if defined(__cpp_lib_to_chars)
+  const char* end = p;
+  while (!ends_token(*end)) ++end;
+  const auto [next, error] = std::from_chars(p, end, value);
+  if (error == std::errc() && next == end) return next;
+#endif
+  char* tail = nullptr;
+  value = std::strtod(p, &tail);
+  return tail;
 }
 
 std::string lowercase(std::string s) {
@@ -254,9 +282,9 @@ class MarketParser {
   index_t parse_index(const char*& p, long long limit, const char* what) {
     p = skip_space(p);
     if (*p == '\0') fail(std::string("missing ") + what + " index");
-    char* end = nullptr;
     errno = 0;
-    const long value = std::strtol(p, &end, 10);
+    long value = 0;
+    const char* end = parse_long(p, value);
     if (end == p || !ends_token(*end)) {
       fail(std::string("bad ") + what + " index '" + token_at(p) + "' (not an integer)");
     }
@@ -271,22 +299,22 @@ class MarketParser {
   double parse_value(const char*& p, Field field) {
     p = skip_space(p);
     if (*p == '\0') fail("missing value");
-    char* end = nullptr;
-    double value = 0.0;
     if (field == Field::integer) {
+      char* end = nullptr;
       errno = 0;
       const long long integer = std::strtoll(p, &end, 10);
       if (end == p || !ends_token(*end)) {
         fail("non-integer value '" + token_at(p) + "' in an integer matrix");
       }
       if (errno == ERANGE) fail("integer value '" + token_at(p) + "' out of range");
-      value = static_cast<double>(integer);
-    } else {
-      value = std::strtod(p, &end);
-      if (end == p || !ends_token(*end)) fail("non-numeric value '" + token_at(p) + "'");
-      // strtod accepts "nan" and "inf" and turns overflow such as 1e999 into inf.
-      if (!std::isfinite(value)) fail("value '" + token_at(p) + "' is NaN or Inf");
+      p = end;
+      return static_cast<double>(integer);
     }
+    double value = 0.0;
+    const char* end = parse_double(p, value);
+    if (end == p || !ends_token(*end)) fail("non-numeric value '" + token_at(p) + "'");
+    // strtod accepts "nan" and "inf" and turns overflow such as 1e999 into inf.
+    if (!std::isfinite(value)) fail("value '" + token_at(p) + "' is NaN or Inf");
     p = end;
     return value;
   }
