@@ -3,6 +3,7 @@
 # spdlog 1.12). CMake 4 has no FindBoost, so Boost is found through its config.
 find_package(Boost 1.74 CONFIG REQUIRED)
 find_package(ZLIB REQUIRED)
+find_package(Threads REQUIRED)
 find_package(yaml-cpp REQUIRED)
 # yaml-cpp 0.7 exports `yaml-cpp`, 0.8 exports `yaml-cpp::yaml-cpp`.
 if(TARGET yaml-cpp::yaml-cpp)

@@ -1,12 +1,20 @@
 #include <prism/analysis.hpp>
 #include <prism/errors.hpp>
 
+#include "common/parallel.hpp"
+
 #include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace prism {
+namespace {
+
+// Rows a host thread permutes at least (a few hundred microseconds of work).
+constexpr std::size_t kRowsPerPart = 16384;
+
+}  // namespace
 
 std::vector<index_t> inverse_permutation(const std::vector<index_t>& perm) {
   const auto n = static_cast<index_t>(perm.size());
@@ -52,24 +60,28 @@ CsrMatrix<double> permute_symmetric(const CsrMatrix<double>& a, const std::vecto
 
   if (source) source->resize(a.values.size());
 
-  std::vector<std::pair<index_t, index_t>> row;  // (new column, entry of a)
-  for (index_t i = 0; i < n; ++i) {
-    const index_t old = perm[i];
-    row.clear();
-    for (index_t k = a.row_ptr[old]; k < a.row_ptr[old + 1]; ++k) {
-      row.emplace_back(inverse[a.col_idx[k]], k);
-    }
-    // Columns are unique within a row, so sorting by column alone is deterministic.
-    std::sort(row.begin(), row.end(),
-              [](const auto& x, const auto& y) { return x.first < y.first; });
-    index_t out = b.row_ptr[i];
-    for (const auto& [col, k] : row) {
-      b.col_idx[out] = col;
-      b.values[out] = a.values[k];
-      if (source) (*source)[out] = k;
-      ++out;
-    }
-  }
+  // Rows are independent: parts of them are permuted on host threads.
+  common::parallel_for(
+      static_cast<std::size_t>(n), kRowsPerPart, [&](std::size_t first, std::size_t last) {
+        std::vector<std::pair<index_t, index_t>> row;  // (new column, entry of a)
+        for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
+          const index_t old = perm[i];
+          row.clear();
+          for (index_t k = a.row_ptr[old]; k < a.row_ptr[old + 1]; ++k) {
+            row.emplace_back(inverse[a.col_idx[k]], k);
+          }
+          // Columns are unique within a row, so sorting by column alone is deterministic.
+          std::sort(row.begin(), row.end(),
+                    [](const auto& x, const auto& y) { return x.first < y.first; });
+          index_t out = b.row_ptr[i];
+          for (const auto& [col, k] : row) {
+            b.col_idx[out] = col;
+            b.values[out] = a.values[k];
+            if (source) (*source)[out] = k;
+            ++out;
+          }
+        }
+      });
   return b;
 }
 

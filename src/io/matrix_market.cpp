@@ -3,12 +3,13 @@
 #include <prism/errors.hpp>
 
 #include "io/atomic_file.hpp"
+#include "io/line_reader.hpp"
+#include "io/market_entries.hpp"
+#include "io/market_tokens.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cerrno>
-#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -20,7 +21,6 @@
 #include <vector>
 
 #include <strings.h>
-#include <zlib.h>
 
 namespace prism {
 namespace {
@@ -31,140 +31,19 @@ using Symmetry = MatrixMarketInfo::Symmetry;
 constexpr long long kMaxEntries = std::numeric_limits<index_t>::max();
 constexpr long long kMaxDimension = std::numeric_limits<index_t>::max();
 
-// Matrix Market lines are short; longer ones (wide comments) grow the buffer as needed.
-constexpr std::size_t kInitialLineCapacity = 4096;
+// A size line can claim any count; reserve at most this many values up front, so that a
+// corrupt header fails on its missing entries rather than on a huge allocation.
+constexpr long long kMaxReservedValues = 1LL << 26;
 
-// A size line can claim any count; reserve at most this many triplets up front (1 GiB) so that
-// a corrupt header fails on its missing entries rather than on a huge allocation.
-constexpr long long kMaxReservedTriplets = 1LL << 26;
-
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n';
-}
-
-const char* skip_space(const char* p) {
-  while (is_space(*p)) ++p;
-  return p;
-}
-
-bool ends_token(char c) {
-  return c == '\0' || is_space(c);
-}
-
-// The token at p, shortened for error messages.
-std::string token_at(const char* p) {
-  p = skip_space(p);
-  const char* end = p;
-  while (!ends_token(*end)) ++end;
-  constexpr std::ptrdiff_t kMaxShown = 40;
-  if (end - p > kMaxShown) return std::string(p, kMaxShown) + "...";
-  return std::string(p, end);
-}
-
-// strtol and strtod, faster: std::from_chars (libstdc++ 12 on: fast_float, correctly
-// rounded as strtod) for a plain decimal token; strtol / strtod for anything else (a '+'
-// sign, hexadecimal, "inf", "nan", out of range), so that both accept, round and reject
-// alike. Returns the end of the number, or p where there is none.
-const char* parse_long(const char* p, long& value) {
-  const char* end = p;
-  while (!ends_token(*end)) ++end;
-  const auto [next, error] = std::from_chars(p, end, value);
-  if (error == std::errc() && next == end) return next;
-  char* tail = nullptr;
-  errno = 0;
-  value = std::strtol(p, &tail, 10);
-  return tail;
-}
-
-const char* parse_double(const char* p, double& value) {
-#if defined(__cpp_lib_to_chars)
-  const char* end = p;
-  while (!ends_token(*end)) ++end;
-  const auto [next, error] = std::from_chars(p, end, value);
-  if (error == std::errc() && next == end) return next;
-#endif
-  char* tail = nullptr;
-  value = std::strtod(p, &tail);
-  return tail;
-}
+using io::ends_token;
+using io::EntryError;
+using io::skip_space;
+using io::token_at;
 
 std::string lowercase(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
-
-// Reads lines through zlib, which reads uncompressed files as they are.
-class LineReader {
- public:
-  explicit LineReader(const std::string& path) : path_(path), buffer_(kInitialLineCapacity) {
-    errno = 0;
-    file_ = gzopen(path.c_str(), "rb");
-    if (file_ == nullptr) {
-      throw IoError("cannot open " + path + ": " +
-                    (errno != 0 ? std::strerror(errno) : "out of memory"));
-    }
-    gzbuffer(file_, 1u << 20);
-  }
-  ~LineReader() { gzclose(file_); }
-  LineReader(const LineReader&) = delete;
-  LineReader& operator=(const LineReader&) = delete;
-
-  /// The next line without its line ending, or nullptr at the end of the file.
-  const char* next() {
-    std::size_t length = 0;
-    for (;;) {
-      char* chunk = buffer_.data() + length;
-      const int room = static_cast<int>(std::min<std::size_t>(
-          buffer_.size() - length, static_cast<std::size_t>(std::numeric_limits<int>::max())));
-      if (gzgets(file_, chunk, room) == nullptr) {
-        check_stream();
-        if (length == 0) return nullptr;
-        break;
-      }
-      length += std::strlen(chunk);
-      if (length > 0 && buffer_[length - 1] == '\n') break;
-      if (length + 1 < buffer_.size()) {
-        // gzgets stopped before filling the buffer without a newline: either the file ends
-        // here, or the line holds a NUL byte that hides the rest of it from strlen.
-        check_stream();
-        if (gzeof(file_) == 0) fail_binary();
-        break;
-      }
-      buffer_.resize(buffer_.size() * 2);
-    }
-    ++line_;
-    while (length > 0 && (buffer_[length - 1] == '\n' || buffer_[length - 1] == '\r')) --length;
-    buffer_[length] = '\0';
-    return buffer_.data();
-  }
-
-  /// Number of the line last returned by next() (1-based; 0 before the first).
-  long line() const { return line_; }
-
- private:
-  void check_stream() const {
-    int code = Z_OK;
-    const char* message = gzerror(file_, &code);
-    if (code == Z_ERRNO) {
-      throw IoError("cannot read " + path_ + ": " + (errno != 0 ? std::strerror(errno) : "error"));
-    }
-    if (code != Z_OK) {
-      // zlib prefixes its message with the path, which InputError already names.
-      std::string reason = message;
-      if (reason.compare(0, path_.size() + 2, path_ + ": ") == 0) reason.erase(0, path_.size() + 2);
-      throw InputError(path_, line_ + 1, "corrupt compressed data (" + reason + ")");
-    }
-  }
-
-  [[noreturn]] void fail_binary() const {
-    throw InputError(path_, line_ + 1, "line contains a NUL byte (not a text file?)");
-  }
-
-  std::string path_;
-  gzFile file_ = nullptr;
-  std::vector<char> buffer_;
-  long line_ = 0;
-};
 
 struct Banner {
   std::string format;  // "coordinate" or "array"
@@ -176,6 +55,8 @@ struct Banner {
 class MarketParser {
  public:
   explicit MarketParser(const std::string& path) : path_(path), reader_(path) {}
+
+  io::LineReader& reader() { return reader_; }
 
   [[noreturn]] void fail(const std::string& what) const {
     throw InputError(path_, reader_.line(), what);
@@ -280,48 +161,27 @@ class MarketParser {
 
   /// A 1-based index in [1, limit]; `what` is "row" or "column".
   index_t parse_index(const char*& p, long long limit, const char* what) {
-    p = skip_space(p);
-    if (*p == '\0') fail(std::string("missing ") + what + " index");
-    errno = 0;
-    long value = 0;
-    const char* end = parse_long(p, value);
-    if (end == p || !ends_token(*end)) {
-      fail(std::string("bad ") + what + " index '" + token_at(p) + "' (not an integer)");
+    try {
+      return io::parse_index(p, limit, what);
+    } catch (const EntryError& e) {
+      fail(e.what());
     }
-    if (errno == ERANGE || value < 1 || value > limit) {
-      fail(std::string(what) + " index " + token_at(p) + " out of range [1, " +
-           std::to_string(limit) + "]");
-    }
-    p = end;
-    return static_cast<index_t>(value);
   }
 
   double parse_value(const char*& p, Field field) {
-    p = skip_space(p);
-    if (*p == '\0') fail("missing value");
-    if (field == Field::integer) {
-      char* end = nullptr;
-      errno = 0;
-      const long long integer = std::strtoll(p, &end, 10);
-      if (end == p || !ends_token(*end)) {
-        fail("non-integer value '" + token_at(p) + "' in an integer matrix");
-      }
-      if (errno == ERANGE) fail("integer value '" + token_at(p) + "' out of range");
-      p = end;
-      return static_cast<double>(integer);
+    try {
+      return io::parse_value(p, field);
+    } catch (const EntryError& e) {
+      fail(e.what());
     }
-    double value = 0.0;
-    const char* end = parse_double(p, value);
-    if (end == p || !ends_token(*end)) fail("non-numeric value '" + token_at(p) + "'");
-    // strtod accepts "nan" and "inf" and turns overflow such as 1e999 into inf.
-    if (!std::isfinite(value)) fail("value '" + token_at(p) + "' is NaN or Inf");
-    p = end;
-    return value;
   }
 
   void expect_end_of_entry(const char* p) {
-    p = skip_space(p);
-    if (*p != '\0') fail("trailing characters '" + token_at(p) + "' after the entry");
+    try {
+      io::expect_end_of_entry(p);
+    } catch (const EntryError& e) {
+      fail(e.what());
+    }
   }
 
   /// Fails when anything but blank and comment lines follows the last declared entry.
@@ -338,7 +198,7 @@ class MarketParser {
 
  private:
   std::string path_;
-  LineReader reader_;
+  io::LineReader reader_;
 };
 
 void append(std::string& out, const char* format, ...) __attribute__((format(printf, 2, 3)));
@@ -402,30 +262,17 @@ CsrMatrix<double> read_matrix_market(const std::string& path, MatrixMarketInfo* 
                                      bool allow_pattern) {
   MarketParser parser(path);
   const MatrixMarketInfo head = read_header(parser, allow_pattern);
-  const bool symmetric = head.symmetry == Symmetry::symmetric;
-  const long long rows = head.rows;
-  const long long cols = head.cols;
-  const long long entries = head.stored_entries;
-
-  std::vector<Triplet> triplets;
-  triplets.reserve(
-      static_cast<std::size_t>(std::min(symmetric ? 2 * entries : entries, kMaxReservedTriplets)));
-  for (long long k = 0; k < entries; ++k) {
-    const char* p = parser.next_data_line();
-    if (p == nullptr) parser.fail_too_few(entries, k);
-    const index_t i = parser.parse_index(p, rows, "row") - 1;
-    const index_t j = parser.parse_index(p, cols, "column") - 1;
-    const double value = head.field == Field::pattern ? 1.0 : parser.parse_value(p, head.field);
-    parser.expect_end_of_entry(p);
-    triplets.push_back({i, j, value});
-    if (symmetric && i != j) triplets.push_back({j, i, value});
-  }
-  parser.expect_end_of_file(entries);
+  io::EntryFormat format;
+  format.rows = head.rows;
+  format.cols = head.cols;
+  format.declared = head.stored_entries;
+  format.field = head.field;
+  format.symmetric = head.symmetry == Symmetry::symmetric;
+  std::vector<Triplet> triplets = io::read_coordinate_entries(parser.reader(), format);
 
   if (info != nullptr) *info = head;
   try {
-    return csr_from_triplets(static_cast<index_t>(rows), static_cast<index_t>(cols),
-                             std::move(triplets));
+    return csr_from_triplets(head.rows, head.cols, std::move(triplets));
   } catch (const InvalidMatrixError& e) {
     // Only the size limit can fail here (indices were checked above); blame the file.
     throw InputError(path, 0, e.what());
@@ -463,7 +310,7 @@ std::vector<double> read_vector_market(const std::string& path) {
 
   std::vector<double> x;
   if (array) {
-    x.reserve(static_cast<std::size_t>(std::min(rows, kMaxReservedTriplets)));
+    x.reserve(static_cast<std::size_t>(std::min(rows, kMaxReservedValues)));
     for (long long k = 0; k < rows; ++k) {
       const char* p = parser.next_data_line();
       if (p == nullptr) parser.fail_too_few(rows, k);

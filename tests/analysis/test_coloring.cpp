@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/coloring_checks.hpp"
+#include "common/host_threads.hpp"
 #include "common/test_matrices.hpp"
 
 #include <algorithm>
@@ -277,6 +278,32 @@ TEST(Permutation, PermuteSymmetricMatchesDirectIndexing) {
   std::iota(perm.begin(), perm.end(), 0);
   std::shuffle(perm.begin(), perm.end(), std::mt19937(6));
   expect_permuted(a, perm, permute_symmetric(a, perm));
+}
+
+// Large enough for several host threads (rows are permuted in parts): the same matrix
+// and value sources as on one thread.
+TEST(Permutation, HostThreadsGiveTheSameMatrix) {
+  const CsrMatrix<double> a = poisson3d(40, 40, 30);  // 48k rows
+  std::vector<index_t> perm(a.rows);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), std::mt19937(7));
+  std::vector<index_t> source_one;
+  std::vector<index_t> source_many;
+  CsrMatrix<double> one;
+  {
+    const test::ScopedHostThreads threads(1);
+    one = permute_symmetric(a, perm, &source_one);
+  }
+  const test::ScopedHostThreads threads(5);
+  const CsrMatrix<double> many = permute_symmetric(a, perm, &source_many);
+  expect_permuted(a, perm, many);
+  EXPECT_EQ(many.row_ptr, one.row_ptr);
+  EXPECT_EQ(many.col_idx, one.col_idx);
+  EXPECT_EQ(many.values, one.values);
+  EXPECT_EQ(source_many, source_one);
+  for (std::size_t k = 0; k < source_many.size(); ++k) {
+    ASSERT_EQ(many.values[k], a.values[source_many[k]]);
+  }
 }
 
 TEST(Permutation, IdentityAndReversal) {

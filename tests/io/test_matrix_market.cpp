@@ -2,12 +2,16 @@
 #include <prism/errors.hpp>
 #include <prism/matrix_market.hpp>
 
+#include "common/host_threads.hpp"
 #include "io/atomic_file.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -381,6 +385,155 @@ CsrMatrix<double> random_matrix(index_t rows, index_t cols, int count, unsigned 
     if (symmetric && i != j) triplets.push_back({j, i, v});
   }
   return csr_from_triplets(rows, cols, triplets);
+}
+
+// Numbers are read as strtod and strtol read them, whichever parser takes them: the
+// fast one for plain decimals, the C library for a '+' sign, hexadecimal or underflow.
+TEST_F(MatrixMarketFiles, ValuesReadAsStrtodReadsThem) {
+  const std::vector<std::string> values{"1",
+                                        "-0",
+                                        "0.5",
+                                        ".5",
+                                        "5.",
+                                        "1E5",
+                                        "1e+05",
+                                        "+2.5",
+                                        "+7",
+                                        "0x1p3",
+                                        "-0X1.8p-1",
+                                        "1e-400",
+                                        "4.9406564584124654e-324",
+                                        "2.2250738585072014e-308",
+                                        "1.7976931348623157e308",
+                                        "0.1000000000000000055511151231257827021181583404541015625",
+                                        "123456789012345678901234567890",
+                                        "3.14159265358979323846264338327950288"};
+  std::ofstream(path("v.mtx")) << [&] {
+    std::string text = "%%MatrixMarket matrix coordinate real general\n1 " +
+                       std::to_string(values.size()) + " " + std::to_string(values.size()) + "\n";
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      text += (k % 2 == 0 ? "+1 " : "1 ") + std::to_string(k + 1) + " " + values[k] + "\n";
+    }
+    return text;
+  }();
+  const CsrMatrix<double> a = read_matrix_market(path("v.mtx"));
+  ASSERT_EQ(a.values.size(), values.size());
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    EXPECT_EQ(a.values[k], std::strtod(values[k].c_str(), nullptr)) << values[k];
+  }
+  EXPECT_TRUE(std::signbit(a.values[1]));  // "-0"
+}
+
+// A file of about 10 MB: entry lines with comments and blank lines between them, its
+// matrix built directly, and the line of every entry.
+struct BigFile {
+  std::string text;
+  CsrMatrix<double> matrix;
+  std::vector<long> entry_line;  // 1-based line of entry k
+  std::size_t header_lines = 0;
+};
+
+BigFile big_file(bool symmetric, long long declared_offset = 0) {
+  constexpr index_t kRows = 3000;
+  constexpr long kEntries = 400000;
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<index_t> row(1, kRows);
+  std::uniform_real_distribution<double> value(-1e3, 1e3);
+  BigFile f;
+  f.text = std::string("%%MatrixMarket matrix coordinate real ") +
+           (symmetric ? "symmetric" : "general") + "\n% a big file\n" + std::to_string(kRows) +
+           " " + std::to_string(kRows) + " " + std::to_string(kEntries + declared_offset) + "\n";
+  long line = 3;
+  std::vector<Triplet> triplets;
+  char buffer[64];
+  for (long k = 0; k < kEntries; ++k) {
+    if (k % 1000 == 999) {
+      f.text += "% comment line\n";
+      ++line;
+    }
+    if (k % 777 == 1) {
+      f.text += "   \n";
+      ++line;
+    }
+    index_t i = row(rng);
+    index_t j = row(rng);
+    if (symmetric && j > i) std::swap(i, j);
+    const double v = value(rng);
+    std::snprintf(buffer, sizeof(buffer), k % 5 == 0 ? "%d %d %.17g\n" : " %d\t%d  %.6e \r\n", i, j,
+                  v);
+    f.text += buffer;
+    f.entry_line.push_back(++line);
+    const double read = std::strtod(std::strchr(std::strchr(buffer + 1, ' ') + 1, ' '), nullptr);
+    triplets.push_back({i - 1, j - 1, k % 5 == 0 ? v : read});
+    if (symmetric && i != j) triplets.push_back({j - 1, i - 1, triplets.back().value});
+  }
+  f.text += "% the end\n";
+  f.matrix = csr_from_triplets(kRows, kRows, triplets);
+  return f;
+}
+
+// The text with line `line` (1-based) replaced.
+std::string with_line(const std::string& text, long line, const std::string& replacement) {
+  std::size_t begin = 0;
+  for (long l = 1; l < line; ++l) begin = text.find('\n', begin) + 1;
+  const std::size_t end = text.find('\n', begin);
+  return text.substr(0, begin) + replacement + text.substr(end);
+}
+
+// Read on 1 to 4 host threads (4 to 16 MiB blocks, up to 4 parts each): the same matrix,
+// the same as built directly.
+TEST_F(MatrixMarketFiles, BigFilesReadAlikeOnAnyNumberOfThreads) {
+  for (const bool symmetric : {false, true}) {
+    SCOPED_TRACE(symmetric ? "symmetric" : "general");
+    const BigFile f = big_file(symmetric);
+    ASSERT_GT(f.text.size(), std::size_t{9} << 20);
+    std::ofstream(path("big.mtx"), std::ios::binary) << f.text;
+    for (const int threads : {1, 2, 3, 4}) {
+      SCOPED_TRACE(threads);
+      const test::ScopedHostThreads scoped(threads);
+      expect_same(read_matrix_market(path("big.mtx")), f.matrix);
+    }
+  }
+}
+
+// The first bad line of the file is reported, at its line, whatever part of which block
+// of the text it falls in.
+TEST_F(MatrixMarketFiles, BigFilesReportTheFirstBadLine) {
+  const BigFile f = big_file(false);
+  const long last = f.entry_line.back();
+  struct Case {
+    std::string name;
+    std::string text;
+    long line;
+    std::string word;
+  };
+  const std::vector<Case> cases{
+      {"early", with_line(f.text, f.entry_line[10], "5 x 1.0"), f.entry_line[10],
+       "bad column index 'x'"},
+      {"middle", with_line(f.text, f.entry_line[200001], "1 1 1.0 junk"), f.entry_line[200001],
+       "trailing characters 'junk'"},
+      {"two, the first wins",
+       with_line(with_line(f.text, f.entry_line[390000], "1 9999 1"), f.entry_line[250000],
+                 "1 1 nan"),
+       f.entry_line[250000], "NaN"},
+      {"last", with_line(f.text, last, "7"), last, "missing column index"},
+      {"NUL byte", with_line(f.text, f.entry_line[300000], std::string("1 1 2\0 3", 8)),
+       f.entry_line[300000], "NUL"},
+      {"too many", big_file(false, -1000).text, f.entry_line[399000], "more entries than the"},
+      {"too many before a bad line",
+       with_line(big_file(false, -100000).text, f.entry_line[350000], "bad"), f.entry_line[300000],
+       "more entries than the 300000"},
+      {"too few", big_file(false, 3).text, last + 2, "too few entries"}};
+  for (const Case& c : cases) {
+    std::ofstream(path("bad.mtx"), std::ios::binary) << c.text;
+    for (const int threads : {1, 4}) {
+      SCOPED_TRACE(c.name + ", threads " + std::to_string(threads));
+      const test::ScopedHostThreads scoped(threads);
+      const auto [line, message] = input_error([&] { read_matrix_market(path("bad.mtx")); });
+      EXPECT_EQ(line, c.line) << message;
+      EXPECT_NE(message.find(c.word), std::string::npos) << message;
+    }
+  }
 }
 
 TEST_F(MatrixMarketFiles, RoundTripGeneral) {
