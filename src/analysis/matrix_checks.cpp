@@ -1,12 +1,15 @@
 #include <prism/analysis.hpp>
 #include <prism/errors.hpp>
 
+#include "common/parallel.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 // Messages name rows and columns 1-based, as Matrix Market files and most users count
 // them; MatrixProperties::first_bad_row stays a 0-based index like every index_t.
@@ -42,8 +45,42 @@ struct Scan {
   }
 };
 
+// Rows a host thread scans at least (a few hundred microseconds of work).
+constexpr std::size_t kRowsPerPart = 16384;
+
+// Scans the rows [0, rows) in parts on host threads, each part into its own Scan (by
+// scan_rows(first, last, scan)); returns the parts in row order.
+template <typename ScanRows>
+std::vector<Scan> scan_in_parts(index_t rows, const ScanRows& scan_rows) {
+  const auto n = static_cast<std::size_t>(rows);
+  const std::size_t parts = std::max<std::size_t>(1, n / kRowsPerPart);
+  std::vector<Scan> found(parts);
+  common::parallel_for(parts, 1, [&](std::size_t first, std::size_t last) {
+    for (std::size_t part = first; part < last; ++part) {
+      scan_rows(static_cast<index_t>(n * part / parts),
+                static_cast<index_t>(n * (part + 1) / parts), found[part]);
+    }
+  });
+  return found;
+}
+
+// Adds a later part's reports to `scan`: the smallest bad row, and of each problem the
+// first message in row order.
+void merge_reports(Scan& scan, Scan& part) {
+  const index_t row = part.properties.first_bad_row;
+  if (row >= 0 && (scan.properties.first_bad_row < 0 || row < scan.properties.first_bad_row)) {
+    scan.properties.first_bad_row = row;
+  }
+  for (int problem = 0; problem < Problem::count; ++problem) {
+    if (scan.message[problem].empty()) scan.message[problem] = std::move(part.message[problem]);
+  }
+}
+
 // The storage invariants the symmetry search relies on; a matrix built outside prism's
 // builders may break them, and a binary search over unsorted columns would then lie.
+// The row pointers come first (a row is only read where they are in order and within
+// the entries), then the columns of the rows before the first bad pointer; the first
+// bad row is reported.
 bool check_storage(const CsrMatrix<double>& a, Scan& scan) {
   const auto n = static_cast<std::size_t>(a.rows);
   if (a.rows < 0 || a.row_ptr.size() != n + 1 || a.row_ptr.front() != 0 ||
@@ -54,26 +91,45 @@ bool check_storage(const CsrMatrix<double>& a, Scan& scan) {
                             std::to_string(a.values.size()) + " values";
     return false;
   }
+  index_t pointers_ok = a.rows;  // rows before the first bad row pointer
   for (index_t i = 0; i < a.rows; ++i) {
-    if (a.row_ptr[i + 1] < a.row_ptr[i]) {
-      scan.report(storage, i,
-                  "matrix storage is inconsistent: row pointers decrease at row " + one_based(i));
-      return false;
+    if (a.row_ptr[i + 1] < a.row_ptr[i] || a.row_ptr[i + 1] > a.nnz()) {
+      pointers_ok = i;
+      break;
     }
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      const index_t j = a.col_idx[k];
-      if (j < 0 || j >= a.cols) {
-        scan.report(storage, i,
-                    "column index " + one_based(j) + " of row " + one_based(i) +
-                        " is outside [1, " + std::to_string(a.cols) + "]");
-        return false;
-      }
-      if (k > a.row_ptr[i] && a.col_idx[k - 1] >= j) {
-        scan.report(storage, i,
-                    "column indices of row " + one_based(i) + " are not sorted and unique");
-        return false;
-      }
-    }
+  }
+  Scan columns;
+  for (Scan& part : scan_in_parts(pointers_ok, [&](index_t first, index_t last, Scan&part) {
+         for (index_t i = first; i < last; ++i) {
+           for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+             const index_t j = a.col_idx[k];
+             if (j < 0 || j >= a.cols) {
+               part.report(storage, i,
+                           "column index " + one_based(j) + " of row " + one_based(i) +
+                               " is outside [1, " + std::to_string(a.cols) + "]");
+               return;
+             }
+             if (k > a.row_ptr[i] && a.col_idx[k - 1] >= j) {
+               part.report(storage, i,
+                           "column indices of row " + one_based(i) + " are not sorted and unique");
+               return;
+             }
+           }
+         }
+       })) {
+    merge_reports(columns, part);
+  }
+  if (!columns.message[storage].empty()) {
+    scan.report(storage, columns.properties.first_bad_row, columns.message[storage]);
+    return false;
+  }
+  if (pointers_ok < a.rows) {
+    const index_t i = pointers_ok;
+    scan.report(storage, i,
+                "matrix storage is inconsistent: row pointers " +
+                    std::string(a.row_ptr[i + 1] < a.row_ptr[i] ? "decrease" : "pass the entries") +
+                    " at row " + one_based(i));
+    return false;
   }
   return true;
 }
@@ -90,79 +146,78 @@ Scan scan_matrix(const CsrMatrix<double>& a) {
   }
   const double tolerance = 1e-12 * max_abs;
 
+  std::vector<Scan> parts = scan_in_parts(a.rows, [&](index_t first, index_t last, Scan& part) {
+    MatrixProperties& q = part.properties;
+    q.structurally_symmetric = true;
+    q.numerically_symmetric = true;
+    q.full_diagonal = true;
+    q.positive_diagonal = true;
+    for (index_t i = first; i < last; ++i) {
+      bool has_diagonal = false;
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        const index_t j = a.col_idx[k];
+        const double v = a.values[k];
+        if (!std::isfinite(v)) {
+          part.report(non_finite, i,
+                      "matrix has a non-finite entry: a(" + one_based(i) + "," + one_based(j) +
+                          ") = " + number(v));
+        }
+        if (j == i) {
+          has_diagonal = true;
+          if (!(v > 0.0)) {
+            q.positive_diagonal = false;
+            part.report(
+                bad_diagonal, i,
+                "diagonal entry of row " + one_based(i) + " is not positive (" + number(v) + ")");
+          }
+          continue;
+        }
+        const index_t* mirror_begin = a.col_idx.data() + a.row_ptr[j];
+        const index_t* mirror_end = a.col_idx.data() + a.row_ptr[j + 1];
+        const index_t* mirror = std::lower_bound(mirror_begin, mirror_end, i);
+        if (mirror == mirror_end || *mirror != i) {
+          q.structurally_symmetric = false;
+          q.numerically_symmetric = false;
+          part.report(no_mirror, i,
+                      "matrix is not symmetric: entry (" + one_based(i) + ", " + one_based(j) +
+                          ") has no mirror (" + one_based(j) + ", " + one_based(i) + ")");
+          continue;
+        }
+        // Each pair is compared once, from its upper entry.
+        if (j < i) continue;
+        const double w = a.values[mirror - a.col_idx.data()];
+        const double difference = std::abs(v - w);
+        if (!(difference <= q.max_asymmetry)) {
+          q.max_asymmetry =
+              std::isnan(difference) ? std::numeric_limits<double>::infinity() : difference;
+        }
+        if (!(difference <= tolerance)) {
+          q.numerically_symmetric = false;
+          part.report(asymmetric, i,
+                      "matrix is not symmetric: a(" + one_based(i) + "," + one_based(j) +
+                          ") = " + number(v) + " but a(" + one_based(j) + "," + one_based(i) +
+                          ") = " + number(w));
+        }
+      }
+      if (!has_diagonal) {
+        q.full_diagonal = false;
+        q.positive_diagonal = false;
+        part.report(missing_diagonal, i, "diagonal entry of row " + one_based(i) + " is missing");
+      }
+    }
+  });
   p.structurally_symmetric = true;
   p.numerically_symmetric = true;
   p.full_diagonal = true;
   p.positive_diagonal = true;
-  // Mirrors are found with one cursor per row while every mirror so far sat where the
-  // cursor pointed (rows in order meet the entries (j, i) of each row j in increasing i,
-  // as in mirror_entries), then by binary search: the same answers, in one pass for the
-  // symmetric matrices that pass.
-  std::vector<index_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
-  bool cursors = true;
-  for (index_t i = 0; i < a.rows; ++i) {
-    bool has_diagonal = false;
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      const index_t j = a.col_idx[k];
-      const double v = a.values[k];
-      if (!std::isfinite(v)) {
-        scan.report(non_finite, i,
-                    "matrix has a non-finite entry: a(" + one_based(i) + "," + one_based(j) +
-                        ") = " + number(v));
-      }
-      if (j == i) {
-        has_diagonal = true;
-        if (cursors && next[i] == k) {
-          ++next[i];
-        } else {
-          cursors = false;
-        }
-        if (!(v > 0.0)) {
-          p.positive_diagonal = false;
-          scan.report(
-              bad_diagonal, i,
-              "diagonal entry of row " + one_based(i) + " is not positive (" + number(v) + ")");
-        }
-        continue;
-      }
-      const index_t* mirror_begin = a.col_idx.data() + a.row_ptr[j];
-      const index_t* mirror_end = a.col_idx.data() + a.row_ptr[j + 1];
-      const index_t* mirror = a.col_idx.data() + next[j];
-      if (cursors && mirror < mirror_end && *mirror == i) {
-        ++next[j];
-      } else {
-        cursors = false;
-        mirror = std::lower_bound(mirror_begin, mirror_end, i);
-      }
-      if (mirror == mirror_end || *mirror != i) {
-        p.structurally_symmetric = false;
-        p.numerically_symmetric = false;
-        scan.report(no_mirror, i,
-                    "matrix is not symmetric: entry (" + one_based(i) + ", " + one_based(j) +
-                        ") has no mirror (" + one_based(j) + ", " + one_based(i) + ")");
-        continue;
-      }
-      // Each pair is compared once, from its upper entry.
-      if (j < i) continue;
-      const double w = a.values[mirror - a.col_idx.data()];
-      const double difference = std::abs(v - w);
-      if (!(difference <= p.max_asymmetry)) {
-        p.max_asymmetry =
-            std::isnan(difference) ? std::numeric_limits<double>::infinity() : difference;
-      }
-      if (!(difference <= tolerance)) {
-        p.numerically_symmetric = false;
-        scan.report(asymmetric, i,
-                    "matrix is not symmetric: a(" + one_based(i) + "," + one_based(j) +
-                        ") = " + number(v) + " but a(" + one_based(j) + "," + one_based(i) +
-                        ") = " + number(w));
-      }
-    }
-    if (!has_diagonal) {
-      p.full_diagonal = false;
-      p.positive_diagonal = false;
-      scan.report(missing_diagonal, i, "diagonal entry of row " + one_based(i) + " is missing");
-    }
+  for (Scan& part : parts) {
+    merge_reports(scan, part);
+    const MatrixProperties& q = part.properties;
+    p.structurally_symmetric = p.structurally_symmetric && q.structurally_symmetric;
+    p.numerically_symmetric = p.numerically_symmetric && q.numerically_symmetric;
+    p.full_diagonal = p.full_diagonal && q.full_diagonal;
+    p.positive_diagonal = p.positive_diagonal && q.positive_diagonal;
+    p.max_asymmetry = std::max(p.max_asymmetry, q.max_asymmetry);
   }
   return scan;
 }
@@ -189,23 +244,26 @@ void check_spd_candidate(const CsrMatrix<double>& a) {
 namespace prism {
 
 std::vector<index_t> mirror_entries(const CsrMatrix<double>& a) {
-  // Scanning rows in order meets the entries (j, i) of each row j in increasing i, so
-  // one cursor per row finds every mirror in a single pass.
-  std::vector<index_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
+  // Each mirror by a binary search in its row (columns are sorted), rows in parts on host
+  // threads; the first entry without a mirror in row order is reported.
   std::vector<index_t> mirror(a.col_idx.size());
-  for (index_t i = 0; i < a.rows; ++i) {
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      const index_t j = a.col_idx[k];
-      const index_t m = next[j];
-      if (m >= a.row_ptr[j + 1] || a.col_idx[m] != i) {
-        throw InvalidMatrixError("matrix is not symmetric: entry (" + one_based(i) + ", " +
-                                 one_based(j) + ") has no mirror (" + one_based(j) + ", " +
-                                 one_based(i) + ")");
-      }
-      mirror[k] = m;
-      ++next[j];
-    }
-  }
+  common::parallel_for(
+      static_cast<std::size_t>(a.rows), kRowsPerPart, [&](std::size_t first, std::size_t last) {
+        for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
+          for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+            const index_t j = a.col_idx[k];
+            const index_t* begin = a.col_idx.data() + a.row_ptr[j];
+            const index_t* end = a.col_idx.data() + a.row_ptr[j + 1];
+            const index_t* m = std::lower_bound(begin, end, i);
+            if (m == end || *m != i) {
+              throw InvalidMatrixError("matrix is not symmetric: entry (" + one_based(i) + ", " +
+                                       one_based(j) + ") has no mirror (" + one_based(j) + ", " +
+                                       one_based(i) + ")");
+            }
+            mirror[k] = static_cast<index_t>(m - a.col_idx.data());
+          }
+        }
+      });
   return mirror;
 }
 

@@ -1,6 +1,8 @@
 #include <prism/csr_matrix.hpp>
 #include <prism/errors.hpp>
 
+#include "common/parallel.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -17,6 +19,9 @@ constexpr std::int64_t kMaxEntries = std::numeric_limits<index_t>::max();
 // files are column-major, which a counting sort by row turns into sorted rows) and beats
 // std::stable_sort's setup cost on the handful of entries a typical row holds.
 constexpr std::int64_t kInsertionSortLimit = 64;
+
+// Rows a host thread sorts at least (a few hundred microseconds of work).
+constexpr std::size_t kRowsPerPart = 16384;
 
 std::string shape(index_t rows, index_t cols) {
   return std::to_string(rows) + " x " + std::to_string(cols);
@@ -55,6 +60,23 @@ void sort_row(index_t* col, double* val, std::int64_t n) {
     col[i] = entries[i].first;
     val[i] = entries[i].second;
   }
+}
+
+// Sorts a row's n entries by column and sums each run of equal columns (in the order
+// given) into its first entry; returns the number of distinct columns, now in front.
+std::int64_t sort_and_sum_row(index_t* col, double* val, std::int64_t n) {
+  sort_row(col, val, n);
+  std::int64_t out = 0;
+  for (std::int64_t k = 0; k < n; ++k) {
+    if (out > 0 && col[out - 1] == col[k]) {
+      val[out - 1] += val[k];
+    } else {
+      col[out] = col[k];
+      val[out] = val[k];
+      ++out;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -96,22 +118,25 @@ CsrMatrix<double> csr_from_triplets(index_t rows, index_t cols, std::vector<Trip
   a.rows = rows;
   a.cols = cols;
   a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
-  // Compaction runs in place: the write position never passes the read position.
+  // Each row is sorted and its duplicates summed within its own range, rows in parts on
+  // host threads; then the rows move down to close the gaps the duplicates left (in
+  // place: the write position never passes the read position).
+  std::vector<std::int64_t> kept(static_cast<std::size_t>(rows));
+  common::parallel_for(static_cast<std::size_t>(rows), kRowsPerPart,
+                       [&](std::size_t first, std::size_t last) {
+                         for (std::size_t r = first; r < last; ++r) {
+                           kept[r] = sort_and_sum_row(col.data() + start[r], val.data() + start[r],
+                                                      start[r + 1] - start[r]);
+                         }
+                       });
   std::int64_t out = 0;
   for (index_t r = 0; r < rows; ++r) {
     const std::int64_t begin = start[r];
-    const std::int64_t end = start[r + 1];
-    sort_row(col.data() + begin, val.data() + begin, end - begin);
-    const std::int64_t row_out = out;
-    for (std::int64_t k = begin; k < end; ++k) {
-      if (out > row_out && col[out - 1] == col[k]) {
-        val[out - 1] += val[k];
-      } else {
-        col[out] = col[k];
-        val[out] = val[k];
-        ++out;
-      }
+    if (out != begin) {
+      std::copy(col.begin() + begin, col.begin() + begin + kept[r], col.begin() + out);
+      std::copy(val.begin() + begin, val.begin() + begin + kept[r], val.begin() + out);
     }
+    out += kept[r];
     if (out > kMaxEntries) {
       throw InvalidMatrixError("matrix has more than 2^31 - 1 entries (limit of 32-bit indices)");
     }

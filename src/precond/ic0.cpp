@@ -3,55 +3,107 @@
 
 #include <prism/errors.hpp>
 
+#include "common/parallel.hpp"
 #include "kernels/ic0.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <optional>
 #include <sstream>
 
 namespace prism::precond {
 
-Ic0Pattern::Ic0Pattern(const CsrMatrix<double>& a) : rows_(a.rows), a_nnz_(a.nnz()) {
-  lower_.rows = lower_.cols = a.rows;
-  lower_.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
-  // A symmetric pattern with a full diagonal has (nnz + n) / 2 entries in its lower half.
-  const std::size_t lower_nnz = (static_cast<std::size_t>(a.nnz()) + a.rows) / 2;
-  lower_.col_idx.reserve(lower_nnz);
-  lower_source_.reserve(lower_nnz);
-  for (index_t i = 0; i < a.rows; ++i) {
-    // Columns are sorted, so the lower triangle of a row is a prefix ending at the diagonal.
-    index_t k = a.row_ptr[i];
-    while (k < a.row_ptr[i + 1] && a.col_idx[k] < i) {
-      lower_.col_idx.push_back(a.col_idx[k]);
-      lower_source_.push_back(k);
-      ++k;
-    }
-    if (k == a.row_ptr[i + 1] || a.col_idx[k] != i) {
-      throw InvalidMatrixError("ic0: diagonal entry of row " + std::to_string(i + 1) +
-                               " is missing");
-    }
-    lower_.col_idx.push_back(i);
-    lower_source_.push_back(k);
-    lower_.row_ptr[i + 1] = static_cast<index_t>(lower_.col_idx.size());
-  }
-  lower_.values.assign(lower_.col_idx.size(), 0.0);
+namespace {
 
-  // U = L^T by counting sort on the column; scanning L's rows in order keeps U's
-  // columns sorted, and the diagonal (largest column of each L row) lands first.
-  upper_.rows = upper_.cols = a.rows;
-  upper_.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
-  for (index_t c : lower_.col_idx) ++upper_.row_ptr[c + 1];
-  for (index_t i = 0; i < a.rows; ++i) upper_.row_ptr[i + 1] += upper_.row_ptr[i];
-  upper_.col_idx.resize(lower_.col_idx.size());
-  upper_.values.assign(lower_.col_idx.size(), 0.0);
-  upper_source_.resize(lower_.col_idx.size());
-  std::vector<index_t> next(upper_.row_ptr.begin(), upper_.row_ptr.end() - 1);
+// Rows a host thread handles at least (a few hundred microseconds of work).
+constexpr std::size_t kRowsPerPart = 16384;
+
+}  // namespace
+
+Ic0Pattern::Ic0Pattern(const CsrMatrix<double>& a) : rows_(a.rows), a_nnz_(a.nnz()) {
+  const auto n = static_cast<std::size_t>(a.rows);
+  // Columns are sorted, so the lower triangle of a row is a prefix ending at the
+  // diagonal: found for every row first, then copied, rows in parts on host threads.
+  std::vector<index_t> diagonal(n);
+  common::parallel_for(n, kRowsPerPart, [&](std::size_t first, std::size_t last) {
+    for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
+      const index_t* begin = a.col_idx.data() + a.row_ptr[i];
+      const index_t* end = a.col_idx.data() + a.row_ptr[i + 1];
+      const index_t* d = std::lower_bound(begin, end, i);
+      if (d == end || *d != i) {
+        throw InvalidMatrixError("ic0: diagonal entry of row " + std::to_string(i + 1) +
+                                 " is missing");
+      }
+      diagonal[i] = static_cast<index_t>(d - a.col_idx.data());
+    }
+  });
+  lower_.rows = lower_.cols = a.rows;
+  lower_.row_ptr.assign(n + 1, 0);
   for (index_t i = 0; i < a.rows; ++i) {
-    for (index_t k = lower_.row_ptr[i]; k < lower_.row_ptr[i + 1]; ++k) {
-      const index_t dst = next[lower_.col_idx[k]]++;
-      upper_.col_idx[dst] = i;
-      upper_source_[dst] = k;
+    lower_.row_ptr[i + 1] = lower_.row_ptr[i] + (diagonal[i] - a.row_ptr[i] + 1);
+  }
+  const auto lower_nnz = static_cast<std::size_t>(lower_.row_ptr[n]);
+  lower_.col_idx.resize(lower_nnz);
+  lower_source_.resize(lower_nnz);
+  common::parallel_for(n, kRowsPerPart, [&](std::size_t first, std::size_t last) {
+    for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
+      index_t out = lower_.row_ptr[i];
+      for (index_t k = a.row_ptr[i]; k <= diagonal[i]; ++k, ++out) {
+        lower_.col_idx[out] = a.col_idx[k];
+        lower_source_[out] = k;
+      }
+    }
+  });
+  lower_.values.assign(lower_nnz, 0.0);
+
+  // U = L^T: U's row c holds the rows r >= c whose L row has column c, in increasing r,
+  // the diagonal first.
+  upper_.rows = upper_.cols = a.rows;
+  upper_.row_ptr.assign(n + 1, 0);
+  for (index_t c : lower_.col_idx) ++upper_.row_ptr[c + 1];
+  bool symmetric = true;
+  for (index_t i = 0; i < a.rows; ++i) {
+    symmetric = symmetric && upper_.row_ptr[i + 1] == a.row_ptr[i + 1] - diagonal[i];
+    upper_.row_ptr[i + 1] += upper_.row_ptr[i];
+  }
+  upper_.col_idx.resize(lower_nnz);
+  upper_.values.assign(lower_nnz, 0.0);
+  upper_source_.resize(lower_nnz);
+  // With a symmetric pattern (every matrix Solver::setup accepts) U's row c is A's row c
+  // from the diagonal on, and each entry's place in L a binary search in L's row r:
+  // rows in parts on host threads. A count that matches but an entry that L lacks (a
+  // pattern that is not symmetric) falls back to the counting sort.
+  std::atomic<bool> found{symmetric};
+  if (symmetric) {
+    common::parallel_for(n, kRowsPerPart, [&](std::size_t first, std::size_t last) {
+      for (auto c = static_cast<index_t>(first); c < static_cast<index_t>(last); ++c) {
+        index_t out = upper_.row_ptr[c];
+        for (index_t k = diagonal[c]; k < a.row_ptr[c + 1]; ++k, ++out) {
+          const index_t r = a.col_idx[k];
+          const index_t* begin = lower_.col_idx.data() + lower_.row_ptr[r];
+          const index_t* end = lower_.col_idx.data() + lower_.row_ptr[r + 1];
+          const index_t* at = std::lower_bound(begin, end, c);
+          if (at == end || *at != c) {
+            found = false;
+            return;
+          }
+          upper_.col_idx[out] = r;
+          upper_source_[out] = static_cast<index_t>(at - lower_.col_idx.data());
+        }
+      }
+    });
+  }
+  if (!found) {
+    // Scanning L's rows in order keeps U's columns sorted, and the diagonal (largest
+    // column of each L row) lands first.
+    std::vector<index_t> next(upper_.row_ptr.begin(), upper_.row_ptr.end() - 1);
+    for (index_t i = 0; i < a.rows; ++i) {
+      for (index_t k = lower_.row_ptr[i]; k < lower_.row_ptr[i + 1]; ++k) {
+        const index_t dst = next[lower_.col_idx[k]]++;
+        upper_.col_idx[dst] = i;
+        upper_source_[dst] = k;
+      }
     }
   }
 }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/host_threads.hpp"
+
 #include <algorithm>
 #include <map>
 #include <random>
@@ -113,6 +115,22 @@ TEST(CsrFromTriplets, MatchesOracleOnRandomDataWithManyDuplicates) {
   const Entries actual = entries_of(a);
   ASSERT_EQ(actual.size(), expected.size());
   for (const auto& [key, value] : expected) EXPECT_DOUBLE_EQ(actual.at(key), value);
+}
+
+// Rows in parts on several host threads: the oracle's entries, summed in input order
+// (exactly), with duplicates in most rows so the rows move down after summing.
+TEST(CsrFromTriplets, HostThreadsMatchTheOracleExactly) {
+  const std::vector<Triplet> triplets = random_triplets(70000, 60, 300000, 2);
+  const test::ScopedHostThreads threads(4);
+  const CsrMatrix<double> a = csr_from_triplets(70000, 60, triplets);
+  expect_valid_csr(a);
+  Entries expected;
+  for (const Triplet& t : triplets) {
+    const auto [it, fresh] = expected.try_emplace({t.row, t.col}, t.value);
+    if (!fresh) it->second += t.value;
+  }
+  EXPECT_LT(static_cast<std::size_t>(a.nnz()), triplets.size());
+  EXPECT_EQ(entries_of(a), expected);
 }
 
 TEST(CsrFromTriplets, LongUnsortedRowsAreSorted) {

@@ -4,6 +4,7 @@
 #include <prism/matrix_market.hpp>
 
 #include "backend/cpu_backend.hpp"
+#include "common/host_threads.hpp"
 #include "common/test_matrices.hpp"
 #include "precond/ic0_factor.hpp"
 
@@ -75,6 +76,56 @@ TEST(Ic0Factor, UpperStoresDiagonalFirstAndLowerDiagonalLast) {
     EXPECT_EQ(pattern.upper().col_idx[pattern.upper().row_ptr[i]], i);
   }
   EXPECT_EQ(pattern.lower().nnz(), (a.nnz() + a.rows) / 2);
+}
+
+// The pattern is built on several host threads; U = L^T comes from A's upper half when
+// the pattern is symmetric and from a counting sort when not: both against a plain
+// transposition of L.
+TEST(Ic0Factor, PatternOnHostThreadsIsLAndItsTranspose) {
+  const prism::test::ScopedHostThreads threads(4);
+  CsrMatrix<double> grid = prism::poisson3d(40, 30, 30, 27);  // 36k rows
+  std::vector<prism::Triplet> t;
+  for (index_t i = 0; i < grid.rows; ++i) {
+    for (index_t k = grid.row_ptr[i]; k < grid.row_ptr[i + 1]; ++k) {
+      // Without (i, i + 1) for every 1000th row below the diagonal: not symmetric.
+      const index_t j = grid.col_idx[k];
+      if (!(i % 1000 == 1 && j == i - 1)) t.push_back({i, j, grid.values[k]});
+    }
+  }
+  const CsrMatrix<double> one_sided = prism::csr_from_triplets(grid.rows, grid.cols, t);
+  for (const CsrMatrix<double>* a : {static_cast<const CsrMatrix<double>*>(&grid), &one_sided}) {
+    const prism::precond::Ic0Pattern pattern(*a);
+    const CsrMatrix<double>& l = pattern.lower();
+    const CsrMatrix<double> expected_l = prism::lower_triangle(*a);
+    EXPECT_EQ(l.row_ptr, expected_l.row_ptr);
+    EXPECT_EQ(l.col_idx, expected_l.col_idx);
+    for (std::size_t k = 0; k < l.col_idx.size(); ++k) {
+      ASSERT_EQ(a->values[pattern.lower_source()[k]], expected_l.values[k]);
+    }
+    const CsrMatrix<double> lt = prism::transpose(l);
+    EXPECT_EQ(pattern.upper().row_ptr, lt.row_ptr);
+    EXPECT_EQ(pattern.upper().col_idx, lt.col_idx);
+    for (index_t c = 0; c < lt.rows; ++c) {
+      for (index_t k = lt.row_ptr[c]; k < lt.row_ptr[c + 1]; ++k) {
+        const index_t source = pattern.upper_source()[k];
+        ASSERT_EQ(l.col_idx[source], c);
+        ASSERT_GE(source, l.row_ptr[lt.col_idx[k]]);
+        ASSERT_LT(source, l.row_ptr[lt.col_idx[k] + 1]);
+      }
+    }
+  }
+  // Rows 25001 and 30001 (1-based) lose their diagonal to a copy of the entry before it.
+  for (const index_t i : {30000, 25000}) {
+    const auto d = std::find(grid.col_idx.begin() + grid.row_ptr[i],
+                             grid.col_idx.begin() + grid.row_ptr[i + 1], i);
+    *d = *(d - 1);
+  }
+  try {
+    const prism::precond::Ic0Pattern pattern(grid);
+    FAIL() << "no exception";
+  } catch (const prism::InvalidMatrixError& e) {
+    EXPECT_EQ(std::string(e.what()), "ic0: diagonal entry of row 25001 is missing");
+  }
 }
 
 TEST(Ic0Factor, ResidualIsZeroOnThePattern) {
