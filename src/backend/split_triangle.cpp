@@ -2,6 +2,7 @@
 
 #include <prism/errors.hpp>
 
+#include "common/parallel.hpp"
 #include "kernels/colorset.hpp"
 
 #include <algorithm>
@@ -9,52 +10,65 @@
 #include <numeric>
 
 namespace prism::backend {
+namespace {
+
+// Rows a host thread splits at least (a few hundred microseconds of work).
+constexpr std::size_t kRowsPerPart = 16384;
+
+}  // namespace
 
 SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision)
-    : SplitTriangle(t, triangle, precision, PatternOnly{}) {
+    : SplitTriangle(t, triangle, precision, PatternOnly{}, 0.0) {
   update(t.values);
 }
 
 SplitTriangle SplitTriangle::unit_values(const CsrMatrix<double>& t, Triangle triangle,
                                          Precision precision) {
-  SplitTriangle s(t, triangle, precision, PatternOnly{});
-  std::fill(s.strict_.values.begin(), s.strict_.values.end(), 1.0);
-  std::fill(s.inverse_diagonal_.begin(), s.inverse_diagonal_.end(), 1.0);
-  return s;
+  return SplitTriangle(t, triangle, precision, PatternOnly{}, 1.0);
 }
 
 SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision,
-                             PatternOnly)
+                             PatternOnly, double fill)
     : lower_(triangle == Triangle::lower), precision_(precision), nnz_(t.nnz()) {
+  const auto n = static_cast<std::size_t>(t.rows);
+  // Every row must store its diagonal, checked for all rows before any is copied: then the
+  // strict triangle has nnz - rows entries, row i's start at t.row_ptr[i] - i, and a
+  // row's strict entries are one range of t's (all but the last in a lower factor, all
+  // but the first in an upper one). Rows in parts on host threads.
+  diagonal_source_.resize(n);
+  common::parallel_for(n, kRowsPerPart, [&](std::size_t first, std::size_t last) {
+    for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
+      const index_t begin = t.row_ptr[i], end = t.row_ptr[i + 1];
+      const index_t diag = lower_ ? end - 1 : begin;
+      if (end == begin || t.col_idx[diag] != i) {
+        throw InvalidMatrixError("triangular factor: row " + std::to_string(i + 1) +
+                                 " does not store its diagonal " + (lower_ ? "last" : "first"));
+      }
+      diagonal_source_[i] = diag;
+    }
+  });
   strict_.rows = t.rows;
   strict_.cols = t.cols;
-  strict_.row_ptr.assign(static_cast<std::size_t>(t.rows) + 1, 0);
-  diagonal_source_.resize(static_cast<std::size_t>(t.rows));
-  // Every row stores its diagonal (checked below), so the strict triangle has nnz - rows
-  // entries, and a row's strict entries are one range of t's: all but the last (lower) or
-  // the first (upper).
+  strict_.row_ptr.resize(n + 1);
+  for (std::size_t i = 0; i <= n; ++i) {
+    strict_.row_ptr[i] = t.row_ptr[i] - static_cast<index_t>(i);
+  }
   const auto strict_entries = static_cast<std::size_t>(std::max<index_t>(t.nnz() - t.rows, 0));
   strict_.col_idx.resize(strict_entries);
   strict_source_.resize(strict_entries);
-  std::size_t next = 0;
-  for (index_t i = 0; i < t.rows; ++i) {
-    const index_t begin = t.row_ptr[i], end = t.row_ptr[i + 1];
-    const index_t diag = lower_ ? end - 1 : begin;
-    if (end == begin || t.col_idx[diag] != i) {
-      throw InvalidMatrixError("triangular factor: row " + std::to_string(i + 1) +
-                               " does not store its diagonal " + (lower_ ? "last" : "first"));
-    }
-    diagonal_source_[i] = diag;
-    const index_t first = lower_ ? begin : begin + 1, count = end - begin - 1;
-    std::copy(t.col_idx.begin() + first, t.col_idx.begin() + first + count,
-              strict_.col_idx.begin() + static_cast<std::ptrdiff_t>(next));
-    std::iota(strict_source_.begin() + static_cast<std::ptrdiff_t>(next),
-              strict_source_.begin() + static_cast<std::ptrdiff_t>(next) + count, first);
-    next += static_cast<std::size_t>(count);
-    strict_.row_ptr[i + 1] = static_cast<index_t>(next);
-  }
   strict_.values.resize(strict_entries);
-  inverse_diagonal_.resize(static_cast<std::size_t>(t.rows));
+  inverse_diagonal_.resize(n);
+  common::parallel_for(n, kRowsPerPart, [&](std::size_t first, std::size_t last) {
+    for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
+      const index_t source = lower_ ? t.row_ptr[i] : t.row_ptr[i] + 1;
+      for (index_t k = strict_.row_ptr[i]; k < strict_.row_ptr[i + 1]; ++k) {
+        strict_.col_idx[k] = t.col_idx[source + (k - strict_.row_ptr[i])];
+        strict_source_[k] = source + (k - strict_.row_ptr[i]);
+        strict_.values[k] = fill;
+      }
+      inverse_diagonal_[i] = fill;
+    }
+  });
   block_ptr_ = kernels::independent_blocks(view(), lower_);
 }
 

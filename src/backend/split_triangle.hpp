@@ -49,7 +49,9 @@ class SplitTriangle {
 
  private:
   struct PatternOnly {};
-  SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision, PatternOnly);
+  // The pattern, with every strict value and inverse diagonal set to `fill`.
+  SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision, PatternOnly,
+                double fill);
 
   bool lower_;
   Precision precision_;

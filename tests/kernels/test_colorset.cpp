@@ -6,6 +6,7 @@
 #include <prism/generators.hpp>
 
 #include "backend/split_triangle.hpp"
+#include "common/host_threads.hpp"
 #include "common/test_matrices.hpp"
 #include "kernels/colorset.hpp"
 #include "kernels/trisolve.hpp"
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 namespace {
 
@@ -124,40 +126,64 @@ TEST(Colorset, ReferenceSolveEqualsRowByRowSolve) {
 
 // The split and its maps, entry by entry against t; unit_values: the same pattern with
 // every value 1, and update() then gives the split of the factor.
+void expect_split_of(const CsrMatrix<double>& t, Triangle tri) {
+  const SplitTriangle split(t, tri);
+  const CsrMatrix<double>& s = split.strict();
+  ASSERT_EQ(s.col_idx.size(), t.col_idx.size() - static_cast<std::size_t>(t.rows));
+  for (index_t i = 0; i < t.rows; ++i) {
+    ASSERT_EQ(t.col_idx[split.diagonal_source()[i]], i);
+    ASSERT_EQ(split.inverse_diagonal()[i], 1.0 / t.values[split.diagonal_source()[i]]);
+    for (index_t k = s.row_ptr[i]; k < s.row_ptr[i + 1]; ++k) {
+      const index_t from = split.strict_source()[k];
+      ASSERT_GE(from, t.row_ptr[i]);
+      ASSERT_LT(from, t.row_ptr[i + 1]);
+      ASSERT_EQ(s.col_idx[k], t.col_idx[from]);
+      ASSERT_NE(s.col_idx[k], i);
+      ASSERT_EQ(s.values[k], t.values[from]);
+    }
+  }
+  SplitTriangle unit = SplitTriangle::unit_values(t, tri);
+  EXPECT_EQ(unit.strict().row_ptr, s.row_ptr);
+  EXPECT_EQ(unit.strict().col_idx, s.col_idx);
+  EXPECT_EQ(unit.strict_source(), split.strict_source());
+  EXPECT_EQ(unit.diagonal_source(), split.diagonal_source());
+  EXPECT_EQ(unit.block_ptr(), split.block_ptr());
+  for (double v : unit.strict().values) ASSERT_EQ(v, 1.0);
+  for (double v : unit.inverse_diagonal()) ASSERT_EQ(v, 1.0);
+  unit.update(t.values);
+  EXPECT_EQ(unit.strict().values, s.values);
+  EXPECT_EQ(unit.inverse_diagonal(), split.inverse_diagonal());
+}
+
 TEST(Colorset, SplitKeepsEveryOffDiagonalEntryAndUnitValuesOnlyThePattern) {
   for (const Factored& f : cases()) {
     SCOPED_TRACE(f.name);
     prism::precond::Ic0Pattern factor(f.a);
     factor.factorize(f.a, {});
-    for (Triangle tri : {Triangle::lower, Triangle::upper}) {
-      const CsrMatrix<double>& t = tri == Triangle::lower ? factor.lower() : factor.upper();
-      const SplitTriangle split(t, tri);
-      const CsrMatrix<double>& s = split.strict();
-      ASSERT_EQ(s.col_idx.size(), t.col_idx.size() - static_cast<std::size_t>(t.rows));
-      for (index_t i = 0; i < t.rows; ++i) {
-        ASSERT_EQ(t.col_idx[split.diagonal_source()[i]], i);
-        EXPECT_EQ(split.inverse_diagonal()[i], 1.0 / t.values[split.diagonal_source()[i]]);
-        for (index_t k = s.row_ptr[i]; k < s.row_ptr[i + 1]; ++k) {
-          const index_t from = split.strict_source()[k];
-          ASSERT_GE(from, t.row_ptr[i]);
-          ASSERT_LT(from, t.row_ptr[i + 1]);
-          EXPECT_EQ(s.col_idx[k], t.col_idx[from]);
-          EXPECT_NE(s.col_idx[k], i);
-          EXPECT_EQ(s.values[k], t.values[from]);
-        }
-      }
-      SplitTriangle unit = SplitTriangle::unit_values(t, tri);
-      EXPECT_EQ(unit.strict().row_ptr, s.row_ptr);
-      EXPECT_EQ(unit.strict().col_idx, s.col_idx);
-      EXPECT_EQ(unit.strict_source(), split.strict_source());
-      EXPECT_EQ(unit.diagonal_source(), split.diagonal_source());
-      EXPECT_EQ(unit.block_ptr(), split.block_ptr());
-      for (double v : unit.strict().values) ASSERT_EQ(v, 1.0);
-      for (double v : unit.inverse_diagonal()) ASSERT_EQ(v, 1.0);
-      unit.update(t.values);
-      EXPECT_EQ(unit.strict().values, s.values);
-      EXPECT_EQ(unit.inverse_diagonal(), split.inverse_diagonal());
-    }
+    expect_split_of(factor.lower(), Triangle::lower);
+    expect_split_of(factor.upper(), Triangle::upper);
+  }
+}
+
+// Rows split in parts on host threads: the same checks on a factor of 50k rows, and a
+// diagonal missing in two parts names the first row.
+TEST(Colorset, SplitOnHostThreads) {
+  const prism::test::ScopedHostThreads threads(4);
+  const CsrMatrix<double> grid = prism::poisson3d(50, 40, 25);
+  const auto c = prism::color_matrix(grid, prism::VertexOrder::natural);
+  const CsrMatrix<double> a = prism::permute_symmetric(grid, c.permutation);
+  prism::precond::Ic0Pattern factor(a);
+  factor.factorize(a, {});
+  expect_split_of(factor.lower(), Triangle::lower);
+  expect_split_of(factor.upper(), Triangle::upper);
+  CsrMatrix<double> broken = factor.lower();
+  for (const index_t i : {40000, 30000}) broken.col_idx[broken.row_ptr[i + 1] - 1] = i - 1;
+  try {
+    const SplitTriangle split(broken, Triangle::lower);
+    FAIL() << "no exception";
+  } catch (const prism::InvalidMatrixError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "triangular factor: row 30001 does not store its diagonal last");
   }
 }
 
