@@ -39,6 +39,9 @@ class Solver {
 
   /// New values on the sparsity pattern given to setup(): reuses the ordering,
   /// the analysis and every buffer. Throws InvalidMatrixError on a different pattern.
+  /// Where the IC(0) factorization runs in the backend (the GPU default), the values are
+  /// copied there and take refactor_on_backend()'s path (checks on the device, the host
+  /// check only to name a failure), so setup_report() reads as after that call.
   void refactor(const CsrMatrix<double>& a);
 
   /// refactor() with the new values already in the backend's memory: `values` holds

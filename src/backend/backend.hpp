@@ -260,6 +260,11 @@ class Backend {
   // to memory the backend's kernels read (cuda: device or managed memory; cpu: host).
   /// Whether `values` is such memory (cuda: asks the driver; cpu: always).
   virtual bool reads(const double* values) const = 0;
+  /// Host values put where the backend reads them (refactor() on the refactor_on_backend
+  /// path): cuda copies them into a buffer of its own, reused by the next call (so its
+  /// address stays the same for a pattern); cpu returns values.data(). Valid until the
+  /// next call.
+  virtual const double* stage(const std::vector<double>& values) = 0;
   virtual std::unique_ptr<IndexMap> make_index_map(const std::vector<index_t>& indices) = 0;
   /// dst[k] = src[map[k]] for every k < map.size() (= dst.size()).
   virtual void gather(const double* src, const IndexMap& map, Vector& dst) = 0;

@@ -353,6 +353,7 @@ class CpuBackend final : public Backend {
   void copy_to_host(const Vector& src, std::vector<double>& dst) override { dst = cast(src).data; }
 
   bool reads(const double*) const override { return true; }
+  const double* stage(const std::vector<double>& values) override { return values.data(); }
   std::unique_ptr<IndexMap> make_index_map(const std::vector<index_t>& indices) override {
     return std::make_unique<CpuIndexMap>(indices);
   }

@@ -380,6 +380,13 @@ class CudaBackend final : public Backend {
     PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
   }
 
+  const double* stage(const std::vector<double>& values) override {
+    if (staged_.size() != values.size()) staged_ = DeviceBuffer<double>(values.size());
+    // From pageable memory: the call returns once `values` has been read, so the caller
+    // may change it; the kernels after it on the stream see the copy.
+    if (!values.empty()) staged_.upload(values.data(), stream_.get());
+    return staged_.data();
+  }
   bool reads(const double* values) const override {
     cudaPointerAttributes attributes{};
     if (cudaPointerGetAttributes(&attributes, values) != cudaSuccess) {
@@ -572,6 +579,7 @@ class CudaBackend final : public Backend {
   PinnedBuffer<double> host_scalars_;
   Event scalars_ready_;
   DeviceBuffer<double> check_scratch_{2};
+  DeviceBuffer<double> staged_;  // stage(): host values refactor() hands to the device path
   DeviceBuffer<int> flag_{1};
   DeviceBuffer<int> check_flag_{1};  // queue_value_check's, kept while other checks run
   PinnedBuffer<int> host_flag_{1};
