@@ -41,7 +41,8 @@ struct Solver::Impl {
   // refactor_on_backend(): its queued work (values check, SpMV storage, the preconditioner's
   // load and first attempt), recorded after the second call in a row with one values
   // pointer succeeded (so that alternating buffers never pay for a recording) and replayed
-  // by the calls with that pointer after it; dropped by setup() and refactor().
+  // by the calls with that pointer after it (refactor() on the device path passes its
+  // staging buffer, so its calls replay too); dropped by setup() and a host refactor().
   std::unique_ptr<backend::Recording> refactor_recording;
   const double* refactor_recording_values = nullptr;
   const double* refactor_last_values = nullptr;  // the last call's pointer
