@@ -45,15 +45,12 @@ struct Scan {
   }
 };
 
-// Rows a host thread scans at least (a few hundred microseconds of work).
-constexpr std::size_t kRowsPerPart = 16384;
-
 // Scans the rows [0, rows) in parts on host threads, each part into its own Scan (by
 // scan_rows(first, last, scan)); returns the parts in row order.
 template <typename ScanRows>
 std::vector<Scan> scan_in_parts(index_t rows, const ScanRows& scan_rows) {
   const auto n = static_cast<std::size_t>(rows);
-  const std::size_t parts = std::max<std::size_t>(1, n / kRowsPerPart);
+  const std::size_t parts = std::max<std::size_t>(1, n / common::kRowsPerPart);
   std::vector<Scan> found(parts);
   common::parallel_for(parts, 1, [&](std::size_t first, std::size_t last) {
     for (std::size_t part = first; part < last; ++part) {
@@ -248,7 +245,8 @@ std::vector<index_t> mirror_entries(const CsrMatrix<double>& a) {
   // threads; the first entry without a mirror in row order is reported.
   std::vector<index_t> mirror(a.col_idx.size());
   common::parallel_for(
-      static_cast<std::size_t>(a.rows), kRowsPerPart, [&](std::size_t first, std::size_t last) {
+      static_cast<std::size_t>(a.rows), common::kRowsPerPart,
+      [&](std::size_t first, std::size_t last) {
         for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
           for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
             const index_t j = a.col_idx[k];

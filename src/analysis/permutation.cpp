@@ -9,12 +9,6 @@
 #include <vector>
 
 namespace prism {
-namespace {
-
-// Rows a host thread permutes at least (a few hundred microseconds of work).
-constexpr std::size_t kRowsPerPart = 16384;
-
-}  // namespace
 
 std::vector<index_t> inverse_permutation(const std::vector<index_t>& perm) {
   const auto n = static_cast<index_t>(perm.size());
@@ -62,7 +56,7 @@ CsrMatrix<double> permute_symmetric(const CsrMatrix<double>& a, const std::vecto
 
   // Rows are independent: parts of them are permuted on host threads.
   common::parallel_for(
-      static_cast<std::size_t>(n), kRowsPerPart, [&](std::size_t first, std::size_t last) {
+      static_cast<std::size_t>(n), common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
         std::vector<std::pair<index_t, index_t>> row;  // (new column, entry of a)
         for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
           const index_t old = perm[i];

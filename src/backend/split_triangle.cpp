@@ -10,12 +10,6 @@
 #include <numeric>
 
 namespace prism::backend {
-namespace {
-
-// Rows a host thread splits at least (a few hundred microseconds of work).
-constexpr std::size_t kRowsPerPart = 16384;
-
-}  // namespace
 
 SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision)
     : SplitTriangle(t, triangle, precision, PatternOnly{}, 0.0) {
@@ -36,7 +30,7 @@ SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Prec
   // row's strict entries are one range of t's (all but the last in a lower factor, all
   // but the first in an upper one). Rows in parts on host threads.
   diagonal_source_.resize(n);
-  common::parallel_for(n, kRowsPerPart, [&](std::size_t first, std::size_t last) {
+  common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
     for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
       const index_t begin = t.row_ptr[i], end = t.row_ptr[i + 1];
       const index_t diag = lower_ ? end - 1 : begin;
@@ -58,7 +52,7 @@ SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Prec
   strict_source_.resize(strict_entries);
   strict_.values.resize(strict_entries);
   inverse_diagonal_.resize(n);
-  common::parallel_for(n, kRowsPerPart, [&](std::size_t first, std::size_t last) {
+  common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
     for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
       const index_t source = lower_ ? t.row_ptr[i] : t.row_ptr[i] + 1;
       for (index_t k = strict_.row_ptr[i]; k < strict_.row_ptr[i + 1]; ++k) {

@@ -13,6 +13,11 @@
 
 namespace prism::common {
 
+/// Rows a host thread takes at least in the row loops of set-up (checks, permutation,
+/// patterns): a few hundred microseconds of work, so that a matrix below twice this runs
+/// on the calling thread alone.
+inline constexpr std::size_t kRowsPerPart = 16384;
+
 /// The most threads a parallel_for runs on: the environment variable PRISM_HOST_THREADS
 /// when it holds a positive integer, else the hardware's threads (1 when unknown); at
 /// most 64 either way.

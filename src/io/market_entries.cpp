@@ -45,7 +45,7 @@ void parse_part(Part& part, const EntryFormat& format, long long allowed) {
     char* eol =
         static_cast<char*>(std::memchr(line, '\n', static_cast<std::size_t>(part.end - line)));
     if (eol == nullptr) eol = part.end;
-    const char kept = *eol;
+    const char ending = *eol;
     *eol = '\0';
     try {
       if (std::strlen(line) != static_cast<std::size_t>(eol - line)) {
@@ -67,13 +67,13 @@ void parse_part(Part& part, const EntryFormat& format, long long allowed) {
         ++part.entries;
       }
     } catch (const EntryError& e) {
-      *eol = kept;
+      *eol = ending;
       ++part.lines;
       part.failed = true;
       part.reason = e.what();
       return;
     }
-    *eol = kept;
+    *eol = ending;
     line = eol + 1;
   }
 }
@@ -88,9 +88,9 @@ std::vector<Part> cut(char* text, std::size_t size, std::size_t parts) {
     if (k < parts) {
       char* const target = text + size * k / parts;
       if (target <= begin) continue;  // the part before ran past this one's share
-      const auto* eol = static_cast<const char*>(
+      char* const eol = static_cast<char*>(
           std::memchr(target - 1, '\n', static_cast<std::size_t>(end - target + 1)));
-      stop = eol == nullptr ? end : text + (eol - text) + 1;
+      stop = eol == nullptr ? end : eol + 1;
     }
     Part part;
     part.begin = begin;

@@ -20,9 +20,6 @@ constexpr std::int64_t kMaxEntries = std::numeric_limits<index_t>::max();
 // std::stable_sort's setup cost on the handful of entries a typical row holds.
 constexpr std::int64_t kInsertionSortLimit = 64;
 
-// Rows a host thread sorts at least (a few hundred microseconds of work).
-constexpr std::size_t kRowsPerPart = 16384;
-
 std::string shape(index_t rows, index_t cols) {
   return std::to_string(rows) + " x " + std::to_string(cols);
 }
@@ -122,7 +119,7 @@ CsrMatrix<double> csr_from_triplets(index_t rows, index_t cols, std::vector<Trip
   // host threads; then the rows move down to close the gaps the duplicates left (in
   // place: the write position never passes the read position).
   std::vector<std::int64_t> kept(static_cast<std::size_t>(rows));
-  common::parallel_for(static_cast<std::size_t>(rows), kRowsPerPart,
+  common::parallel_for(static_cast<std::size_t>(rows), common::kRowsPerPart,
                        [&](std::size_t first, std::size_t last) {
                          for (std::size_t r = first; r < last; ++r) {
                            kept[r] = sort_and_sum_row(col.data() + start[r], val.data() + start[r],

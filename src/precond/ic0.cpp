@@ -14,19 +14,12 @@
 
 namespace prism::precond {
 
-namespace {
-
-// Rows a host thread handles at least (a few hundred microseconds of work).
-constexpr std::size_t kRowsPerPart = 16384;
-
-}  // namespace
-
 Ic0Pattern::Ic0Pattern(const CsrMatrix<double>& a) : rows_(a.rows), a_nnz_(a.nnz()) {
   const auto n = static_cast<std::size_t>(a.rows);
   // Columns are sorted, so the lower triangle of a row is a prefix ending at the
   // diagonal: found for every row first, then copied, rows in parts on host threads.
   std::vector<index_t> diagonal(n);
-  common::parallel_for(n, kRowsPerPart, [&](std::size_t first, std::size_t last) {
+  common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
     for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
       const index_t* begin = a.col_idx.data() + a.row_ptr[i];
       const index_t* end = a.col_idx.data() + a.row_ptr[i + 1];
@@ -46,7 +39,7 @@ Ic0Pattern::Ic0Pattern(const CsrMatrix<double>& a) : rows_(a.rows), a_nnz_(a.nnz
   const auto lower_nnz = static_cast<std::size_t>(lower_.row_ptr[n]);
   lower_.col_idx.resize(lower_nnz);
   lower_source_.resize(lower_nnz);
-  common::parallel_for(n, kRowsPerPart, [&](std::size_t first, std::size_t last) {
+  common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
     for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
       index_t out = lower_.row_ptr[i];
       for (index_t k = a.row_ptr[i]; k <= diagonal[i]; ++k, ++out) {
@@ -76,7 +69,7 @@ Ic0Pattern::Ic0Pattern(const CsrMatrix<double>& a) : rows_(a.rows), a_nnz_(a.nnz
   // pattern that is not symmetric) falls back to the counting sort.
   std::atomic<bool> found{symmetric};
   if (symmetric) {
-    common::parallel_for(n, kRowsPerPart, [&](std::size_t first, std::size_t last) {
+    common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
       for (auto c = static_cast<index_t>(first); c < static_cast<index_t>(last); ++c) {
         index_t out = upper_.row_ptr[c];
         for (index_t k = diagonal[c]; k < a.row_ptr[c + 1]; ++k, ++out) {
