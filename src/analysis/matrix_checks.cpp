@@ -266,22 +266,44 @@ std::vector<index_t> mirror_entries(const CsrMatrix<double>& a) {
 }
 
 void check_spd_candidate_values(const CsrMatrix<double>& a, const std::vector<index_t>& mirror) {
-  double largest = 0.0;
-  bool finite = true;
-  for (double v : a.values) {
-    finite = finite && std::isfinite(v);
-    largest = std::max(largest, std::abs(v));
-  }
-  bool ok = finite && mirror.size() == a.values.size();
-  const double tolerance = 1e-12 * largest;
-  for (index_t i = 0; ok && i < a.rows; ++i) {
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      if (a.col_idx[k] == i ? !(a.values[k] > 0.0)
-                            : std::abs(a.values[k] - a.values[mirror[k]]) > tolerance) {
-        ok = false;
-        break;
+  // Two passes in row parts on host threads: the largest |a| (and whether every value is
+  // finite), then each entry against its mirror and each diagonal against 0.
+  const auto n = static_cast<std::size_t>(a.rows);
+  const std::size_t parts = std::max<std::size_t>(1, n / common::kRowsPerPart);
+  const auto rows_of = [&](std::size_t part) {
+    return std::pair<index_t, index_t>(static_cast<index_t>(n * part / parts),
+                                       static_cast<index_t>(n * (part + 1) / parts));
+  };
+  std::vector<double> largest(parts, 0.0);
+  std::vector<char> good(parts, 1);
+  bool ok = mirror.size() == a.values.size() && a.row_ptr.size() == n + 1;
+  if (ok) {
+    common::parallel_for(parts, 1, [&](std::size_t first, std::size_t last) {
+      for (std::size_t part = first; part < last; ++part) {
+        const auto [begin, end] = rows_of(part);
+        for (index_t k = a.row_ptr[begin]; k < a.row_ptr[end]; ++k) {
+          const double v = a.values[k];
+          if (!std::isfinite(v)) good[part] = 0;
+          largest[part] = std::max(largest[part], std::abs(v));
+        }
       }
-    }
+    });
+    const double tolerance = 1e-12 * *std::max_element(largest.begin(), largest.end());
+    common::parallel_for(parts, 1, [&](std::size_t first, std::size_t last) {
+      for (std::size_t part = first; part < last; ++part) {
+        const auto [begin, end] = rows_of(part);
+        for (index_t i = begin; good[part] != 0 && i < end; ++i) {
+          for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+            if (a.col_idx[k] == i ? !(a.values[k] > 0.0)
+                                  : std::abs(a.values[k] - a.values[mirror[k]]) > tolerance) {
+              good[part] = 0;
+              break;
+            }
+          }
+        }
+      }
+    });
+    ok = std::all_of(good.begin(), good.end(), [](char g) { return g != 0; });
   }
   // The full check names the problem (and its row) exactly as at set-up.
   if (!ok) check_spd_candidate(a);

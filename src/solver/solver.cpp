@@ -4,6 +4,7 @@
 #include <prism/errors.hpp>
 
 #include "backend/backend.hpp"
+#include "common/parallel.hpp"
 #include "precond/preconditioner.hpp"
 #include "solver/pcg.hpp"
 
@@ -13,6 +14,9 @@
 
 namespace prism {
 namespace {
+
+// Entries a host thread gathers at least (the values reordered for the solver).
+constexpr std::size_t kEntriesPerPart = std::size_t{1} << 18;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -53,9 +57,13 @@ struct Solver::Impl {
   bool ready = false;
 
   void factorize_and_upload(const CsrMatrix<double>& a) {
-    for (std::size_t k = 0; k < value_source.size(); ++k) {
-      ordered.values[k] = a.values[value_source[k]];
-    }
+    // The gather is memory-bound; entries in parts on host threads.
+    common::parallel_for(value_source.size(), kEntriesPerPart,
+                         [&](std::size_t first, std::size_t last) {
+                           for (std::size_t k = first; k < last; ++k) {
+                             ordered.values[k] = a.values[value_source[k]];
+                           }
+                         });
     auto t = std::chrono::steady_clock::now();
     preconditioner->factorize(ordered);
     setup.factorization_seconds = seconds_since(t);

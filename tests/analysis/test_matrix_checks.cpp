@@ -316,6 +316,37 @@ TEST(MatrixChecks, ProblemsInSeveralPartsAreReportedInRowOrder) {
   }
 }
 
+// The values-only check in row parts on host threads: a problem in any part (a value
+// without its mirror's, a non-positive diagonal, a NaN) fails it with the full check's
+// message; the unchanged matrix passes.
+TEST(MatrixChecks, ValuesOnlyCheckOnHostThreads) {
+  const test::ScopedHostThreads threads(4);
+  const CsrMatrix<double> grid = poisson2d(250, 200);  // 50k rows: three parts
+  const std::vector<index_t> mirror = mirror_entries(grid);
+  EXPECT_NO_THROW(check_spd_candidate_values(grid, mirror));
+  for (const index_t row : {10, 20000, 49000}) {
+    for (int kind = 0; kind < 3; ++kind) {
+      SCOPED_TRACE(std::to_string(row) + " " + std::to_string(kind));
+      CsrMatrix<double> a = grid;
+      const index_t k = a.row_ptr[row];  // an off-diagonal entry (the row's first)
+      const auto d =
+          static_cast<index_t>(std::lower_bound(a.col_idx.begin() + a.row_ptr[row],
+                                                a.col_idx.begin() + a.row_ptr[row + 1], row) -
+                               a.col_idx.begin());
+      if (kind == 0) a.values[k] += 0.5;
+      if (kind == 1) a.values[d] = 0.0;
+      if (kind == 2) a.values[k] = std::nan("");
+      const std::string expected = message_of(a);
+      try {
+        check_spd_candidate_values(a, mirror);
+        FAIL() << "no exception";
+      } catch (const InvalidMatrixError& e) {
+        EXPECT_EQ(std::string(e.what()), expected);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace prism
 
