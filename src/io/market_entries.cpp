@@ -128,7 +128,11 @@ std::vector<Triplet> read_coordinate_entries(LineReader& reader, const EntryForm
     // Whole lines only, unless the file ends: then the rest is its last line.
     std::size_t whole = size;
     if (!at_end || broken) {
-      const auto* last = static_cast<const char*>(memrchr(text.get(), '\n', size));
+      // The last line end (searched from the back: a line is short).
+      const char* last = nullptr;
+      for (std::size_t k = size; k > 0 && last == nullptr; --k) {
+        if (text[k - 1] == '\n') last = &text[k - 1];
+      }
       if (broken) {
         whole = last == nullptr ? 0 : static_cast<std::size_t>(last - text.get()) + 1;
       } else if (last == nullptr) {  // a line longer than the block: read more of it
