@@ -45,17 +45,17 @@ struct Scan {
   }
 };
 
-// Scans the rows [0, rows) in parts on host threads, each part into its own Scan (by
-// scan_rows(first, last, scan)); returns the parts in row order.
-template <typename ScanRows>
-std::vector<Scan> scan_in_parts(index_t rows, const ScanRows& scan_rows) {
+// The rows [0, rows) in parts on host threads: body(first, last, result) fills one
+// Result per part; returns them in row order.
+template <typename Result, typename Body>
+std::vector<Result> in_row_parts(index_t rows, const Body& body) {
   const auto n = static_cast<std::size_t>(rows);
   const std::size_t parts = std::max<std::size_t>(1, n / common::kRowsPerPart);
-  std::vector<Scan> found(parts);
+  std::vector<Result> found(parts);
   common::parallel_for(parts, 1, [&](std::size_t first, std::size_t last) {
     for (std::size_t part = first; part < last; ++part) {
-      scan_rows(static_cast<index_t>(n * part / parts),
-                static_cast<index_t>(n * (part + 1) / parts), found[part]);
+      body(static_cast<index_t>(n * part / parts), static_cast<index_t>(n * (part + 1) / parts),
+           found[part]);
     }
   });
   return found;
@@ -95,27 +95,27 @@ bool check_storage(const CsrMatrix<double>& a, Scan& scan) {
       break;
     }
   }
+  std::vector<Scan> parts =
+      in_row_parts<Scan>(pointers_ok, [&](index_t first, index_t last, Scan& part) {
+        for (index_t i = first; i < last; ++i) {
+          for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+            const index_t j = a.col_idx[k];
+            if (j < 0 || j >= a.cols) {
+              part.report(storage, i,
+                          "column index " + one_based(j) + " of row " + one_based(i) +
+                              " is outside [1, " + std::to_string(a.cols) + "]");
+              return;
+            }
+            if (k > a.row_ptr[i] && a.col_idx[k - 1] >= j) {
+              part.report(storage, i,
+                          "column indices of row " + one_based(i) + " are not sorted and unique");
+              return;
+            }
+          }
+        }
+      });
   Scan columns;
-  for (Scan& part : scan_in_parts(pointers_ok, [&](index_t first, index_t last, Scan&part) {
-         for (index_t i = first; i < last; ++i) {
-           for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-             const index_t j = a.col_idx[k];
-             if (j < 0 || j >= a.cols) {
-               part.report(storage, i,
-                           "column index " + one_based(j) + " of row " + one_based(i) +
-                               " is outside [1, " + std::to_string(a.cols) + "]");
-               return;
-             }
-             if (k > a.row_ptr[i] && a.col_idx[k - 1] >= j) {
-               part.report(storage, i,
-                           "column indices of row " + one_based(i) + " are not sorted and unique");
-               return;
-             }
-           }
-         }
-       })) {
-    merge_reports(columns, part);
-  }
+  for (Scan& part : parts) merge_reports(columns, part);
   if (!columns.message[storage].empty()) {
     scan.report(storage, columns.properties.first_bad_row, columns.message[storage]);
     return false;
@@ -143,7 +143,8 @@ Scan scan_matrix(const CsrMatrix<double>& a) {
   }
   const double tolerance = 1e-12 * max_abs;
 
-  std::vector<Scan> parts = scan_in_parts(a.rows, [&](index_t first, index_t last, Scan& part) {
+  std::vector<Scan> parts = in_row_parts<Scan>(a.rows, [&](index_t first, index_t last,
+                                                           Scan& part) {
     MatrixProperties& q = part.properties;
     q.structurally_symmetric = true;
     q.numerically_symmetric = true;
@@ -268,42 +269,39 @@ std::vector<index_t> mirror_entries(const CsrMatrix<double>& a) {
 void check_spd_candidate_values(const CsrMatrix<double>& a, const std::vector<index_t>& mirror) {
   // Two passes in row parts on host threads: the largest |a| (and whether every value is
   // finite), then each entry against its mirror and each diagonal against 0.
-  const auto n = static_cast<std::size_t>(a.rows);
-  const std::size_t parts = std::max<std::size_t>(1, n / common::kRowsPerPart);
-  const auto rows_of = [&](std::size_t part) {
-    return std::pair<index_t, index_t>(static_cast<index_t>(n * part / parts),
-                                       static_cast<index_t>(n * (part + 1) / parts));
+  struct Part {
+    double largest = 0.0;
+    bool good = true;
   };
-  std::vector<double> largest(parts, 0.0);
-  std::vector<char> good(parts, 1);
-  bool ok = mirror.size() == a.values.size() && a.row_ptr.size() == n + 1;
+  bool ok =
+      mirror.size() == a.values.size() && a.row_ptr.size() == static_cast<std::size_t>(a.rows) + 1;
   if (ok) {
-    common::parallel_for(parts, 1, [&](std::size_t first, std::size_t last) {
-      for (std::size_t part = first; part < last; ++part) {
-        const auto [begin, end] = rows_of(part);
-        for (index_t k = a.row_ptr[begin]; k < a.row_ptr[end]; ++k) {
-          const double v = a.values[k];
-          if (!std::isfinite(v)) good[part] = 0;
-          largest[part] = std::max(largest[part], std::abs(v));
-        }
-      }
-    });
-    const double tolerance = 1e-12 * *std::max_element(largest.begin(), largest.end());
-    common::parallel_for(parts, 1, [&](std::size_t first, std::size_t last) {
-      for (std::size_t part = first; part < last; ++part) {
-        const auto [begin, end] = rows_of(part);
-        for (index_t i = begin; good[part] != 0 && i < end; ++i) {
-          for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-            if (a.col_idx[k] == i ? !(a.values[k] > 0.0)
-                                  : std::abs(a.values[k] - a.values[mirror[k]]) > tolerance) {
-              good[part] = 0;
-              break;
-            }
+    const std::vector<Part> values =
+        in_row_parts<Part>(a.rows, [&](index_t begin, index_t end, Part& part) {
+          for (index_t k = a.row_ptr[begin]; k < a.row_ptr[end]; ++k) {
+            part.good = part.good && std::isfinite(a.values[k]);
+            part.largest = std::max(part.largest, std::abs(a.values[k]));
           }
-        }
-      }
-    });
-    ok = std::all_of(good.begin(), good.end(), [](char g) { return g != 0; });
+        });
+    double largest = 0.0;
+    for (const Part& part : values) {
+      ok = ok && part.good;
+      largest = std::max(largest, part.largest);
+    }
+    const double tolerance = 1e-12 * largest;
+    for (const Part& part : in_row_parts<Part>(a.rows, [&](index_t begin, index_t end, Part&part) {
+           for (index_t i = begin; ok && part.good && i < end; ++i) {
+             for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+               if (a.col_idx[k] == i ? !(a.values[k] > 0.0)
+                                     : std::abs(a.values[k] - a.values[mirror[k]]) > tolerance) {
+                 part.good = false;
+                 break;
+               }
+             }
+           }
+         })) {
+      ok = ok && part.good;
+    }
   }
   // The full check names the problem (and its row) exactly as at set-up.
   if (!ok) check_spd_candidate(a);

@@ -159,26 +159,12 @@ class MarketParser {
     return sizes;
   }
 
-  /// A 1-based index in [1, limit]; `what` is "row" or "column".
-  index_t parse_index(const char*& p, long long limit, const char* what) {
+  /// What `read` returns (a token parser of market_tokens.hpp on the current line); its
+  /// EntryError fails at the current line.
+  template <typename Read>
+  auto at_line(const Read& read) {
     try {
-      return io::parse_index(p, limit, what);
-    } catch (const EntryError& e) {
-      fail(e.what());
-    }
-  }
-
-  double parse_value(const char*& p, Field field) {
-    try {
-      return io::parse_value(p, field);
-    } catch (const EntryError& e) {
-      fail(e.what());
-    }
-  }
-
-  void expect_end_of_entry(const char* p) {
-    try {
-      io::expect_end_of_entry(p);
+      return read();
     } catch (const EntryError& e) {
       fail(e.what());
     }
@@ -314,8 +300,8 @@ std::vector<double> read_vector_market(const std::string& path) {
     for (long long k = 0; k < rows; ++k) {
       const char* p = parser.next_data_line();
       if (p == nullptr) parser.fail_too_few(rows, k);
-      x.push_back(parser.parse_value(p, banner.field));
-      parser.expect_end_of_entry(p);
+      x.push_back(parser.at_line([&] { return io::parse_value(p, banner.field); }));
+      parser.at_line([&] { io::expect_end_of_entry(p); });
     }
     parser.expect_end_of_file(rows);
     return x;
@@ -326,10 +312,10 @@ std::vector<double> read_vector_market(const std::string& path) {
   for (long long k = 0; k < entries; ++k) {
     const char* p = parser.next_data_line();
     if (p == nullptr) parser.fail_too_few(entries, k);
-    const index_t i = parser.parse_index(p, rows, "row") - 1;
-    parser.parse_index(p, 1, "column");
-    x[i] += parser.parse_value(p, banner.field);
-    parser.expect_end_of_entry(p);
+    const index_t i = parser.at_line([&] { return io::parse_index(p, rows, "row"); }) - 1;
+    parser.at_line([&] { return io::parse_index(p, 1, "column"); });
+    x[i] += parser.at_line([&] { return io::parse_value(p, banner.field); });
+    parser.at_line([&] { io::expect_end_of_entry(p); });
   }
   parser.expect_end_of_file(entries);
   return x;
