@@ -17,30 +17,58 @@ int blocks_for(long long n) {
   return static_cast<int>((n + kThreads - 1) / kThreads);
 }
 
-/// An unscaled entry v of L into the solves' copies, at dl of the lower one and du of the
-/// upper one (-1: not stored there).
-__device__ __forceinline__ void store_entry(const Ic0Output& out, index_t dl, index_t du,
-                                            double v) {
+/// The inverse diagonal of row k as the first row block's launch wrote it (emit_pivot):
+/// what an entry in column k < out.scaled_end is scaled by in the lower copy.
+__device__ __forceinline__ double written_inverse(const Ic0Output& out, index_t k) {
+  return out.lower != nullptr ? out.lower_inverse[k] : static_cast<double>(out.lower_inverse32[k]);
+}
+
+/// An unscaled entry v = l_ik of L into the solves' copies, at dl of the lower one and du
+/// of the upper one (-1: not stored there); in column k < out.scaled_end the lower copy
+/// takes v * dl_k, `inverse_k` being dl_k (Ic0Output; not read otherwise).
+__device__ __forceinline__ void store_entry(const Ic0Output& out, index_t dl, index_t du, double v,
+                                            index_t k, double inverse_k) {
+  const bool scaled = k < out.scaled_end;
   if (out.lower != nullptr) {
-    if (dl >= 0) out.lower[dl] = v;
+    if (dl >= 0) out.lower[dl] = scaled ? __dmul_rn(v, inverse_k) : v;
     if (du >= 0) out.upper[du] = v;
   } else {
-    if (dl >= 0) out.lower32[dl] = static_cast<float>(v);
-    if (du >= 0) out.upper32[du] = static_cast<float>(v);
+    const auto f = static_cast<float>(v);
+    if (dl >= 0) {
+      out.lower32[dl] =
+          scaled ? static_cast<float>(__dmul_rn(static_cast<double>(f),
+                                                static_cast<double>(static_cast<float>(inverse_k))))
+                 : f;
+    }
+    if (du >= 0) out.upper32[du] = f;
   }
 }
 
-/// Entry p of row i of L_s is final: its unscaled value into the solves' copies.
-__device__ __forceinline__ void emit_entry(const Ic0Output& out, index_t i, index_t p, double ls) {
+/// written_inverse where entry (i, k) is scaled by it, else 0; read before the entry is
+/// computed, so that the load overlaps that work (it cannot pass the store of the entry).
+__device__ __forceinline__ double scale_of_column(const Ic0Output& out, index_t k) {
+  return out.lower_dest != nullptr && k < out.scaled_end ? written_inverse(out, k) : 0.0;
+}
+
+/// Entry p (column k, inverse_k = scale_of_column(out, k)) of row i of L_s is final: its
+/// unscaled value into the solves' copies.
+__device__ __forceinline__ void emit_entry(const Ic0Output& out, index_t i, index_t p, index_t k,
+                                           double inverse_k, double ls) {
   if (out.lower_dest == nullptr) return;
-  store_entry(out, out.lower_dest[p], out.upper_dest[p], __dmul_rn(ls, out.row_scale[i]));
+  store_entry(out, out.lower_dest[p], out.upper_dest[p], __dmul_rn(ls, out.row_scale[i]), k,
+              inverse_k);
+}
+
+/// 1 / l_ii of L = S^{-1} L_s from l_s(ii) and row_scale[i].
+__device__ __forceinline__ double inverse_pivot(double ls, double scale) {
+  return 1.0 / __dmul_rn(ls, scale);
 }
 
 /// Row i's pivot l_s(ii) is final: 1 / l_ii into both inverse diagonals (`scale`:
 /// row_scale[i]).
 __device__ __forceinline__ void emit_pivot(const Ic0Output& out, index_t i, double ls,
                                            double scale) {
-  const double v = 1.0 / __dmul_rn(ls, scale);
+  const double v = inverse_pivot(ls, scale);
   if (out.lower_inverse != nullptr) {
     out.lower_inverse[i] = v;
     out.upper_inverse[i] = v;
@@ -134,12 +162,13 @@ __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__
   for (index_t p = first; p < diag; ++p) {
     const index_t k = col_idx[p];
     const index_t k_diag = row_ptr[k + 1] - 1;
+    const double inverse_k = scale_of_column(out, k);
     double sum = values[p];
     for_each_match(col_idx, first, p, row_ptr[k], k_diag, [&](index_t a, index_t b) {
       sum = __dsub_rn(sum, __dmul_rn(values[a], values[b]));
     });
     values[p] = sum / values[k_diag];
-    emit_entry(out, i, p, values[p]);
+    emit_entry(out, i, p, k, inverse_k, values[p]);
   }
   finish_row(out, i, first, diag, shift, values, failed_row);
 }
@@ -155,8 +184,9 @@ __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__
 /// back.
 __global__ void __launch_bounds__(kStagedThreads)
     ic0_rows_staged(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
-                    Ic0Matches matches, Ic0Staging staging, double* values, double shift,
-                    int* failed_row, Ic0Output out, Ic0Attempts ladder) {
+                    const index_t* __restrict__ col_idx, Ic0Matches matches, Ic0Staging staging,
+                    double* values, double shift, int* failed_row, Ic0Output out,
+                    Ic0Attempts ladder) {
   take_attempt(ladder, values, shift, failed_row);
   // The layout ic0_staged_bytes counts: 8-byte slots, then 4-byte ones.
   extern __shared__ double staged[];
@@ -259,7 +289,9 @@ __global__ void __launch_bounds__(kStagedThreads)
     values[e0 + t] = value[t];
     const int row = pivot_at[2 * t];
     if (emits && row >= 0) {
-      store_entry(out, lower_at[t], upper_at[t], __dmul_rn(value[t], scale[row]));
+      const index_t k = out.scaled_end > 0 ? col_idx[e0 + t] : 0;
+      store_entry(out, lower_at[t], upper_at[t], __dmul_rn(value[t], scale[row]), k,
+                  scale_of_column(out, k));
     }
   }
 }
@@ -288,7 +320,10 @@ __global__ void ic0_find_runs(index_t rows, const index_t* __restrict__ row_ptr,
 
 /// A finished factor L_s into the solves' storage, one thread per entry, with the values
 /// the factorization kernels emit as they go (emit_entry, and emit_pivot for a diagonal).
+/// (The inverse diagonal an entry in a column below out.scaled_end is scaled by is formed
+/// here from l_s(kk), as emit_pivot forms it in the same launch.)
 __global__ void ic0_emit_entries(index_t nnz, const index_t* __restrict__ row_ptr,
+                                 const index_t* __restrict__ col_idx,
                                  const index_t* __restrict__ entry_row,
                                  const double* __restrict__ values, Ic0Output out) {
   const long long p = static_cast<long long>(blockIdx.x) * kThreads + threadIdx.x;
@@ -297,9 +332,14 @@ __global__ void ic0_emit_entries(index_t nnz, const index_t* __restrict__ row_pt
   const auto entry = static_cast<index_t>(p);
   if (entry == row_ptr[i + 1] - 1) {
     emit_pivot(out, i, values[entry], out.row_scale[i]);
-  } else {
-    emit_entry(out, i, entry, values[entry]);
+    return;
   }
+  const index_t k = col_idx[entry], dl = out.lower_dest[entry];
+  const double inverse_k = dl >= 0 && k < out.scaled_end
+                               ? inverse_pivot(values[row_ptr[k + 1] - 1], out.row_scale[k])
+                               : 0.0;
+  store_entry(out, dl, out.upper_dest[entry], __dmul_rn(values[entry], out.row_scale[i]), k,
+              inverse_k);
 }
 
 /// Counts (own == nullptr; the pivot positions too, and count[nnz] set to 1 where any
@@ -358,6 +398,7 @@ __global__ void __launch_bounds__(kThreads)
   for (index_t p = first; p < diag; ++p) {
     const index_t k = col_idx[p];
     const index_t k_first = row_ptr[k], k_diag = row_ptr[k + 1] - 1;
+    const double inverse_k = lane == 0 ? scale_of_column(out, k) : 0.0;
     double sum = values[p];
     for (index_t a0 = first; a0 < p; a0 += 32) {
       const index_t a = a0 + lane;
@@ -386,7 +427,7 @@ __global__ void __launch_bounds__(kThreads)
     const double l = sum / values[k_diag];
     if (lane == 0) {
       values[p] = l;
-      emit_entry(out, i, p, l);
+      emit_entry(out, i, p, k, inverse_k, l);
     }
     __syncwarp();
   }
@@ -538,7 +579,8 @@ void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values,
       }
       const index_t warps = (end - begin + staging.rows_per_warp - 1) / staging.rows_per_warp;
       ic0_rows_staged<<<dim3(static_cast<unsigned>(warps), count), kStagedThreads, bytes, stream>>>(
-          begin, end, lower.row_ptr, *matches, staging, values, shift, failed_row, out, ladder);
+          begin, end, lower.row_ptr, lower.col_idx, *matches, staging, values, shift, failed_row,
+          out, ladder);
       break;
     }
     case Ic0Method::merge:
@@ -552,8 +594,8 @@ void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values,
 void ic0_emit(CsrView<double> lower, index_t nnz, const index_t* entry_row, const double* values,
               const Ic0Output& output, cudaStream_t stream) {
   if (nnz == 0 || output.lower_dest == nullptr) return;
-  ic0_emit_entries<<<blocks_for(nnz), kThreads, 0, stream>>>(nnz, lower.row_ptr, entry_row, values,
-                                                             output);
+  ic0_emit_entries<<<blocks_for(nnz), kThreads, 0, stream>>>(nnz, lower.row_ptr, lower.col_idx,
+                                                             entry_row, values, output);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

@@ -27,7 +27,10 @@ inline constexpr int kNoFailedRow = 0x7f7f7f7f;
 /// diagonal), and 1 / (l_s(ii) row_scale[i]) into both inverse diagonals; in double, or
 /// rounded to float where the *32 pointers are set instead (precision: mixed). A failed
 /// attempt leaves them partly written; the next one writes them all again. Without
-/// lower_dest nothing is written.
+/// lower_dest nothing is written. Entries l_ik in columns k < scaled_end go into the lower
+/// copy times the inverse diagonal of row k as written there, l_ik * dl_k (in float, of
+/// both rounded to float; kernels/cuda/sell.hpp, sell_colorset_solve, first_scaled):
+/// scaled_end is the end of the first row block, or 0.
 struct Ic0Output {
   const index_t* lower_dest = nullptr;
   const index_t* upper_dest = nullptr;
@@ -40,6 +43,7 @@ struct Ic0Output {
   float* upper32 = nullptr;
   float* lower_inverse32 = nullptr;
   float* upper_inverse32 = nullptr;
+  index_t scaled_end = 0;
 };
 
 /// The symbolic half of the factorization, the same for every set of values on one

@@ -111,15 +111,18 @@ __global__ void __launch_bounds__(kBlockThreads)
   if (threadIdx.x == 0) partials[blockIdx.x] = dot;
 }
 
-/// Rows [begin, end) of one independent block, its slices from first_slice on. b is
-/// read only by the thread that writes x[row]: in-place solves are safe. Launched after
-/// the previous kernel; with `prefetch` (every launch of a solve but its first) the first
-/// entries and the inverse diagonal are read before the wait (start_after_previous).
+/// Rows [begin, end) of one independent block, its slices from first_slice on. Columns
+/// below `scaled_end` (0: none) hold l_rc * dl_c (sell.hpp, first_scaled) and multiply b,
+/// the others x. b[row] is read only by the thread that writes x[row], and b below
+/// scaled_end only before that range is solved (solve() runs it last): in-place solves
+/// are safe. Launched after the previous kernel; with `prefetch` (every launch of a solve
+/// but its first) the first entries and the inverse diagonal are read before the wait
+/// (start_after_previous).
 template <typename V>
 __global__ void __launch_bounds__(kBlockThreads)
-    sell_colorset_rows(index_t begin, index_t end, index_t first_slice, bool prefetch,
-                       SellView<V> s, const V* __restrict__ inverse_diagonal, const double* b,
-                       double* x) {
+    sell_colorset_rows(index_t begin, index_t end, index_t first_slice, index_t scaled_end,
+                       bool prefetch, SellView<V> s, const V* __restrict__ inverse_diagonal,
+                       const double* b, double* x) {
   start_after_previous(prefetch);
   const index_t t = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
   const index_t row = begin + t;
@@ -127,9 +130,11 @@ __global__ void __launch_bounds__(kBlockThreads)
     wait_for_previous();
     return;
   }
+  const index_t slice = first_slice + t / kSellSlice;
   const double scale = static_cast<double>(inverse_diagonal[row]);
-  const double sum =
-      sell_row_sum(s, first_slice + t / kSellSlice, t % kSellSlice, x, wait_for_previous);
+  const double sum = sell_sum(
+      s.col_idx, s.values, s.slice_ptr[slice] + t % kSellSlice, s.slice_ptr[slice + 1],
+      [=](index_t c) { return c < scaled_end ? b[c] : x[c]; }, wait_for_previous);
   x[row] = (b[row] - sum) * scale;
 }
 
@@ -140,7 +145,8 @@ __device__ __forceinline__ void write_block_partial(double value, double* __rest
 }
 
 /// Forward half of (L L^T)^{-1}: rows of one range of L after the first. y on the first
-/// range [0, first_end) is b * dl, formed here; rows from z_begin on (no entry of L^T)
+/// range [0, first_end) is b * dl, never formed: L's entries in those columns hold
+/// l_rc * dl_c (sell.hpp, first_scaled) and multiply b; rows from z_begin on (no entry of L^T)
 /// also write z = y * du, and the last range writes only z. With Dot, partials[block] =
 /// the block's part of |y|^2 (sell.hpp, sell_llt_forward).
 /// Launched after the previous kernel (launch_after_previous): with `prefetch` the factor
@@ -167,8 +173,7 @@ __global__ void __launch_bounds__(kBlockThreads, kSolveMinBlocks)
     // The first range's own step, (b - 0) * dl, rounds as b * dl does.
     const double sum = sell_sum(
         l.col_idx, l.values, l.slice_ptr[slice] + t % kSellSlice, l.slice_ptr[slice + 1],
-        [=](index_t c) { return c < first_end ? b[c] * static_cast<double>(dl[c]) : y[c]; },
-        wait_for_previous);
+        [=](index_t c) { return c < first_end ? b[c] : y[c]; }, wait_for_previous);
     v = (b[row] - sum) * scale;
     if (writes_z) z[row] = v * scale_z;
     if (!last) y[row] = v;
@@ -212,18 +217,22 @@ int blocks_for(index_t n) {
   return static_cast<int>((static_cast<long long>(n) + kBlockThreads - 1) / kBlockThreads);
 }
 
+/// Lower: ranges first to last; first_scaled (the first range's dl in L's entries): ranges 1 to
+/// last, then the first, whose b the others read. Upper: last to first.
 template <typename V>
 void solve(SellView<V> strict, const V* inverse_diagonal, const std::vector<index_t>& range_ptr,
-           const std::vector<index_t>& range_slice, bool lower, const double* b, double* x,
-           cudaStream_t stream) {
+           const std::vector<index_t>& range_slice, bool lower, bool first_scaled, const double* b,
+           double* x, cudaStream_t stream) {
   const std::size_t ranges = range_ptr.size() - 1;
+  const index_t scaled_end = first_scaled && lower && ranges > 1 ? range_ptr[1] : 0;
   bool prefetch = false;  // only behind a launch of this loop
   for (std::size_t i = 0; i < ranges; ++i) {
-    const std::size_t r = lower ? i : ranges - 1 - i;
+    const std::size_t r = !lower ? ranges - 1 - i : (scaled_end > 0 ? (i + 1) % ranges : i);
     const index_t begin = range_ptr[r], end = range_ptr[r + 1];
     if (end <= begin) continue;
     launch_after_previous(sell_colorset_rows<V>, blocks_for(end - begin), kBlockThreads, stream,
-                          begin, end, range_slice[r], prefetch, strict, inverse_diagonal, b, x);
+                          begin, end, range_slice[r], scaled_end, prefetch, strict,
+                          inverse_diagonal, b, x);
     prefetch = true;
   }
 }
@@ -339,16 +348,16 @@ int sell_spmv_dot(index_t rows, SellView<double> a, const double* x, double* y, 
 
 void sell_colorset_solve(SellView<double> strict, const double* inverse_diagonal,
                          const std::vector<index_t>& range_ptr,
-                         const std::vector<index_t>& range_slice, bool lower, const double* b,
-                         double* x, cudaStream_t stream) {
-  solve(strict, inverse_diagonal, range_ptr, range_slice, lower, b, x, stream);
+                         const std::vector<index_t>& range_slice, bool lower, bool first_scaled,
+                         const double* b, double* x, cudaStream_t stream) {
+  solve(strict, inverse_diagonal, range_ptr, range_slice, lower, first_scaled, b, x, stream);
 }
 
 void sell_colorset_solve(SellView<float> strict, const float* inverse_diagonal,
                          const std::vector<index_t>& range_ptr,
-                         const std::vector<index_t>& range_slice, bool lower, const double* b,
-                         double* x, cudaStream_t stream) {
-  solve(strict, inverse_diagonal, range_ptr, range_slice, lower, b, x, stream);
+                         const std::vector<index_t>& range_slice, bool lower, bool first_scaled,
+                         const double* b, double* x, cudaStream_t stream) {
+  solve(strict, inverse_diagonal, range_ptr, range_slice, lower, first_scaled, b, x, stream);
 }
 
 }  // namespace prism::kernels::cuda

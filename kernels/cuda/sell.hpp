@@ -33,25 +33,34 @@ int sell_spmv_dot(index_t rows, SellView<double> a, const double* x, double* y, 
 /// ranges first to last, upper: last to first. x may alias b. Sums in double. Every
 /// launch is a dependent launch (kernels/cuda/dependent_launch.cuh); all but the first
 /// read their first factor entries before they wait for the one ahead.
+/// `first_scaled` (lower only): S holds its entries in the first range's columns
+/// c < range_ptr[1] times the inverse diagonal there, l_rc * dl_c (rounded to V; in float,
+/// of l_rc and dl_c rounded to float). The first range has no strict entries, so
+/// x_c = b_c * dl_c there, and a step multiplies b_c alone: one gather instead of two for
+/// those columns (G3_circuit on an H100, same run: the forward half 47.4 -> 40.8 us;
+/// README, "Color-set IC(0) on the GPU"). The first range then runs last, when nothing
+/// reads its b any more.
+/// The device IC(0) factorization writes L so (Ic0Output::scaled_end).
 void sell_colorset_solve(SellView<double> strict, const double* inverse_diagonal,
                          const std::vector<index_t>& range_ptr,
-                         const std::vector<index_t>& range_slice, bool lower, const double* b,
-                         double* x, cudaStream_t stream);
+                         const std::vector<index_t>& range_slice, bool lower, bool first_scaled,
+                         const double* b, double* x, cudaStream_t stream);
 void sell_colorset_solve(SellView<float> strict, const float* inverse_diagonal,
                          const std::vector<index_t>& range_ptr,
-                         const std::vector<index_t>& range_slice, bool lower, const double* b,
-                         double* x, cudaStream_t stream);
+                         const std::vector<index_t>& range_slice, bool lower, bool first_scaled,
+                         const double* b, double* x, cudaStream_t stream);
 
 /// The two halves of z = (L L^T)^{-1} b with both triangles color-set solves in SELL:
 /// `lower` = strict L over its ranges (first range [0, f) has no strict entries, last
 /// range [a, n) no upper ones), `upper` = strict L^T over its own ranges, each with its
 /// inverse diagonal (equal values, one copy per triangle). Equal bit for bit to
-/// sell_colorset_solve lower (b -> y) then upper (y -> z), with passes folded away: y on
-/// the first range is b * dl, formed where it is read and never stored, and every row from
-/// e = max(f, min(a, start of upper's last range)) on has no entry of L^T (upper's last
-/// range depends on nothing), so its forward step writes z = y * du at once. So y holds
-/// L^{-1} b only on rows [f, a); the forward half runs lower ranges 1 .. last (or the one
-/// range), the backward half the rows of upper ranges before e. y and z must not alias b.
+/// sell_colorset_solve lower (b -> y, `first_scaled`) then upper (y -> z), with passes
+/// folded away: `lower` must be first_scaled, so y on the first range, b * dl, is never
+/// formed (its columns multiply b), and every row from e = max(f, min(a, start of upper's
+/// last range)) on has no entry of L^T (upper's last range depends on nothing), so its
+/// forward step writes z = y * du at once. So y holds L^{-1} b only on rows [f, a); the
+/// forward half runs lower ranges 1 .. last (or the one range), the backward half the rows
+/// of upper ranges before e. y and z must not alias b.
 template <typename V>
 struct SellTriangle {
   SellView<V> strict;

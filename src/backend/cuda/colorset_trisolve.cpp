@@ -64,6 +64,7 @@ DeviceColorset::DeviceColorset(const SplitTriangle& split,
 }
 
 void DeviceColorset::upload(const SplitTriangle& split, cudaStream_t stream) {
+  if (first_scaled_) throw Error("color-set triangle: a scaled first range takes no host values");
   const std::vector<double>& strict = split.strict().values;
   auto fill = [&](auto& values, auto& inverse, auto zero) {
     using T = decltype(zero);
@@ -99,6 +100,7 @@ kernels::cuda::Ic0Output DeviceColorset::pair_output(DeviceColorset& lower, Devi
   out.lower_dest = lower_dest;
   out.upper_dest = upper_dest;
   out.row_scale = row_scale;
+  out.scaled_end = lower.first_scaled_ && lower.range_ptr_.size() > 2 ? lower.range_ptr_[1] : 0;
   if (lower.precision_ == Precision::mixed) {
     out.lower32 = lower.values32_.data();
     out.upper32 = upper.values32_.data();
@@ -118,8 +120,8 @@ void DeviceColorset::solve_with(const V* values, const V* inverse, const double*
                                 cudaStream_t stream) const {
   if (sell_) {
     const kernels::cuda::SellView<V> view{slice_ptr_.data(), col_idx_.data(), values};
-    kernels::cuda::sell_colorset_solve(view, inverse, range_ptr_, range_slice_, lower_, b, x,
-                                       stream);
+    kernels::cuda::sell_colorset_solve(view, inverse, range_ptr_, range_slice_, lower_,
+                                       first_scaled_, b, x, stream);
   } else {
     const kernels::CsrView<V> view{rows_, rows_, row_ptr_.data(), col_idx_.data(), values};
     kernels::cuda::colorset_solve(view, inverse, plan_, lower_, b, x, stream);
@@ -137,6 +139,9 @@ void DeviceColorset::solve(const double* b, double* x, cudaStream_t stream) cons
 int DeviceColorset::forward_pair(const DeviceColorset& lower, const DeviceColorset& upper,
                                  const double* b, double* y, double* z, double* partials,
                                  cudaStream_t stream) {
+  if (!lower.first_scaled_) {
+    throw Error("color-set pair: the lower triangle's first range is not scaled");
+  }
   if (lower.precision_ == Precision::mixed) {
     return kernels::cuda::sell_llt_forward(
         lower.sell_triangle(lower.values32_.data(), lower.inverse32_.data()),

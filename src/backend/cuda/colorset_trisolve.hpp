@@ -44,8 +44,14 @@ class DeviceColorset {
                                               const double* row_scale);
   /// Solves (D + S) x = b. x may alias b.
   void solve(const double* b, double* x, cudaStream_t stream) const;
+  /// For a lower triangle in SELL written by a device factorization (pair_output): its
+  /// entries in the first range's columns hold l_rc * dl_c (kernels/cuda/sell.hpp,
+  /// sell_colorset_solve, first_scaled), as forward_pair requires and solve() takes into
+  /// account; upload() then refuses host values. A CSR or upper triangle is left as it is.
+  void scale_first_range() { first_scaled_ = sell_ && lower_; }
 
-  /// Both triangles of a pair in SELL: forward_pair / backward_pair apply.
+  /// Both triangles of a pair in SELL: forward_pair / backward_pair apply (the lower one
+  /// with scale_first_range).
   static bool pair_fuses(const DeviceColorset& lower, const DeviceColorset& upper) {
     return lower.sell_ && upper.sell_;
   }
@@ -83,6 +89,7 @@ class DeviceColorset {
 
   bool lower_ = true;
   bool sell_ = false;
+  bool first_scaled_ = false;  // scale_first_range
   Precision precision_ = Precision::fp64;
   index_t rows_ = 0;
   // CSR: row_ptr_, col_idx_, plan_. SELL: slice_ptr_, col_idx_, range_ptr_, range_slice_.

@@ -55,6 +55,9 @@ class CudaIc0Factor final : public Ic0Factor {
     for (std::size_t k = 0; k < from_l.size(); ++k) from_l[k] = upper_source[su.strict_source()[k]];
     lower_ = DeviceColorset(sl, sl.strict_source(), spec.precision, spec.layout, stream);
     upper_ = DeviceColorset(su, from_l, spec.precision, spec.layout, stream);
+    // With SELL the forward steps read b, not b * dl, on the first color (its inverse
+    // diagonal goes into L's entries as the factorization writes them).
+    lower_.scale_first_range();
     if (forms_dot()) {
       dot_partials_ = DeviceBuffer<double>(
           static_cast<std::size_t>(DeviceColorset::pair_dot_capacity(lower_, upper_)));
