@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <future>
 #include <limits>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <utility>
 
 namespace prism::io {
@@ -103,6 +105,40 @@ std::vector<Part> cut(char* text, std::size_t size, std::size_t parts) {
   return result;
 }
 
+// A text buffer of `capacity` bytes and one more, for the NUL parse_part may write at the
+// end. Not zeroed: pages the file does not fill are never touched.
+struct Block {
+  std::unique_ptr<char[]> text;
+  std::size_t capacity = 0;
+
+  explicit Block(std::size_t bytes) : text(new char[bytes + 1]), capacity(bytes) {}
+  // At least `bytes` of room, text[0, keep) kept.
+  void reserve(std::size_t bytes, std::size_t keep) {
+    if (bytes <= capacity) return;
+    std::unique_ptr<char[]> larger(new char[bytes + 1]);
+    std::memcpy(larger.get(), text.get(), keep);
+    text = std::move(larger);
+    capacity = bytes;
+  }
+};
+
+// Starts reader.read(data, size) on a thread of its own, or runs it now where none may
+// or can start: the future holds the count either way.
+std::future<std::size_t> read_ahead(LineReader& reader, char* data, std::size_t size,
+                                    bool own_thread) {
+  const auto read = [&reader, data, size] { return reader.read(data, size); };
+  if (own_thread) {
+    try {
+      return std::async(std::launch::async, read);
+    } catch (const std::system_error&) {
+      // no thread: read in turn below
+    }
+  }
+  std::promise<std::size_t> done;
+  done.set_value(read());
+  return done.get_future();
+}
+
 }  // namespace
 
 std::vector<Triplet> read_coordinate_entries(LineReader& reader, const EntryFormat& format) {
@@ -112,19 +148,20 @@ std::vector<Triplet> read_coordinate_entries(LineReader& reader, const EntryForm
       std::min(format.symmetric ? 2 * format.declared : format.declared, kMaxReservedTriplets)));
 
   const auto threads = static_cast<std::size_t>(common::host_threads());
-  // Not zeroed: pages the file does not fill are never touched.
-  std::size_t capacity = threads * kBlockBytesPerThread;
-  std::unique_ptr<char[]> text(new char[capacity + 1]);
-  long line = reader.line();  // lines before text[0]
+  // Two blocks: the host threads parse one while the next is read into the other (for a
+  // .gz file, inflated: zlib's inflate runs on one thread), unless there is one thread.
+  Block current(threads * kBlockBytesPerThread), next(threads * kBlockBytesPerThread);
+  long line = reader.line();  // lines before current.text[0]
   long long found = 0;
-  std::size_t kept = 0;  // text[0, kept): the start of a line carried over
-  for (bool at_end = false; !at_end;) {
-    const std::size_t room = capacity - kept;
-    const std::size_t got = reader.read(text.get() + kept, room);
-    at_end = got < room;
+  std::size_t kept = 0;  // current.text[0, kept): the start of a line carried over
+  std::size_t got = reader.read(current.text.get(), current.capacity);
+  for (;;) {
+    const std::size_t room = current.capacity - kept;
+    const bool at_end = got < room;
     // A broken stream ends with a part of a line: only the whole lines before it count.
     const bool broken = at_end && reader.broken();
     const std::size_t size = kept + got;
+    char* const text = current.text.get();
     // Whole lines only, unless the file ends: then the rest is its last line.
     std::size_t whole = size;
     if (!at_end || broken) {
@@ -134,21 +171,27 @@ std::vector<Triplet> read_coordinate_entries(LineReader& reader, const EntryForm
         if (text[k - 1] == '\n') last = &text[k - 1];
       }
       if (broken) {
-        whole = last == nullptr ? 0 : static_cast<std::size_t>(last - text.get()) + 1;
+        whole = last == nullptr ? 0 : static_cast<std::size_t>(last - text) + 1;
       } else if (last == nullptr) {  // a line longer than the block: read more of it
-        std::unique_ptr<char[]> larger(new char[2 * capacity + 1]);
-        std::memcpy(larger.get(), text.get(), size);
-        text = std::move(larger);
-        capacity *= 2;
+        current.reserve(2 * current.capacity, size);
         kept = size;
+        got = reader.read(current.text.get() + kept, current.capacity - kept);
         continue;
       } else {
-        whole = static_cast<std::size_t>(last - text.get()) + 1;
+        whole = static_cast<std::size_t>(last - text) + 1;
       }
+    }
+    // The rest of the last line starts the next block, which is read meanwhile.
+    const std::size_t rest = size - whole;
+    std::future<std::size_t> ahead;
+    if (!at_end) {
+      next.reserve(current.capacity, 0);
+      std::memcpy(next.text.get(), text + whole, rest);
+      ahead = read_ahead(reader, next.text.get() + rest, next.capacity - rest, threads > 1);
     }
 
     std::vector<Part> parts =
-        cut(text.get(), whole, std::clamp<std::size_t>(whole / kPartBytes, 1, threads));
+        cut(text, whole, std::clamp<std::size_t>(whole / kPartBytes, 1, threads));
     common::parallel_for(parts.size(), 1, [&](std::size_t begin, std::size_t end) {
       for (std::size_t k = begin; k < end; ++k) {
         parse_part(parts[k], format, k == 0 ? format.declared - found : kUnlimited);
@@ -157,7 +200,8 @@ std::vector<Triplet> read_coordinate_entries(LineReader& reader, const EntryForm
     for (Part& part : parts) {
       if (part.failed || found + part.entries > format.declared) {
         // The first bad line of the file lies in this part: parsed again with the exact
-        // count left, the part stops where a line-by-line reading stops.
+        // count left, the part stops where a line-by-line reading stops. (A read ahead
+        // finishes first: its future waits in its destructor.)
         Part exact;
         exact.begin = part.begin;
         exact.end = part.end;
@@ -169,9 +213,13 @@ std::vector<Triplet> read_coordinate_entries(LineReader& reader, const EntryForm
       found += part.entries;
       line += part.lines;
     }
-    kept = size - whole;
-    std::memmove(text.get(), text.get() + whole, kept);
-    if (at_end) reader.fail_if_broken(line + 1);
+    if (at_end) {
+      reader.fail_if_broken(line + 1);
+      break;
+    }
+    got = ahead.get();
+    kept = rest;
+    std::swap(current, next);
   }
   if (found < format.declared) {
     throw InputError(path, line + 1,

@@ -23,7 +23,9 @@ struct EntryFormat {
 /// Reads everything after the size line (`reader`'s last line) and returns the entries
 /// as triplets in file order, the mirror of a symmetric file's off-diagonal entry right
 /// after it. The text is read in large blocks, each cut at line ends into parts parsed
-/// on common::host_threads() threads; the first bad line in file order is reported
+/// on common::host_threads() threads while the next block is read (for a .gz file,
+/// inflated) on one more thread (none with one host thread); the first bad line in file
+/// order is reported
 /// (InputError at its line) exactly as a line-by-line reading reports it: a bad index or
 /// value, a NUL byte, a data line past the declared count, too few entries (at the line
 /// after the last).

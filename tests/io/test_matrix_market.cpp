@@ -6,6 +6,7 @@
 #include "io/atomic_file.hpp"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <cctype>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -496,6 +498,39 @@ TEST_F(MatrixMarketFiles, BigFilesReadAlikeOnAnyNumberOfThreads) {
   }
 }
 
+// The big file gzipped: read alike on 1, 2 and 4 threads (with more than one, the next
+// block is inflated while the threads parse one: 8 MiB blocks on 2 threads, so two of
+// them here), and cut short, it fails at the same line every time.
+TEST_F(MatrixMarketFiles, BigGzipFilesReadAlikeAndFailAlikeOnAnyNumberOfThreads) {
+  const BigFile f = big_file(true);
+  const std::string gz = path("big.mtx.gz");
+  {
+    gzFile out = gzopen(gz.c_str(), "wb");
+    ASSERT_NE(out, nullptr);
+    ASSERT_EQ(gzwrite(out, f.text.data(), static_cast<unsigned>(f.text.size())),
+              static_cast<int>(f.text.size()));
+    ASSERT_EQ(gzclose(out), Z_OK);
+  }
+  std::string compressed;
+  {
+    std::ifstream in(gz, std::ios::binary);
+    compressed.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ofstream(path("cut.mtx.gz"), std::ios::binary)
+      << compressed.substr(0, compressed.size() * 9 / 10);
+  long first_line = 0;
+  for (const int threads : {1, 2, 4}) {
+    SCOPED_TRACE(threads);
+    const test::ScopedHostThreads scoped(threads);
+    expect_same(read_matrix_market(gz), f.matrix);
+    const auto [line, message] = input_error([&] { read_matrix_market(path("cut.mtx.gz")); });
+    EXPECT_NE(message.find("corrupt compressed data"), std::string::npos) << message;
+    EXPECT_GT(line, f.entry_line[300000]);  // past the first 8 MiB block
+    if (first_line == 0) first_line = line;
+    EXPECT_EQ(line, first_line);
+  }
+}
+
 // The first bad line of the file is reported, at its line, whatever part of which block
 // of the text it falls in.
 TEST_F(MatrixMarketFiles, BigFilesReportTheFirstBadLine) {
@@ -526,7 +561,7 @@ TEST_F(MatrixMarketFiles, BigFilesReportTheFirstBadLine) {
       {"too few", big_file(false, 3).text, last + 2, "too few entries"}};
   for (const Case& c : cases) {
     std::ofstream(path("bad.mtx"), std::ios::binary) << c.text;
-    for (const int threads : {1, 4}) {
+    for (const int threads : {1, 2, 4}) {
       SCOPED_TRACE(c.name + ", threads " + std::to_string(threads));
       const test::ScopedHostThreads scoped(threads);
       const auto [line, message] = input_error([&] { read_matrix_market(path("bad.mtx")); });
