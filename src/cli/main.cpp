@@ -2,6 +2,7 @@
 // The CLI owns logging (spdlog) and exit codes: 0 converged, 2 not converged, 1 error.
 
 #include "cli/commands.hpp"
+#include "cli/memory_reuse.hpp"
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -33,6 +34,7 @@ std::string one_line(std::string s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  prism::cli::reuse_freed_memory();
   // Results and progress go to stdout; the one-line error goes to stderr.
   auto logger = spdlog::stdout_logger_mt("prism");
   logger->set_pattern("%v");
