@@ -50,13 +50,12 @@ __device__ __forceinline__ double scale_of_column(const Ic0Output& out, index_t 
   return out.lower_dest != nullptr && k < out.scaled_end ? written_inverse(out, k) : 0.0;
 }
 
-/// Entry p (column k, inverse_k = scale_of_column(out, k)) of row i of L_s is final: its
-/// unscaled value into the solves' copies.
-__device__ __forceinline__ void emit_entry(const Ic0Output& out, index_t i, index_t p, index_t k,
-                                           double inverse_k, double ls) {
+/// Entry p (column k, inverse_k = scale_of_column(out, k)) of a row of L_s whose
+/// row_scale is `scale` is final: its unscaled value into the solves' copies.
+__device__ __forceinline__ void emit_entry(const Ic0Output& out, index_t p, index_t k,
+                                           double inverse_k, double ls, double scale) {
   if (out.lower_dest == nullptr) return;
-  store_entry(out, out.lower_dest[p], out.upper_dest[p], __dmul_rn(ls, out.row_scale[i]), k,
-              inverse_k);
+  store_entry(out, out.lower_dest[p], out.upper_dest[p], __dmul_rn(ls, scale), k, inverse_k);
 }
 
 /// 1 / l_ii of L = S^{-1} L_s from l_s(ii) and row_scale[i].
@@ -118,13 +117,76 @@ __device__ __forceinline__ bool failed_earlier(const int* failed_row, index_t be
 }
 
 /// Row i's entries left of the diagonal are final: its pivot l_ii = sqrt(a_ii + shift -
-/// sum_{j<i} l_ij^2), the squares subtracted in order.
+/// sum_{j<i} l_ij^2), the squares subtracted in order (`scale`: where row_scale[i] is).
 __device__ __forceinline__ void finish_row(const Ic0Output& out, index_t i, index_t first,
                                            index_t diag, double shift, double* values,
-                                           int* failed_row) {
+                                           int* failed_row, const double* scale) {
   double pivot = values[diag] + shift;
   for (index_t p = first; p < diag; ++p) pivot = __dsub_rn(pivot, __dmul_rn(values[p], values[p]));
-  finish_pivot(out, i, diag, pivot, values, failed_row);
+  finish_pivot(out, i, diag, pivot, values, failed_row, scale);
+}
+
+/// Ic0Source: row i's scale from a_ii, sqrt(a_ii) into `scale` and row_scale[i] and
+/// 1 / sqrt(a_ii) into `inverse` and inverse_scale[i] (as ic0_row_scale); or false where
+/// a_ii is not positive or not finite (its index min-reduced into *bad_diagonal and
+/// *failed_row). `stores`: whether this thread writes (one lane of a warp that takes the
+/// row).
+__device__ __forceinline__ bool scale_row(const Ic0Source& source, index_t i, index_t diag,
+                                          int* failed_row, bool stores, double& scale,
+                                          double& inverse) {
+  const double d = source.a[source.source[diag]];
+  if (!(d > 0.0) || !isfinite(d)) {
+    if (stores) {
+      atomicMin(source.bad_diagonal, static_cast<int>(i));
+      atomicMin(failed_row, static_cast<int>(i));
+    }
+    return false;
+  }
+  scale = sqrt(d);
+  inverse = 1.0 / scale;
+  if (stores) {
+    source.row_scale[i] = scale;
+    source.inverse_scale[i] = inverse;
+  }
+  return true;
+}
+
+/// Ic0Source: entry p of row i, in column k, into values[p], scaled as ic0_scale_entries
+/// scales it (s_i = inverse_i; s_k from inverse_scale, which an earlier launch wrote for
+/// k < i).
+__device__ __forceinline__ void scale_entry(const Ic0Source& source, double* values, index_t p,
+                                            index_t k, index_t i, double inverse_i) {
+  const double inverse_k = k == i ? inverse_i : source.inverse_scale[k];
+  values[p] = __dmul_rn(__dmul_rn(source.a[source.source[p]], inverse_i), inverse_k);
+}
+
+/// Ic0Source, for the rows of a warp (the lanes in `lanes`, a prefix of the warp, lane r
+/// holding row i0 + r: its `first` and `diag` entries and s_i = `inverse_i`): their
+/// entries into values, as many consecutive ones at a time as there are lanes, so that
+/// the loads are coalesced as in ic0_scale_entries (a row walking its own entries would
+/// touch a sector per row at each step), each entry finding its lane by a binary search
+/// over the lanes' `first`. The entries are visible to every lane of `lanes` on return.
+__device__ __forceinline__ void scale_warp_rows(const Ic0Source& source,
+                                                const index_t* __restrict__ col_idx, double* values,
+                                                unsigned lanes, index_t i, index_t first,
+                                                index_t diag, double inverse_i) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const int rows = __popc(lanes);
+  const index_t i0 = __shfl_sync(lanes, i, 0);
+  const index_t e0 = __shfl_sync(lanes, first, 0);
+  const index_t e1 = __shfl_sync(lanes, diag, rows - 1) + 1;
+  for (index_t base = e0; base < e1; base += rows) {
+    const index_t p = base + lane;
+    int r = 0;  // the last lane whose row starts at or before p
+    for (int step = 16; step > 0; step /= 2) {
+      const int c = r + step;
+      const index_t start = __shfl_sync(lanes, first, c < rows ? c : rows - 1);
+      if (c < rows && start <= p) r = c;
+    }
+    const double inverse_r = __shfl_sync(lanes, inverse_i, r);
+    if (p < e1) scale_entry(source, values, p, col_idx[p], i0 + r, inverse_r);
+  }
+  __syncwarp(lanes);
 }
 
 /// The merge of entry p of row i (entries from `first`) with row k (entries from b up to
@@ -150,12 +212,25 @@ __device__ __forceinline__ void for_each_match(const index_t* __restrict__ col_i
 
 __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
                          const index_t* __restrict__ col_idx, double* values, double shift,
-                         int* failed_row, Ic0Output out, Ic0Attempts ladder) {
+                         int* failed_row, Ic0Output out, Ic0Attempts ladder, Ic0Source source) {
   take_attempt(ladder, values, shift, failed_row);
   const index_t i = begin + static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  const unsigned lanes = __ballot_sync(0xffffffffu, i < end);  // blocks are whole warps
   if (i >= end) return;
   const index_t first = row_ptr[i], diag = row_ptr[i + 1] - 1;
-  if (failed_earlier(failed_row, begin)) return;
+  const bool scales = source.a != nullptr;
+  double scale = 0.0, inverse_i = 0.0;
+  bool good_diagonal = true;
+  if (scales) {
+    good_diagonal = scale_row(source, i, diag, failed_row, true, scale, inverse_i);
+  } else if (out.lower_dest != nullptr) {
+    scale = out.row_scale[i];
+  }
+  if (failed_earlier(failed_row, begin)) return;  // the whole warp
+  if (scales) {
+    scale_warp_rows(source, col_idx, values, lanes, i, first, diag, inverse_i);
+    if (!good_diagonal) return;
+  }
   // l_ik = (a_ik - sum_{j<k} l_ij l_kj) / l_kk over the common pattern of rows i and k,
   // in the reference kernel's order and without fused multiply-adds (__dmul_rn,
   // __dsub_rn), so the device factor is the reference factor bit for bit.
@@ -168,9 +243,9 @@ __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__
       sum = __dsub_rn(sum, __dmul_rn(values[a], values[b]));
     });
     values[p] = sum / values[k_diag];
-    emit_entry(out, i, p, k, inverse_k, values[p]);
+    emit_entry(out, p, k, inverse_k, values[p], scale);
   }
-  finish_row(out, i, first, diag, shift, values, failed_row);
+  finish_row(out, i, first, diag, shift, values, failed_row, &scale);
 }
 
 /// Ic0Method::staged: one warp (the whole block) takes `rows_per_warp` consecutive rows.
@@ -386,7 +461,7 @@ __global__ void ic0_find_matches(index_t nnz, const index_t* __restrict__ row_pt
 __global__ void __launch_bounds__(kThreads)
     ic0_rows_warp(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
                   const index_t* __restrict__ col_idx, double* values, double shift,
-                  int* failed_row, Ic0Output out, Ic0Attempts ladder) {
+                  int* failed_row, Ic0Output out, Ic0Attempts ladder, Ic0Source source) {
   take_attempt(ladder, values, shift, failed_row);
   constexpr unsigned kAll = 0xffffffffu;
   const int lane = static_cast<int>(threadIdx.x % 32);
@@ -394,7 +469,22 @@ __global__ void __launch_bounds__(kThreads)
                                 (static_cast<long long>(blockIdx.x) * kThreads + threadIdx.x) / 32);
   if (i >= end) return;  // the whole warp
   const index_t first = row_ptr[i], diag = row_ptr[i + 1] - 1;
+  const bool scales = source.a != nullptr;
+  double scale = 0.0, inverse_i = 0.0;
+  bool good_diagonal = true;
+  if (scales) {  // every lane reads a_ii, lane 0 stores
+    good_diagonal = scale_row(source, i, diag, failed_row, lane == 0, scale, inverse_i);
+  } else if (out.lower_dest != nullptr) {
+    scale = out.row_scale[i];
+  }
   if (failed_earlier(failed_row, begin)) return;  // the whole warp
+  if (scales) {                                   // the row's entries, 32 at a time
+    for (index_t p = first + lane; p <= diag; p += 32) {
+      scale_entry(source, values, p, col_idx[p], i, inverse_i);
+    }
+    __syncwarp();
+    if (!good_diagonal) return;  // the whole warp
+  }
   for (index_t p = first; p < diag; ++p) {
     const index_t k = col_idx[p];
     const index_t k_first = row_ptr[k], k_diag = row_ptr[k + 1] - 1;
@@ -427,7 +517,7 @@ __global__ void __launch_bounds__(kThreads)
     const double l = sum / values[k_diag];
     if (lane == 0) {
       values[p] = l;
-      emit_entry(out, i, p, k, inverse_k, l);
+      emit_entry(out, p, k, inverse_k, l, scale);
     }
     __syncwarp();
   }
@@ -441,7 +531,7 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   if (lane != 0) return;
-  finish_pivot(out, i, diag, pivot, values, failed_row);
+  finish_pivot(out, i, diag, pivot, values, failed_row, &scale);
 }
 
 __global__ void ic0_row_scale(index_t rows, const index_t* __restrict__ diagonal_source,
@@ -556,19 +646,24 @@ Ic0Staging ic0_staging(const index_t* row_ptr, const index_t* match_ptr, index_t
 
 void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values, double shift,
                      int* failed_row, cudaStream_t stream, const Ic0Matches* matches,
-                     const Ic0Output* output, const Ic0Attempts* attempts) {
+                     const Ic0Output* output, const Ic0Attempts* attempts,
+                     const Ic0Source* source) {
   const index_t begin = rows.begin, end = rows.end;
   if (end <= begin) return;
   const Ic0Output out = output != nullptr ? *output : Ic0Output{};
   const Ic0Attempts ladder = attempts != nullptr ? *attempts : Ic0Attempts{};
+  const Ic0Source from = source != nullptr ? *source : Ic0Source{};
   if (ladder.shifts != nullptr && (ladder.count < 1 || out.lower_dest != nullptr)) {
     throw ConfigError("ic0_factor_rows: a ladder of attempts needs count >= 1 and no output");
+  }
+  if (from.a != nullptr && (ladder.shifts != nullptr || rows.method == Ic0Method::staged)) {
+    throw ConfigError("ic0_factor_rows: values from a source with a ladder or Ic0Method::staged");
   }
   const auto count = static_cast<unsigned>(ladder.shifts != nullptr ? ladder.count : 1);
   switch (rows.method) {
     case Ic0Method::warp_merge:
       ic0_rows_warp<<<dim3(blocks_for(32LL * (end - begin)), count), kThreads, 0, stream>>>(
-          begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row, out, ladder);
+          begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row, out, ladder, from);
       break;
     case Ic0Method::staged: {
       const Ic0Staging& staging = rows.staging;
@@ -585,7 +680,7 @@ void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values,
     }
     case Ic0Method::merge:
       ic0_rows<<<dim3(blocks_for(end - begin), count), kThreads, 0, stream>>>(
-          begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row, out, ladder);
+          begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row, out, ladder, from);
       break;
   }
   PRISM_CUDA_CHECK_LAUNCH();

@@ -163,6 +163,27 @@ struct Ic0Attempts {
   std::size_t stride = 0;
 };
 
+/// The values ic0_factor_rows factors, read from the caller's values instead of from
+/// `values` (the work of ic0_scale folded into the factorization: no pass of its own over
+/// L): row i finds s_i = 1 / sqrt(a_ii) itself and stores it in inverse_scale[i] (and
+/// sqrt(a_ii) in row_scale[i]) for the rows after it; then the rows of a warp (Ic0Method::
+/// merge) or the warp of a row (warp_merge) write their entries, __dmul_rn(__dmul_rn(
+/// a[source[p]], s_i), s_k) as ic0_scale forms them, into `values` with coalesced loads
+/// before factoring them there. A row whose a_ii is not positive or not finite
+/// min-reduces its index into *bad_diagonal and *failed_row (the later blocks of the
+/// attempt then return), and does so even in a lost attempt, so *bad_diagonal ends as
+/// ic0_scale's verdict. Every entry of `values` is written (L, or a failed row's pivot)
+/// by an attempt that is not lost. H100, refactor_on_backend, same run: Poisson3D 128^3
+/// 0.70 -> 0.61 ms, G3_circuit 0.44 -> 0.39; each row reading its own entries one at a
+/// time as it walks them (a sector per row and step) took Poisson3D 128^3 to 0.91 ms.
+struct Ic0Source {
+  const double* a = nullptr;
+  const index_t* source = nullptr;
+  double* row_scale = nullptr;
+  double* inverse_scale = nullptr;
+  int* bad_diagonal = nullptr;
+};
+
 /// Factors rows.begin..rows.end of `lower` (diagonal last; values in `values`, tril(A)
 /// in, L out) with the diagonal shifted by `shift`. A row whose pivot is <= 0 or not
 /// finite min-reduces its index into *failed_row and leaves the pivot in its diagonal
@@ -172,10 +193,13 @@ struct Ic0Attempts {
 /// `matches` and rows.staging (ConfigError otherwise); the others do not read them. With `output`,
 /// the solves' copies of L are written too (Ic0Output), so no gather pass follows.
 /// With `attempts` (shifts set), its attempts run instead, `shift` unused; they cannot
-/// write an output (ConfigError): ic0_emit writes the one that is kept.
+/// write an output (ConfigError): ic0_emit writes the one that is kept. With `source`
+/// (a set), the input values come from there (Ic0Source; not with Ic0Method::staged nor
+/// `attempts`: ConfigError), and `values` is only written.
 void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values, double shift,
                      int* failed_row, cudaStream_t stream, const Ic0Matches* matches = nullptr,
-                     const Ic0Output* output = nullptr, const Ic0Attempts* attempts = nullptr);
+                     const Ic0Output* output = nullptr, const Ic0Attempts* attempts = nullptr,
+                     const Ic0Source* source = nullptr);
 
 /// Writes a finished factor (`values` on the pattern of `lower`, nnz entries; entry_row[p]:
 /// the row of entry p) into the solves' storage, as ic0_factor_rows with `output` does

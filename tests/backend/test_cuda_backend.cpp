@@ -971,6 +971,77 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
         }
       }
     }
+    // Scaling as it reads (Ic0Source): the caller's values, and the same factor, row
+    // scales and verdicts as ic0_scale followed by the factorization. `values` starts
+    // as NaN: every entry is written. A bad diagonal in the last block is found even
+    // where an earlier block breaks down (ic0_scale checks every row first).
+    const auto lower_source = kc::upload_and_wait(pattern.lower_source(), nullptr);
+    const std::vector<index_t>& host_source = pattern.lower_source();
+    for (bool bad_last_row : {false, true}) {
+      std::vector<double> a_values = a.values;
+      const index_t bad_row = a.rows - 1;
+      if (bad_last_row) a_values[host_source[lower.row_ptr[bad_row + 1] - 1]] = -1.0;
+      const auto device_a = kc::upload_and_wait(a_values, nullptr);
+      for (double shift : {0.0, 0.5}) {
+        std::vector<double> expected = scaled;
+        const prism::kernels::Ic0Status status =
+            prism::kernels::reference::ic0_factorize(view, expected.data(), shift);
+        const index_t good_rows = status.ok() ? a.rows : status.failed_row;
+        for (kc::Ic0Method method : {kc::Ic0Method::merge, kc::Ic0Method::warp_merge}) {
+          SCOPED_TRACE(name + ", from the source, shift " + std::to_string(shift) +
+                       (method == kc::Ic0Method::merge ? ", merge" : ", warp merge") +
+                       (bad_last_row ? ", bad last diagonal" : ""));
+          auto values = kc::upload_and_wait(
+              std::vector<double>(scaled.size(), std::numeric_limits<double>::quiet_NaN()),
+              nullptr);
+          kc::DeviceBuffer<double> device_scale(static_cast<std::size_t>(a.rows));
+          kc::DeviceBuffer<double> device_inverse(static_cast<std::size_t>(a.rows));
+          auto flags =
+              kc::upload_and_wait(std::vector<int>{kc::kNoFailedRow, kc::kNoFailedRow}, nullptr);
+          const kc::Ic0Source source{device_a.data(), lower_source.data(), device_scale.data(),
+                                     device_inverse.data(), flags.data() + 1};
+          for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
+            kc::ic0_factor_rows(block_rows(b, method), device, values.data(), shift, flags.data(),
+                                nullptr, nullptr, nullptr, nullptr, &source);
+          }
+          const std::vector<int> verdicts = download(flags);
+          const std::vector<double> got = download(values);
+          if (bad_last_row) {
+            EXPECT_EQ(verdicts[1], bad_row);
+            // Rows of the blocks before the bad row's: as ic0_scale then the factorization
+            // would have them, up to a breakdown.
+            const auto its_block = std::upper_bound(blocks.begin(), blocks.end(), bad_row) - 1;
+            const index_t rows = std::min(good_rows, *its_block);
+            const auto end = static_cast<std::size_t>(lower.row_ptr[rows]);
+            EXPECT_TRUE(std::equal(got.begin(), got.begin() + end, expected.begin()));
+            continue;
+          }
+          EXPECT_EQ(verdicts[1], kc::kNoFailedRow);
+          EXPECT_EQ(verdicts[0], status.ok() ? kc::kNoFailedRow : status.failed_row);
+          const auto end = static_cast<std::size_t>(lower.row_ptr[good_rows]);
+          EXPECT_TRUE(std::equal(got.begin(), got.begin() + end, expected.begin()));
+          if (!status.ok()) continue;
+          EXPECT_EQ(download(device_scale), row_scale);
+          std::vector<double> inverse(row_scale.size());
+          for (std::size_t i = 0; i < inverse.size(); ++i) inverse[i] = 1.0 / row_scale[i];
+          EXPECT_EQ(download(device_inverse), inverse);
+        }
+      }
+    }
+    // Nor does it run staged or in a ladder.
+    {
+      const kc::Ic0Source some{a.values.data(), nullptr, nullptr, nullptr, nullptr};
+      const kc::Ic0Rows staged{0, 1, kc::Ic0Method::staged, {1, 1, 0}};
+      EXPECT_THROW(kc::ic0_factor_rows(staged, device, nullptr, 0.0, nullptr, nullptr, &matches,
+                                       nullptr, nullptr, &some),
+                   prism::ConfigError);
+      const double one_shift = 0.0;
+      const kc::Ic0Attempts one{1, &one_shift, 0};
+      EXPECT_THROW(kc::ic0_factor_rows(block_rows(0, kc::Ic0Method::merge), device, nullptr, 0.0,
+                                       nullptr, nullptr, nullptr, nullptr, &one, &some),
+                   prism::ConfigError);
+    }
+
     // A ladder of attempts in one launch per block: each attempt as if alone.
     const std::vector<double> shifts{0.0, 0.5, 1e-3};
     const std::size_t nnz = scaled.size();
@@ -1136,41 +1207,57 @@ TEST_F(CudaBackendTest, DeviceIc0FactorInMixedPrecisionMatchesItsCpuTwin) {
 // reports it and the retry loop stops with the host path's message; the engine then
 // still factors good values (a retry after a breakdown reloads them too: bcsstk08
 // needs a shift).
+// bcsstk08 is factored staged (scaled by ic0_scale first), the 5-point grids by merging
+// rows (scaled as the factorization reads them, Ic0Source); the second grid, its
+// off-diagonal entries made larger, breaks down and takes shift retries.
 TEST_F(CudaBackendTest, DeviceIc0FactorFromDeviceValuesReportsBadDiagonalsAndRetries) {
-  const CsrMatrix<double> good =
-      prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx");
-  CsrMatrix<double> bad = good;
-  index_t diag = bad.row_ptr[700];
-  while (bad.col_idx[diag] != 700) ++diag;
-  bad.values[diag] = 0.0;
-  prism::precond::Ic0Pattern on_host(good), pattern(good);
-  auto engine = gpu->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source(),
-                                     pattern.lower_source(),
-                                     {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64});
-  std::vector<index_t> identity(good.values.size());
-  std::iota(identity.begin(), identity.end(), 0);
-  const DeviceValues bad_values(bad.values), good_values(good.values);
-  const std::string expected = invalid_matrix_message([&] { on_host.factorize(bad, {}); });
-  EXPECT_NE(expected.find("row 701"), std::string::npos) << expected;
-  EXPECT_EQ(invalid_matrix_message([&] {
-              pattern.factorize({bad_values.data(), &identity}, {}, *engine);
-            }),
-            expected);
-  const prism::FactorizationReport rh = on_host.factorize(good, {});
-  const prism::FactorizationReport rd =
-      pattern.factorize({good_values.data(), &identity}, {}, *engine);
-  EXPECT_EQ(rd.retries, rh.retries);
-  EXPECT_EQ(rd.shift, rh.shift);
-  auto b = both(random_vector(good.rows, 33)), x = both(std::vector<double>(good.rows, 0.0));
-  auto reference =
-      cpu->make_triangular_solver(on_host.lower(), prism::backend::Triangle::lower,
-                                  {prism::TrisolveAlgorithm::reference, prism::Precision::fp64});
-  engine->solve(prism::backend::Triangle::lower, *b.g, *x.g);
-  reference->solve(*b.c, *x.c);
-  const auto xc = host(*cpu, *x.c);
-  double scale = 1.0;
-  for (double v : xc) scale = std::max(scale, std::abs(v));
-  EXPECT_LE(max_abs_diff(host(*gpu, *x.g), xc), 1e-12 * scale);
+  CsrMatrix<double> strong = prism::poisson2d(37, 29);
+  for (index_t i = 0; i < strong.rows; ++i) {
+    for (index_t k = strong.row_ptr[i]; k < strong.row_ptr[i + 1]; ++k) {
+      if (strong.col_idx[k] != i) strong.values[k] *= 1.6;
+    }
+  }
+  const std::vector<std::pair<CsrMatrix<double>, index_t>> cases{
+      {prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx"), 700},
+      {prism::poisson2d(37, 29), 1000},
+      {strong, 500}};
+  for (const auto& [good, bad_row] : cases) {
+    SCOPED_TRACE(std::to_string(good.rows) + " rows, bad diagonal in row " +
+                 std::to_string(bad_row));
+    CsrMatrix<double> bad = good;
+    index_t diag = bad.row_ptr[bad_row];
+    while (bad.col_idx[diag] != bad_row) ++diag;
+    bad.values[diag] = 0.0;
+    prism::precond::Ic0Pattern on_host(good), pattern(good);
+    auto engine = gpu->make_ic0_factor(
+        pattern.lower(), pattern.upper(), pattern.upper_source(), pattern.lower_source(),
+        {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64});
+    std::vector<index_t> identity(good.values.size());
+    std::iota(identity.begin(), identity.end(), 0);
+    const DeviceValues bad_values(bad.values), good_values(good.values);
+    const std::string expected = invalid_matrix_message([&] { on_host.factorize(bad, {}); });
+    EXPECT_NE(expected.find("row " + std::to_string(bad_row + 1)), std::string::npos) << expected;
+    EXPECT_EQ(invalid_matrix_message([&] {
+                pattern.factorize({bad_values.data(), &identity}, {}, *engine);
+              }),
+              expected);
+    const prism::FactorizationReport rh = on_host.factorize(good, {});
+    const prism::FactorizationReport rd =
+        pattern.factorize({good_values.data(), &identity}, {}, *engine);
+    EXPECT_EQ(rd.retries, rh.retries);
+    EXPECT_EQ(rd.shift, rh.shift);
+    if (&good == &cases.back().first) EXPECT_GT(rh.retries, 0);
+    auto b = both(random_vector(good.rows, 33)), x = both(std::vector<double>(good.rows, 0.0));
+    auto reference =
+        cpu->make_triangular_solver(on_host.lower(), prism::backend::Triangle::lower,
+                                    {prism::TrisolveAlgorithm::reference, prism::Precision::fp64});
+    engine->solve(prism::backend::Triangle::lower, *b.g, *x.g);
+    reference->solve(*b.c, *x.c);
+    const auto xc = host(*cpu, *x.c);
+    double scale = 1.0;
+    for (double v : xc) scale = std::max(scale, std::abs(v));
+    EXPECT_LE(max_abs_diff(host(*gpu, *x.g), xc), 1e-12 * scale);
+  }
 }
 
 TEST(GpuSolveBackendFactorization, MatchesHostFactorizationAndRefactors) {

@@ -86,6 +86,11 @@ class CudaIc0Factor final : public Ic0Factor {
       }
       std::vector<index_t>().swap(matches_.host_ptr);  // planned: not needed again
     }
+    // Values from the caller's memory are scaled as the factorization reads them, unless
+    // a block is staged (its warps copy the rows' values as they are).
+    scales_as_it_reads_ = std::none_of(blocks_.begin(), blocks_.end(), [](const auto& rows) {
+      return rows.method == kernels::cuda::Ic0Method::staged;
+    });
     for (const kernels::cuda::Ic0Rows& rows : blocks_) {
       const long long n = rows.end - rows.begin;
       const long long threads =
@@ -99,7 +104,9 @@ class CudaIc0Factor final : public Ic0Factor {
 
   // The loaded values go straight into the factor's storage; an attempt after a failed
   // one loads them again (from the host copy, or by scaling the caller's values again),
-  // so the first attempt, almost always the only one, copies nothing.
+  // so the first attempt, almost always the only one, copies nothing. Values in device
+  // memory are scaled by the factorization itself as it reads them where no block is
+  // staged (Ic0Source): no pass of their own, and a retry reads them again the same way.
   void load(const std::vector<double>& scaled, const std::vector<double>& row_scale) override {
     host_scaled_ = scaled;
     source_values_ = nullptr;
@@ -116,7 +123,11 @@ class CudaIc0Factor final : public Ic0Factor {
     }
     host_scaled_.clear();
     source_values_ = a.values;
-    fill_from_values();
+    if (scales_as_it_reads_) {
+      fresh_ = false;  // the attempts read source_values_ (attempts(): ic0_scale first)
+    } else {
+      fill_from_values();
+    }
   }
 
   kernels::Ic0Status attempt(double shift) override {
@@ -126,15 +137,21 @@ class CudaIc0Factor final : public Ic0Factor {
   /// Everything up to the copy of the verdicts to pinned host memory: no host wait, so
   /// that it can be recorded (with load(const SourceValues&) before it) and replayed.
   void queue_attempt(double shift) override {
-    if (!fresh_) source_values_ != nullptr ? fill_from_values() : fill_from_host();
+    const bool from_source = source_values_ != nullptr && scales_as_it_reads_;
+    if (!fresh_ && !from_source) source_values_ != nullptr ? fill_from_values() : fill_from_host();
     fresh_ = false;
-    PRISM_CUDA_CHECK(
-        cudaMemsetAsync(flags_.data(), kernels::cuda::kNoFailedRowByte, sizeof(int), stream_));
+    // Scaling as it reads, the factorization sets both verdicts; else ic0_scale set the
+    // second.
+    PRISM_CUDA_CHECK(cudaMemsetAsync(flags_.data(), kernels::cuda::kNoFailedRowByte,
+                                     (from_source ? 2 : 1) * sizeof(int), stream_));
     const kernels::cuda::Ic0Output out = output();
     const kernels::cuda::Ic0Matches matches = matches_.view();
+    const kernels::cuda::Ic0Source source{source_values_, from_values_.data(), row_scale_.data(),
+                                          inverse_scale_.data(), flags_.data() + 1};
     for (const kernels::cuda::Ic0Rows& rows : blocks_) {
       kernels::cuda::ic0_factor_rows(rows, pattern(), l_values_.data(), shift, flags_.data(),
-                                     stream_, &matches, &out);
+                                     stream_, &matches, &out, nullptr,
+                                     from_source ? &source : nullptr);
     }
     // One read back for both verdicts: the factorization's and the scaling's.
     PRISM_CUDA_CHECK(cudaMemcpyAsync(host_flags_.data(), flags_.data(), 2 * sizeof(int),
@@ -313,6 +330,7 @@ class CudaIc0Factor final : public Ic0Factor {
   std::vector<double> host_scaled_;        // load(host): kept for a retry
   const double* source_values_ = nullptr;  // load(SourceValues): read again on a retry
   bool fresh_ = false;                     // l_values_ holds the loaded values
+  bool scales_as_it_reads_ = false;        // load(SourceValues): Ic0Source, no ic0_scale
   DeviceColorset lower_, upper_;
   DeviceBuffer<index_t> lower_dest_, upper_dest_;  // factor entry -> each solve's storage
   DeviceBuffer<double> row_scale_, inverse_scale_;
