@@ -127,38 +127,40 @@ void Ic0Pattern::scale(const CsrMatrix<double>& a, std::vector<double>& scaled,
 }
 
 template <typename First, typename Retries>
-FactorizationReport Ic0Pattern::retry(const Ic0Options& options, First&& first,
-                                      Retries&& retries) const {
+FactorizationReport Ic0Pattern::retry(const Ic0Options& options, First&& first, Retries&& retries,
+                                      FirstAttempt start) const {
   FactorizationReport report;
   report.performed = true;
-  kernels::Ic0Status status = first();  // no shift
-  if (status.ok()) return report;
-  if (status.bad_input) throw_bad_diagonal(status);  // no shift repairs the input
-  // The retries' shifts: initial_shift, doubled on each further retry.
-  std::vector<double> shifts;
+  // Every attempt's shift in order: none, then initial_shift, doubled on each retry.
+  std::vector<double> shifts{0.0};
   for (int r = 0; r < options.max_shift_retries; ++r) {
-    shifts.push_back(std::max(2.0 * (shifts.empty() ? 0.0 : shifts.back()), options.initial_shift));
+    shifts.push_back(std::max(2.0 * shifts.back(), options.initial_shift));
   }
-  double shift = 0.0;
-  while (static_cast<std::size_t>(report.retries) < shifts.size()) {
-    const std::size_t done = static_cast<std::size_t>(report.retries);
+  std::size_t done = 0;  // attempts with a verdict
+  kernels::Ic0Status status;
+  // Takes the next verdict; true where it ends the retries (a success).
+  const auto take = [&](const kernels::Ic0Status& verdict) {
+    status = verdict;
+    ++done;
+    if (status.bad_input) throw_bad_diagonal(status);  // no shift repairs the input
+    if (!status.ok()) return false;
+    report.retries = static_cast<int>(done - 1);
+    report.shift = shifts[done - 1];
+    return true;
+  };
+  if (start == FirstAttempt::alone && take(first())) return report;
+  while (done < shifts.size()) {
     const std::vector<kernels::Ic0Status> verdicts =
         retries(shifts.data() + done, static_cast<int>(shifts.size() - done));
     if (verdicts.empty()) throw Error("ic0: the factorization returned no verdict");
     for (const kernels::Ic0Status& verdict : verdicts) {
-      status = verdict;
-      shift = shifts[static_cast<std::size_t>(report.retries)];
-      ++report.retries;
-      if (status.ok()) {
-        report.shift = shift;
-        return report;
-      }
-      if (status.bad_input) throw_bad_diagonal(status);
+      if (take(verdict)) return report;
     }
   }
+  report.retries = static_cast<int>(done - 1);
   std::ostringstream msg;
   msg << "ic0: factorization broke down at row " << status.failed_row + 1 << " (pivot "
-      << status.pivot << ") with diagonal shift " << shift << " after " << report.retries
+      << status.pivot << ") with diagonal shift " << shifts[done - 1] << " after " << report.retries
       << " retries";
   throw NumericalError(msg.str());
 }
@@ -206,25 +208,26 @@ FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0O
 }
 
 FactorizationReport Ic0Pattern::factorize(const backend::SourceValues& a, const Ic0Options& options,
-                                          backend::Ic0Factor& engine) {
-  queue_factorize(a, engine);
-  return finish_factorize(options, engine);
+                                          backend::Ic0Factor& engine, FirstAttempt first) {
+  queue_factorize(a, engine, first);
+  return finish_factorize(options, engine, first);
 }
 
-void Ic0Pattern::queue_factorize(const backend::SourceValues& a, backend::Ic0Factor& engine) const {
+void Ic0Pattern::queue_factorize(const backend::SourceValues& a, backend::Ic0Factor& engine,
+                                 FirstAttempt first) const {
   if (static_cast<index_t>(a.source->size()) != a_nnz_) {
     throw InvalidMatrixError("ic0: " + std::to_string(a.source->size()) +
                              " values for a pattern of " + std::to_string(a_nnz_) + " entries");
   }
   engine.load(a);
-  engine.queue_attempt(0.0);  // retry's first shift
+  if (first == FirstAttempt::alone) engine.queue_attempt(0.0);  // retry's first shift
 }
 
 FactorizationReport Ic0Pattern::finish_factorize(const Ic0Options& options,
-                                                 backend::Ic0Factor& engine) {
+                                                 backend::Ic0Factor& engine, FirstAttempt first) {
   const FactorizationReport report = retry(
       options, [&] { return engine.attempt_result(); },
-      [&](const double* shifts, int count) { return engine.attempts(shifts, count); });
+      [&](const double* shifts, int count) { return engine.attempts(shifts, count); }, first);
   engine.finish();
   return report;
 }
@@ -271,6 +274,8 @@ class Ic0 final : public Preconditioner {
 
   void analyze(const CsrMatrix<double>& a) override {
     pattern_ = std::make_unique<Ic0Pattern>(a);
+    first_attempt_ = Ic0Pattern::FirstAttempt::alone;
+    first_factorization_ = true;
     lower_.reset();
     upper_.reset();
     engine_.reset();
@@ -288,24 +293,24 @@ class Ic0 final : public Preconditioner {
   bool factorizes_in_backend() const override { return engine_ != nullptr; }
   void factorize(const backend::SourceValues& a) override {
     if (!engine_) Preconditioner::factorize(a);
-    report_ = pattern_->factorize(a, options_.ic0, *engine_);
+    factorized(pattern_->factorize(a, options_.ic0, *engine_, first_attempt_));
   }
   bool queues_factorize() const override { return engine_ != nullptr; }
   void queue_factorize(const backend::SourceValues& a) override {
     if (!engine_) Preconditioner::queue_factorize(a);
-    pattern_->queue_factorize(a, *engine_);
+    pattern_->queue_factorize(a, *engine_, first_attempt_);
   }
   void finish_factorize() override {
     if (!engine_) Preconditioner::finish_factorize();
-    report_ = pattern_->finish_factorize(options_.ic0, *engine_);
+    factorized(pattern_->finish_factorize(options_.ic0, *engine_, first_attempt_));
   }
 
   void factorize(const CsrMatrix<double>& a) override {
     if (engine_) {
-      report_ = pattern_->factorize(a, options_.ic0, *engine_);
+      factorized(pattern_->factorize(a, options_.ic0, *engine_));
       return;
     }
-    report_ = pattern_->factorize(a, options_.ic0);
+    factorized(pattern_->factorize(a, options_.ic0));
     if (lower_) {
       lower_->update_values(pattern_->lower().values);
       upper_->update_values(pattern_->upper().values);
@@ -347,6 +352,17 @@ class Ic0 final : public Preconditioner {
   FactorizationReport factorization_report() const override { return report_; }
 
  private:
+  /// Keeps a factorization's report; the first after analyze() also decides how the
+  /// later ones from the backend's memory start: with the shift retries where it needed
+  /// a shift (a refactor of a stiffness matrix mostly needs one again).
+  void factorized(const FactorizationReport& report) {
+    report_ = report;
+    if (!first_factorization_) return;
+    first_factorization_ = false;
+    first_attempt_ = report.retries > 0 ? Ic0Pattern::FirstAttempt::with_retries
+                                        : Ic0Pattern::FirstAttempt::alone;
+  }
+
   /// factorization: auto factors on the GPU when the solves are the color-set solves of
   /// a multicolor order (few dependent steps): on an H200 that set-up measured 0.06 vs
   /// 0.50 s (Poisson3D 128^3) and 0.04 vs 0.29 s (G3_circuit), identical iterations.
@@ -408,6 +424,12 @@ class Ic0 final : public Preconditioner {
   std::unique_ptr<backend::Ic0Factor> engine_;  // factorization: backend
   std::unique_ptr<backend::Vector> work_;
   FactorizationReport report_;
+  // How the factorizations from the backend's memory start (Ic0Pattern::FirstAttempt):
+  // decided by the first factorization after analyze() (the set-up's) and kept until the
+  // next, so that a recording of a queued factorization (queue_factorize) always replays
+  // with the start it was recorded with.
+  Ic0Pattern::FirstAttempt first_attempt_ = Ic0Pattern::FirstAttempt::alone;
+  bool first_factorization_ = true;
   std::string trisolve_name_;
 };
 

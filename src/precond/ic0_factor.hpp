@@ -36,14 +36,26 @@ class Ic0Pattern {
   FactorizationReport factorize(const CsrMatrix<double>& a, const Ic0Options& options,
                                 backend::Ic0Factor& engine);
 
+  /// How a factorization from the backend's memory starts: with the unshifted attempt
+  /// alone (queued, then its verdict read), or with the shift retries from the start, the
+  /// unshifted attempt the first of them (Ic0Factor::attempts, which runs attempts
+  /// together where they fit the GPU): for values that needed a shift before, so that
+  /// the unshifted attempt that will most likely break down costs no pass and no host
+  /// round trip of its own. Either way the verdicts, the shift and the factor are the same.
+  enum class FirstAttempt { alone, with_retries };
+
   /// The same with A's values in the backend's memory: the engine scales them there.
   FactorizationReport factorize(const backend::SourceValues& a, const Ic0Options& options,
-                                backend::Ic0Factor& engine);
+                                backend::Ic0Factor& engine,
+                                FirstAttempt first = FirstAttempt::alone);
   /// That factorize() in two parts: queue_factorize() loads the values and queues the first
-  /// attempt (shift 0) without waiting for it, so that a backend can record and replay both;
-  /// finish_factorize() reads that attempt's verdict and goes on as factorize() does.
-  void queue_factorize(const backend::SourceValues& a, backend::Ic0Factor& engine) const;
-  FactorizationReport finish_factorize(const Ic0Options& options, backend::Ic0Factor& engine);
+  /// attempt (shift 0, FirstAttempt::alone) without waiting for it, so that a backend can
+  /// record and replay both; finish_factorize() reads that attempt's verdict and goes on
+  /// as factorize() does. Both parts take the same `first`.
+  void queue_factorize(const backend::SourceValues& a, backend::Ic0Factor& engine,
+                       FirstAttempt first = FirstAttempt::alone) const;
+  FactorizationReport finish_factorize(const Ic0Options& options, backend::Ic0Factor& engine,
+                                       FirstAttempt first = FirstAttempt::alone);
 
   /// upper().values[k] = lower().values[upper_source()[k]]
   const std::vector<index_t>& upper_source() const { return upper_source_; }
@@ -57,9 +69,11 @@ class Ic0Pattern {
   /// first() factors without a shift; on breakdown retries(shifts, count) runs attempts
   /// with the growing shifts, in order, and returns their verdicts up to the first
   /// success (possibly fewer: it is called again with the rest). Throws NumericalError
-  /// when every retry broke down, InvalidMatrixError on bad input.
+  /// when every retry broke down, InvalidMatrixError on bad input. With
+  /// FirstAttempt::with_retries first() is not called: retries() starts with shift 0.
   template <typename First, typename Retries>
-  FactorizationReport retry(const Ic0Options& options, First&& first, Retries&& retries) const;
+  FactorizationReport retry(const Ic0Options& options, First&& first, Retries&& retries,
+                            FirstAttempt start = FirstAttempt::alone) const;
 
   index_t rows_ = 0;
   index_t a_nnz_ = 0;

@@ -1567,6 +1567,15 @@ TEST(GpuSolveRefactor, RepeatedCallsOnOneBufferEqualRefactor) {
       EXPECT_EQ(rd.factorization.retries, rh.factorization.retries);
       EXPECT_EQ(rd.factorization.shift, rh.factorization.shift);
       EXPECT_EQ(xd, xh);
+      // And a fresh set-up's (whose factorization starts with the unshifted attempt
+      // alone, where these start with the retries on bcsstk13, which needed a shift).
+      prism::Solver fresh(config);
+      fresh.setup(ak);
+      std::vector<double> xf;
+      const auto rf = fresh.solve(b, xf);
+      EXPECT_EQ(rd.factorization.retries, rf.factorization.retries);
+      EXPECT_EQ(rd.factorization.shift, rf.factorization.shift);
+      EXPECT_EQ(xd, xf);
     };
     for (int k = 0; k < 4; ++k) {
       SCOPED_TRACE("step " + std::to_string(k));

@@ -296,8 +296,54 @@ TEST(Ic0Factor, RetriesAnsweredInChunksGiveTheSerialReport) {
       } catch (const prism::NumericalError& e) {
         EXPECT_EQ(std::string(e.what()), serial_error);
       }
+      // From the backend's memory, the unshifted attempt alone first or as the first of
+      // the retries: the same report and error; with the retries, one call fewer or the
+      // same, the unshifted attempt riding along.
+      std::vector<index_t> identity(a.values.size());
+      for (std::size_t k = 0; k < identity.size(); ++k) identity[k] = static_cast<index_t>(k);
+      const prism::backend::SourceValues values{a.values.data(), &identity};
+      using First = prism::precond::Ic0Pattern::FirstAttempt;
+      for (First first : {First::alone, First::with_retries}) {
+        SCOPED_TRACE(first == First::alone ? "alone" : "with the retries");
+        const int attempts = serial.retries + (first == First::alone ? 0 : 1);
+        auto from_values = make();
+        const prism::FactorizationReport report =
+            pattern.factorize(values, {}, *from_values, first);
+        EXPECT_EQ(report.retries, serial.retries);
+        EXPECT_EQ(report.shift, serial.shift);
+        EXPECT_EQ(from_values->calls, (attempts + chunk - 1) / chunk);
+        auto failing_values = make();
+        try {
+          pattern.factorize(values, few, *failing_values, first);
+          ADD_FAILURE() << "expected a breakdown after " << few.max_shift_retries << " retries";
+        } catch (const prism::NumericalError& e) {
+          EXPECT_EQ(std::string(e.what()), serial_error);
+        }
+      }
     }
   }
+}
+
+// A factor that needed no shift, started with the retries: the unshifted attempt is the
+// first of them and succeeds alone (report: no retry, shift 0).
+TEST(Ic0Factor, RetriesFirstWithoutABreakdownReportNoRetry) {
+  const CsrMatrix<double> a = prism::poisson2d(9, 7);
+  auto backend = prism::backend::make_cpu_backend();
+  prism::precond::Ic0Pattern pattern(a);
+  auto engine = std::make_unique<ChunkedEngine>(
+      backend->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source(),
+                               pattern.lower_source(),
+                               {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64}),
+      4);
+  std::vector<index_t> identity(a.values.size());
+  for (std::size_t k = 0; k < identity.size(); ++k) identity[k] = static_cast<index_t>(k);
+  const prism::FactorizationReport report =
+      pattern.factorize(prism::backend::SourceValues{a.values.data(), &identity}, {}, *engine,
+                        prism::precond::Ic0Pattern::FirstAttempt::with_retries);
+  EXPECT_TRUE(report.performed);
+  EXPECT_EQ(report.retries, 0);
+  EXPECT_EQ(report.shift, 0.0);
+  EXPECT_EQ(engine->calls, 1);
 }
 
 TEST(Ic0Factor, EngineHalvesFormTheDotOfRAndZ) {
