@@ -126,15 +126,14 @@ __device__ __forceinline__ void finish_row(const Ic0Output& out, index_t i, inde
   finish_pivot(out, i, diag, pivot, values, failed_row, scale);
 }
 
-/// Ic0Source: row i's scale from a_ii, sqrt(a_ii) into `scale` and row_scale[i] and
+/// Ic0Source: row i's scale from d = a_ii, sqrt(a_ii) into `scale` and row_scale[i] and
 /// 1 / sqrt(a_ii) into `inverse` and inverse_scale[i] (as ic0_row_scale); or false where
 /// a_ii is not positive or not finite (its index min-reduced into *bad_diagonal and
 /// *failed_row). `stores`: whether this thread writes (one lane of a warp that takes the
 /// row).
-__device__ __forceinline__ bool scale_row(const Ic0Source& source, index_t i, index_t diag,
-                                          int* failed_row, bool stores, double& scale,
-                                          double& inverse) {
-  const double d = source.a[source.source[diag]];
+__device__ __forceinline__ bool scale_from_diagonal(const Ic0Source& source, index_t i, double d,
+                                                    int* failed_row, bool stores, double& scale,
+                                                    double& inverse) {
   if (!(d > 0.0) || !isfinite(d)) {
     if (stores) {
       atomicMin(source.bad_diagonal, static_cast<int>(i));
@@ -149,6 +148,14 @@ __device__ __forceinline__ bool scale_row(const Ic0Source& source, index_t i, in
     source.inverse_scale[i] = inverse;
   }
   return true;
+}
+
+/// scale_from_diagonal with a_ii read from the caller's values (`diag`: its position in L).
+__device__ __forceinline__ bool scale_row(const Ic0Source& source, index_t i, index_t diag,
+                                          int* failed_row, bool stores, double& scale,
+                                          double& inverse) {
+  return scale_from_diagonal(source, i, source.a[source.source[diag]], failed_row, stores, scale,
+                             inverse);
 }
 
 /// Ic0Source: entry p of row i, in column k, into values[p], scaled as ic0_scale_entries
@@ -256,23 +263,26 @@ __global__ void ic0_rows(index_t begin, index_t end, const index_t* __restrict__
 /// 32 / rows_per_warp lanes of a row compute it from shared memory run by run (the
 /// entries of a run are independent: Ic0Matches), each entry's products subtracted in
 /// the reference's order, and the row's first lane its pivot; the warp writes the rows
-/// back.
+/// back. With Ic0Source the warp copies the caller's a_ij and s_k instead (the positions
+/// of both first), and each row's lanes scale its entries before the walk.
 __global__ void __launch_bounds__(kStagedThreads)
     ic0_rows_staged(index_t begin, index_t end, const index_t* __restrict__ row_ptr,
                     const index_t* __restrict__ col_idx, Ic0Matches matches, Ic0Staging staging,
                     double* values, double shift, int* failed_row, Ic0Output out,
-                    Ic0Attempts ladder) {
+                    Ic0Attempts ladder, Ic0Source source) {
   take_attempt(ladder, values, shift, failed_row);
+  const bool scales = source.a != nullptr;
   // The layout ic0_staged_bytes counts: 8-byte slots, then 4-byte ones.
   extern __shared__ double staged[];
-  double* scale = staged;                      // row_scale of the warp's rows
-  double* value = scale + kStagedThreads;      // a_ij, then l_ij
-  double* pivot_of = value + staging.entries;  // l_kk of entry (i, k)
-  double* other = pivot_of + staging.entries;  // l_kb of each pair
-  auto* row_start = reinterpret_cast<index_t*>(other + staging.pairs);  // row_ptr of the rows
-  index_t* pairs_end = row_start + kStagedThreads + 1;                  // match ptr[p + 1]
-  index_t* lower_at = pairs_end + staging.entries;                      // out.lower_dest[p]
-  index_t* upper_at = lower_at + staging.entries;                       // out.upper_dest[p]
+  double* scale = staged;                        // row_scale of the warp's rows
+  double* value = scale + kStagedThreads;        // a_ij, then l_ij
+  double* pivot_of = value + staging.entries;    // l_kk of entry (i, k)
+  double* other = pivot_of + staging.entries;    // l_kb of each pair
+  double* column_scale = other + staging.pairs;  // Ic0Source: s_k of entry (i, k)
+  auto* row_start = reinterpret_cast<index_t*>(column_scale + (scales ? staging.entries : 0));
+  index_t* pairs_end = row_start + kStagedThreads + 1;  // match ptr[p + 1]
+  index_t* lower_at = pairs_end + staging.entries;      // out.lower_dest[p]
+  index_t* upper_at = lower_at + staging.entries;       // out.upper_dest[p]
   auto* run_words = reinterpret_cast<std::uint32_t*>(upper_at + staging.entries);  // run_end
   std::uint32_t* own_words = run_words + staging.entries / 2 + 2;
   const int lanes_per_row = kStagedThreads / staging.rows_per_warp;
@@ -281,7 +291,14 @@ __global__ void __launch_bounds__(kStagedThreads)
   const index_t rows = end - i0 < staging.rows_per_warp ? end - i0 : staging.rows_per_warp;
   const index_t e0 = row_ptr[i0], entries = row_ptr[i0 + rows] - e0;
   const index_t q0 = matches.ptr[e0], pairs = matches.ptr[e0 + entries] - q0;
-  if (failed_earlier(failed_row, begin)) return;  // the whole warp
+  if (failed_earlier(failed_row, begin)) {  // the whole warp
+    if (scales && lane < rows) {            // a bad diagonal is still reported, as ic0_scale would
+      double unused_scale = 0.0, unused_inverse = 0.0;
+      scale_row(source, i0 + lane, row_ptr[i0 + lane + 1] - 1, failed_row, true, unused_scale,
+                unused_inverse);
+    }
+    return;
+  }
   // own[] and run_end[] in 4-byte words (their storage is padded to whole words past the
   // end).
   const index_t w0 = q0 / 2, words = (q0 + pairs + 1) / 2 - w0;
@@ -294,8 +311,15 @@ __global__ void __launch_bounds__(kStagedThreads)
   // slots (an 8-byte slot holds a 4-byte position until its factor replaces it) ...
   auto* other_at = reinterpret_cast<index_t*>(other);
   auto* pivot_at = reinterpret_cast<index_t*>(pivot_of);
+  auto* value_at = reinterpret_cast<index_t*>(value);          // Ic0Source: a_ij's position
+  auto* column_at = reinterpret_cast<index_t*>(column_scale);  // Ic0Source: k
   for (index_t t = lane; t < entries; t += kStagedThreads) {
-    cp_async(value + t, values + e0 + t, true);
+    if (scales) {
+      cp_async(value_at + 2 * t, source.source + e0 + t, true);
+      cp_async(column_at + 2 * t, col_idx + e0 + t, true);
+    } else {
+      cp_async(value + t, values + e0 + t, true);
+    }
     cp_async(pairs_end + t, matches.ptr + e0 + t + 1, true);
     cp_async(pivot_at + 2 * t, matches.pivot + e0 + t, true);
     if (emits) {
@@ -314,12 +338,19 @@ __global__ void __launch_bounds__(kStagedThreads)
   }
   if (lane < rows) cp_async(row_start + lane, row_ptr + i0 + lane, true);
   if (lane == 0) cp_async(row_start + rows, row_ptr + i0 + rows, true);
-  if (emits && lane < rows) cp_async(scale + lane, out.row_scale + i0 + lane, true);
+  if (emits && !scales && lane < rows) cp_async(scale + lane, out.row_scale + i0 + lane, true);
   cp_async_commit();
   cp_async_wait<0>();
-  // ... then the factors l_kk and l_kb (a lane gathers into the slots it filled itself).
+  // ... then the factors l_kk and l_kb (a lane gathers into the slots it filled itself),
+  // and with Ic0Source a_ij and s_k (none for a diagonal entry, its own pivot position).
   for (index_t t = lane; t < entries; t += kStagedThreads) {
-    cp_async(pivot_of + t, values + pivot_at[2 * t], true);
+    const index_t pivot_position = pivot_at[2 * t];
+    cp_async(pivot_of + t, values + pivot_position, true);
+    if (scales) {
+      const index_t a_position = value_at[2 * t], k = column_at[2 * t];
+      cp_async(value + t, source.a + a_position, true);
+      if (pivot_position != e0 + t) cp_async(column_scale + t, source.inverse_scale + k, true);
+    }
   }
   for (index_t t = lane; t < pairs; t += kStagedThreads) {
     cp_async(other + t, values + other_at[2 * t], true);
@@ -336,7 +367,24 @@ __global__ void __launch_bounds__(kStagedThreads)
     const auto* run_end = reinterpret_cast<const std::uint16_t*>(run_words) + (e0 - 2 * r0);
     const unsigned row_lanes =
         lanes_per_row == 32 ? 0xffffffffu : ((1u << lanes_per_row) - 1u) << (row * lanes_per_row);
-    for (index_t run = first; run < diag;) {
+    bool good_diagonal = true;
+    if (scales) {  // the row's scale from its a_ii, then its entries scaled as ic0_scale does
+      const double a_ii = value[diag];
+      __syncwarp(row_lanes);  // read by every lane of the row before one scales it
+      double row_scale = 0.0, inverse = 0.0;
+      good_diagonal =
+          scale_from_diagonal(source, i, a_ii, failed_row, sub == 0, row_scale, inverse);
+      if (sub == 0) scale[row] = row_scale;
+      for (index_t p = first + sub; p <= diag; p += lanes_per_row) {
+        if (good_diagonal) {
+          value[p] = __dmul_rn(__dmul_rn(value[p], inverse), p == diag ? inverse : column_scale[p]);
+        } else {
+          pivot_at[2 * p] = -1;  // nothing of the row is emitted
+        }
+      }
+      __syncwarp(row_lanes);
+    }
+    for (index_t run = first; good_diagonal && run < diag;) {
       const index_t stop_run = first + run_end[run];
       for (index_t p = run + sub; p < stop_run; p += lanes_per_row) {
         double sum = value[p];
@@ -350,7 +398,7 @@ __global__ void __launch_bounds__(kStagedThreads)
       __syncwarp(row_lanes);  // the run is final before the next one reads it
       run = stop_run;
     }
-    if (sub == 0) {
+    if (good_diagonal && sub == 0) {
       double pivot = value[diag] + shift;  // the squares in order, as finish_row
       for (index_t p = first; p < diag; ++p)
         pivot = __dsub_rn(pivot, __dmul_rn(value[p], value[p]));
@@ -622,10 +670,10 @@ Ic0MatchTable ic0_match_table(CsrView<double> lower, index_t nnz, const index_t*
   return table;
 }
 
-std::size_t ic0_staged_bytes(index_t entries, index_t pairs) {
+std::size_t ic0_staged_bytes(index_t entries, index_t pairs, bool scaling) {
   const auto e = static_cast<std::size_t>(entries), q = static_cast<std::size_t>(pairs);
   return kStagedThreads * sizeof(double) + (kStagedThreads + 1) * sizeof(index_t) +
-         e * (2 * sizeof(double) + 3 * sizeof(index_t)) + q * sizeof(double) +
+         e * ((scaling ? 3 : 2) * sizeof(double) + 3 * sizeof(index_t)) + q * sizeof(double) +
          (e / 2 + 2 + q / 2 + 2) * sizeof(std::uint32_t);
 }
 
@@ -656,8 +704,8 @@ void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values,
   if (ladder.shifts != nullptr && (ladder.count < 1 || out.lower_dest != nullptr)) {
     throw ConfigError("ic0_factor_rows: a ladder of attempts needs count >= 1 and no output");
   }
-  if (from.a != nullptr && (ladder.shifts != nullptr || rows.method == Ic0Method::staged)) {
-    throw ConfigError("ic0_factor_rows: values from a source with a ladder or Ic0Method::staged");
+  if (from.a != nullptr && ladder.shifts != nullptr) {
+    throw ConfigError("ic0_factor_rows: values from a source with a ladder of attempts");
   }
   const auto count = static_cast<unsigned>(ladder.shifts != nullptr ? ladder.count : 1);
   switch (rows.method) {
@@ -667,7 +715,7 @@ void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values,
       break;
     case Ic0Method::staged: {
       const Ic0Staging& staging = rows.staging;
-      const std::size_t bytes = ic0_staged_bytes(staging.entries, staging.pairs);
+      const std::size_t bytes = ic0_staged_bytes(staging.entries, staging.pairs, from.a != nullptr);
       if (matches == nullptr || matches->ptr == nullptr || staging.rows_per_warp < 1 ||
           bytes > kIc0StagedSharedBytes) {
         throw ConfigError("ic0_factor_rows: Ic0Method::staged without matches or staging");
@@ -675,7 +723,7 @@ void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values,
       const index_t warps = (end - begin + staging.rows_per_warp - 1) / staging.rows_per_warp;
       ic0_rows_staged<<<dim3(static_cast<unsigned>(warps), count), kStagedThreads, bytes, stream>>>(
           begin, end, lower.row_ptr, lower.col_idx, *matches, staging, values, shift, failed_row,
-          out, ladder);
+          out, ladder, from);
       break;
     }
     case Ic0Method::merge:

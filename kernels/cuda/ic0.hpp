@@ -113,7 +113,7 @@ Ic0MatchTable ic0_match_table(CsrView<double> lower, index_t nnz, const index_t*
 enum class Ic0Method { merge, warp_merge, staged };
 
 /// Ic0Method::staged's shared memory per warp, at most: a warp takes as many rows (up to
-/// 32) as fit (ic0_staged_bytes: 30 bytes an entry, 10 a pair). The walk is
+/// 32) as fit (ic0_staged_bytes: 30 bytes an entry, 38 scaling, 10 a pair). The walk is
 /// latency-bound, so more warps of fewer rows keep an SM as busy. On the H200, against
 /// 48 KiB, bcsstk13's refactor (blocks of ~50 rows of up to 78 entries, 8 shift
 /// retries) took 11.4 against 13.4 ms, and 27-point grids the same.
@@ -135,12 +135,14 @@ struct Ic0Staging {
   index_t pairs = 0;
 };
 
-/// The shared memory Ic0Method::staged takes for `entries` entries and `pairs` matches.
-std::size_t ic0_staged_bytes(index_t entries, index_t pairs);
+/// The shared memory Ic0Method::staged takes for `entries` entries and `pairs` matches,
+/// with `scaling` (Ic0Source) 8 bytes more an entry.
+std::size_t ic0_staged_bytes(index_t entries, index_t pairs, bool scaling = false);
 
 /// The most rows a warp (up to 32) for which rows [begin, end) fit kIc0StagedSharedBytes
-/// and, unless it is one row, hold at most 32 * kIc0StagedLaneEntries entries, from host
-/// copies of L's row_ptr and of the match table's ptr.
+/// (without the scaling's share) and, unless it is one row, hold at most 32 *
+/// kIc0StagedLaneEntries entries, from host copies of L's row_ptr and of the match
+/// table's ptr.
 Ic0Staging ic0_staging(const index_t* row_ptr, const index_t* match_ptr, index_t begin,
                        index_t end);
 
@@ -169,7 +171,8 @@ struct Ic0Attempts {
 /// sqrt(a_ii) in row_scale[i]) for the rows after it; then the rows of a warp (Ic0Method::
 /// merge) or the warp of a row (warp_merge) write their entries, __dmul_rn(__dmul_rn(
 /// a[source[p]], s_i), s_k) as ic0_scale forms them, into `values` with coalesced loads
-/// before factoring them there. A row whose a_ii is not positive or not finite
+/// before factoring them there; a staged warp copies a[source[p]] and s_k into shared
+/// memory with the rest and scales there. A row whose a_ii is not positive or not finite
 /// min-reduces its index into *bad_diagonal and *failed_row (the later blocks of the
 /// attempt then return), and does so even in a lost attempt, so *bad_diagonal ends as
 /// ic0_scale's verdict. Every entry of `values` is written (L, or a failed row's pivot)
@@ -194,8 +197,8 @@ struct Ic0Source {
 /// the solves' copies of L are written too (Ic0Output), so no gather pass follows.
 /// With `attempts` (shifts set), its attempts run instead, `shift` unused; they cannot
 /// write an output (ConfigError): ic0_emit writes the one that is kept. With `source`
-/// (a set), the input values come from there (Ic0Source; not with Ic0Method::staged nor
-/// `attempts`: ConfigError), and `values` is only written.
+/// (a set), the input values come from there (Ic0Source; not with `attempts`:
+/// ConfigError), and `values` is only written.
 void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values, double shift,
                      int* failed_row, cudaStream_t stream, const Ic0Matches* matches = nullptr,
                      const Ic0Output* output = nullptr, const Ic0Attempts* attempts = nullptr,

@@ -848,6 +848,7 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
       {"band indefinite", colored(random_band(777, 70, 0.3, 8))},
       {"bcsstk08",
        colored(prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx"))}};
+  int staged_scaling_runs = 0;  // matrices factored staged from the source too
   for (const auto& [name, a] : matrices) {
     prism::precond::Ic0Pattern pattern(a);
     const CsrMatrix<double>& lower = pattern.lower();
@@ -979,6 +980,14 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
     // where an earlier block breaks down (ic0_scale checks every row first).
     const auto lower_source = kc::upload_and_wait(pattern.lower_source(), nullptr);
     const std::vector<index_t>& host_source = pattern.lower_source();
+    // Staged only where every block's rows fit with the scaling's 8 bytes an entry.
+    bool staged_scales = has_pairs;
+    for (std::size_t b = 0; staged_scales && b + 1 < blocks.size(); ++b) {
+      const kc::Ic0Staging st = block_rows(b, kc::Ic0Method::staged).staging;
+      staged_scales = st.rows_per_warp > 0 &&
+                      kc::ic0_staged_bytes(st.entries, st.pairs, true) <= kc::kIc0StagedSharedBytes;
+    }
+    if (staged_scales) ++staged_scaling_runs;
     for (bool bad_last_row : {false, true}) {
       std::vector<double> a_values = a.values;
       const index_t bad_row = a.rows - 1;
@@ -989,9 +998,13 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
         const prism::kernels::Ic0Status status =
             prism::kernels::reference::ic0_factorize(view, expected.data(), shift);
         const index_t good_rows = status.ok() ? a.rows : status.failed_row;
-        for (kc::Ic0Method method : {kc::Ic0Method::merge, kc::Ic0Method::warp_merge}) {
+        for (kc::Ic0Method method :
+             {kc::Ic0Method::merge, kc::Ic0Method::warp_merge, kc::Ic0Method::staged}) {
+          if (method == kc::Ic0Method::staged && !staged_scales) continue;
           SCOPED_TRACE(name + ", from the source, shift " + std::to_string(shift) +
-                       (method == kc::Ic0Method::merge ? ", merge" : ", warp merge") +
+                       (method == kc::Ic0Method::merge        ? ", merge"
+                        : method == kc::Ic0Method::warp_merge ? ", warp merge"
+                                                              : ", staged") +
                        (bad_last_row ? ", bad last diagonal" : ""));
           auto values = kc::upload_and_wait(
               std::vector<double>(scaled.size(), std::numeric_limits<double>::quiet_NaN()),
@@ -1004,7 +1017,7 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
                                      device_inverse.data(), flags.data() + 1};
           for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
             kc::ic0_factor_rows(block_rows(b, method), device, values.data(), shift, flags.data(),
-                                nullptr, nullptr, nullptr, nullptr, &source);
+                                nullptr, &matches, nullptr, nullptr, &source);
           }
           const std::vector<int> verdicts = download(flags);
           const std::vector<double> got = download(values);
@@ -1030,13 +1043,9 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
         }
       }
     }
-    // Nor does it run staged or in a ladder.
+    // Nor does it run in a ladder.
     {
       const kc::Ic0Source some{a.values.data(), nullptr, nullptr, nullptr, nullptr};
-      const kc::Ic0Rows staged{0, 1, kc::Ic0Method::staged, {1, 1, 0}};
-      EXPECT_THROW(kc::ic0_factor_rows(staged, device, nullptr, 0.0, nullptr, nullptr, &matches,
-                                       nullptr, nullptr, &some),
-                   prism::ConfigError);
       const double one_shift = 0.0;
       const kc::Ic0Attempts one{1, &one_shift, 0};
       EXPECT_THROW(kc::ic0_factor_rows(block_rows(0, kc::Ic0Method::merge), device, nullptr, 0.0,
@@ -1078,6 +1087,7 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
       }
     }
   }
+  EXPECT_GE(staged_scaling_runs, 2);  // poisson3d27 and bcsstk08 at least
 }
 
 // The staged factorization's planning runs on the host (no device needed): a warp takes
@@ -1118,6 +1128,9 @@ TEST(Ic0Staging, TakesTheMostRowsAWarpWhoseDataFitsItsSharedMemory) {
     EXPECT_EQ(s.entries, taken * entries);
     EXPECT_EQ(s.pairs, taken * pairs);
     EXPECT_LE(kc::ic0_staged_bytes(s.entries, s.pairs), kc::kIc0StagedSharedBytes);
+    // The scaling (Ic0Source) takes 8 bytes more an entry.
+    EXPECT_EQ(kc::ic0_staged_bytes(s.entries, s.pairs, true),
+              kc::ic0_staged_bytes(s.entries, s.pairs) + 8 * static_cast<std::size_t>(s.entries));
   }
   // Rows of 27 entries with 88 matches each: 2 rows a warp (8 would fit the memory).
   const auto [grid_rows, grid_matches] = uniform(64, 27, 88);
@@ -1226,9 +1239,9 @@ TEST_F(CudaBackendTest, DeviceIc0FactorInMixedPrecisionMatchesItsCpuTwin) {
 // Values from device memory with a bad diagonal: the device engine's first attempt
 // reports it and the retry loop stops with the host path's message; the engine then
 // still factors good values (a retry after a breakdown reloads them too). bcsstk08 is
-// factored staged (scaled by ic0_scale first), the 5-point grids by merging rows (scaled
-// as the factorization reads them, Ic0Source); the second grid, its off-diagonal entries
-// made larger, breaks down and takes shift retries.
+// factored staged, the 5-point grids by merging rows (both scaled as the factorization
+// reads them, Ic0Source; the retries that run together scaled by ic0_scale first); the
+// second grid, its off-diagonal entries made larger, breaks down and takes shift retries.
 TEST_F(CudaBackendTest, DeviceIc0FactorFromDeviceValuesReportsBadDiagonalsAndRetries) {
   CsrMatrix<double> strong = prism::poisson2d(37, 29);
   for (index_t i = 0; i < strong.rows; ++i) {

@@ -86,10 +86,17 @@ class CudaIc0Factor final : public Ic0Factor {
       }
       std::vector<index_t>().swap(matches_.host_ptr);  // planned: not needed again
     }
-    // Values from the caller's memory are scaled as the factorization reads them, unless
-    // a block is staged (its warps copy the rows' values as they are).
-    scales_as_it_reads_ = std::none_of(blocks_.begin(), blocks_.end(), [](const auto& rows) {
-      return rows.method == kernels::cuda::Ic0Method::staged;
+    // Values from the caller's memory are scaled as the factorization reads them
+    // (Ic0Source), unless a block is staged with one row a warp (long rows, where the
+    // scaling step lengthens each warp's serial walk more than the pass of its own costs:
+    // H100, same run, elasticity3d 24^3 0.548 -> 0.576 ms, 40^3 1.99 -> 2.06, against
+    // 27-point 100^3, two rows a warp, 1.47 -> 1.35) or its rows do not fit the shared
+    // memory with the scaling's 8 bytes an entry.
+    scales_as_it_reads_ = std::all_of(blocks_.begin(), blocks_.end(), [](const auto& rows) {
+      return rows.method != kernels::cuda::Ic0Method::staged ||
+             (rows.staging.rows_per_warp > 1 &&
+              kernels::cuda::ic0_staged_bytes(rows.staging.entries, rows.staging.pairs, true) <=
+                  kernels::cuda::kIc0StagedSharedBytes);
     });
     for (const kernels::cuda::Ic0Rows& rows : blocks_) {
       const long long n = rows.end - rows.begin;
@@ -105,8 +112,9 @@ class CudaIc0Factor final : public Ic0Factor {
   // The loaded values go straight into the factor's storage; an attempt after a failed
   // one loads them again (from the host copy, or by scaling the caller's values again),
   // so the first attempt, almost always the only one, copies nothing. Values in device
-  // memory are scaled by the factorization itself as it reads them where no block is
-  // staged (Ic0Source): no pass of their own, and a retry reads them again the same way.
+  // memory are mostly scaled by the factorization itself as it reads them (Ic0Source,
+  // scales_as_it_reads_): no pass of their own, and a retry reads them again the same way
+  // (a ladder of retries scales them first, ic0_scale).
   void load(const std::vector<double>& scaled, const std::vector<double>& row_scale) override {
     host_scaled_ = scaled;
     source_values_ = nullptr;
@@ -140,8 +148,8 @@ class CudaIc0Factor final : public Ic0Factor {
     const bool from_source = source_values_ != nullptr && scales_as_it_reads_;
     if (!fresh_ && !from_source) source_values_ != nullptr ? fill_from_values() : fill_from_host();
     fresh_ = false;
-    // Scaling as it reads, the factorization sets both verdicts; else ic0_scale set the
-    // second.
+    // Scaling as it reads, the factorization sets both verdicts; else ic0_scale or
+    // fill_from_host() set the second.
     PRISM_CUDA_CHECK(cudaMemsetAsync(flags_.data(), kernels::cuda::kNoFailedRowByte,
                                      (from_source ? 2 : 1) * sizeof(int), stream_));
     const kernels::cuda::Ic0Output out = output();
