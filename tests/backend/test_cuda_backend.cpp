@@ -934,19 +934,27 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
           kc::ic0_staging(lower.row_ptr.data(), expected_matches.ptr.data(), rows.begin, rows.end);
       return rows;
     };
-    for (double shift : {0.0, 0.5}) {
+    const auto method_name = [](kc::Ic0Method method) {
+      return method == kc::Ic0Method::merge        ? ", merge"
+             : method == kc::Ic0Method::warp_merge ? ", warp merge"
+                                                   : ", staged";
+    };
+    // The reference factor with `shift`, its verdict, and the rows it finishes (all, or
+    // those before a breakdown).
+    const auto reference_factor = [&](double shift) {
       std::vector<double> expected = scaled;
       const prism::kernels::Ic0Status status =
           prism::kernels::reference::ic0_factorize(view, expected.data(), shift);
       const index_t good_rows = status.ok() ? a.rows : status.failed_row;
+      return std::make_tuple(expected, status, good_rows);
+    };
+    for (double shift : {0.0, 0.5}) {
+      const auto [expected, status, good_rows] = reference_factor(shift);
       for (kc::Ic0Method method :
            {kc::Ic0Method::merge, kc::Ic0Method::warp_merge, kc::Ic0Method::staged}) {
         if (method == kc::Ic0Method::staged && !has_pairs) continue;
         SCOPED_TRACE(name + ", longest row " + std::to_string(longest) + ", shift " +
-                     std::to_string(shift) +
-                     (method == kc::Ic0Method::merge        ? ", merge"
-                      : method == kc::Ic0Method::warp_merge ? ", warp merge"
-                                                            : ", staged"));
+                     std::to_string(shift) + method_name(method));
         auto values = kc::upload_and_wait(scaled, nullptr);
         auto failed = kc::upload_and_wait(std::vector<int>{kc::kNoFailedRow}, nullptr);
         for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
@@ -994,18 +1002,12 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
       if (bad_last_row) a_values[host_source[lower.row_ptr[bad_row + 1] - 1]] = -1.0;
       const auto device_a = kc::upload_and_wait(a_values, nullptr);
       for (double shift : {0.0, 0.5}) {
-        std::vector<double> expected = scaled;
-        const prism::kernels::Ic0Status status =
-            prism::kernels::reference::ic0_factorize(view, expected.data(), shift);
-        const index_t good_rows = status.ok() ? a.rows : status.failed_row;
+        const auto [expected, status, good_rows] = reference_factor(shift);
         for (kc::Ic0Method method :
              {kc::Ic0Method::merge, kc::Ic0Method::warp_merge, kc::Ic0Method::staged}) {
           if (method == kc::Ic0Method::staged && !staged_scales) continue;
           SCOPED_TRACE(name + ", from the source, shift " + std::to_string(shift) +
-                       (method == kc::Ic0Method::merge        ? ", merge"
-                        : method == kc::Ic0Method::warp_merge ? ", warp merge"
-                                                              : ", staged") +
-                       (bad_last_row ? ", bad last diagonal" : ""));
+                       method_name(method) + (bad_last_row ? ", bad last diagonal" : ""));
           auto values = kc::upload_and_wait(
               std::vector<double>(scaled.size(), std::numeric_limits<double>::quiet_NaN()),
               nullptr);
@@ -1059,7 +1061,7 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
     for (kc::Ic0Method method :
          {kc::Ic0Method::merge, kc::Ic0Method::warp_merge, kc::Ic0Method::staged}) {
       if (method == kc::Ic0Method::staged && !has_pairs) continue;
-      SCOPED_TRACE(name + ", ladder, method " + std::to_string(static_cast<int>(method)));
+      SCOPED_TRACE(name + ", ladder" + method_name(method));
       std::vector<double> copies;
       for (std::size_t t = 0; t < shifts.size(); ++t) {
         copies.insert(copies.end(), scaled.begin(), scaled.end());
