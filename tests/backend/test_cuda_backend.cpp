@@ -16,6 +16,7 @@
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/ic0.hpp"
+#include "kernels/cuda/ic0_levels.hpp"
 #include "kernels/ic0.hpp"
 #include "kernels/sell.hpp"
 #include "precond/ic0_factor.hpp"
@@ -849,6 +850,7 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
       {"bcsstk08",
        colored(prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx"))}};
   int staged_scaling_runs = 0;  // matrices factored staged from the source too
+  int level_runs = 0;           // matrices factored by levels too
   for (const auto& [name, a] : matrices) {
     prism::precond::Ic0Pattern pattern(a);
     const CsrMatrix<double>& lower = pattern.lower();
@@ -1058,6 +1060,22 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
     // A ladder of attempts in one launch per block: each attempt as if alone.
     const std::vector<double> shifts{0.0, 0.5, 1e-3};
     const std::size_t nnz = scaled.size();
+    // Each attempt t of a ladder's values `got` and failed rows: the reference's verdict
+    // with shifts[t], and its bits up to the failed row (all rows without one).
+    const auto expect_ladder = [&](const std::vector<double>& got,
+                                   const std::vector<int>& failed_rows) {
+      for (std::size_t t = 0; t < shifts.size(); ++t) {
+        SCOPED_TRACE(shifts[t]);
+        std::vector<double> expected = scaled;
+        const prism::kernels::Ic0Status status =
+            prism::kernels::reference::ic0_factorize(view, expected.data(), shifts[t]);
+        EXPECT_EQ(failed_rows[t], status.ok() ? kc::kNoFailedRow : status.failed_row);
+        const index_t good_rows = status.ok() ? a.rows : status.failed_row;
+        const auto end = static_cast<std::ptrdiff_t>(lower.row_ptr[good_rows]);
+        const auto first = got.begin() + static_cast<std::ptrdiff_t>(t * nnz);
+        EXPECT_TRUE(std::equal(first, first + end, expected.begin()));
+      }
+    };
     for (kc::Ic0Method method :
          {kc::Ic0Method::merge, kc::Ic0Method::warp_merge, kc::Ic0Method::staged}) {
       if (method == kc::Ic0Method::staged && !has_pairs) continue;
@@ -1074,21 +1092,33 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
         kc::ic0_factor_rows(block_rows(b, method), device, values.data(), -1.0, failed.data(),
                             nullptr, &matches, nullptr, &ladder);
       }
-      const std::vector<double> got = download(values);
-      const std::vector<int> failed_rows = download(failed);
+      expect_ladder(download(values), download(failed));
+    }
+    // The same ladder by levels, all blocks in one cooperative launch.
+    if (kc::ic0_levels_supported()) {
+      SCOPED_TRACE(name + ", ladder by levels");
+      const prism::kernels::Ic0LevelPlan plan = prism::kernels::ic0_level_plan(
+          view, expected_matches.ptr.data(), expected_matches.own.data(),
+          expected_matches.other.data(), blocks);
+      const kc::Ic0LevelTable table(plan, static_cast<int>(shifts.size()), nullptr);
+      std::vector<double> copies;
       for (std::size_t t = 0; t < shifts.size(); ++t) {
-        SCOPED_TRACE(shifts[t]);
-        std::vector<double> expected = scaled;
-        const prism::kernels::Ic0Status status =
-            prism::kernels::reference::ic0_factorize(view, expected.data(), shifts[t]);
-        EXPECT_EQ(failed_rows[t], status.ok() ? kc::kNoFailedRow : status.failed_row);
-        const index_t good_rows = status.ok() ? a.rows : status.failed_row;
-        const auto end = static_cast<std::ptrdiff_t>(lower.row_ptr[good_rows]);
-        const auto first = got.begin() + static_cast<std::ptrdiff_t>(t * nnz);
-        EXPECT_TRUE(std::equal(first, first + end, expected.begin()));
+        copies.insert(copies.end(), scaled.begin(), scaled.end());
       }
+      auto values = kc::upload_and_wait(copies, nullptr);
+      auto device_shifts = kc::upload_and_wait(shifts, nullptr);
+      auto failed = kc::upload_and_wait(std::vector<int>(shifts.size(), kc::kNoFailedRow), nullptr);
+      const kc::Ic0Attempts ladder{static_cast<int>(shifts.size()), device_shifts.data(), nnz};
+      kc::ic0_factor_levels(table, values.data(), failed.data(), ladder, nullptr);
+      expect_ladder(download(values), download(failed));
+      // More attempts than the table was made for.
+      const kc::Ic0Attempts too_many{ladder.count + 1, device_shifts.data(), nnz};
+      EXPECT_THROW(kc::ic0_factor_levels(table, values.data(), failed.data(), too_many, nullptr),
+                   prism::ConfigError);
+      ++level_runs;
     }
   }
+  EXPECT_EQ(level_runs, kc::ic0_levels_supported() ? static_cast<int>(matrices.size()) : 0);
   EXPECT_GE(staged_scaling_runs, 2);  // poisson3d27 and bcsstk08 at least
 }
 
