@@ -59,6 +59,18 @@ DeviceBuffer<T> upload_and_wait(const std::vector<T>& host, cudaStream_t stream)
   return d;
 }
 
+/// A host copy of `device`, complete on return (after the work queued on `stream`).
+template <typename T>
+std::vector<T> download_and_wait(const DeviceBuffer<T>& device, cudaStream_t stream) {
+  std::vector<T> host(device.size());
+  if (!host.empty()) {
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(host.data(), device.data(), host.size() * sizeof(T),
+                                     cudaMemcpyDeviceToHost, stream));
+  }
+  PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return host;
+}
+
 /// n elements of T in page-locked host memory (cudaMallocHost), for async readback.
 template <typename T>
 class PinnedBuffer {

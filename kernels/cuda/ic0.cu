@@ -608,6 +608,24 @@ __global__ void ic0_scale_entries(index_t nnz, const index_t* __restrict__ entry
       __dmul_rn(__dmul_rn(a[source[k]], inverse_scale[entry_row[k]]), inverse_scale[col_idx[k]]);
 }
 
+__global__ void ic0_replicate_values(const double* __restrict__ values, std::size_t n, int count,
+                                     std::size_t stride, double* __restrict__ copies) {
+  const std::size_t k = static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (k >= n) return;
+  const double v = values[k];
+  for (int a = 0; a < count; ++a) copies[a * stride + k] = v;
+}
+
+__global__ void ic0_gather_failed_pivots(const int* __restrict__ failed_row, int count,
+                                         const double* __restrict__ values, std::size_t stride,
+                                         const index_t* __restrict__ row_ptr,
+                                         double* __restrict__ pivots) {
+  const int a = static_cast<int>(threadIdx.x);
+  if (a >= count) return;
+  const int row = failed_row[a];
+  pivots[a] = row == kNoFailedRow ? 0.0 : values[a * stride + row_ptr[row + 1] - 1];
+}
+
 }  // namespace
 
 Ic0MatchTable ic0_match_table(CsrView<double> lower, index_t nnz, const index_t* entry_row,
@@ -731,6 +749,23 @@ void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values,
           begin, end, lower.row_ptr, lower.col_idx, values, shift, failed_row, out, ladder, from);
       break;
   }
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void ic0_replicate(const double* values, std::size_t n, int count, std::size_t stride,
+                   double* copies, cudaStream_t stream) {
+  if (n == 0 || count < 1) return;
+  ic0_replicate_values<<<blocks_for(static_cast<long long>(n)), kThreads, 0, stream>>>(
+      values, n, count, stride, copies);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void ic0_failed_pivots(const int* failed_row, int count, const double* values, std::size_t stride,
+                       const index_t* row_ptr, double* pivots, cudaStream_t stream) {
+  if (count < 1) return;
+  if (count > 1024) throw ConfigError("ic0_failed_pivots: more than 1024 attempts");
+  ic0_gather_failed_pivots<<<1, count, 0, stream>>>(failed_row, count, values, stride, row_ptr,
+                                                    pivots);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

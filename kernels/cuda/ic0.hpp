@@ -204,6 +204,18 @@ void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values,
                      const Ic0Output* output = nullptr, const Ic0Attempts* attempts = nullptr,
                      const Ic0Source* source = nullptr);
 
+/// A ladder's starting values (Ic0Attempts): `values` (n entries) copied into `count`
+/// slots of `stride` entries at `copies`, in one launch.
+void ic0_replicate(const double* values, std::size_t n, int count, std::size_t stride,
+                   double* copies, cudaStream_t stream);
+
+/// A ladder's failed pivots in one launch, so that one copy reads them back: for each
+/// attempt a < count whose failed_row[a] is a row i (not kNoFailedRow), the pivot it left
+/// in i's diagonal slot, values[a * stride + row_ptr[i + 1] - 1], into pivots[a]; 0 for an
+/// attempt that did not fail.
+void ic0_failed_pivots(const int* failed_row, int count, const double* values, std::size_t stride,
+                       const index_t* row_ptr, double* pivots, cudaStream_t stream);
+
 /// Writes a finished factor (`values` on the pattern of `lower`, nnz entries; entry_row[p]:
 /// the row of entry p) into the solves' storage, as ic0_factor_rows with `output` does
 /// while it factors: the same values, bit for bit. Nothing without output.lower_dest.
