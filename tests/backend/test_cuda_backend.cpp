@@ -832,7 +832,8 @@ std::vector<T> download(const prism::kernels::cuda::DeviceBuffer<T>& d) {
 // staging a few rows at a time from the matches found once) against the reference
 // factorization bit for bit, block by block as the engine runs them: short rows
 // (Poisson), rows longer than a warp's 32 (band), one row per block (natural order), and
-// breakdowns (the same first failed row, and the blocks after it skipped). The match table against
+// breakdowns (the same first failed row, and the blocks after it skipped); a ladder of
+// shifts block by block and by levels in one cooperative launch. The match table against
 // a plain merge on the host, and its runs against their definition.
 TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
   namespace kc = prism::kernels::cuda;
