@@ -1,8 +1,6 @@
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/ic0_levels.hpp"
 
-#include <cooperative_groups.h>
-
 #include <algorithm>
 #include <string>
 
@@ -72,16 +70,23 @@ __device__ __forceinline__ LevelShare level_share(const Ic0Levels& plan, index_t
   return s;
 }
 
+/// The blocks arrived so far, read with acquire semantics (the writes of the blocks that
+/// arrived are visible after it).
+__device__ __forceinline__ unsigned arrived_so_far(const unsigned* arrived) {
+  unsigned count = 0;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(count) : "l"(arrived) : "memory");
+  return count;
+}
+
 /// Level after level, a grid barrier between levels. A group's lanes form kRound * lanes
 /// products at once into shared memory, and its first lane subtracts them in order from
 /// the sum, round after round, then stores. Before the barrier each group reads what its
 /// first slot of the next level needs that no level writes (the slot, the positions of
 /// its first round), so after it only the values are loaded.
 __global__ void __launch_bounds__(kThreads, 1)
-    ic0_levels(Ic0Levels plan, double* values, int* failed_row, Ic0Attempts ladder) {
-  namespace cg = cooperative_groups;
+    ic0_levels(Ic0Levels plan, double* values, int* failed_row, Ic0Attempts ladder,
+               unsigned* arrived) {
   __shared__ double formed[kThreads * kRound];
-  cg::grid_group grid = cg::this_grid();
   const unsigned threads = gridDim.x * blockDim.x;
   const unsigned thread = blockIdx.x * blockDim.x + threadIdx.x;
   LevelShare share = level_share(plan, 0, ladder.count, thread, threads);
@@ -128,13 +133,24 @@ __global__ void __launch_bounds__(kThreads, 1)
         v[w.p] = sqrt(sum);
       }
     }
-    if (l + 1 < plan.levels) {
-      share = level_share(plan, l + 1, ladder.count, thread, threads);
-      if (share.first < share.items) {
-        ahead = fetch_slot(plan, share.begin + share.first % share.width, share.part, share.lanes);
+    if (l + 1 == plan.levels) break;
+    // The grid barrier, split: the block arrives once its level is stored, reads ahead
+    // while the others arrive, then waits for all of them.
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      atomicAdd(arrived, 1u);
+    }
+    share = level_share(plan, l + 1, ladder.count, thread, threads);
+    if (share.first < share.items) {
+      ahead = fetch_slot(plan, share.begin + share.first % share.width, share.part, share.lanes);
+    }
+    if (threadIdx.x == 0) {
+      const unsigned all = static_cast<unsigned>(l + 1) * gridDim.x;
+      while (arrived_so_far(arrived) < all) {
       }
     }
-    grid.sync();
+    __syncthreads();
   }
 }
 
@@ -196,7 +212,7 @@ Ic0LevelTable::Ic0LevelTable(const Ic0LevelPlan& plan, int attempts, cudaStream_
       lanes(upload_and_wait(ic0_level_lanes(plan, attempts), stream)),
       levels(plan.levels()) {}
 
-void ic0_factor_levels(const Ic0LevelTable& table, double* values, int* failed_row,
+void ic0_factor_levels(Ic0LevelTable& table, double* values, int* failed_row,
                        const Ic0Attempts& attempts, cudaStream_t stream) {
   if (!table.valid() || attempts.shifts == nullptr || attempts.count < 1 ||
       attempts.count > table.attempts) {
@@ -208,7 +224,9 @@ void ic0_factor_levels(const Ic0LevelTable& table, double* values, int* failed_r
   const auto blocks = static_cast<unsigned>(std::max(1LL, launch_blocks()));
   Ic0Levels plan = levels;
   Ic0Attempts ladder = attempts;
-  void* args[] = {&plan, &values, &failed_row, &ladder};
+  unsigned* arrived = table.arrived.data();
+  PRISM_CUDA_CHECK(cudaMemsetAsync(arrived, 0, sizeof(unsigned), stream));
+  void* args[] = {&plan, &values, &failed_row, &ladder, &arrived};
   PRISM_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(ic0_levels),
                                                dim3(blocks), dim3(kThreads), args, 0, stream));
 }

@@ -37,6 +37,7 @@ struct Ic0LevelTable {
   int attempts = 0;
   DeviceBuffer<index_t> level_ptr, entry, row, pivot, product_ptr, product_x, product_y;
   DeviceBuffer<std::uint8_t> lanes;
+  DeviceBuffer<unsigned> arrived{1};  // the launch's grid barrier: blocks arrived
   index_t levels = 0;
 
   Ic0LevelTable() = default;
@@ -69,7 +70,7 @@ bool ic0_levels_supported();
 /// first failed row are the reference's; later rows are computed on regardless and hold
 /// unspecified values (their own failures are rows after it). ConfigError without a
 /// table, without shifts, or with more attempts than the table's.
-void ic0_factor_levels(const Ic0LevelTable& table, double* values, int* failed_row,
+void ic0_factor_levels(Ic0LevelTable& table, double* values, int* failed_row,
                        const Ic0Attempts& attempts, cudaStream_t stream);
 
 }  // namespace prism::kernels::cuda

@@ -1101,7 +1101,7 @@ TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
       const prism::kernels::Ic0LevelPlan plan = prism::kernels::ic0_level_plan(
           view, expected_matches.ptr.data(), expected_matches.own.data(),
           expected_matches.other.data(), blocks);
-      const kc::Ic0LevelTable table(plan, static_cast<int>(shifts.size()), nullptr);
+      kc::Ic0LevelTable table(plan, static_cast<int>(shifts.size()), nullptr);
       std::vector<double> copies;
       for (std::size_t t = 0; t < shifts.size(); ++t) {
         copies.insert(copies.end(), scaled.begin(), scaled.end());
