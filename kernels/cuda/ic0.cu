@@ -448,11 +448,19 @@ __global__ void ic0_find_runs(index_t rows, const index_t* __restrict__ row_ptr,
 __global__ void ic0_emit_entries(index_t nnz, const index_t* __restrict__ row_ptr,
                                  const index_t* __restrict__ col_idx,
                                  const index_t* __restrict__ entry_row,
-                                 const double* __restrict__ values, Ic0Output out) {
+                                 const double* __restrict__ values, Ic0Output out, Ic0Kept kept) {
   const long long p = static_cast<long long>(blockIdx.x) * kThreads + threadIdx.x;
   if (p >= nnz) return;
-  const index_t i = entry_row[p];
   const auto entry = static_cast<index_t>(p);
+  if (kept.failed_row != nullptr) {  // the first attempt that did not fail, if any
+    int a = 0;
+    while (a < kept.count && kept.failed_row[a] != kNoFailedRow) ++a;
+    if (a == kept.count) return;
+    values += static_cast<std::size_t>(a) * kept.stride;
+    kept.values[entry] = values[entry];
+  }
+  if (out.lower_dest == nullptr) return;
+  const index_t i = entry_row[p];
   if (entry == row_ptr[i + 1] - 1) {
     emit_pivot(out, i, values[entry], out.row_scale[i]);
     return;
@@ -770,10 +778,11 @@ void ic0_failed_pivots(const int* failed_row, int count, const double* values, s
 }
 
 void ic0_emit(CsrView<double> lower, index_t nnz, const index_t* entry_row, const double* values,
-              const Ic0Output& output, cudaStream_t stream) {
-  if (nnz == 0 || output.lower_dest == nullptr) return;
+              const Ic0Output& output, cudaStream_t stream, const Ic0Kept* kept) {
+  const Ic0Kept choose = kept != nullptr ? *kept : Ic0Kept{};
+  if (nnz == 0 || (output.lower_dest == nullptr && choose.failed_row == nullptr)) return;
   ic0_emit_entries<<<blocks_for(nnz), kThreads, 0, stream>>>(nnz, lower.row_ptr, lower.col_idx,
-                                                             entry_row, values, output);
+                                                             entry_row, values, output, choose);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

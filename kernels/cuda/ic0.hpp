@@ -216,11 +216,24 @@ void ic0_replicate(const double* values, std::size_t n, int count, std::size_t s
 void ic0_failed_pivots(const int* failed_row, int count, const double* values, std::size_t stride,
                        const index_t* row_ptr, double* pivots, cudaStream_t stream);
 
+/// The factor a ladder keeps, chosen on the device (so that it is written out before the
+/// host reads the verdicts): the first attempt a < count whose failed_row[a] is
+/// kNoFailedRow, its values at `values` + a * stride, copied into kept `values`; none
+/// where every attempt failed.
+struct Ic0Kept {
+  const int* failed_row = nullptr;
+  int count = 0;
+  std::size_t stride = 0;
+  double* values = nullptr;
+};
+
 /// Writes a finished factor (`values` on the pattern of `lower`, nnz entries; entry_row[p]:
 /// the row of entry p) into the solves' storage, as ic0_factor_rows with `output` does
 /// while it factors: the same values, bit for bit. Nothing without output.lower_dest.
+/// With `kept`, the factor is the ladder's attempt it chooses at `values` (and is copied
+/// into kept->values too), or nothing is written where every attempt failed.
 void ic0_emit(CsrView<double> lower, index_t nnz, const index_t* entry_row, const double* values,
-              const Ic0Output& output, cudaStream_t stream);
+              const Ic0Output& output, cudaStream_t stream, const Ic0Kept* kept = nullptr);
 
 /// The choice between Ic0Method::merge and warp_merge for a block of `rows` rows whose
 /// longest row has m = `entries` entries left of the diagonal, on a GPU holding

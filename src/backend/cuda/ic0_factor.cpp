@@ -224,7 +224,11 @@ class CudaIc0Factor final : public Ic0Factor {
                                        ladder_flags_.data(), stream_, &matches, nullptr, &ladder);
       }
     }
-    // The verdicts and the failed attempts' pivots, read back at once.
+    // The first attempt that succeeded, if one did, into the factor's storage and written
+    // out for the solves; the verdicts and the failed attempts' pivots read back at once.
+    const kernels::cuda::Ic0Kept kept{ladder_flags_.data(), width, nnz, l_values_.data()};
+    kernels::cuda::ic0_emit(pattern(), static_cast<index_t>(nnz), entry_row_.data(),
+                            ladder_values_.data(), output(), stream_, &kept);
     kernels::cuda::ic0_failed_pivots(ladder_flags_.data(), width, ladder_values_.data(), nnz,
                                      l_row_ptr_.data(), ladder_pivots_.data(), stream_);
     PRISM_CUDA_CHECK(cudaMemcpyAsync(host_ladder_flags_.data(), ladder_flags_.data(),
@@ -234,14 +238,8 @@ class CudaIc0Factor final : public Ic0Factor {
     PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     std::vector<kernels::Ic0Status> verdicts;
     for (std::size_t a = 0; a < slots; ++a) {
-      const double* values = ladder_values_.data() + a * nnz;
       const int row = host_ladder_flags_.data()[a];
-      if (row == kernels::cuda::kNoFailedRow) {
-        // Kept: into the factor's storage, and written out for the solves.
-        PRISM_CUDA_CHECK(cudaMemcpyAsync(l_values_.data(), values, nnz * sizeof(double),
-                                         cudaMemcpyDeviceToDevice, stream_));
-        kernels::cuda::ic0_emit(pattern(), static_cast<index_t>(nnz), entry_row_.data(),
-                                l_values_.data(), output(), stream_);
+      if (row == kernels::cuda::kNoFailedRow) {  // kept (above)
         verdicts.push_back({});
         break;
       }
