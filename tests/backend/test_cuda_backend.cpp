@@ -1181,6 +1181,89 @@ TEST(Ic0Staging, TakesTheMostRowsAWarpWhoseDataFitsItsSharedMemory) {
   EXPECT_EQ(s.pairs, 50 + 7);
 }
 
+// A ladder's end on the device: ic0_failed_pivots reads each failed attempt's pivot from
+// its failed row's diagonal slot, and ic0_emit with Ic0Kept copies the first attempt that
+// did not fail into the kept values and writes it out exactly as ic0_emit of that attempt
+// alone does; where every attempt failed, nothing is written.
+TEST_F(CudaBackendTest, Ic0LadderKeepsTheFirstAttemptThatDidNotFail) {
+  namespace kc = prism::kernels::cuda;
+  const CsrMatrix<double> a = prism::poisson2d(5, 4);
+  prism::precond::Ic0Pattern pattern(a);
+  const CsrMatrix<double>& lower = pattern.lower();
+  const index_t n = lower.rows;
+  const std::size_t nnz = lower.col_idx.size();
+  std::vector<index_t> entry_row, dest(nnz);
+  for (index_t i = 0; i < n; ++i) {
+    entry_row.insert(entry_row.end(), lower.row_ptr[i + 1] - lower.row_ptr[i], i);
+  }
+  std::iota(dest.begin(), dest.end(), 0);
+  constexpr int kAttempts = 3;
+  std::vector<double> ladder(kAttempts * nnz);  // distinct values in every slot
+  for (std::size_t k = 0; k < ladder.size(); ++k) ladder[k] = 1.0 + 0.01 * static_cast<double>(k);
+  const auto row_ptr = kc::upload_and_wait(lower.row_ptr, nullptr);
+  const auto col_idx = kc::upload_and_wait(lower.col_idx, nullptr);
+  const auto device_entry_row = kc::upload_and_wait(entry_row, nullptr);
+  const auto device_dest = kc::upload_and_wait(dest, nullptr);
+  const auto device_ladder = kc::upload_and_wait(ladder, nullptr);
+  const auto row_scale = kc::upload_and_wait(std::vector<double>(n, 2.0), nullptr);
+  const prism::kernels::CsrView<double> view{n, n, row_ptr.data(), col_idx.data(), nullptr};
+  constexpr double kUnwritten = -7.0;
+  // What ic0_emit writes (both copies and both inverse diagonals) and the kept values.
+  const auto emit = [&](const double* values, const std::vector<int>* failed_rows) {
+    auto lower_copy = kc::upload_and_wait(std::vector<double>(nnz, kUnwritten), nullptr);
+    auto upper_copy = kc::upload_and_wait(std::vector<double>(nnz, kUnwritten), nullptr);
+    auto lower_inverse = kc::upload_and_wait(std::vector<double>(n, kUnwritten), nullptr);
+    auto upper_inverse = kc::upload_and_wait(std::vector<double>(n, kUnwritten), nullptr);
+    auto kept_values = kc::upload_and_wait(std::vector<double>(nnz, kUnwritten), nullptr);
+    kc::Ic0Output out;
+    out.lower_dest = device_dest.data();
+    out.upper_dest = device_dest.data();
+    out.row_scale = row_scale.data();
+    out.lower = lower_copy.data();
+    out.upper = upper_copy.data();
+    out.lower_inverse = lower_inverse.data();
+    out.upper_inverse = upper_inverse.data();
+    kc::DeviceBuffer<int> flags;
+    kc::Ic0Kept kept;
+    if (failed_rows != nullptr) {
+      flags = kc::upload_and_wait(*failed_rows, nullptr);
+      kept = {flags.data(), kAttempts, nnz, kept_values.data()};
+    }
+    kc::ic0_emit(view, static_cast<index_t>(nnz), device_entry_row.data(), values, out, nullptr,
+                 failed_rows != nullptr ? &kept : nullptr);
+    return std::vector<std::vector<double>>{download(lower_copy), download(upper_copy),
+                                            download(lower_inverse), download(upper_inverse),
+                                            download(kept_values)};
+  };
+  // Attempts 1 and 2 succeed: attempt 1 is kept, as if emitted alone.
+  const std::vector<int> first_fails{2, kc::kNoFailedRow, kc::kNoFailedRow};
+  const auto kept = emit(device_ladder.data(), &first_fails);
+  auto alone = emit(device_ladder.data() + nnz, nullptr);
+  EXPECT_EQ(alone[0], kept[0]);
+  EXPECT_EQ(alone[1], kept[1]);
+  EXPECT_EQ(alone[2], kept[2]);
+  EXPECT_EQ(alone[3], kept[3]);
+  EXPECT_NE(alone[0], std::vector<double>(nnz, kUnwritten));
+  EXPECT_EQ(kept[4], std::vector<double>(ladder.begin() + static_cast<std::ptrdiff_t>(nnz),
+                                         ladder.begin() + static_cast<std::ptrdiff_t>(2 * nnz)));
+  // Every attempt failed: nothing written.
+  const std::vector<int> all_fail{1, 0, 3};
+  const auto none = emit(device_ladder.data(), &all_fail);
+  EXPECT_EQ(none[0], std::vector<double>(nnz, kUnwritten));
+  EXPECT_EQ(none[2], std::vector<double>(n, kUnwritten));
+  EXPECT_EQ(none[4], std::vector<double>(nnz, kUnwritten));
+  // The failed attempts' pivots: their failed rows' diagonal slots, 0 for the others.
+  const std::vector<int> mixed{2, kc::kNoFailedRow, 5};
+  const auto flags = kc::upload_and_wait(mixed, nullptr);
+  kc::DeviceBuffer<double> pivots(kAttempts);
+  kc::ic0_failed_pivots(flags.data(), kAttempts, device_ladder.data(), nnz, row_ptr.data(),
+                        pivots.data(), nullptr);
+  const auto diagonal = [&](int attempt, index_t row) {
+    return ladder[static_cast<std::size_t>(attempt) * nnz + lower.row_ptr[row + 1] - 1];
+  };
+  EXPECT_EQ(download(pivots), (std::vector<double>{diagonal(0, 2), 0.0, diagonal(2, 5)}));
+}
+
 // A row longer than a match's 16-bit offsets (an arrow: the last row couples to every
 // other) leaves no match table, and the engine factors by merging rows instead.
 TEST_F(CudaBackendTest, DeviceIc0FactorMergesRowsBeyondTheMatchOffsets) {
