@@ -268,9 +268,18 @@ __device__ __forceinline__ unsigned segment_argmax(const PivotBits<T>& key, int 
   const unsigned segment =
       kLanes == 32 ? 0xffffffffu : ((1u << (kLanes % 32)) - 1u) << (lane / kLanes * kLanes);
   // (Every reduction is called by all lanes: never on the right of && or ?:.)
+  // Whether some segment still has two winners: with one segment the ballot's mask, the
+  // same in every lane, says so without a vote.
+  const auto tie = [&](unsigned w) {
+    if constexpr (kLanes == 32) {
+      return (w & (w - 1u)) != 0u;
+    } else {
+      return __any_sync(0xffffffffu, __popc(w & segment) > 1);
+    }
+  };
   const unsigned max_hi = segment_max<kLanes>(key.hi);
   unsigned winners = __ballot_sync(0xffffffffu, key.hi != 0 && key.hi == max_hi);
-  if (__any_sync(0xffffffffu, __popc(winners & segment) > 1)) {
+  if (tie(winners)) {
     bool in = (winners >> lane) & 1u;
     if constexpr (PivotBits<T>::kTwoWords) {
       const unsigned lo = in ? key.lo : 0u;
@@ -278,7 +287,7 @@ __device__ __forceinline__ unsigned segment_argmax(const PivotBits<T>& key, int 
       winners &= __ballot_sync(0xffffffffu, in && lo == max_lo);
       in = (winners >> lane) & 1u;
     }
-    if (__any_sync(0xffffffffu, __popc(winners & segment) > 1)) {
+    if (tie(winners)) {
       const unsigned not_pos = in ? ~static_cast<unsigned>(pos) : 0u;  // min pos = max ~pos
       const unsigned max_not_pos = segment_max<kLanes>(not_pos);
       winners &= __ballot_sync(0xffffffffu, in && not_pos == max_not_pos);
@@ -306,19 +315,31 @@ constexpr int warp_kernel_min_blocks(std::size_t elem_size, int cols) {
 // and 32-lane segments, group_argmax for 8. Scaling by a reciprocal (LAPACK's rule) instead
 // of dividing measured no faster (n = 32: 94.2 against 93.3 us).
 //
+// One segment's shared memory in warp_lu: the pivot rows of the last two steps, each
+// followed by its old position (so that both are addressed from one register), and the
+// 1-based pivots, written by each step's pivot lane (no lane keeps its step's pivot in a
+// register, where the 24-column kernel had spilled it inside the column loop).
+template <typename T, int kCols>
+struct WarpLuShared {
+  static constexpr int kStride = kCols + 16 / static_cast<int>(sizeof(T));  // rows 16-byte aligned
+  T rows[2][kStride];
+  index_t pivots[kCols];
+  __device__ int& position(int buffer) { return *reinterpret_cast<int*>(&rows[buffer][kCols]); }
+};
+
 // warp_lu: those steps on the matrix whose row `row` (position `pos` on entry: row) is in
-// r, with this segment's s_rows / s_pos. On return pos is the row's final position,
-// my_pivot the 1-based pivot of step `row` and my_info the first zero pivot (0: none).
-// Every lane of the warp calls it (the reductions span the warp); has_row marks lanes
-// holding a row of an active matrix.
-template <typename T, int kLanes, int kCols>
-__device__ __forceinline__ void warp_lu(int n, T (&r)[kCols], bool has_row, int row,
-                                        T (&s_rows)[2][kCols], int (&s_pos)[2], int& pos,
-                                        index_t& my_pivot, int& my_info) {
+// r, with this segment's shared memory `sh`. On return pos is the row's final position,
+// sh.pivots[j] the 1-based pivot of step j (visible to every lane of the segment) and
+// my_info the first zero pivot (0: none). Every lane of the warp calls it (the reductions
+// span the warp); has_row marks lanes holding a row of an active matrix. With kExact, n is
+// kCols (a constant: no step tests it).
+template <typename T, int kLanes, int kCols, bool kExact>
+__device__ __forceinline__ void warp_lu(int n, T (&r)[kCols], bool has_row,
+                                        WarpLuShared<T, kCols>& sh, int& pos, int& my_info) {
 #pragma unroll
   for (int j = 0; j < kCols; ++j) {
-    if (j < n) {  // n is uniform: no divergence
-      T* s = s_rows[j & 1];
+    if (kExact || j < n) {  // n is uniform: no divergence
+      T* s = sh.rows[j & 1];
       const bool eligible = has_row && pos >= j;
       int p;
       bool is_pivot;
@@ -328,20 +349,23 @@ __device__ __forceinline__ void warp_lu(int n, T (&r)[kCols], bool has_row, int 
             1u;
         if (is_pivot) {
           store_row_tail(s, r, j);
-          s_pos[j & 1] = pos;
+          sh.position(j & 1) = pos;
+          sh.pivots[j] = pos + 1;
         }
         __syncwarp();
-        p = s_pos[j & 1];
+        p = sh.position(j & 1);
       } else {
         T v = eligible ? pivot_key(r[j]) : T(-1);
         p = eligible ? pos : INT_MAX;
         group_argmax(v, p, kLanes);
         is_pivot = eligible && pos == p;
-        if (is_pivot) store_row_tail(s, r, j);
+        if (is_pivot) {
+          store_row_tail(s, r, j);
+          sh.pivots[j] = p + 1;
+        }
         __syncwarp();
       }
       const T pivot = s[j];
-      if (row == j) my_pivot = p + 1;
       if (has_row) {
         if (pos == j && !is_pivot) {
           pos = p;
@@ -385,14 +409,14 @@ __device__ __forceinline__ void warp_lu_store(int n, const T (&r)[kCols], T* A, 
 }
 
 // One matrix per segment, one segment's matrix per launch slot: the n x n matrix at (j0, j0)
-// (j0 > 0: the last panel of the blocked path, warp_lu_store).
-template <typename T, int kLanes, int kCols>
+// (j0 > 0: the last panel of the blocked path, warp_lu_store). kExact: n == kCols.
+template <typename T, int kLanes, int kCols, bool kExact>
 __global__ void __launch_bounds__(kRegistersBlock, warp_kernel_min_blocks(sizeof(T), kCols))
     getrf_warp_kernel(int n, int j0, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
                       int batch) {
   constexpr int kSegments = kRegistersBlock / kLanes;
-  __shared__ __align__(16) T s_rows[kSegments][2][kCols];
-  __shared__ int s_pos[kSegments][2];
+  __shared__ __align__(16) WarpLuShared<T, kCols> s_lu[kSegments];
+  if constexpr (kExact) n = kCols;
   const int seg = threadIdx.x / kLanes;
   const int row = threadIdx.x % kLanes;
   const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * kSegments + seg;
@@ -405,8 +429,8 @@ __global__ void __launch_bounds__(kRegistersBlock, warp_kernel_min_blocks(sizeof
   for (int k = 0; k < kCols; ++k) r[k] = (has_row && k < n) ? A[row + k * lda] : T(0);
   int pos = row;
   int my_info = 0;
-  index_t my_pivot = 0;  // ipiv[row], stored by this lane at the end (coalesced)
-  warp_lu<T, kLanes, kCols>(n, r, has_row, row, s_rows[seg], s_pos[seg], pos, my_pivot, my_info);
+  warp_lu<T, kLanes, kCols, kExact>(n, r, has_row, s_lu[seg], pos, my_info);
+  const index_t my_pivot = has_row ? s_lu[seg].pivots[row] : 0;  // stored coalesced
   warp_lu_store(n, r, A, lda, has_row, row, pos, b, ipiv, my_pivot, info, my_info, j0);
 }
 
@@ -416,13 +440,13 @@ __global__ void __launch_bounds__(kRegistersBlock, warp_kernel_min_blocks(sizeof
 // barrier but the lane's own wait) while it factors the current one; the pointer of the
 // one after is loaded one matrix ahead too. The loop runs over the block's first matrix, so
 // every lane of a warp takes the same number of steps (a segment past the batch idles).
-template <typename T, int kLanes, int kCols>
+template <typename T, int kLanes, int kCols, bool kExact>
 __global__ void __launch_bounds__(kRegistersBlock)
     getrf_warp_prefetch_kernel(int n, DeviceMatrixBatch<T> a, index_t* ipiv, index_t* info,
                                int batch) {
   constexpr int kSegments = kRegistersBlock / kLanes;
-  __shared__ __align__(16) T s_rows[kSegments][2][kCols];
-  __shared__ int s_pos[kSegments][2];
+  __shared__ __align__(16) WarpLuShared<T, kCols> s_lu[kSegments];
+  if constexpr (kExact) n = kCols;
   __shared__ T s_next[kSegments][kCols][kLanes];  // entry k of row `row` at [seg][k][row]
   const int seg = threadIdx.x / kLanes;
   const int row = threadIdx.x % kLanes;
@@ -455,8 +479,8 @@ __global__ void __launch_bounds__(kRegistersBlock)
     T* A_after = b + 2 * stride < batch ? matrix_ptr(a, b + 2 * stride) : nullptr;
     int pos = row;
     int my_info = 0;
-    index_t my_pivot = 0;
-    warp_lu<T, kLanes, kCols>(n, r, has_row, row, s_rows[seg], s_pos[seg], pos, my_pivot, my_info);
+    warp_lu<T, kLanes, kCols, kExact>(n, r, has_row, s_lu[seg], pos, my_info);
+    const index_t my_pivot = has_row ? s_lu[seg].pivots[row] : 0;
     warp_lu_store(n, r, A, lda, has_row, row, pos, b, ipiv, my_pivot, info, my_info);
     A = A_next;
     A_next = A_after;
@@ -1595,21 +1619,24 @@ void launch_getrf_warp(index_t n, int j0, DeviceMatrixBatch<T> a, index_t* ipiv,
                                                                                      info, batch);
     PRISM_CUDA_CHECK_LAUNCH();
   };
+  // Each size's kernel in two forms: for n equal to its columns (the sizes 8, 16, 24, 32;
+  // no step tests n) and for the sizes below.
   if (m <= 8) {
-    launch(getrf_warp_kernel<T, 8, 8>, 8);
+    launch(m == 8 ? getrf_warp_kernel<T, 8, 8, true> : getrf_warp_kernel<T, 8, 8, false>, 8);
   } else if (m <= 16 && prefetch && j0 == 0) {
     // A resident grid: at most the resident blocks.
-    const auto kernel = getrf_warp_prefetch_kernel<T, 16, 16>;
+    const auto kernel = m == 16 ? getrf_warp_prefetch_kernel<T, 16, 16, true>
+                                : getrf_warp_prefetch_kernel<T, 16, 16, false>;
     const std::int64_t blocks =
         std::min<std::int64_t>(blocks_for(16), resident_blocks(kernel_id(kernel), kRegistersBlock));
     kernel<<<static_cast<unsigned>(blocks), kRegistersBlock, 0, stream>>>(m, a, ipiv, info, batch);
     PRISM_CUDA_CHECK_LAUNCH();
   } else if (m <= 16) {
-    launch(getrf_warp_kernel<T, 16, 16>, 16);
+    launch(m == 16 ? getrf_warp_kernel<T, 16, 16, true> : getrf_warp_kernel<T, 16, 16, false>, 16);
   } else if (m <= 24) {
-    launch(getrf_warp_kernel<T, 32, 24>, 32);
+    launch(m == 24 ? getrf_warp_kernel<T, 32, 24, true> : getrf_warp_kernel<T, 32, 24, false>, 32);
   } else {
-    launch(getrf_warp_kernel<T, 32, 32>, 32);
+    launch(m == 32 ? getrf_warp_kernel<T, 32, 32, true> : getrf_warp_kernel<T, 32, 32, false>, 32);
   }
 }
 
