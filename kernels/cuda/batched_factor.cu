@@ -298,12 +298,14 @@ __device__ __forceinline__ unsigned segment_argmax(const PivotBits<T>& key, int 
 
 // Blocks per SM asked of ptxas for getrf_warp_kernel: in double the 32-column kernel takes
 // 98 registers unasked (4 blocks per SM); 96 gives 5. The 24-column kernel takes 82 unasked
-// (5 blocks: a warp's registers are allocated 256 at a time); 80 gives 6, with 8 bytes
+// (5 blocks: a warp's registers are allocated 256 at a time); 80 gave 6, with 8 bytes
 // spilled outside the column loop: n = 24, 61.6 / 61.4 -> 58.4 / 58.3 us (H200, batch 10^4,
-// same build, two runs each, 2026-11-22). The 16-column kernel keeps its 70 (7 blocks): 64
-// (8 blocks, 68 bytes spilled) measured the same, 23.2 us.
+// same build, two runs each, 2026-11-22); since the kernels for n equal to their columns
+// (2026-11-26), 72 gives 7 (24 bytes spilled): n = 24 53.5 / 53.0 -> 52.0 / 52.0 us, n = 20
+// 50.0 / 49.9 -> 48.5 / 48.5 (H200, same run). The 16-column kernel keeps its 70 (7
+// blocks): 64 (8 blocks, 68 bytes spilled) measured the same, 23.2 us.
 constexpr int warp_kernel_min_blocks(std::size_t elem_size, int cols) {
-  return elem_size == 8 && cols == 32 ? 5 : (elem_size == 8 && cols == 24 ? 6 : 0);
+  return elem_size == 8 && cols == 32 ? 5 : (elem_size == 8 && cols == 24 ? 7 : 0);
 }
 
 // n <= 32: one matrix per kLanes lanes (8, 16 or 32 >= n), row i in lane i's registers
