@@ -616,7 +616,9 @@ TEST(BatchedFactorCuda, GetrfSingularReportsInfoFloat) {
 // device holds at once (resident threads / 16 lanes per matrix, an upper bound), not a
 // multiple of a block's, so that every lane group loops, some one step more than others,
 // and the last block is part empty. Random and singular matrices, with and without the
-// prefetch.
+// prefetch. At n = 16 (lda 16) the batch's stride, lda * n + 5, leaves every other matrix
+// off a 16-byte boundary, so the kernel's two copies (16 bytes at a time, or an entry at
+// a time) both run, in the two segments of a warp.
 template <typename T>
 void run_getrf_beyond_resident() {
   const index_t threads = gpu::resident_threads();
