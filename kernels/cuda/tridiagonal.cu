@@ -257,7 +257,9 @@ __device__ ChunkThread<T> chunk_thread(const LaunchArgs& p, Unit<T>* units, cons
 // ends the ignored a[0] and c[N-1] become 0. The couplings out of a unit inside a system:
 // with Keep (pass 1) they stay, as the unit's boundary equations keep x_{lo-1} and x_{hi+1}
 // as unknowns; otherwise their known values (xl, xr: pass 2) move to the right-hand side.
-template <typename T, int L, bool Keep>
+// kFull: every chunk has L rows or none (the thread is idle), so no row is past the chunk;
+// the registers of an idle thread are then left as they are (never used).
+template <typename T, int L, bool Keep, bool kFull = false>
 __device__ void load_chunk(const LaunchArgs& p, const ChunkThread<T>& t, const T* a, const T* b,
                            const T* c, const T* d, T (&ra)[L], T (&rb)[L], T (&rc)[L], T (&rd)[L]) {
   // All 4 L loads are issued before any is used: no branch between them (rows past the
@@ -270,7 +272,8 @@ __device__ void load_chunk(const LaunchArgs& p, const ChunkThread<T>& t, const T
   } else if (t.cl > 0) {
 #pragma unroll
     for (int j = 0; j < L; ++j) {
-      const std::int64_t at = t.at0 + static_cast<std::int64_t>(min(j, t.cl - 1)) * p.row_stride;
+      const std::int64_t at =
+          t.at0 + static_cast<std::int64_t>(kFull ? j : min(j, t.cl - 1)) * p.row_stride;
       ra[j] = a[at];
       rb[j] = b[at];
       rc[j] = c[at];
@@ -283,9 +286,9 @@ __device__ void load_chunk(const LaunchArgs& p, const ChunkThread<T>& t, const T
   const bool ends_unit = t.cl > 0 && t.q == t.un.pu - 1 && (!Keep || t.un.last);
 #pragma unroll
   for (int j = 0; j < L; ++j) {
-    const bool in = j < t.cl;
+    const bool in = kFull || j < t.cl;
     const bool first = starts_unit && j == 0;
-    const bool last = ends_unit && j == t.cl - 1;
+    const bool last = ends_unit && j == (kFull ? L : t.cl) - 1;
     T dj = rd[j];
     if (!Keep) {
       if (j == 0 && !t.un.first) dj = first ? dj - ra[0] * t.un.xl : dj;
@@ -456,10 +459,15 @@ __device__ void back_substitute(const Boundary<T>& e, int cl, T w, T wm, const T
 }
 
 // Stores the chunk's x (rd) as it was loaded: 16-byte vectors or element by element.
-template <typename T, int L>
+template <typename T, int L, bool kFull = false>
 __device__ void store_chunk(const LaunchArgs& p, const ChunkThread<T>& t, const T (&rd)[L], T* x) {
   if (t.vec) {
     store_vectors<L>(x + t.at0, rd);
+  } else if (kFull) {
+    if (t.cl > 0) {
+#pragma unroll
+      for (int j = 0; j < L; ++j) x[t.at0 + j * p.row_stride] = rd[j];
+    }
   } else {
 #pragma unroll
     for (int j = 0; j < L; ++j) {
@@ -475,7 +483,7 @@ __device__ void store_chunk(const LaunchArgs& p, const ChunkThread<T>& t, const 
 // contiguous one. It solves the chunk by Thomas if it owns the whole unit, else by the
 // partition elimination, the reduced system of the unit in shared memory (one equation per
 // thread, one cyclic-reduction step then PCR), and back substitution.
-template <typename T, int L>
+template <typename T, int L, bool kFull>
 __global__ void __launch_bounds__(kMaxThreads)
     solve_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
                  const T* d, T* x, const T* __restrict__ z, LaunchArgs p) {
@@ -492,11 +500,12 @@ __global__ void __launch_bounds__(kMaxThreads)
   const Unit<T>& un = t.un;
   const int q = t.q;
   const int qs = t.qs;
-  const int cl = t.cl;
+  // Rows of the chunk where it is active: a constant with kFull.
+  const int cl = kFull ? L : t.cl;
   T ra[L], rb[L], rc[L], rd[L];
-  load_chunk<T, L, false>(p, t, a, b, c, d, ra, rb, rc, rd);
+  load_chunk<T, L, false, kFull>(p, t, a, b, c, d, ra, rb, rc, rd);
 
-  const bool active = cl > 0;
+  const bool active = t.cl > 0;
   const bool partition = active && un.pu > 1;
   Boundary<T> e;
   if (active && un.pu == 1) {
@@ -608,7 +617,7 @@ __global__ void __launch_bounds__(kMaxThreads)
     }
     if (partition) back_substitute<T, L>(e, cl, w, wm, ra, rc, rd);
   }
-  store_chunk<T, L>(p, t, rd, x);
+  store_chunk<T, L, kFull>(p, t, rd, x);
 }
 
 // Thread-block clusters (sm_90 on): the two halves of a cluster barrier and the address of a
@@ -691,7 +700,7 @@ std::size_t cluster_shared_bytes(int units, int threads) {
 // top equation; without it, same run: N = 4096 95.7 -> 92.0 us, interleaved N = 1024 108.3 ->
 // 106.8, N = 8192 the same.) Against a single block of 256 threads at N = 2048, two blocks of 128
 // were slower (87.4 against 67.7 us), so a cluster only takes what one block cannot.
-template <typename T, int L>
+template <typename T, int L, bool kFull>
 __global__ void __launch_bounds__(kWideClusterThreads)
     cluster_solve_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
                          const T* d, T* x, LaunchArgs p) {
@@ -720,10 +729,11 @@ __global__ void __launch_bounds__(kWideClusterThreads)
   const int qs = t.qs;
   const int g = p.row_fastest ? tid / p.p : tid & (g_count - 1);
   T ra[L], rb[L], rc[L], rd[L];
-  load_chunk<T, L, false>(p, t, a, b, c, d, ra, rb, rc, rd);
+  load_chunk<T, L, false, kFull>(p, t, a, b, c, d, ra, rb, rc, rd);
   const bool partition = t.cl > 0 && un.pu > 1;
+  const int cl = kFull ? L : t.cl;  // where the chunk is active
   Boundary<T> e;
-  if (partition) e = partition_chunk<T, L>(t.cl, ra, rb, rc, rd);
+  if (partition) e = partition_chunk<T, L>(cl, ra, rb, rc, rd);
 
   // 1. Reduced equations. A block's last chunk keeps x just past the block, v (the first
   // row of the next block), as an unknown instead of taking the next chunk's top equation.
@@ -904,8 +914,8 @@ __global__ void __launch_bounds__(kWideClusterThreads)
   pa[tid] = w;
   __syncthreads();
   const T wm = ql > 0 ? pa[tid - qs] : u;
-  if (partition) back_substitute<T, L>(e, t.cl, w, wm, ra, rc, rd);
-  store_chunk<T, L>(p, t, rd, x);
+  if (partition) back_substitute<T, L>(e, cl, w, wm, ra, rc, rd);
+  store_chunk<T, L, kFull>(p, t, rd, x);
 }
 
 // Pass 1 of the partition method: every unit (kReduceRows rows of a system) is reduced to
@@ -913,7 +923,7 @@ __global__ void __launch_bounds__(kWideClusterThreads)
 // system of its system s (contiguous, 2 units_per_sys rows each, unit diagonal). Its p
 // threads load their chunks as solve_kernel does and reduce them (partition_chunk); the
 // first thread of the unit merges the p chunk equations, left to right, from shared memory.
-template <typename T, int L>
+template <typename T, int L, bool kFull>
 __global__ void __launch_bounds__(kMaxThreads)
     reduce_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
                   const T* __restrict__ d, T* __restrict__ ra_out, T* __restrict__ rb_out,
@@ -925,9 +935,9 @@ __global__ void __launch_bounds__(kMaxThreads)
       reinterpret_cast<Boundary<T>*>(smem_raw + units_bytes(g_count, sizeof(Unit<T>)));
   const ChunkThread<T> t = chunk_thread<T, L>(p, units, static_cast<const T*>(nullptr));
   T ra[L], rb[L], rc[L], rd[L];
-  load_chunk<T, L, true>(p, t, a, b, c, d, ra, rb, rc, rd);
+  load_chunk<T, L, true, kFull>(p, t, a, b, c, d, ra, rb, rc, rd);
   Boundary<T> e;
-  if (t.cl > 0) e = partition_chunk<T, L>(t.cl, ra, rb, rc, rd);
+  if (t.cl > 0) e = partition_chunk<T, L>(kFull ? L : t.cl, ra, rb, rc, rd);
   const int tid = threadIdx.x;
   if (p.p > 1) {
     eq[tid] = e;
@@ -947,6 +957,22 @@ __global__ void __launch_bounds__(kMaxThreads)
     rc_out[out + 1] = e.bc;
     rd_out[out + 1] = e.bd;
   }
+}
+
+// Whether every chunk of a launch has kChunkRows rows (or none: an idle thread), so that the
+// kernels take their kFull form: no row past a chunk to mask, every test of a chunk's length
+// folded away. The units' rows (the system, or kReduceRows of it) and the system's rows are
+// then multiples of the chunk (make_unit: pu = len / L, cbase = L, crem = 0). In double the
+// solve kernel then takes 100 registers instead of 120, the cluster kernel 114. H200, against
+// the kernels that test the length (same run, two runs each, `bench_tridiagonal
+// --no-cusparse`, us): contiguous N = 1024 54.2 / 54.0 -> 51.2 / 51.1, N = 256 46.4 / 46.4 ->
+// 45.2 / 44.6, N = 4096 (cluster) 76.0 / 76.2 -> 74.7 / 74.2; interleaved N = 64 47.5 / 47.7
+// -> 45.3 / 45.3; the two-pass shapes 3 - 7 % faster, except interleaved N = 2^20 (M = 4),
+// 112.4 / 113.1 -> 116.7 / 116.6.
+template <typename T>
+bool all_chunks_full(const LaunchArgs& args) {
+  constexpr int kL = kChunkRows<T>;
+  return args.n % kL == 0 && args.unit_rows % kL == 0;
 }
 
 struct DeviceLimits {
@@ -1104,7 +1130,8 @@ int max_cluster_blocks() {
     int supported = 0;
     PRISM_CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrClusterLaunch, dev));
     if (supported == 0) return 1;
-    const void* kernel = reinterpret_cast<const void*>(&cluster_solve_kernel<T, kChunkRows<T>>);
+    const void* kernel =
+        reinterpret_cast<const void*>(&cluster_solve_kernel<T, kChunkRows<T>, false>);
     cudaFuncAttributes compiled = {};
     PRISM_CUDA_CHECK(cudaFuncGetAttributes(&compiled, kernel));
     if (compiled.ptxVersion < 90) return 1;
@@ -1143,7 +1170,7 @@ template <typename T>
 int one_pass_threads() {
   static std::atomic<int> cache[kCachedDevices] = {};
   return cached_per_device(cache, [](int) {
-    const void* kernel = reinterpret_cast<const void*>(&solve_kernel<T, kChunkRows<T>>);
+    const void* kernel = reinterpret_cast<const void*>(&solve_kernel<T, kChunkRows<T>, false>);
     int threads = kMaxThreads;
     for (; threads > kTargetThreads; threads /= 2) {
       const std::size_t bytes = kernel_shared_bytes<T>(threads, threads);
@@ -1231,7 +1258,8 @@ void launch_solve(Launch l, const T* a, const T* b, const T* c, const T* d, T* x
   constexpr int kL = kChunkRows<T>;
   if (l.args.clog > 0) {
     void (*kernel)(const T*, const T*, const T*, const T*, T*, LaunchArgs) =
-        cluster_solve_kernel<T, kL>;
+        all_chunks_full<T>(l.args) ? cluster_solve_kernel<T, kL, true>
+                                   : cluster_solve_kernel<T, kL, false>;
     set_shared(reinterpret_cast<const void*>(kernel), l.shared_bytes);
     if ((1 << l.args.clog) > kPortableClusterBlocks) {  // as max_cluster_blocks allowed
       PRISM_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
@@ -1244,9 +1272,11 @@ void launch_solve(Launch l, const T* a, const T* b, const T* c, const T* d, T* x
     PRISM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, a, b, c, d, x, l.args));
     return;
   }
-  set_shared(reinterpret_cast<const void*>(&solve_kernel<T, kL>), l.shared_bytes);
-  solve_kernel<T, kL><<<static_cast<unsigned>(l.blocks), l.threads, l.shared_bytes, stream>>>(
-      a, b, c, d, x, z, l.args);
+  const auto kernel =
+      all_chunks_full<T>(l.args) ? solve_kernel<T, kL, true> : solve_kernel<T, kL, false>;
+  set_shared(reinterpret_cast<const void*>(kernel), l.shared_bytes);
+  kernel<<<static_cast<unsigned>(l.blocks), l.threads, l.shared_bytes, stream>>>(a, b, c, d, x, z,
+                                                                                 l.args);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
@@ -1269,8 +1299,10 @@ void solve_level(std::int64_t n, std::int64_t m, std::int64_t sys_stride, std::i
   l1.args.vector_rows =
       l1.args.row_fastest && aligned16(a) && aligned16(b) && aligned16(c) && aligned16(d);
   constexpr int kL = kChunkRows<T>;
-  set_shared(reinterpret_cast<const void*>(&reduce_kernel<T, kL>), l1.shared_bytes);
-  reduce_kernel<T, kL><<<static_cast<unsigned>(l1.blocks), l1.threads, l1.shared_bytes, stream>>>(
+  const auto reduce =
+      all_chunks_full<T>(l1.args) ? reduce_kernel<T, kL, true> : reduce_kernel<T, kL, false>;
+  set_shared(reinterpret_cast<const void*>(reduce), l1.shared_bytes);
+  reduce<<<static_cast<unsigned>(l1.blocks), l1.threads, l1.shared_bytes, stream>>>(
       a, b, c, d, ra, rb, rc, rd, l1.args);
   PRISM_CUDA_CHECK_LAUNCH();
   solve_level<T>(n2, m, n2, 1, ra, rb, rc, rd, rd, rd + n2 * m, dev, stream);
@@ -1306,8 +1338,12 @@ TridiagonalPlan make_plan(TridiagonalLayout layout, index_t n_in, index_t m_in) 
   plan.block_threads = l.threads;
   plan.shared_bytes = l.shared_bytes;
   constexpr int kL = kChunkRows<T>;
-  const void* kernel = l.args.clog > 0 ? reinterpret_cast<const void*>(&cluster_solve_kernel<T, kL>)
-                                       : reinterpret_cast<const void*>(&solve_kernel<T, kL>);
+  const bool full = all_chunks_full<T>(l.args);
+  const void* kernel =
+      l.args.clog > 0 ? reinterpret_cast<const void*>(full ? &cluster_solve_kernel<T, kL, true>
+                                                           : &cluster_solve_kernel<T, kL, false>)
+                      : reinterpret_cast<const void*>(full ? &solve_kernel<T, kL, true>
+                                                           : &solve_kernel<T, kL, false>);
   set_shared(kernel, l.shared_bytes);
   PRISM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.blocks_per_sm, kernel,
                                                                  l.threads, l.shared_bytes));
