@@ -476,6 +476,90 @@ __device__ void store_chunk(const LaunchArgs& p, const ChunkThread<T>& t, const 
   }
 }
 
+// The interface system of a unit spread over the C blocks of a cluster (cluster_solve_kernel),
+// solved by C adjacent lanes of a warp (C = width, a power of two; every lane of the warp
+// takes part in the shuffles). Each block r has reduced every w of its range to
+// w = D + F u_r + G v_r, with u_r the last w of block r - 1 and v_r the first row of block
+// r + 1. Lane r passes block r's first and last w's expressions, ends = (Df, Ff, Gf, Dl, Fl,
+// Gl), and block r + 1's first top equation x_lo + ta' x_{lo-1} + tc' x_hi = td' (zero for
+// the last block), and gets l = l_r (block r's last w, u_{r+1}) and v = v_r:
+//   f_r = Df + Ff l_{r-1} + Gf v_r,  l_r = Dl + Fl l_{r-1} + Gl v_r,
+//   v_r = td' - ta' l_r - tc' f_{r+1}.
+// v_r eliminated: l_r = Dl* + Fl* l_{r-1} + Gl* f_{r+1}, f_r = Df* + Ff* l_{r-1} + Gf* f_{r+1}.
+// Forward, with l_{r-1} = al_{r-1} + be_{r-1} f_r (al_{-1} = be_{-1} = 0): f_r = ph_r +
+// ps_r f_{r+1} and l_r = al_r + be_r f_{r+1}. With al_r = An_r / E_r, be_r = Bn_r / E_r the
+// state s_r = (An_r, Bn_r, E_r) is linear in s_{r-1} (s_{-1} = (0, 0, 1)):
+//   s_r = M_r s_{r-1},
+//   M_r = [Fl*, Fl* Df* - Dl* Ff*, Dl*;  0, Fl* Gf* - Gl* Ff*, Gl*;  0, -Ff*, 1],
+// so every s_r is a prefix product, formed by a scan over the lanes. Then
+//   ph_r = (Df* E_{r-1} + Ff* An_{r-1}) / E_r,  ps_r = Gf* E_{r-1} / E_r,
+// and f_r, from f_C = 0, is a suffix scan of the affine maps f -> ph_r + ps_r f.
+template <typename T>
+__device__ void interface_sweep(int r, int width, const T (&ends)[6], T ta, T tc, T td, T& l,
+                                T& v) {
+  const T df0 = ends[0], ff0 = ends[1], gf0 = ends[2], dl0 = ends[3], fl0 = ends[4], gl0 = ends[5];
+  const T kl = T(1) / (T(1) + gl0 * ta);
+  const T dl = (dl0 + gl0 * td) * kl;
+  const T fl = fl0 * kl;
+  const T gl = -gl0 * tc * kl;
+  const T df = df0 + gf0 * (td - ta * dl);
+  const T ff = ff0 - gf0 * ta * fl;
+  const T gf = -gf0 * (ta * gl + tc);
+  // Inclusive scan of P_r = M_r ... M_0 (rows 1 and 2 of every product keep a zero first
+  // column: seven entries); s_r is its last column.
+  T m00 = fl, m01 = fl * df - dl * ff, m02 = dl, m11 = fl * gf - gl * ff, m12 = gl, m21 = -ff,
+    m22 = 1;
+  constexpr unsigned kAll = 0xffffffffu;
+  for (int h = 1; h < width; h <<= 1) {
+    const T b00 = __shfl_up_sync(kAll, m00, h, width);
+    const T b01 = __shfl_up_sync(kAll, m01, h, width);
+    const T b02 = __shfl_up_sync(kAll, m02, h, width);
+    const T b11 = __shfl_up_sync(kAll, m11, h, width);
+    const T b12 = __shfl_up_sync(kAll, m12, h, width);
+    const T b21 = __shfl_up_sync(kAll, m21, h, width);
+    const T b22 = __shfl_up_sync(kAll, m22, h, width);
+    if (r >= h) {
+      const T n01 = m00 * b01 + m01 * b11 + m02 * b21;
+      const T n02 = m00 * b02 + m01 * b12 + m02 * b22;
+      const T n11 = m11 * b11 + m12 * b21;
+      const T n12 = m11 * b12 + m12 * b22;
+      const T n21 = m21 * b11 + m22 * b21;
+      const T n22 = m21 * b12 + m22 * b22;
+      m00 *= b00;
+      m01 = n01;
+      m02 = n02;
+      m11 = n11;
+      m12 = n12;
+      m21 = n21;
+      m22 = n22;
+    }
+  }
+  const T an = m02, bn = m12, en = m22;  // s_r
+  T an_prev = __shfl_up_sync(kAll, an, 1, width);
+  T e_prev = __shfl_up_sync(kAll, en, 1, width);
+  if (r == 0) {
+    an_prev = 0;
+    e_prev = 1;
+  }
+  const T re = T(1) / en;
+  T ph = (df * e_prev + ff * an_prev) * re;
+  T ps = gf * e_prev * re;
+  // Suffix scan: (ph, ps) of lane r becomes the map f_{r'} -> f_r for the first r' past
+  // its span; f_r = ph once the span reaches f_C = 0.
+  for (int h = 1; h < width; h <<= 1) {
+    const T ph_n = __shfl_down_sync(kAll, ph, h, width);
+    const T ps_n = __shfl_down_sync(kAll, ps, h, width);
+    if (r + h < width) {
+      ph += ps * ph_n;
+      ps *= ps_n;
+    }
+  }
+  T f_next = __shfl_down_sync(kAll, ph, 1, width);  // f_{r+1}
+  if (r + 1 == width) f_next = 0;
+  l = (an + bn * f_next) * re;
+  v = td - ta * l - tc * f_next;
+}
+
 // One-pass solve of every unit of the block (pass 2 of the partition method too, with the
 // reduced solution z giving x just outside each unit). A thread loads its chunk of at most
 // L rows straight into registers (load_chunk) and stores its x straight back: coalesced
@@ -786,20 +870,8 @@ __global__ void __launch_bounds__(kWideClusterThreads)
     pcr_step3(ea, ec, ed, ef, eg, am, cm, dm, fm, gm, ap, cp, dp, fp, gp);
   }
 
-  // 3. The interface system. Block r's first and last w, f_r and l_r, and v_r (the first
-  // row of block r + 1, from that block's first top equation x_lo + ta' x_{lo-1} + tc' x_hi
-  // = td'):
-  //   f_r = Df + Ff l_{r-1} + Gf v_r,  l_r = Dl + Fl l_{r-1} + Gl v_r,
-  //   v_r = td' - ta' l_r - tc' f_{r+1}.
-  // v_r eliminated: l_r = Dl* + Fl* l_{r-1} + Gl* f_{r+1}, f_r = Df* + Ff* l_{r-1} + Gf* f_{r+1}.
-  // Forward, with l_{r-1} = al_{r-1} + be_{r-1} f_r (al_{-1} = be_{-1} = 0): f_r = ph_r +
-  // ps_r f_{r+1} and l_r = al_r + be_r f_{r+1}. With al_r = An_r / E_r, be_r = Bn_r / E_r the
-  // state s_r = (An_r, Bn_r, E_r) is linear in s_{r-1} (s_{-1} = (0, 0, 1)):
-  //   s_r = M_r s_{r-1},
-  //   M_r = [Fl*, Fl* Df* - Dl* Ff*, Dl*;  0, Fl* Gf* - Gl* Ff*, Gl*;  0, -Ff*, 1],
-  // so every s_r is a prefix product, formed by a scan over one lane per block. Then
-  //   ph_r = (Df* E_{r-1} + Ff* An_{r-1}) / E_r,  ps_r = Gf* E_{r-1} / E_r,
-  // and f_r, from f_C = 0, is a suffix scan of the affine maps f -> ph_r + ps_r f.
+  // 3. The interface system of the blocks (interface_sweep): block r's first and last w,
+  // and v_r, the first row of block r + 1, from that block's first top equation.
   cluster_wait();  // every block of the cluster runs: its shared memory may be written
   if (ql == 0 || ql == p.p - 1) {
     const int slot = rank * g_count + g;
@@ -828,7 +900,7 @@ __global__ void __launch_bounds__(kWideClusterThreads)
   if (tid < (((clusters << p.glog) + 31) & ~31)) {
     const int r = tid & (clusters - 1);
     const int gi = tid >> p.clog;
-    T df = 0, ff = 0, gf = 0, dl = 0, fl = 0, gl = 0, ta = 0, tc = 0, td = 0;
+    T ends_r[6] = {0, 0, 0, 0, 0, 0}, ta = 0, tc = 0, td = 0;
     if (gi < g_count) {
       const T* end = ends + 6 * (r * g_count + gi);  // Df Ff Gf Dl Fl Gl
       if (r + 1 < clusters) {
@@ -837,72 +909,16 @@ __global__ void __launch_bounds__(kWideClusterThreads)
         tc = top[1];
         td = top[2];
       }
-      const T df0 = end[0], ff0 = end[1], gf0 = end[2], dl0 = end[3], fl0 = end[4], gl0 = end[5];
-      const T kl = T(1) / (T(1) + gl0 * ta);
-      dl = (dl0 + gl0 * td) * kl;
-      fl = fl0 * kl;
-      gl = -gl0 * tc * kl;
-      df = df0 + gf0 * (td - ta * dl);
-      ff = ff0 - gf0 * ta * fl;
-      gf = -gf0 * (ta * gl + tc);
+#pragma unroll
+      for (int k = 0; k < 6; ++k) ends_r[k] = end[k];
     }
-    // Inclusive scan of P_r = M_r ... M_0 (rows 1 and 2 of every product keep a zero first
-    // column: seven entries); s_r is its last column.
-    T m00 = fl, m01 = fl * df - dl * ff, m02 = dl, m11 = fl * gf - gl * ff, m12 = gl, m21 = -ff,
-      m22 = 1;
-    constexpr unsigned kAll = 0xffffffffu;
-    for (int h = 1; h < clusters; h <<= 1) {
-      const T b00 = __shfl_up_sync(kAll, m00, h, clusters);
-      const T b01 = __shfl_up_sync(kAll, m01, h, clusters);
-      const T b02 = __shfl_up_sync(kAll, m02, h, clusters);
-      const T b11 = __shfl_up_sync(kAll, m11, h, clusters);
-      const T b12 = __shfl_up_sync(kAll, m12, h, clusters);
-      const T b21 = __shfl_up_sync(kAll, m21, h, clusters);
-      const T b22 = __shfl_up_sync(kAll, m22, h, clusters);
-      if (r >= h) {
-        const T n01 = m00 * b01 + m01 * b11 + m02 * b21;
-        const T n02 = m00 * b02 + m01 * b12 + m02 * b22;
-        const T n11 = m11 * b11 + m12 * b21;
-        const T n12 = m11 * b12 + m12 * b22;
-        const T n21 = m21 * b11 + m22 * b21;
-        const T n22 = m21 * b12 + m22 * b22;
-        m00 *= b00;
-        m01 = n01;
-        m02 = n02;
-        m11 = n11;
-        m12 = n12;
-        m21 = n21;
-        m22 = n22;
-      }
-    }
-    const T an = m02, bn = m12, en = m22;  // s_r
-    T an_prev = __shfl_up_sync(kAll, an, 1, clusters);
-    T e_prev = __shfl_up_sync(kAll, en, 1, clusters);
-    if (r == 0) {
-      an_prev = 0;
-      e_prev = 1;
-    }
-    const T re = T(1) / en;
-    T ph = (df * e_prev + ff * an_prev) * re;
-    T ps = gf * e_prev * re;
-    // Suffix scan: (ph, ps) of lane r becomes the map f_{r'} -> f_r for the first r' past
-    // its span; f_r = ph once the span reaches f_C = 0.
-    for (int h = 1; h < clusters; h <<= 1) {
-      const T ph_n = __shfl_down_sync(kAll, ph, h, clusters);
-      const T ps_n = __shfl_down_sync(kAll, ps, h, clusters);
-      if (r + h < clusters) {
-        ph += ps * ph_n;
-        ps *= ps_n;
-      }
-    }
-    T f_next = __shfl_down_sync(kAll, ph, 1, clusters);  // f_{r+1}
-    if (r + 1 == clusters) f_next = 0;
-    const T l = (an + bn * f_next) * re;  // l_r
+    T l, v;
+    interface_sweep(r, clusters, ends_r, ta, tc, td, l, v);
     if (gi < g_count) {
       if (r + 1 == rank) outside[2 * gi] = l;  // u = l_{rank-1}
       if (r == rank) {
         if (rank == 0) outside[2 * gi] = 0;
-        outside[2 * gi + 1] = td - ta * l - tc * f_next;  // v
+        outside[2 * gi + 1] = v;
       }
     }
   }

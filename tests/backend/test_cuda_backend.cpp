@@ -1888,6 +1888,40 @@ TEST(GpuSolveGraph, DeviceLoopEqualsHostChecks) {
   }
 }
 
+// The device-side loop on a system of 300k rows, whose reductions run their full grid of
+// blocks (kReductionBlocks partial sums for the loop's test to finish): same stops, norms
+// and bits as host checks, over several solves of one solver.
+TEST(GpuSolveGraph, DeviceLoopEqualsHostChecksOnAFullReductionGrid) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const CsrMatrix<double> a = prism::poisson2d(560, 540);
+  const std::vector<double> b = random_vector(a.rows, 15);
+  const GraphPath path = graph_paths().back();  // the default GPU path: SELL halves
+  for (int max_iterations : {60, 3}) {
+    SCOPED_TRACE("max_iterations " + std::to_string(max_iterations));
+    prism::SolverConfig config = graph_config(path, prism::GraphMode::off);
+    config.solver.max_iterations = max_iterations;
+    prism::Solver plain(config);
+    config.solver.graph = prism::GraphMode::automatic;
+    prism::Solver loop(config);
+    plain.setup(a);
+    loop.setup(a);
+    std::vector<double> xp, xl;
+    const auto rp = plain.solve(b, xp);
+    for (int solve = 0; solve < 3; ++solve) {
+      xl.clear();  // x is the initial guess: start each solve from zero
+      const auto rl = loop.solve(b, xl);
+      EXPECT_EQ(rl.status, prism::SolveStatus::max_iterations);
+      EXPECT_TRUE(rl.device_loop);
+      EXPECT_EQ(rl.iterations, rp.iterations);
+      ASSERT_EQ(rl.history.size(), rp.history.size());
+      for (std::size_t i = 0; i < rp.history.size(); ++i) {
+        EXPECT_EQ(rl.history[i].residual_norm, rp.history[i].residual_norm);
+      }
+      EXPECT_EQ(xl, xp);
+    }
+  }
+}
+
 // timing: total takes the fused steps (cg_step, cg_direction_dot; x updated one step
 // late), timing: phases one operation per phase: the same iterates, bit for bit, except
 // where the SELL halves form (r, z) under timing: total (rz rounds differently).

@@ -329,6 +329,37 @@ void check_cluster_edges(TridiagonalLayout layout) {
   }
 }
 
+// Contiguous systems of several warps in one block (p = 64, 128, ... up to the single-block
+// limit: the reduced system in shared memory), with every chunk full (N = p L, the kernel's
+// full-chunk form) and not (N = p L - L / 2 - 1, the same p), and batches that leave part
+// of the last block idle.
+template <typename T>
+void check_block_warps() {
+  using prism::kernels::cuda::tridiagonal_plan;
+  const auto layout = TridiagonalLayout::contiguous;
+  const index_t l = tridiagonal_plan(layout, 64, 1, sizeof(T)).chunk_rows;
+  int checked = 0;
+  for (index_t p = 64; p * l <= one_block_limit(layout, 1, sizeof(T)); p *= 2) {
+    for (index_t n : {p * l, p * l - l / 2 - 1}) {
+      for (index_t m : {1, 3, 5}) {
+        const auto plan = tridiagonal_plan(layout, n, m, sizeof(T));
+        ASSERT_EQ(plan.threads_per_system, p);
+        ASSERT_EQ(plan.cluster_blocks, 1);
+        check_case<T>(TriKind::dominant, layout, n, m, /*in_place=*/false);
+        check_case<T>(TriKind::laplacian, layout, n, m, /*in_place=*/true);
+      }
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 2);
+}
+
+TEST(TridiagonalCuda, SeveralWarpsPerSystemAreEquivalentToReference) {
+  PRISM_SKIP_WITHOUT_GPU();
+  check_block_warps<double>();
+  check_block_warps<float>();
+}
+
 TEST(TridiagonalCuda, ClusterOnePassIsEquivalentToReference) {
   PRISM_SKIP_WITHOUT_GPU();
   for (TridiagonalLayout layout : {TridiagonalLayout::contiguous, TridiagonalLayout::interleaved}) {
