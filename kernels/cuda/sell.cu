@@ -2,6 +2,7 @@
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/dependent_launch.cuh"
+#include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/sell.hpp"
 
 #include <algorithm>
@@ -154,6 +155,8 @@ __device__ __forceinline__ void write_block_partial(double value, double* __rest
 /// that is safe only behind another launch of the same half, which never writes the
 /// factor and let this one start only after the caller's kernels were done (the first
 /// launch of a half, behind a kernel of the caller's, runs without prefetch).
+/// A grid-stride loop over the rows with at most the blocks that stay resident
+/// (solve_grid), so that the blocks end together instead of the last ones trailing.
 template <typename V, bool Dot>
 __global__ void __launch_bounds__(kBlockThreads, kSolveMinBlocks)
     sell_llt_forward_rows(index_t begin, index_t end, index_t first_slice, index_t first_end,
@@ -162,10 +165,12 @@ __global__ void __launch_bounds__(kBlockThreads, kSolveMinBlocks)
                           const double* __restrict__ b, double* y, double* __restrict__ z,
                           double* __restrict__ partials) {
   start_after_previous(prefetch);
-  const index_t t = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
-  const index_t row = begin + t;
-  double v = 0.0;
-  if (row < end) {
+  const index_t rows = end - begin;
+  index_t t = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
+  if (t >= rows) wait_for_previous();
+  double square = 0.0;
+  for (; t < rows; t += static_cast<index_t>(gridDim.x) * kBlockThreads) {
+    const index_t row = begin + t;
     const index_t slice = first_slice + t / kSellSlice;
     const double scale = static_cast<double>(dl[row]);
     const bool writes_z = row >= z_begin;
@@ -174,19 +179,18 @@ __global__ void __launch_bounds__(kBlockThreads, kSolveMinBlocks)
     const double sum = sell_sum(
         l.col_idx, l.values, l.slice_ptr[slice] + t % kSellSlice, l.slice_ptr[slice + 1],
         [=](index_t c) { return c < first_end ? b[c] : y[c]; }, wait_for_previous);
-    v = (b[row] - sum) * scale;
+    const double v = (b[row] - sum) * scale;
     if (writes_z) z[row] = v * scale_z;
     if (!last) y[row] = v;
-  } else {
-    wait_for_previous();
+    square += v * v;
   }
-  if constexpr (Dot) write_block_partial(v * v, partials);
+  if constexpr (Dot) write_block_partial(square, partials);
 }
 
 /// Backward half: rows of one range of L^T, those from z_begin on done already. With
 /// Dot, partials[block] = the block's part of |y|^2 over its rows of the first range
 /// (y = b * dl there, formed here; the forward half has the other rows).
-/// Launched after the previous kernel, as the forward half.
+/// Launched after the previous kernel, as the forward half; a grid-stride loop, as it.
 template <typename V, bool Dot>
 __global__ void __launch_bounds__(kBlockThreads, kSolveMinBlocks)
     sell_llt_backward_rows(index_t begin, index_t end, index_t first_slice, index_t first_end,
@@ -194,10 +198,12 @@ __global__ void __launch_bounds__(kBlockThreads, kSolveMinBlocks)
                            const V* __restrict__ du, const double* __restrict__ b,
                            const double* __restrict__ y, double* z, double* __restrict__ partials) {
   start_after_previous(prefetch);
-  const index_t t = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
-  const index_t row = begin + t;
+  const index_t rows = min(end, z_begin) - begin;
+  index_t t = static_cast<index_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
+  if (t >= rows) wait_for_previous();
   double own_square = 0.0;
-  if (row < end && row < z_begin) {
+  for (; t < rows; t += static_cast<index_t>(gridDim.x) * kBlockThreads) {
+    const index_t row = begin + t;
     const index_t slice = first_slice + t / kSellSlice;
     const double scale = static_cast<double>(du[row]);
     const double own_scale = row < first_end ? static_cast<double>(dl[row]) : 0.0;
@@ -206,15 +212,20 @@ __global__ void __launch_bounds__(kBlockThreads, kSolveMinBlocks)
         [z](index_t c) { return z[c]; }, wait_for_previous);
     const double own = row < first_end ? b[row] * own_scale : y[row];
     z[row] = (own - sum) * scale;
-    if (row < first_end) own_square = own * own;
-  } else {
-    wait_for_previous();
+    if (row < first_end) own_square += own * own;
   }
   if constexpr (Dot) write_block_partial(own_square, partials);
 }
 
 int blocks_for(index_t n) {
   return static_cast<int>((static_cast<long long>(n) + kBlockThreads - 1) / kBlockThreads);
+}
+
+/// Blocks of a grid-stride launch over n rows: one a row up to the blocks of kBlockThreads
+/// the device keeps resident.
+int solve_grid(index_t n) {
+  const int resident = resident_threads() / kBlockThreads;
+  return resident > 0 ? std::min(blocks_for(n), resident) : blocks_for(n);
 }
 
 /// Lower: ranges first to last; first_scaled (the first range's dl in L's entries): ranges 1 to
@@ -266,7 +277,7 @@ int llt_forward(const SellTriangle<V>& lower, const SellTriangle<V>& upper, cons
   for (std::size_t r = ranges == 1 ? 0 : 1; r < ranges; ++r) {
     const index_t begin = ptr[r], end = ptr[r + 1];
     if (end <= begin) continue;
-    const int blocks = blocks_for(end - begin);
+    const int blocks = solve_grid(end - begin);
     launch_after_previous(dot ? sell_llt_forward_rows<V, true> : sell_llt_forward_rows<V, false>,
                           blocks, kBlockThreads, stream, begin, end, (*lower.range_slice)[r],
                           first_end, z_begin, r + 1 == ranges, prefetch, lower.strict,
@@ -293,7 +304,7 @@ int llt_backward(const SellTriangle<V>& upper, const SellTriangle<V>& lower, con
     if (end <= begin) continue;
     // Only rows of the first range add to the dot here.
     const bool dot = partials != nullptr && begin < first_end;
-    const int blocks = blocks_for(end - begin);
+    const int blocks = solve_grid(end - begin);
     launch_after_previous(dot ? sell_llt_backward_rows<V, true> : sell_llt_backward_rows<V, false>,
                           blocks, kBlockThreads, stream, begin, end, (*upper.range_slice)[r],
                           first_end, z_begin, prefetch, upper.strict, lower.inverse_diagonal,

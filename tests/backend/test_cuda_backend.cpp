@@ -835,6 +835,28 @@ std::vector<T> download(const prism::kernels::cuda::DeviceBuffer<T>& d) {
 // breakdowns (the same first failed row, and the blocks after it skipped); a ladder of
 // shifts block by block and by levels in one cooperative launch. The match table against
 // a plain merge on the host, and its runs against their definition.
+// The SELL halves loop over their rows with at most the resident blocks (a grid-stride
+// loop): on colors of more rows than the device keeps threads resident, threads take
+// several rows. The halves still equal the two plain solves (one thread a row) bit for
+// bit, and form r.z to rounding.
+TEST_F(CudaBackendTest, SellHalvesOnColorsLongerThanTheResidentThreads) {
+  const index_t resident = prism::kernels::cuda::resident_threads();
+  ASSERT_GT(resident, 0);
+  // Two colors of about 1.3 resident threads' rows each: the red-black 2D grid.
+  const index_t nx = 1000, ny = (13 * resident / 5 + nx - 1) / nx;
+  const CsrMatrix<double> grid = prism::poisson2d(nx, ny);
+  const prism::Coloring coloring = prism::color_matrix(grid, prism::VertexOrder::natural);
+  const CsrMatrix<double> a = prism::permute_symmetric(grid, coloring.permutation);
+  ASSERT_EQ(coloring.num_colors, 2);
+  prism::precond::Ic0Pattern pattern(a);
+  auto engine = gpu->make_ic0_factor(
+      pattern.lower(), pattern.upper(), pattern.upper_source(), pattern.lower_source(),
+      {prism::TrisolveAlgorithm::automatic, prism::Precision::fp64, prism::ColorsetLayout::sell});
+  pattern.factorize(a, {}, *engine);
+  ASSERT_EQ(engine->layout(), "sell");
+  expect_halves_equal_solves(*engine, a.rows, 36);
+}
+
 TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
   namespace kc = prism::kernels::cuda;
   const auto colored = [](const CsrMatrix<double>& a) {
