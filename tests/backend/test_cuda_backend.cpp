@@ -828,13 +828,6 @@ std::vector<T> download(const prism::kernels::cuda::DeviceBuffer<T>& d) {
   return h;
 }
 
-// The GPU factorization kernels (merges by one thread and by one warp per row, and warps
-// staging a few rows at a time from the matches found once) against the reference
-// factorization bit for bit, block by block as the engine runs them: short rows
-// (Poisson), rows longer than a warp's 32 (band), one row per block (natural order), and
-// breakdowns (the same first failed row, and the blocks after it skipped); a ladder of
-// shifts block by block and by levels in one cooperative launch. The match table against
-// a plain merge on the host, and its runs against their definition.
 // The SELL halves loop over their rows with at most the resident blocks (a grid-stride
 // loop): on colors of more rows than the device keeps threads resident, threads take
 // several rows. The halves still equal the two plain solves (one thread a row) bit for
@@ -857,6 +850,13 @@ TEST_F(CudaBackendTest, SellHalvesOnColorsLongerThanTheResidentThreads) {
   expect_halves_equal_solves(*engine, a.rows, 36);
 }
 
+// The GPU factorization kernels (merges by one thread and by one warp per row, and warps
+// staging a few rows at a time from the matches found once) against the reference
+// factorization bit for bit, block by block as the engine runs them: short rows
+// (Poisson), rows longer than a warp's 32 (band), one row per block (natural order), and
+// breakdowns (the same first failed row, and the blocks after it skipped); a ladder of
+// shifts block by block and by levels in one cooperative launch. The match table against
+// a plain merge on the host, and its runs against their definition.
 TEST_F(CudaBackendTest, Ic0FactorKernelsEqualTheReferenceBitForBit) {
   namespace kc = prism::kernels::cuda;
   const auto colored = [](const CsrMatrix<double>& a) {
