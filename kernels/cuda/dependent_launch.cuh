@@ -13,6 +13,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 namespace prism::kernels::cuda {
 
 /// Blocks until the kernel ahead of this one on the stream has finished and its memory
@@ -39,6 +41,24 @@ __device__ __forceinline__ void allow_next() {
 __device__ __forceinline__ void start_after_previous(bool prefetch) {
   if (!prefetch) wait_for_previous();
   allow_next();
+}
+
+/// Launches kernel<<<blocks, threads, shared_bytes, stream>>>(args...) with programmatic
+/// stream serialization allowed.
+template <typename... Params, typename... Args>
+void launch_after_previous_shared(void (*kernel)(Params...), unsigned blocks, unsigned threads,
+                                  std::size_t shared_bytes, cudaStream_t stream, Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  PRISM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
 }
 
 /// Launches kernel<<<blocks, threads, 0, stream>>>(args...) with programmatic stream

@@ -22,6 +22,11 @@
 // the unit's threads are one warp segment, else shared memory). Pass 1 merges the p chunks'
 // equations instead into the two of the whole unit.
 //
+// Every kernel is a programmatic dependent launch (dependent_launch.cuh): it may be scheduled
+// while the kernel ahead of it on the stream drains, waits for it before it reads anything,
+// and lets the next one be scheduled at once. The two-pass path's launches (pass 1, the
+// reduced systems' solves, pass 2) then overlap their starts with the ends before them.
+//
 // Every thread loads its chunk straight from global memory into registers and stores x
 // straight back, with all its loads issued before the first is used. The previous version
 // staged whole tiles through shared memory with cp.async: its per-element index arithmetic
@@ -30,6 +35,7 @@
 #include "kernels/cuda/tridiagonal.hpp"
 
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/dependent_launch.cuh"
 
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -571,6 +577,8 @@ template <typename T, int L, bool kFull>
 __global__ void __launch_bounds__(kMaxThreads)
     solve_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
                  const T* d, T* x, const T* __restrict__ z, LaunchArgs p) {
+  wait_for_previous();
+  allow_next();
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int g_count = 1 << p.glog;
   const int nthreads = blockDim.x;
@@ -788,6 +796,8 @@ template <typename T, int L, bool kFull>
 __global__ void __launch_bounds__(kWideClusterThreads)
     cluster_solve_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
                          const T* d, T* x, LaunchArgs p) {
+  wait_for_previous();
+  allow_next();
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int g_count = 1 << p.glog;
   const int nthreads = blockDim.x;
@@ -944,6 +954,8 @@ __global__ void __launch_bounds__(kMaxThreads)
     reduce_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
                   const T* __restrict__ d, T* __restrict__ ra_out, T* __restrict__ rb_out,
                   T* __restrict__ rc_out, T* __restrict__ rd_out, LaunchArgs p) {
+  wait_for_previous();
+  allow_next();
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int g_count = 1 << p.glog;
   Unit<T>* units = reinterpret_cast<Unit<T>*>(smem_raw);
@@ -1114,23 +1126,28 @@ int cached_per_device(std::atomic<int> (&cache)[kCachedDevices], Compute compute
   return value;
 }
 
-// A launch of `blocks` blocks of `threads` threads in clusters of `cluster` blocks; the
-// returned configuration points to `attr`, which holds the cluster size.
+// A launch of `blocks` blocks of `threads` threads in clusters of `cluster` blocks, after the
+// previous kernel (programmatic serialization, as launch_after_previous); the returned
+// configuration points to `attrs`, which hold the cluster size and that permission.
 cudaLaunchConfig_t cluster_config(unsigned blocks, unsigned threads, std::size_t shared_bytes,
                                   unsigned cluster, cudaStream_t stream,
-                                  cudaLaunchAttribute& attr) {
-  attr = {};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = cluster;
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
+                                  cudaLaunchAttribute (&attrs)[2]) {
+  attrs[0] = {};
+  attrs[0].id = cudaLaunchAttributeClusterDimension;
+  attrs[0].val.clusterDim.x = cluster;
+  attrs[0].val.clusterDim.y = 1;
+  attrs[0].val.clusterDim.z = 1;
+  // As launch_after_previous (dependent_launch.cuh): the kernel waits for the one ahead.
+  attrs[1] = {};
+  attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attrs[1].val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(blocks);
   config.blockDim = dim3(threads);
   config.dynamicSmemBytes = shared_bytes;
   config.stream = stream;
-  config.attrs = &attr;
-  config.numAttrs = 1;
+  config.attrs = attrs;
+  config.numAttrs = 2;
   return config;
 }
 
@@ -1159,12 +1176,12 @@ int max_cluster_blocks() {
       largest = kPortableClusterBlocks;
     }
     for (int c = largest; c >= 2; c /= 2) {
-      cudaLaunchAttribute attr = {};
+      cudaLaunchAttribute attrs[2] = {};
       const auto size = static_cast<unsigned>(c);
       // The most systems a cluster takes: min_units_per_block's sector of elements.
       const int units = static_cast<int>(32 / sizeof(T));
       const cudaLaunchConfig_t config = cluster_config(
-          size, Threads, cluster_shared_bytes<T>(units, Threads), size, nullptr, attr);
+          size, Threads, cluster_shared_bytes<T>(units, Threads), size, nullptr, attrs);
       int clusters = 0;
       if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
         cudaGetLastError();  // clear it: this size is not available
@@ -1281,19 +1298,19 @@ void launch_solve(Launch l, const T* a, const T* b, const T* c, const T* d, T* x
       PRISM_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                             cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     }
-    cudaLaunchAttribute attr = {};
+    cudaLaunchAttribute attrs[2] = {};
     const cudaLaunchConfig_t config =
         cluster_config(static_cast<unsigned>(l.blocks), static_cast<unsigned>(l.threads),
-                       l.shared_bytes, 1u << l.args.clog, stream, attr);
+                       l.shared_bytes, 1u << l.args.clog, stream, attrs);
     PRISM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, a, b, c, d, x, l.args));
     return;
   }
   const auto kernel =
       all_chunks_full<T>(l.args) ? solve_kernel<T, kL, true> : solve_kernel<T, kL, false>;
   set_shared(reinterpret_cast<const void*>(kernel), l.shared_bytes);
-  kernel<<<static_cast<unsigned>(l.blocks), l.threads, l.shared_bytes, stream>>>(a, b, c, d, x, z,
-                                                                                 l.args);
-  PRISM_CUDA_CHECK_LAUNCH();
+  launch_after_previous_shared(kernel, static_cast<unsigned>(l.blocks),
+                               static_cast<unsigned>(l.threads), l.shared_bytes, stream, a, b, c, d,
+                               x, z, l.args);
 }
 
 template <typename T>
@@ -1318,9 +1335,9 @@ void solve_level(std::int64_t n, std::int64_t m, std::int64_t sys_stride, std::i
   const auto reduce =
       all_chunks_full<T>(l1.args) ? reduce_kernel<T, kL, true> : reduce_kernel<T, kL, false>;
   set_shared(reinterpret_cast<const void*>(reduce), l1.shared_bytes);
-  reduce<<<static_cast<unsigned>(l1.blocks), l1.threads, l1.shared_bytes, stream>>>(
-      a, b, c, d, ra, rb, rc, rd, l1.args);
-  PRISM_CUDA_CHECK_LAUNCH();
+  launch_after_previous_shared(reduce, static_cast<unsigned>(l1.blocks),
+                               static_cast<unsigned>(l1.threads), l1.shared_bytes, stream, a, b, c,
+                               d, ra, rb, rc, rd, l1.args);
   solve_level<T>(n2, m, n2, 1, ra, rb, rc, rd, rd, rd + n2 * m, dev, stream);
   // Pass 2 takes the units last to first: blocks start roughly in index order, so it
   // begins with the units pass 1 read last, while they are still in L2.
