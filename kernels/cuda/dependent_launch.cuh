@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <utility>
 
 namespace prism::kernels::cuda {
 
@@ -66,16 +67,9 @@ void launch_after_previous_shared(void (*kernel)(Params...), unsigned blocks, un
 template <typename... Params, typename... Args>
 void launch_after_previous(void (*kernel)(Params...), int blocks, int threads, cudaStream_t stream,
                            Args&&... args) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(blocks));
-  config.blockDim = dim3(static_cast<unsigned>(threads));
-  config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  PRISM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
+  launch_after_previous_shared(kernel, static_cast<unsigned>(blocks),
+                               static_cast<unsigned>(threads), 0, stream,
+                               std::forward<Args>(args)...);
 }
 
 }  // namespace prism::kernels::cuda
