@@ -831,7 +831,8 @@ std::vector<T> download(const prism::kernels::cuda::DeviceBuffer<T>& d) {
 // The SELL halves loop over their rows with at most the resident blocks (a grid-stride
 // loop): on colors of more rows than the device keeps threads resident, threads take
 // several rows. The halves still equal the two plain solves (one thread a row) bit for
-// bit, and form r.z to rounding.
+// bit and form r.z to rounding, and the plain solves equal the CPU reference's to
+// rounding.
 TEST_F(CudaBackendTest, SellHalvesOnColorsLongerThanTheResidentThreads) {
   const index_t resident = prism::kernels::cuda::resident_threads();
   ASSERT_GT(resident, 0);
@@ -848,6 +849,24 @@ TEST_F(CudaBackendTest, SellHalvesOnColorsLongerThanTheResidentThreads) {
   pattern.factorize(a, {}, *engine);
   ASSERT_EQ(engine->layout(), "sell");
   expect_halves_equal_solves(*engine, a.rows, 36);
+  // The plain solves against the CPU reference's.
+  prism::precond::Ic0Pattern cpu_pattern(a);
+  auto reference =
+      cpu->make_ic0_factor(cpu_pattern.lower(), cpu_pattern.upper(), cpu_pattern.upper_source(),
+                           cpu_pattern.lower_source(), {prism::TrisolveAlgorithm::automatic});
+  cpu_pattern.factorize(a, {}, *reference);
+  for (auto tri : {prism::backend::Triangle::lower, prism::backend::Triangle::upper}) {
+    auto b = both(random_vector(a.rows, 37)), x = both(std::vector<double>(a.rows, 0.0));
+    engine->solve(tri, *b.g, *x.g);
+    reference->solve(tri, *b.c, *x.c);
+    const std::vector<double> xg = host(*gpu, *x.g), xc = host(*cpu, *x.c);
+    double scale = 1.0, error = 0.0;
+    for (std::size_t i = 0; i < xc.size(); ++i) {
+      scale = std::max(scale, std::abs(xc[i]));
+      error = std::max(error, std::abs(xg[i] - xc[i]));
+    }
+    EXPECT_LE(error, 1e-12 * scale);
+  }
 }
 
 // The GPU factorization kernels (merges by one thread and by one warp per row, and warps
