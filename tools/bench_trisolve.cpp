@@ -5,6 +5,7 @@
 //
 //   halves         the IC(0) apply PCG runs (forward and backward halves, the default
 //                  factor storage and layout, factored on the GPU), per triangular solve;
+//   halves mixed   the same with the factor in float (`precision: mixed`);
 //   colorset       the two plain color-set solves on the same factor;
 //   spsv colored   cusparseSpSV on the same colored factor (factored on the host);
 //   spsv natural   cusparseSpSV on the natural-order factor (the level-set baseline).
@@ -85,9 +86,10 @@ double seconds_per_call(Backend& gpu, const std::function<void()>& body, int sol
   return seconds[seconds.size() / 2] / solves;
 }
 
-/// Modeled bytes of one solve with a factor of `nnz` entries (diagonal included) on n rows.
-double solve_bytes(double nnz, double n) {
-  return 12.0 * nnz + 28.0 * n;
+/// Modeled bytes of one solve with a factor of `nnz` entries (diagonal included) on n rows,
+/// values of `value_bytes` (ic0.cpp's bytes_per_apply, halved).
+double solve_bytes(double nnz, double n, double value_bytes = 8.0) {
+  return (value_bytes + 4.0) * nnz + 28.0 * n;
 }
 
 std::vector<double> random_vector(index_t n) {
@@ -198,36 +200,42 @@ int main(int argc, char** argv) {
       base.bandwidth = bandwidth;
       base.bytes_per_solve = solve_bytes(nnz, n);
 
-      // The default GPU factor: halves (as PCG applies it) and plain solves.
-      auto engine = gpu->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source(),
-                                         pattern.lower_source(), {});
-      pattern.factorize(a, prism::Ic0Options{}, *engine);
-      Row halves = base;
-      halves.variant = "halves " + engine->layout();
-      halves.bytes_per_solve -= engine->apply_bytes_saved() / 2.0;
-      halves.us_per_solve = 1e6 / 2.0 *
-                            seconds_per_call(
-                                *gpu,
-                                [&] {
-                                  engine->forward(*b, *y, *x, std::nullopt);
-                                  engine->backward(*b, *y, *x, std::nullopt);
-                                },
-                                solves, replays);
-      rows.push_back(halves);
-      print_row(rows.back());
-      Row plain = base;
-      plain.variant = "colorset " + engine->layout();
-      plain.us_per_solve = 1e6 / 2.0 *
-                           seconds_per_call(
-                               *gpu,
-                               [&] {
-                                 engine->solve(Triangle::lower, *b, *y);
-                                 engine->solve(Triangle::upper, *y, *x);
-                               },
-                               solves, replays);
-      rows.push_back(plain);
-      print_row(rows.back());
-      engine.reset();
+      // The GPU factor (default storage, double or float values): halves (as PCG applies
+      // it) and, in double, the plain solves.
+      for (const prism::Precision precision : {prism::Precision::fp64, prism::Precision::mixed}) {
+        const bool mixed = precision == prism::Precision::mixed;
+        auto engine = gpu->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source(),
+                                           pattern.lower_source(),
+                                           {prism::TrisolveAlgorithm::automatic, precision});
+        pattern.factorize(a, prism::Ic0Options{}, *engine);
+        Row halves = base;
+        halves.variant = "halves " + engine->layout() + (mixed ? " mixed" : "");
+        if (mixed) halves.bytes_per_solve = solve_bytes(nnz, n, 4.0);
+        halves.bytes_per_solve -= engine->apply_bytes_saved() / 2.0;
+        halves.us_per_solve = 1e6 / 2.0 *
+                              seconds_per_call(
+                                  *gpu,
+                                  [&] {
+                                    engine->forward(*b, *y, *x, std::nullopt);
+                                    engine->backward(*b, *y, *x, std::nullopt);
+                                  },
+                                  solves, replays);
+        rows.push_back(halves);
+        print_row(rows.back());
+        if (mixed) continue;
+        Row plain = base;
+        plain.variant = "colorset " + engine->layout();
+        plain.us_per_solve = 1e6 / 2.0 *
+                             seconds_per_call(
+                                 *gpu,
+                                 [&] {
+                                   engine->solve(Triangle::lower, *b, *y);
+                                   engine->solve(Triangle::upper, *y, *x);
+                                 },
+                                 solves, replays);
+        rows.push_back(plain);
+        print_row(rows.back());
+      }
 
       Row colored = base;
       colored.variant = "spsv colored";

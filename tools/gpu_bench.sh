@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine: builds the benchmarks and runs the PCG suite (tools/bench/*.yaml)
-# with prism on the GPU, Eigen's IC-CG on the CPU and CuPy CG in the same run; writes
-# JSON, logs and a markdown table to $OUT (or out/bench).
+# with prism on the GPU, Eigen's IC-CG on the CPU and CuPy CG in the same run, then the
+# triangular solves alone (bench_trisolve); writes JSON, logs and a markdown table to
+# $OUT (or out/bench).
 #   device run (carry shared_data):  bash tools/gpu_bench.sh [PROBLEM.yaml ...]
 # REPEATS=N timed solves per configuration (default 5); NO_EIGEN=1 skips the Eigen
 # peer, which takes about 4 minutes of CPU time on the default suite.
@@ -12,7 +13,7 @@ mkdir -p "$out" /tmp/prism_dump
 cd "$root"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DPRISM_WITH_CUDA=ON -DPRISM_BUILD_BENCHMARKS=ON >/dev/null || exit 1
-cmake --build build-gpu -j 16 --target bench_pcg >/dev/null || exit 1
+cmake --build build-gpu -j 16 --target bench_pcg bench_trisolve >/dev/null || exit 1
 if [ $# -eq 0 ]; then set -- tools/bench/poisson3d_128.yaml tools/bench/poisson2d_1024.yaml \
   tools/bench/g3_circuit.yaml tools/bench/elasticity3d_40.yaml; fi
 ./build-gpu/tools/bench_pcg --repeats "${REPEATS:-5}" --json "$out/prism.json" \
@@ -20,3 +21,4 @@ if [ $# -eq 0 ]; then set -- tools/bench/poisson3d_128.yaml tools/bench/poisson2
 PYTHONUNBUFFERED=1 python3 tools/bench_cupy.py /tmp/prism_dump --json "$out/cupy.json" \
   --repeats "${REPEATS:-5}" 2>&1 | tee -a "$out/bench.log"
 python3 tools/bench_table.py "$out/prism.json" "$out/cupy.json" | tee "$out/table.md"
+./build-gpu/tools/bench_trisolve --json "$out/trisolve.json" "$@" 2>&1 | tee -a "$out/bench.log"
