@@ -45,9 +45,12 @@ class Ic0Pattern {
   enum class FirstAttempt { alone, with_retries };
 
   /// The same with A's values in the backend's memory: the engine scales them there.
+  /// `first_ladder` > 0 asks the first Ic0Factor::attempts call for at most that many
+  /// attempts (a refactor: the set-up's successful attempt and one more), the later calls
+  /// for all that are left; 0 asks for all. The verdicts, shift and factor are the same.
   FactorizationReport factorize(const backend::SourceValues& a, const Ic0Options& options,
                                 backend::Ic0Factor& engine,
-                                FirstAttempt first = FirstAttempt::alone);
+                                FirstAttempt first = FirstAttempt::alone, int first_ladder = 0);
   /// That factorize() in two parts: queue_factorize() loads the values and queues the first
   /// attempt (shift 0, FirstAttempt::alone) without waiting for it, so that a backend can
   /// record and replay both; finish_factorize() reads that attempt's verdict and goes on
@@ -55,7 +58,8 @@ class Ic0Pattern {
   void queue_factorize(const backend::SourceValues& a, backend::Ic0Factor& engine,
                        FirstAttempt first = FirstAttempt::alone) const;
   FactorizationReport finish_factorize(const Ic0Options& options, backend::Ic0Factor& engine,
-                                       FirstAttempt first = FirstAttempt::alone);
+                                       FirstAttempt first = FirstAttempt::alone,
+                                       int first_ladder = 0);
 
   /// upper().values[k] = lower().values[upper_source()[k]]
   const std::vector<index_t>& upper_source() const { return upper_source_; }
@@ -70,10 +74,11 @@ class Ic0Pattern {
   /// with the growing shifts, in order, and returns their verdicts up to the first
   /// success (possibly fewer: it is called again with the rest). Throws NumericalError
   /// when every retry broke down, InvalidMatrixError on bad input. With
-  /// FirstAttempt::with_retries first() is not called: retries() starts with shift 0.
+  /// FirstAttempt::with_retries first() is not called: retries() starts with shift 0. The
+  /// first retries() call asks for at most `first_ladder` attempts where it is > 0.
   template <typename First, typename Retries>
   FactorizationReport retry(const Ic0Options& options, First&& first, Retries&& retries,
-                            FirstAttempt start = FirstAttempt::alone) const;
+                            FirstAttempt start = FirstAttempt::alone, int first_ladder = 0) const;
 
   index_t rows_ = 0;
   index_t a_nnz_ = 0;

@@ -242,6 +242,7 @@ class ChunkedEngine final : public prism::backend::Ic0Factor {
   prism::kernels::Ic0Status attempt(double shift) override { return inner_->attempt(shift); }
   std::vector<prism::kernels::Ic0Status> attempts(const double* shifts, int count) override {
     ++calls;
+    asked.push_back(count);
     return inner_->attempts(shifts, std::min(count, chunk_));
   }
   void finish() override { inner_->finish(); }
@@ -250,6 +251,7 @@ class ChunkedEngine final : public prism::backend::Ic0Factor {
     inner_->solve(t, b, x);
   }
   int calls = 0;
+  std::vector<int> asked;  ///< the count of each attempts() call
 
  private:
   std::unique_ptr<prism::backend::Ic0Factor> inner_;
@@ -318,6 +320,24 @@ TEST(Ic0Factor, RetriesAnsweredInChunksGiveTheSerialReport) {
           ADD_FAILURE() << "expected a breakdown after " << few.max_shift_retries << " retries";
         } catch (const prism::NumericalError& e) {
           EXPECT_EQ(std::string(e.what()), serial_error);
+        }
+        // A first ladder of at most `ladder` attempts (a refactor's: the set-up's
+        // successful attempt and one more), shorter than needed too: the same report; the
+        // first call asks for no more, the later ones for all that are left.
+        for (int ladder : {1, attempts, attempts + 1}) {
+          if (ladder < 1) continue;
+          SCOPED_TRACE(ladder);
+          auto limited = make();
+          const prism::FactorizationReport r =
+              pattern.factorize(values, {}, *limited, first, ladder);
+          EXPECT_EQ(r.retries, serial.retries);
+          EXPECT_EQ(r.shift, serial.shift);
+          if (attempts == 0) continue;  // the unshifted attempt alone succeeded
+          ASSERT_FALSE(limited->asked.empty());
+          EXPECT_LE(limited->asked.front(), ladder);
+          const int first_call = std::min({ladder, chunk, limited->asked.front()});
+          const int rest = std::max(0, attempts - first_call);
+          EXPECT_EQ(limited->calls, 1 + (rest + chunk - 1) / chunk);
         }
       }
     }
