@@ -1,7 +1,9 @@
-// Benchmark of the IC(0) triangular solves alone, on the GPU time the way a busy stream or
+// Benchmark of the IC(0) triangular solves alone, timed on the GPU the way a busy stream or
 // the PCG loop's CUDA graph runs them: each variant's solves are recorded into one CUDA
-// graph (`--solves` of them, back to back), replayed, and timed as a whole, so no host
-// launch and no other phase of the iteration counts. For each problem file:
+// graph (`--solves` applies back to back; a tenth of them for the natural-order SpSV),
+// replayed, and timed as a whole, so no host launch and no other phase of the iteration
+// counts. Each problem file's matrix is ordered by the default greedy coloring (natural
+// vertex order); for each:
 //
 //   halves         the IC(0) apply PCG runs (forward and backward halves, the default
 //                  factor storage and layout, factored on the GPU), per triangular solve;

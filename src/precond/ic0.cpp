@@ -366,7 +366,7 @@ class Ic0 final : public Preconditioner {
     first_factorization_ = false;
     first_attempt_ = report.retries > 0 ? Ic0Pattern::FirstAttempt::with_retries
                                         : Ic0Pattern::FirstAttempt::alone;
-    // The first ladder up to one attempt past the set-up's successful one (bcsstk13: 9
+    // The first ladder up to one attempt past the set-up's successful one (bcsstk13: 10
     // attempts, not 16, where the ladder runs them together on the GPU).
     first_ladder_ = report.retries > 0 ? report.retries + 2 : 0;
   }
