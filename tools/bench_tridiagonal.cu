@@ -5,6 +5,10 @@
 // run. Double precision, N * M = 2^22 from (64, 65536) to (4M, 1), random diagonally
 // dominant systems. Time: CUDA events, median (and min) of the timed runs after warm-up.
 // %copy = (5 N M 8 bytes: read a, b, c, d, write x) / time / copy bandwidth.
+// Two streaming floors of the same N M rows, measured in the same run, bound what a solve can
+// reach: the one-pass traffic (read a, b, c, d, write x) and the two-pass path's (read a, b, c,
+// d; then read them again, blocks in reverse order as pass 2 takes them, and write x), each
+// moved by plain loads and stores with no solve; their %copy uses the same 40 B a row.
 //
 // usage: bench_tridiagonal OUT.json [--reps R] [--layout contiguous|interleaved] [--n N]
 //                          [--no-cusparse] [--timing launch|queued]
@@ -124,6 +128,96 @@ double backward_error(const HostSystems& h, const std::vector<double>& x, Tridia
   return worst;
 }
 
+// One streaming floor kernel: block i's threads take P 16-byte pieces each of a, b, c, d
+// (pairs of elements; piece k of thread t is k blockDim + t of the block's range), issue all
+// 4 P loads, then, with kWrite, store the sums to x; blocks take their ranges last to first
+// with `reverse`. Without kWrite the sums guard a store that never happens, so the loads stay.
+template <int P, bool kWrite>
+__global__ void stream_kernel(const double2* a, const double2* b, const double2* c,
+                              const double2* d, double2* x, std::int64_t pairs, bool reverse) {
+  const std::int64_t block = reverse ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const std::int64_t first = block * P * blockDim.x + threadIdx.x;
+  double2 va[P], vb[P], vc[P], vd[P];
+#pragma unroll
+  for (int k = 0; k < P; ++k) {
+    const std::int64_t i = min(first + k * std::int64_t{blockDim.x}, pairs - 1);
+    va[k] = a[i];
+    vb[k] = b[i];
+    vc[k] = c[i];
+    vd[k] = d[i];
+  }
+#pragma unroll
+  for (int k = 0; k < P; ++k) {
+    const std::int64_t i = first + k * std::int64_t{blockDim.x};
+    const double2 s =
+        make_double2(va[k].x + vb[k].x + vc[k].x + vd[k].x, va[k].y + vb[k].y + vc[k].y + vd[k].y);
+    if (i < pairs && (kWrite || (s.x == -1.0 && s.y == -2.0))) x[i] = s;
+  }
+}
+
+struct Floor {
+  Stats t;
+  std::string kernel;  // the streaming kernel that gave it
+};
+
+struct Floors {
+  Floor one_pass, two_pass;
+};
+
+template <int P>
+void launch_stream(bool write, bool reverse, int threads, double2* const (&v)[5],
+                   std::int64_t pairs, cudaStream_t stream) {
+  const std::int64_t per_block = std::int64_t{P} * threads;
+  const auto blocks = static_cast<unsigned>((pairs + per_block - 1) / per_block);
+  if (write) {
+    stream_kernel<P, true>
+        <<<blocks, threads, 0, stream>>>(v[0], v[1], v[2], v[3], v[4], pairs, reverse);
+  } else {
+    stream_kernel<P, false>
+        <<<blocks, threads, 0, stream>>>(v[0], v[1], v[2], v[3], v[4], pairs, reverse);
+  }
+  CHECK_CUDA(cudaGetLastError());
+}
+
+// The streaming floors for `rows` rows (file comment): each the fastest (median) of the
+// streaming kernels with P = 2, 4, 8 pieces a thread and blocks of 128 or 256 threads, so that
+// neither one cut of the work nor a slow first measurement sets it. On an H100 the cuts agreed
+// within 1.5 % once warm (one pass 59.6 - 60.5 us); the first kernel timed after start-up took
+// 15 % longer.
+Floors streaming_floors(std::int64_t rows, int warmup, int reps, cudaStream_t stream) {
+  const std::size_t bytes = static_cast<std::size_t>(rows) * sizeof(double);
+  DevPtr a = dev_alloc(bytes), b = dev_alloc(bytes), c = dev_alloc(bytes), d = dev_alloc(bytes),
+         x = dev_alloc(bytes);
+  for (const DevPtr* p : {&a, &b, &c, &d}) CHECK_CUDA(cudaMemset(p->get(), 0, bytes));
+  const auto v2 = [](const DevPtr& p) { return static_cast<double2*>(p.get()); };
+  double2* const v[5] = {v2(a), v2(b), v2(c), v2(d), v2(x)};
+  const std::int64_t pairs = rows / 2;
+  Floors f;
+  f.one_pass.t.median_us = f.two_pass.t.median_us = 1e300;
+  for (const int pieces : {2, 4, 8}) {
+    for (const int threads : {128, 256}) {
+      const auto pass = [&](bool write, bool reverse) {
+        if (pieces == 2) launch_stream<2>(write, reverse, threads, v, pairs, stream);
+        if (pieces == 4) launch_stream<4>(write, reverse, threads, v, pairs, stream);
+        if (pieces == 8) launch_stream<8>(write, reverse, threads, v, pairs, stream);
+      };
+      const std::string name =
+          "P=" + std::to_string(pieces) + " threads=" + std::to_string(threads);
+      const Stats one = time_runs(
+          warmup, reps, stream, [] {}, [&] { pass(true, false); });
+      const Stats two = time_runs(
+          warmup, reps, stream, [] {},
+          [&] {
+            pass(false, false);
+            pass(true, true);
+          });
+      if (one.median_us < f.one_pass.t.median_us) f.one_pass = {one, name};
+      if (two.median_us < f.two_pass.t.median_us) f.two_pass = {two, name};
+    }
+  }
+  return f;
+}
+
 struct Row {
   std::string layout, method;
   std::int64_t n, m;
@@ -183,6 +277,17 @@ int main(int argc, char** argv) try {
 
   std::vector<Row> rows;
   const std::int64_t total = std::int64_t{1} << 22;
+  const double floor_bytes = 5.0 * static_cast<double>(total) * sizeof(double);
+  const auto pct_of_copy = [&](double us) { return floor_bytes / (us * 1e-6) / 1e9 / copy_gbs; };
+  const Floors floors = streaming_floors(total, warmup, reps, stream);
+  std::printf(
+      "streaming floors (%lld rows, no solve):\n  one pass (read a, b, c, d, write x): %.1f us "
+      "(%.1f %% copy; %s)\n  two pass (read them, then again in reverse block order, write x): "
+      "%.1f us (%.1f %% copy; %s)\n\n",
+      static_cast<long long>(total), floors.one_pass.t.median_us,
+      100 * pct_of_copy(floors.one_pass.t.median_us), floors.one_pass.kernel.c_str(),
+      floors.two_pass.t.median_us, 100 * pct_of_copy(floors.two_pass.t.median_us),
+      floors.two_pass.kernel.c_str());
   for (TridiagonalLayout layout : {TridiagonalLayout::contiguous, TridiagonalLayout::interleaved}) {
     const bool contiguous = layout == TridiagonalLayout::contiguous;
     const char* lname = contiguous ? "contiguous" : "interleaved";
@@ -295,7 +400,14 @@ int main(int argc, char** argv) try {
   out << "{\n  \"gpu\": \"" << prop.name << "\",\n  \"sms\": " << prop.multiProcessorCount
       << ",\n  \"copy_bandwidth_GBps\": " << copy_gbs << ",\n  \"reps\": " << reps
       << ",\n  \"timing\": \"" << prism::bench::timing_name(prism::bench::timing_mode()) << "\""
-      << ",\n  \"precision\": \"double\",\n  \"bytes_per_row\": 40,\n  \"results\": [\n";
+      << ",\n  \"precision\": \"double\",\n  \"bytes_per_row\": 40"
+      << ",\n  \"floor_one_pass_us\": " << floors.one_pass.t.median_us
+      << ",\n  \"floor_one_pass_pct_copy\": " << 100 * pct_of_copy(floors.one_pass.t.median_us)
+      << ",\n  \"floor_one_pass_kernel\": \"" << floors.one_pass.kernel << "\""
+      << ",\n  \"floor_two_pass_us\": " << floors.two_pass.t.median_us
+      << ",\n  \"floor_two_pass_pct_copy\": " << 100 * pct_of_copy(floors.two_pass.t.median_us)
+      << ",\n  \"floor_two_pass_kernel\": \"" << floors.two_pass.kernel << "\""
+      << ",\n  \"results\": [\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     out << "    {\"layout\": \"" << r.layout << "\", \"n\": " << r.n << ", \"m\": " << r.m
