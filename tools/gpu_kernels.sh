@@ -2,8 +2,9 @@
 # On the GPU machine: builds and runs the dense kernel issues' GPU tests (dense
 # triangular, batched factorizations, tridiagonal) under `timeout`, a compute-sanitizer
 # memcheck/racecheck pass on a subset, then their benchmarks. Logs and JSON go to $OUT
-# (or out/kernels). KERNELS="dense_triangular batched_factor tridiagonal" picks which;
-# BENCH=0 skips the benchmarks, SANITIZE=0 the sanitizers.
+# (or out/kernels), with run_info.json (date, commit, GPU, command: for
+# `tools/perf_docs.py import`). KERNELS="dense_triangular batched_factor tridiagonal"
+# picks which; BENCH=0 skips the benchmarks, SANITIZE=0 the sanitizers.
 #   device run: bash tools/gpu_kernels.sh
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -39,4 +40,8 @@ for k in $kernels; do
     tail -60 "$out/${k}_bench.log"
   fi
 done
+printf '{"date": "%s", "commit": "%s", "nvidia_smi": "%s", "command": "%s"}\n' "$(date -u +%F)" \
+  "$(git rev-parse HEAD 2>/dev/null)" \
+  "$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | head -1)" \
+  "${KERNELS:+KERNELS=\\\"$KERNELS\\\" }bash tools/gpu_kernels.sh" >"$out/run_info.json"
 exit $status
