@@ -20,6 +20,7 @@ constexpr const char* kUsage =
     "                   [--history FILE.csv] [--solution FILE.mtx]\n"
     "                   [--log-level trace|debug|info|warn|error|off] [--print-every K]\n"
     "       prism info FILE.mtx|FILE.mtx.gz|FILE.yaml\n"
+    "       prism options [--markdown]   every problem-file key: type, default, meaning\n"
     "       prism --help | --version\n"
     "exit status: 0 converged, 2 not converged, 1 error\n";
 
@@ -60,7 +61,9 @@ int main(int argc, char** argv) {
   try {
     if (command == "solve") return prism::cli::solve_command(args);
     if (command == "info") return prism::cli::info_command(args);
-    throw prism::cli::UsageError{"unknown command '" + command + "' (expected solve or info)"};
+    if (command == "options") return prism::cli::options_command(args);
+    throw prism::cli::UsageError{"unknown command '" + command +
+                                 "' (expected solve, info or options)"};
   } catch (const prism::cli::UsageError& e) {
     error_log->error("{} (see prism --help)", one_line(e.message));
   } catch (const std::bad_alloc&) {

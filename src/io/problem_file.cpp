@@ -1,6 +1,11 @@
 // Reads YAML problem files into ProblemSpec. This is the only file in prism that sees
-// YAML: every value is checked here (type, range, allowed names) and every error names
-// the file, the 1-based line:column and the key, so the core only gets valid structs.
+// YAML. The keys each section allows, their types, ranges, allowed names and where they
+// apply come from the parameter table (io/parameters.hpp); this file adds the line that
+// stores each value and the few rules a table row cannot say. Every error names the file,
+// the 1-based line:column and the key, so the core only gets valid structs.
+
+#include "io/parameters.hpp"
+#include "solver/validate.hpp"
 
 #include <prism/errors.hpp>
 #include <prism/problem.hpp>
@@ -16,7 +21,9 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -24,15 +31,6 @@ namespace prism {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string join(const std::vector<std::string>& names, const char* separator) {
-  std::string out;
-  for (const auto& name : names) {
-    if (!out.empty()) out += separator;
-    out += name;
-  }
-  return out;
-}
 
 bool contains(const std::vector<std::string>& names, const std::string& name) {
   for (const auto& n : names) {
@@ -67,10 +65,10 @@ struct Entry {
   YAML::Node value;
 };
 
-/// A checked map: its entries in file order (unknown, duplicate and non-string keys
+/// A checked section: its entries in file order (unknown, duplicate and non-string keys
 /// already rejected) and its own position.
 struct Map {
-  std::string path;  ///< dotted path for messages ("solver", "preconditioner.ic0")
+  std::string path;  ///< dotted path of the section ("solver", "preconditioner.ic0")
   YAML::Mark mark;
   std::vector<Entry> entries;
 
@@ -83,7 +81,8 @@ struct Map {
   std::string child(const std::string& key) const { return path.empty() ? key : path + "." + key; }
 };
 
-/// Converts YAML nodes to plain values, throwing ConfigError("FILE:LINE:COL: ...").
+/// Converts YAML nodes to plain values as the parameter table declares them, throwing
+/// ConfigError("FILE:LINE:COL: ...").
 class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
@@ -102,11 +101,13 @@ class Reader {
     return (mark.is_null() || e.value.IsNull()) ? e.key_mark : mark;
   }
 
-  /// Checks that node is a map whose keys are strings, unique and among allowed.
-  Map expect_map(const YAML::Node& node, const YAML::Mark& at, const std::string& path,
-                 const std::vector<std::string>& allowed) const {
+  /// Checks that node is a map whose keys are strings, unique and declared in the table
+  /// under `path`, and that the keys the table requires there without condition are given.
+  Map section(const YAML::Node& node, const YAML::Mark& at, const std::string& path) const {
     const std::string what = path.empty() ? "the problem file" : path;
     if (!node.IsMap()) fail(at, what + ": expected a map, got " + describe(node));
+    std::vector<std::string> allowed;
+    for (const Parameter* p : parameters_in(path)) allowed.push_back(p->name());
     Map map{path, node.Mark(), {}};
     for (const auto& kv : node) {
       if (!kv.first.IsScalar()) fail(kv.first.Mark(), what + ": keys must be plain strings");
@@ -116,125 +117,234 @@ class Reader {
                              (path.empty() ? std::string("at the top level") : "in " + path) +
                              "; allowed: " + join(allowed, ", "));
       }
-      if (map.find(e.key) != nullptr) {
-        const YAML::Mark first = map.find(e.key)->key_mark;
+      if (const Entry* first = map.find(e.key)) {
         fail(e.key_mark, "duplicate key '" + map.child(e.key) + "' (first given at line " +
-                             std::to_string(first.line + 1) + ")");
+                             std::to_string(first->key_mark.line + 1) + ")");
       }
       map.entries.push_back(std::move(e));
     }
+    for (const Parameter* p : parameters_in(path)) {
+      if (p->required && p->applies.key.empty() && map.find(p->name()) == nullptr) {
+        fail(map.mark, (path.empty() ? std::string() : path + ": ") + "missing required key '" +
+                           p->name() + "'");
+      }
+    }
+    for (const auto& e : map.entries) given_.emplace_back(map.child(e.key), e);
     return map;
   }
 
-  Map expect_map(const Entry& e, const std::string& path,
-                 const std::vector<std::string>& allowed) const {
-    return expect_map(e.value, where(e), path, allowed);
+  Map section(const Entry& e, const std::string& path) const {
+    return section(e.value, where(e), path);
   }
 
-  const Entry& require(const Map& map, const std::string& key,
-                       const std::string& context = "") const {
+  /// For keys that apply only for some values of the sibling `condition` (`type`,
+  /// `generator`; "" for it being absent): rejects those given for another value, then
+  /// asks for those required for this one.
+  void check_applicable(const Map& map, const std::string& condition,
+                        const std::string& value) const {
+    std::vector<std::string> applicable;
+    for (const Parameter* p : parameters_in(map.path)) {
+      if (p->applies.key.empty() ||
+          (p->applies.key == condition && contains(p->applies.values, value))) {
+        applicable.push_back(p->name());
+      }
+    }
+    const std::string subject = value.empty()         ? "without '" + condition + "'"
+                                : condition == "type" ? "to " + map.path + " type " + value
+                                                      : "to " + condition + " " + value;
+    for (const auto& e : map.entries) {
+      const Parameter& p = parameter(map.child(e.key));
+      if (p.applies.key == condition && !contains(p.applies.values, value)) {
+        fail(e.key_mark, "key '" + e.key + "' does not apply " + subject +
+                             "; allowed: " + join(applicable, ", "));
+      }
+    }
+    for (const Parameter* p : parameters_in(map.path)) {
+      if (p->required && p->applies.key == condition && contains(p->applies.values, value) &&
+          map.find(p->name()) == nullptr) {
+        fail(map.mark, map.path + ": missing required key '" + p->name() + "' for " + condition +
+                           " " + value);
+      }
+    }
+  }
+
+  // read(map, key, out): stores the value of `key` in `out` when the section gives it,
+  // checked against the key's table row. The row is looked up even when the key is
+  // absent, so a read line without a row fails every problem file.
+
+  void read(const Map& map, const std::string& key, int& out) const {
+    const Parameter& p = row(map, key, ParameterType::integer);
     const Entry* e = map.find(key);
-    if (e == nullptr) {
-      fail(map.mark, (map.path.empty() ? std::string() : map.path + ": ") +
-                         "missing required key '" + key + "'" + context);
-    }
-    return *e;
-  }
-
-  std::string get_scalar(const Entry& e, const std::string& path, const char* expected) const {
-    if (!e.value.IsScalar()) {
-      fail(where(e), path + ": expected " + expected + ", got " + describe(e.value));
-    }
-    return e.value.Scalar();
-  }
-
-  std::string get_string(const Entry& e, const std::string& path) const {
-    return get_scalar(e, path, "a string");
-  }
-
-  long long get_int(const Entry& e, const std::string& path, long long min,
-                    long long max = std::numeric_limits<int>::max()) const {
-    const std::string text = get_scalar(e, path, "an integer");
+    if (e == nullptr) return;
+    const std::string text = scalar(*e, p.key, "an integer");
     long long value = 0;
-    if (!parse_int(text, value)) fail(where(e), path + ": expected an integer, got '" + text + "'");
-    if (value < min || value > max) {
-      fail(where(e), path + ": must be " + range_text(min, max) + ", got " + text);
+    if (!parse_int(text, value))
+      fail(where(*e), p.key + ": expected an integer, got '" + text + "'");
+    if (!p.in_range(static_cast<double>(value))) {
+      fail(where(*e), p.key + ": must be " + p.range_text() + ", got " + text);
     }
-    return value;
+    if (value > std::numeric_limits<int>::max() || value < std::numeric_limits<int>::min()) {
+      fail(where(*e), p.key + ": must be <= " + std::to_string(std::numeric_limits<int>::max()) +
+                          ", got " + text);
+    }
+    out = static_cast<int>(value);
+  }
+
+  void read(const Map& map, const std::string& key, double& out) const {
+    const Parameter& p = row(map, key, ParameterType::real);
+    const Entry* e = map.find(key);
+    if (e == nullptr) return;
+    const double value = parse_double(e->value, where(*e), p.key);
+    if (!p.in_range(value)) {
+      fail(where(*e), p.key + ": must be " + p.range_text() + ", got " + e->value.Scalar());
+    }
+    out = value;
   }
 
   /// true or false, nothing else (YAML 1.1's yes/no/on/off are not booleans here).
-  bool get_bool(const Entry& e, const std::string& path) const {
-    const std::string text = get_scalar(e, path, "true or false");
+  void read(const Map& map, const std::string& key, bool& out) const {
+    const Parameter& p = row(map, key, ParameterType::boolean);
+    const Entry* e = map.find(key);
+    if (e == nullptr) return;
+    const std::string text = scalar(*e, p.key, "true or false");
     if (text != "true" && text != "false") {
-      fail(where(e), path + ": expected true or false, got '" + text + "'");
+      fail(where(*e), p.key + ": expected true or false, got '" + text + "'");
     }
-    return text == "true";
+    out = text == "true";
   }
 
-  std::uint64_t get_seed(const Entry& e, const std::string& path) const {
-    const std::string text = get_scalar(e, path, "a non-negative integer");
+  void read(const Map& map, const std::string& key, std::uint64_t& out) const {
+    const Parameter& p = row(map, key, ParameterType::seed);
+    const Entry* e = map.find(key);
+    if (e == nullptr) return;
+    const std::string text = scalar(*e, p.key, "a non-negative integer");
     errno = 0;
     char* end = nullptr;
     const bool digits_only =
         !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
     const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
     if (!digits_only || errno == ERANGE || *end != '\0') {
-      fail(where(e), path + ": expected a non-negative integer, got '" + text + "'");
+      fail(where(*e), p.key + ": expected a non-negative integer, got '" + text + "'");
     }
-    return value;
+    out = value;
   }
 
-  double get_double(const Entry& e, const std::string& path) const {
-    return parse_double(e.value, where(e), path);
+  void read(const Map& map, const std::string& key, std::vector<double>& out) const {
+    const Parameter& p = row(map, key, ParameterType::real_list);
+    const Entry* e = map.find(key);
+    if (e == nullptr) return;
+    if (!e->value.IsSequence()) {
+      fail(where(*e), p.key + ": expected a sequence of numbers, got " + describe(e->value));
+    }
+    if (e->value.size() == 0) fail(where(*e), p.key + ": must not be empty");
+    std::vector<double> values;
+    for (std::size_t i = 0; i < e->value.size(); ++i) {
+      const YAML::Node item = e->value[i];
+      const std::string at = p.key + "[" + std::to_string(i) + "]";
+      const double value = parse_double(item, item.Mark(), at);
+      if (!p.in_range(value)) {
+        fail(item.Mark(), at + ": must be " + p.range_text() + ", got " + item.Scalar());
+      }
+      values.push_back(value);
+    }
+    out = std::move(values);
   }
 
-  std::vector<double> get_double_list(const Entry& e, const std::string& path) const {
-    if (!e.value.IsSequence()) {
-      fail(where(e), path + ": expected a sequence of numbers, got " + describe(e.value));
-    }
-    if (e.value.size() == 0) fail(where(e), path + ": must not be empty");
-    std::vector<double> out;
-    for (std::size_t i = 0; i < e.value.size(); ++i) {
-      const YAML::Node item = e.value[i];
-      out.push_back(parse_double(item, item.Mark(), path + "[" + std::to_string(i) + "]"));
-    }
-    return out;
+  /// A string, a path kept as written (output files), or one of a choice's names.
+  void read(const Map& map, const std::string& key, std::string& out) const {
+    const Parameter& p = row(map, key, ParameterType::string);
+    const Entry* e = map.find(key);
+    if (e == nullptr) return;
+    out = p.type == ParameterType::choice ? choice(*e, p, p.values) : scalar(*e, p.key, "a string");
   }
 
-  /// One of a list of names (preconditioners, generators, right-hand side kinds).
-  std::string get_choice(const Entry& e, const std::string& path,
-                         const std::vector<std::string>& allowed) const {
-    const std::string value = get_string(e, path);
-    if (!contains(allowed, value)) {
-      fail(where(e), path + ": unknown value '" + value + "'; allowed: " + join(allowed, " | "));
-    }
-    return value;
+  template <typename E, typename = std::enable_if_t<std::is_enum_v<E>>>
+  void read(const Map& map, const std::string& key, E& out) const {
+    read_named(map, key, enum_names<E>(), out);
   }
 
+  /// A choice stored as an enum through its name table; returns the name given ("" when
+  /// absent).
   template <typename E>
-  E get_enum(const Entry& e, const std::string& path) const {
-    const std::string value = get_string(e, path);
-    E out{};
-    if (!from_string<E>(value, out)) {
-      fail(where(e), path + ": unknown value '" + value + "'; allowed: " + allowed_names<E>());
+  std::string read_named(const Map& map, const std::string& key,
+                         const std::vector<std::pair<E, std::string_view>>& names, E& out) const {
+    const Parameter& p = row(map, key, ParameterType::choice);
+    const Entry* e = map.find(key);
+    if (e == nullptr) return "";
+    const std::string name = choice(*e, p, p.values);
+    for (const auto& [value, n] : names) {
+      if (n == name) out = value;
     }
-    return out;
+    return name;
   }
 
-  /// A path in the problem file, relative to the file's directory unless absolute.
-  std::string input_path(const Entry& e, const std::string& path) const {
-    const std::string value = get_string(e, path);
-    if (value.empty()) fail(where(e), path + ": must not be empty");
-    const fs::path p(value);
-    if (p.is_absolute()) return value;
-    return (fs::path(file_).parent_path() / p).lexically_normal().string();
+  /// A file the problem reads, relative to the problem file's directory unless absolute.
+  void read_input_path(const Map& map, const std::string& key, std::string& out) const {
+    const Parameter& p = row(map, key, ParameterType::path);
+    const Entry* e = map.find(key);
+    if (e == nullptr) return;
+    const std::string value = scalar(*e, p.key, "a string");
+    if (value.empty()) fail(where(*e), p.key + ": must not be empty");
+    const fs::path path(value);
+    out = path.is_absolute() ? value
+                             : (fs::path(file_).parent_path() / path).lexically_normal().string();
+  }
+
+  /// A section given as one of its shorthand names (`rhs: ones`, `preconditioner: jacobi`).
+  std::string shorthand(const Entry& e, const std::string& path) const {
+    const Parameter& p = parameter(path);
+    return choice(e, p, p.values);
+  }
+
+  /// Where a rule broken by the whole configuration points: the value of the first of
+  /// `keys` the file gives, else of the nearest section holding one, else nowhere.
+  YAML::Mark position_of(const std::vector<std::string>& keys) const {
+    for (std::string key : keys) {
+      if (const Entry* e = given(key)) return where(*e);
+    }
+    for (std::string key : keys) {
+      while (key.find('.') != std::string::npos) {
+        key.erase(key.rfind('.'));
+        if (const Entry* e = given(key)) return where(*e);
+      }
+    }
+    return YAML::Mark();
   }
 
  private:
-  static std::string range_text(long long min, long long max) {
-    if (max == std::numeric_limits<int>::max()) return ">= " + std::to_string(min);
-    return "in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  /// The table row of a key in a section, whose type must suit the value read into.
+  static const Parameter& row(const Map& map, const std::string& key, ParameterType type) {
+    const Parameter& p = parameter(map.child(key));
+    const bool text = type == ParameterType::string &&
+                      (p.type == ParameterType::choice || p.type == ParameterType::path);
+    if (p.type != type && !text) {
+      throw std::logic_error("problem-file key '" + p.key + "' is declared as " + p.type_name() +
+                             " but read as another type");
+    }
+    return p;
+  }
+
+  std::string scalar(const Entry& e, const std::string& path, const char* expected) const {
+    if (!e.value.IsScalar()) {
+      fail(where(e), path + ": expected " + expected + ", got " + describe(e.value));
+    }
+    return e.value.Scalar();
+  }
+
+  std::string choice(const Entry& e, const Parameter& p,
+                     const std::vector<std::string>& allowed) const {
+    const std::string value = scalar(e, p.key, "a string");
+    if (!contains(allowed, value)) {
+      fail(where(e), p.key + ": unknown value '" + value + "'; allowed: " + join(allowed, " | "));
+    }
+    return value;
+  }
+
+  const Entry* given(const std::string& key) const {
+    for (const auto& [k, e] : given_) {
+      if (k == key) return &e;
+    }
+    return nullptr;
   }
 
   /// A decimal integer with an optional sign, nothing else (no "1e3", "0x10", "4.0").
@@ -263,34 +373,15 @@ class Reader {
   }
 
   std::string file_;
+  /// Every key the file gives, by dotted path, for rules checked after reading.
+  mutable std::vector<std::pair<std::string, Entry>> given_;
 };
 
 // ---------------------------------------------------------------------------
-// Sections of the file.
-
-struct GeneratorKeys {
-  std::string name;
-  std::vector<std::string> keys;  ///< the parameters it takes besides "generator"
-};
-
-const std::vector<GeneratorKeys>& generators() {
-  static const std::vector<GeneratorKeys> table{
-      {"poisson2d", {"nx", "ny"}},
-      {"poisson3d", {"nx", "ny", "nz", "stencil"}},
-      {"anisotropic2d", {"nx", "ny", "coefficients"}},
-      {"anisotropic3d", {"nx", "ny", "nz", "coefficients"}},
-      {"layered2d", {"nx", "ny", "layers", "coefficients"}},
-      {"layered3d", {"nx", "ny", "nz", "layers", "coefficients"}},
-      {"elasticity3d", {"nx", "ny", "nz", "layers", "coefficients"}},
-  };
-  return table;
-}
+// Sections of the file: one line per key stores its value.
 
 MatrixSpec read_matrix(const Reader& r, const Entry& entry) {
-  static const std::vector<std::string> all_keys{"file", "generator", "nx",           "ny",
-                                                 "nz",   "stencil",   "coefficients", "layers"};
-  const Map map = r.expect_map(entry, "matrix", all_keys);
-  MatrixSpec spec;
+  const Map map = r.section(entry, "matrix");
   const Entry* file = map.find("file");
   const Entry* generator = map.find("generator");
   if (file != nullptr && generator != nullptr) {
@@ -300,236 +391,110 @@ MatrixSpec read_matrix(const Reader& r, const Entry& entry) {
   if (file == nullptr && generator == nullptr) {
     r.fail(map.mark, "matrix: missing required key 'file' or 'generator'");
   }
-  if (file != nullptr) {
-    for (const auto& e : map.entries) {
-      if (e.key != "file") {
-        r.fail(e.key_mark, "key '" + e.key + "' does not apply to a matrix file; allowed: file");
-      }
-    }
-    spec.file = r.input_path(*file, "matrix.file");
-    return spec;
-  }
-
-  std::vector<std::string> names;
-  for (const auto& g : generators()) names.push_back(g.name);
+  MatrixSpec spec;
   GeneratorSpec& gen = spec.generator;
-  gen.name = r.get_choice(*generator, "matrix.generator", names);
-  std::vector<std::string> keys;
-  for (const auto& g : generators()) {
-    if (g.name == gen.name) keys = g.keys;
-  }
-  for (const auto& e : map.entries) {
-    if (e.key != "generator" && !contains(keys, e.key)) {
-      r.fail(e.key_mark, "key '" + e.key + "' does not apply to generator " + gen.name +
-                             "; allowed: generator, " + join(keys, ", "));
-    }
-  }
-  const std::string context = " for generator " + gen.name;
-  const int max_size = std::numeric_limits<index_t>::max();
-  gen.nx = static_cast<index_t>(r.get_int(r.require(map, "nx", context), "matrix.nx", 1, max_size));
-  gen.ny = static_cast<index_t>(r.get_int(r.require(map, "ny", context), "matrix.ny", 1, max_size));
-  if (contains(keys, "nz")) {
-    gen.nz =
-        static_cast<index_t>(r.get_int(r.require(map, "nz", context), "matrix.nz", 1, max_size));
-  }
-  if (const Entry* e = map.find("stencil")) {
-    gen.stencil = static_cast<int>(r.get_int(*e, "matrix.stencil", 0));
-    if (gen.stencil != 7 && gen.stencil != 27) {
-      r.fail(Reader::where(*e),
-             "matrix.stencil: must be 7 or 27, got " + std::to_string(gen.stencil));
-    }
-  }
-  if (contains(keys, "layers")) {
-    gen.layers = static_cast<int>(r.get_int(r.require(map, "layers", context), "matrix.layers", 1));
-  }
-  if (contains(keys, "coefficients")) {
-    const Entry& e = r.require(map, "coefficients", context);
-    gen.coefficients = r.get_double_list(e, "matrix.coefficients");
-    for (std::size_t i = 0; i < gen.coefficients.size(); ++i) {
-      if (!(gen.coefficients[i] > 0.0)) {
-        r.fail(e.value[i].Mark(), "matrix.coefficients[" + std::to_string(i) +
-                                      "]: must be > 0, got " + e.value[i].Scalar());
-      }
-    }
-    const std::size_t wanted = gen.name == "anisotropic2d"   ? 2
-                               : gen.name == "anisotropic3d" ? 3
-                                                             : 0;
-    if (wanted != 0 && gen.coefficients.size() != wanted) {
-      r.fail(Reader::where(e), "matrix.coefficients: generator " + gen.name + " takes " +
-                                   std::to_string(wanted) +
-                                   " coefficients (one per direction), got " +
-                                   std::to_string(gen.coefficients.size()));
-    }
+  r.read(map, "generator", gen.name);
+  r.check_applicable(map, "generator", gen.name);
+  r.read_input_path(map, "file", spec.file);
+  r.read(map, "nx", gen.nx);
+  r.read(map, "ny", gen.ny);
+  r.read(map, "nz", gen.nz);
+  r.read(map, "stencil", gen.stencil);
+  r.read(map, "layers", gen.layers);
+  r.read(map, "coefficients", gen.coefficients);
+  // Anisotropic generators take one coefficient per direction.
+  const std::size_t wanted = gen.name == "anisotropic2d" ? 2 : gen.name == "anisotropic3d" ? 3 : 0;
+  if (wanted != 0 && gen.coefficients.size() != wanted) {
+    r.fail(Reader::where(*map.find("coefficients")),
+           "matrix.coefficients: generator " + gen.name + " takes " + std::to_string(wanted) +
+               " coefficients (one per direction), got " + std::to_string(gen.coefficients.size()));
   }
   return spec;
 }
 
 RhsSpec read_rhs(const Reader& r, const Entry& entry) {
-  using Kind = RhsSpec::Kind;
-  static const std::vector<std::string> kinds{"ones", "random", "manufactured", "file"};
-  static const std::vector<std::string> shorthand{"ones", "random", "manufactured"};
   RhsSpec spec;
-  auto kind_of = [](const std::string& name) {
-    return name == "ones"     ? Kind::ones
-           : name == "random" ? Kind::random
-           : name == "file"   ? Kind::file
-                              : Kind::manufactured;
-  };
   if (entry.value.IsScalar()) {
-    spec.kind = kind_of(r.get_choice(entry, "rhs", shorthand));
+    const std::string name = r.shorthand(entry, "rhs");
+    for (const auto& [kind, n] : rhs_kind_names()) {
+      if (n == name) spec.kind = kind;
+    }
     return spec;
   }
-  const Map map = r.expect_map(entry, "rhs", {"type", "seed", "file"});
-  const std::string type = r.get_choice(r.require(map, "type"), "rhs.type", kinds);
-  spec.kind = kind_of(type);
-  for (const auto& e : map.entries) {
-    if ((e.key == "seed" && type != "random") || (e.key == "file" && type != "file")) {
-      r.fail(e.key_mark, "key '" + e.key + "' does not apply to rhs type " + type);
-    }
-  }
-  if (const Entry* e = map.find("seed")) spec.seed = r.get_seed(*e, "rhs.seed");
-  if (spec.kind == Kind::file) {
-    spec.file = r.input_path(r.require(map, "file", " for type file"), "rhs.file");
-  }
+  const Map map = r.section(entry, "rhs");
+  r.check_applicable(map, "type", r.read_named(map, "type", rhs_kind_names(), spec.kind));
+  r.read(map, "seed", spec.seed);
+  r.read_input_path(map, "file", spec.file);
   return spec;
 }
 
 InitialGuessSpec read_initial_guess(const Reader& r, const Entry& entry) {
-  using Kind = InitialGuessSpec::Kind;
-  static const std::vector<std::string> kinds{"zero", "random", "file"};
-  static const std::vector<std::string> shorthand{"zero", "random"};
   InitialGuessSpec spec;
-  auto kind_of = [](const std::string& name) {
-    return name == "random" ? Kind::random : name == "file" ? Kind::file : Kind::zero;
-  };
   if (entry.value.IsScalar()) {
-    spec.kind = kind_of(r.get_choice(entry, "initial_guess", shorthand));
+    const std::string name = r.shorthand(entry, "initial_guess");
+    for (const auto& [kind, n] : initial_guess_kind_names()) {
+      if (n == name) spec.kind = kind;
+    }
     return spec;
   }
-  const Map map = r.expect_map(entry, "initial_guess", {"type", "seed", "file"});
-  const std::string type = r.get_choice(r.require(map, "type"), "initial_guess.type", kinds);
-  spec.kind = kind_of(type);
-  for (const auto& e : map.entries) {
-    if ((e.key == "seed" && type != "random") || (e.key == "file" && type != "file")) {
-      r.fail(e.key_mark, "key '" + e.key + "' does not apply to initial_guess type " + type);
-    }
-  }
-  if (const Entry* e = map.find("seed")) spec.seed = r.get_seed(*e, "initial_guess.seed");
-  if (spec.kind == Kind::file) {
-    spec.file = r.input_path(r.require(map, "file", " for type file"), "initial_guess.file");
-  }
+  const Map map = r.section(entry, "initial_guess");
+  r.check_applicable(map, "type", r.read_named(map, "type", initial_guess_kind_names(), spec.kind));
+  r.read(map, "seed", spec.seed);
+  r.read_input_path(map, "file", spec.file);
   return spec;
 }
 
 void read_solver(const Reader& r, const Entry& entry, SolverOptions& options) {
-  const Map map = r.expect_map(
-      entry, "solver", {"tolerance", "max_iterations", "check_every", "timing", "spmv", "graph"});
-  if (const Entry* e = map.find("tolerance")) {
-    options.tolerance = r.get_double(*e, "solver.tolerance");
-    if (!(options.tolerance > 0.0 && options.tolerance < 1.0)) {
-      r.fail(Reader::where(*e), "solver.tolerance: must be > 0 and < 1, got " + e->value.Scalar());
-    }
-  }
-  if (const Entry* e = map.find("max_iterations")) {
-    options.max_iterations = static_cast<int>(r.get_int(*e, "solver.max_iterations", 1));
-  }
-  if (const Entry* e = map.find("check_every")) {
-    options.check_every = static_cast<int>(r.get_int(*e, "solver.check_every", 1));
-  }
-  if (const Entry* e = map.find("timing")) {
-    options.timing = r.get_enum<TimingMode>(*e, "solver.timing");
-  }
-  if (const Entry* e = map.find("spmv")) {
-    options.spmv = r.get_enum<SpmvAlgorithm>(*e, "solver.spmv");
-  }
-  if (const Entry* e = map.find("graph")) {
-    options.graph = r.get_enum<GraphMode>(*e, "solver.graph");
-  }
+  const Map map = r.section(entry, "solver");
+  r.read(map, "tolerance", options.tolerance);
+  r.read(map, "max_iterations", options.max_iterations);
+  r.read(map, "check_every", options.check_every);
+  r.read(map, "timing", options.timing);
+  r.read(map, "spmv", options.spmv);
+  r.read(map, "graph", options.graph);
 }
 
 void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOptions& options) {
-  const std::vector<std::string> names = preconditioner_names();
   if (entry.value.IsScalar()) {
-    options.type = r.get_choice(entry, "preconditioner", names);
+    options.type = r.shorthand(entry, "preconditioner");
     return;
   }
-  const Map map =
-      r.expect_map(entry, "preconditioner",
-                   {"type", "ordering", "coloring", "trisolve", "colorset_layout", "ic0"});
-  if (const Entry* e = map.find("type"))
-    options.type = r.get_choice(*e, "preconditioner.type", names);
-  if (const Entry* e = map.find("ordering")) {
-    options.ordering = r.get_enum<Ordering>(*e, "preconditioner.ordering");
-  }
+  const Map map = r.section(entry, "preconditioner");
+  r.read(map, "type", options.type);
+  r.check_applicable(map, "type", options.type);
+  r.read(map, "ordering", options.ordering);
   if (const Entry* e = map.find("coloring")) {
     // Coloring options ask for a coloring: with ordering auto they make it color (jacobi
     // and none would otherwise keep the natural order and ignore them).
     if (options.ordering == Ordering::automatic) options.ordering = Ordering::color;
-    const Map coloring = r.expect_map(*e, "preconditioner.coloring",
-                                      {"method", "colors", "vertex_order", "balance"});
-    if (const Entry* v = coloring.find("method")) {
-      options.coloring.method = r.get_enum<ColoringMethod>(*v, "preconditioner.coloring.method");
-    }
-    if (const Entry* v = coloring.find("colors")) {
-      options.coloring.colors =
-          static_cast<int>(r.get_int(*v, "preconditioner.coloring.colors", 1, 4096));
-    }
-    if (const Entry* v = coloring.find("vertex_order")) {
-      options.coloring.vertex_order =
-          r.get_enum<VertexOrder>(*v, "preconditioner.coloring.vertex_order");
-    }
-    if (const Entry* v = coloring.find("balance")) {
-      options.coloring.balance = r.get_bool(*v, "preconditioner.coloring.balance");
-    }
+    const Map coloring = r.section(*e, "preconditioner.coloring");
+    r.read(coloring, "method", options.coloring.method);
+    r.read(coloring, "colors", options.coloring.colors);
+    r.read(coloring, "vertex_order", options.coloring.vertex_order);
+    r.read(coloring, "balance", options.coloring.balance);
   }
-  if (const Entry* e = map.find("trisolve")) {
-    options.trisolve = r.get_enum<TrisolveAlgorithm>(*e, "preconditioner.trisolve");
-  }
-  if (const Entry* e = map.find("colorset_layout")) {
-    options.colorset_layout = r.get_enum<ColorsetLayout>(*e, "preconditioner.colorset_layout");
-  }
+  r.read(map, "trisolve", options.trisolve);
+  r.read(map, "colorset_layout", options.colorset_layout);
   if (const Entry* e = map.find("ic0")) {
-    if (options.type != "ic0") {
-      r.fail(e->key_mark, "preconditioner.ic0: options for ic0 given, but type is " + options.type);
-    }
-    const Map ic0 =
-        r.expect_map(*e, "preconditioner.ic0",
-                     {"initial_shift", "max_shift_retries", "factorization", "precision"});
-    if (const Entry* v = ic0.find("initial_shift")) {
-      options.ic0.initial_shift = r.get_double(*v, "preconditioner.ic0.initial_shift");
-      if (!(options.ic0.initial_shift > 0.0)) {
-        r.fail(Reader::where(*v),
-               "preconditioner.ic0.initial_shift: must be > 0, got " + v->value.Scalar());
-      }
-    }
-    if (const Entry* v = ic0.find("max_shift_retries")) {
-      options.ic0.max_shift_retries =
-          static_cast<int>(r.get_int(*v, "preconditioner.ic0.max_shift_retries", 0));
-    }
-    if (const Entry* v = ic0.find("factorization")) {
-      options.ic0.factorization =
-          r.get_enum<Ic0Factorization>(*v, "preconditioner.ic0.factorization");
-    }
-    if (const Entry* v = ic0.find("precision")) {
-      options.ic0.precision = r.get_enum<Precision>(*v, "preconditioner.ic0.precision");
-    }
+    const Map ic0 = r.section(*e, "preconditioner.ic0");
+    r.read(ic0, "initial_shift", options.ic0.initial_shift);
+    r.read(ic0, "max_shift_retries", options.ic0.max_shift_retries);
+    r.read(ic0, "factorization", options.ic0.factorization);
+    r.read(ic0, "precision", options.ic0.precision);
   }
 }
 
 void read_output(const Reader& r, const Entry& entry, OutputSpec& output) {
-  const Map map = r.expect_map(entry, "output", {"report", "history", "solution"});
-  if (const Entry* e = map.find("report")) output.report = r.get_string(*e, "output.report");
-  if (const Entry* e = map.find("history")) output.history = r.get_string(*e, "output.history");
-  if (const Entry* e = map.find("solution")) output.solution = r.get_string(*e, "output.solution");
+  const Map map = r.section(entry, "output");
+  r.read(map, "report", output.report);
+  r.read(map, "history", output.history);
+  r.read(map, "solution", output.solution);
 }
 
 void read_logging(const Reader& r, const Entry& entry, LoggingSpec& logging) {
-  static const std::vector<std::string> levels{"trace", "debug", "info", "warn", "error", "off"};
-  const Map map = r.expect_map(entry, "logging", {"level", "print_every"});
-  if (const Entry* e = map.find("level")) logging.level = r.get_choice(*e, "logging.level", levels);
-  if (const Entry* e = map.find("print_every")) {
-    logging.print_every = static_cast<int>(r.get_int(*e, "logging.print_every", 0));
-  }
+  const Map map = r.section(entry, "logging");
+  r.read(map, "level", logging.level);
+  r.read(map, "print_every", logging.print_every);
 }
 
 std::vector<YAML::Node> parse_documents(const std::string& path, const Reader& r) {
@@ -561,26 +526,27 @@ ProblemSpec load_problem_file(const std::string& path) {
     r.fail(documents[1].Mark(),
            "expected one YAML document, found " + std::to_string(documents.size()));
   }
-  const Map top = r.expect_map(documents[0], documents[0].Mark(), "",
-                               {"name", "matrix", "rhs", "initial_guess", "solver",
-                                "preconditioner", "backend", "output", "logging"});
+  const Map top = r.section(documents[0], documents[0].Mark(), "");
 
   ProblemSpec spec;
   spec.source_path = path;
   spec.name = fs::path(path).stem().string();
-  if (const Entry* e = top.find("name")) spec.name = r.get_string(*e, "name");
-  spec.matrix = read_matrix(r, r.require(top, "matrix"));
+  r.read(top, "name", spec.name);
+  spec.matrix = read_matrix(r, *top.find("matrix"));
   if (const Entry* e = top.find("rhs")) spec.rhs = read_rhs(r, *e);
   if (const Entry* e = top.find("initial_guess")) spec.initial_guess = read_initial_guess(r, *e);
   if (const Entry* e = top.find("solver")) read_solver(r, *e, spec.config.solver);
   if (const Entry* e = top.find("preconditioner")) {
     read_preconditioner(r, *e, spec.config.preconditioner);
   }
-  if (const Entry* e = top.find("backend")) {
-    spec.config.backend = r.get_enum<BackendKind>(*e, "backend");
-  }
+  r.read(top, "backend", spec.config.backend);
   if (const Entry* e = top.find("output")) read_output(r, *e, spec.output);
   if (const Entry* e = top.find("logging")) read_logging(r, *e, spec.logging);
+
+  // The rules between keys are the library's (the Solver constructor checks the same).
+  if (const auto violation = find_violation(spec.config)) {
+    r.fail(r.position_of(violation->keys), violation->message);
+  }
   return spec;
 }
 

@@ -5,6 +5,8 @@
 #include <prism/errors.hpp>
 #include <prism/problem.hpp>
 
+#include "common/param_names.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -80,7 +82,7 @@ TEST(ProblemFile, FullFileSetsEveryKey) {
   EXPECT_EQ(p.ordering, prism::Ordering::natural);
   EXPECT_EQ(p.coloring.vertex_order, prism::VertexOrder::smallest_last);
   EXPECT_TRUE(p.coloring.balance);
-  EXPECT_EQ(p.trisolve, prism::TrisolveAlgorithm::reference);
+  EXPECT_EQ(p.trisolve, prism::TrisolveAlgorithm::colorset);
   EXPECT_DOUBLE_EQ(p.ic0.initial_shift, 0.01);
   EXPECT_EQ(p.ic0.max_shift_retries, 5);
   EXPECT_EQ(p.ic0.factorization, prism::Ic0Factorization::backend);
@@ -229,7 +231,10 @@ const InvalidCase invalid_cases[] = {
      14,
      {"preconditioner.coloring.balance: expected true or false, got 'yes'"}},
     {"bad_log_level.yaml", 6, 10, {"logging.level: unknown value 'verbose'", "trace"}},
-    {"bad_ic0_for_jacobi.yaml", 7, 3, {"preconditioner.ic0", "type is jacobi"}},
+    {"bad_ic0_for_jacobi.yaml",
+     7,
+     3,
+     {"key 'ic0' does not apply to preconditioner type jacobi", "allowed: type, ordering"}},
     {"bad_generator_name.yaml",
      2,
      14,
@@ -245,9 +250,7 @@ const InvalidCase invalid_cases[] = {
 };
 
 std::string case_name(const testing::TestParamInfo<InvalidCase>& info) {
-  std::string name = info.param.file.substr(0, info.param.file.find('.'));
-  std::replace(name.begin(), name.end(), '-', '_');
-  return name;
+  return prism::test::file_stem_name(info.param.file);
 }
 
 INSTANTIATE_TEST_SUITE_P(ProblemFileErrors, ProblemFileInvalid, testing::ValuesIn(invalid_cases),
