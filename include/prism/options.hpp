@@ -51,7 +51,8 @@ enum class TrisolveAlgorithm {
 
 /// Sparse matrix-vector product algorithm.
 enum class SpmvAlgorithm {
-  automatic,   ///< "auto": cpu: reference; cuda: cusparse (measured the faster)
+  automatic,   ///< "auto": cpu: reference; cuda: sell unless the SELL-32 padding is large
+               ///< (more than 1.5 stored entries a nonzero), then cusparse
   cusparse,    ///< "cusparse": cusparseSpMV (CSR_ALG2), cuda only
   csr_vector,  ///< "csr_vector": prism's kernel, a power-of-two group of threads per row
                ///< sized from the mean row length; cuda (the cpu runs the reference)
@@ -69,7 +70,7 @@ enum class ColorsetLayout {
 /// Where the IC(0) numeric factorization runs.
 enum class Ic0Factorization {
   automatic,  ///< "auto": backend on cuda for color-set solves of a multicolor order,
-              ///< else host (see README)
+              ///< else host (SolveReport::plan says which, and why)
   host,       ///< "host": the reference kernel on the CPU, then uploaded
   backend,    ///< "backend": in the backend's memory, color by color (the GPU on cuda),
               ///< solved with the color-set solves

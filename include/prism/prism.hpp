@@ -3,6 +3,7 @@
 /// Umbrella header: everything an application needs.
 
 #include <prism/analysis.hpp>
+#include <prism/capabilities.hpp>
 #include <prism/csr_matrix.hpp>
 #include <prism/errors.hpp>
 #include <prism/generators.hpp>

@@ -22,7 +22,7 @@ using PhaseArray = std::array<double, kNumPhases>;
 
 /// One PCG iteration.
 struct IterationRecord {
-  int iteration = 0;               ///< 1-based
+  int iteration = 0;               ///< 0 for the initial residual, then 1, 2, ...
   double residual_norm = 0.0;      ///< ||r_k|| of the recursively updated residual
   double relative_residual = 0.0;  ///< ||r_k|| / ||b||
   PhaseArray seconds{};            ///< time spent in each phase during this iteration
@@ -81,6 +81,10 @@ struct SolveReport {
   std::string trisolve;         ///< triangular solve algorithm used by ic0 ("" otherwise)
   std::string trisolve_layout;  ///< storage of the factor in the solves, "csr" or "sell"
   std::string spmv;             ///< SpMV algorithm used ("reference", "cusparse", "sell", ...)
+  /// Every `auto` choice the solver resolved, with its reason ("spmv: sell (...)"): the
+  /// ordering, the SpMV, ic0's triangular solve and factorization place, how the
+  /// iterations run.
+  std::vector<std::string> plan;
   std::string precision;        ///< ic0 factor precision, "double" or "mixed" ("" otherwise)
   index_t rows = 0;
   index_t nnz = 0;

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Writing a SolveReport: JSON (schema in README.md, "JSON report") and the CSV
+/// Writing a SolveReport: JSON (schema in docs/cli.md, "JSON report") and the CSV
 /// residual history. Files are written to a temporary name and renamed.
 
 #include <prism/report.hpp>

@@ -3,6 +3,7 @@
 /// The Solver facade: what an FEM code uses. Set up once per sparsity pattern,
 /// refactor when values change, solve many right-hand sides.
 
+#include <prism/capabilities.hpp>
 #include <prism/csr_matrix.hpp>
 #include <prism/options.hpp>
 #include <prism/report.hpp>
@@ -81,11 +82,5 @@ class Solver {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-/// Names of the registered preconditioners ("none", "jacobi", "ic0").
-std::vector<std::string> preconditioner_names();
-
-/// True when prism was built with CUDA and a CUDA device is usable.
-bool cuda_available();
 
 }  // namespace prism

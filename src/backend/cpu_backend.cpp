@@ -302,15 +302,26 @@ class CpuLoop final : public Loop {
 class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }
+  Kind kind() const override { return Kind::host; }
   std::string device_name() const override { return "host CPU (reference kernels, 1 thread)"; }
 
   std::unique_ptr<Vector> make_vector(index_t n) override { return std::make_unique<CpuVector>(n); }
+  /// The reference SpMV runs whatever is asked for (cusparse aside).
+  SpmvAlgorithm pick_spmv(const CsrMatrix<double>&, SpmvAlgorithm requested) const override {
+    return requested;
+  }
   std::unique_ptr<Matrix> make_matrix(const CsrMatrix<double>& a,
                                       SpmvAlgorithm algorithm) override {
     if (algorithm == SpmvAlgorithm::cusparse) {
       throw ConfigError("spmv 'cusparse' needs the cuda backend; the cpu backend has: auto");
     }
     return std::make_unique<CpuMatrix>(a);
+  }
+  /// The row-by-row reference, unless the factor is float: only the color-set solve
+  /// stores it so.
+  TrisolveAlgorithm pick_trisolve(int, Precision precision) const override {
+    return precision == Precision::mixed ? TrisolveAlgorithm::colorset
+                                         : TrisolveAlgorithm::reference;
   }
   std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,
                                                            Triangle triangle,

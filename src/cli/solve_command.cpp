@@ -92,6 +92,25 @@ std::string describe_matrix_source(const MatrixSpec& m) {
 
 }  // namespace
 
+/// --log-level debug: each set-up step as it is reported.
+void log_setup(const SetupReport& setup) {
+  spdlog::debug("setup: check {}, coloring {}, permutation {}, analysis {}, factorization {}, "
+                "upload {}",
+                format_seconds(setup.check_seconds), format_seconds(setup.coloring_seconds),
+                format_seconds(setup.permutation_seconds), format_seconds(setup.analysis_seconds),
+                format_seconds(setup.factorization_seconds), format_seconds(setup.upload_seconds));
+}
+
+/// --log-level debug: every `auto` choice the solver resolved, with its reason, and the
+/// factorization's diagonal shift retries.
+void log_plan(const SolveReport& report) {
+  for (const std::string& choice : report.plan) spdlog::debug("plan: {}", choice);
+  if (report.factorization.performed) {
+    spdlog::debug("factorization: diagonal shift {} after {} retries", report.factorization.shift,
+                  report.factorization.retries);
+  }
+}
+
 int solve_command(const std::vector<std::string>& args) {
   const SolveArgs cli = parse_solve_args(args);
   ProblemSpec spec = load_problem_file(cli.problem_file);
@@ -108,8 +127,8 @@ int solve_command(const std::vector<std::string>& args) {
   spdlog::set_level(parse_level(spec.logging.level));
 
   spdlog::info("prism: solving {} ({})", spec.name, cli.problem_file);
-  // The solver (for cuda: the device context, about 0.2 s on the H100 host) starts while
-  // the matrix is read or generated. A matrix that fails is still reported first.
+  // The solver (for cuda: the device context, a noticeable part of a second) starts
+  // while the matrix is read or generated. A matrix that fails is still reported first.
   std::future<Solver> starting =
       std::async(std::launch::async, [config = spec.config] { return Solver(config); });
   auto t0 = std::chrono::steady_clock::now();
@@ -128,8 +147,11 @@ int solve_command(const std::vector<std::string>& args) {
   Solver solver = starting.get();
   solver.setup(problem.a);
 
+  log_setup(solver.setup_report());
+
   std::vector<double> x = problem.x0;
   const SolveReport report = solver.solve(problem.b, x);
+  log_plan(report);
 
   print_iteration_table(report, spec.logging.print_every);
   print_summary(report, spec.name);

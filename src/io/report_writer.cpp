@@ -55,6 +55,9 @@ std::string report_to_json(const SolveReport& r, const ReportContext& context) {
   w.key("precision").value(r.precision);
   w.key("tolerance").value(r.tolerance);
   w.key("max_iterations").value(r.max_iterations);
+  w.key("plan").begin_array();
+  for (const std::string& choice : r.plan) w.value(choice);
+  w.end_array();
   w.end_object();
 
   w.key("ordering").begin_object();

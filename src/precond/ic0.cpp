@@ -1,279 +1,34 @@
-#include "precond/ic0_factor.hpp"
+#include "precond/ic0_pattern.hpp"
 #include "precond/preconditioner.hpp"
 
 #include <prism/errors.hpp>
 
-#include "common/parallel.hpp"
-#include "kernels/ic0.hpp"
-
-#include <algorithm>
-#include <atomic>
-#include <cmath>
 #include <optional>
-#include <sstream>
 
 namespace prism::precond {
-
-Ic0Pattern::Ic0Pattern(const CsrMatrix<double>& a) : rows_(a.rows), a_nnz_(a.nnz()) {
-  const auto n = static_cast<std::size_t>(a.rows);
-  // Columns are sorted, so the lower triangle of a row is a prefix ending at the
-  // diagonal: found for every row first, then copied, rows in parts on host threads.
-  std::vector<index_t> diagonal(n);
-  common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
-    for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
-      const index_t* begin = a.col_idx.data() + a.row_ptr[i];
-      const index_t* end = a.col_idx.data() + a.row_ptr[i + 1];
-      const index_t* d = std::lower_bound(begin, end, i);
-      if (d == end || *d != i) {
-        throw InvalidMatrixError("ic0: diagonal entry of row " + std::to_string(i + 1) +
-                                 " is missing");
-      }
-      diagonal[i] = static_cast<index_t>(d - a.col_idx.data());
-    }
-  });
-  lower_.rows = lower_.cols = a.rows;
-  lower_.row_ptr.assign(n + 1, 0);
-  for (index_t i = 0; i < a.rows; ++i) {
-    lower_.row_ptr[i + 1] = lower_.row_ptr[i] + (diagonal[i] - a.row_ptr[i] + 1);
-  }
-  const auto lower_nnz = static_cast<std::size_t>(lower_.row_ptr[n]);
-  lower_.col_idx.resize(lower_nnz);
-  lower_source_.resize(lower_nnz);
-  common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
-    for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
-      index_t out = lower_.row_ptr[i];
-      for (index_t k = a.row_ptr[i]; k <= diagonal[i]; ++k, ++out) {
-        lower_.col_idx[out] = a.col_idx[k];
-        lower_source_[out] = k;
-      }
-    }
-  });
-  lower_.values.assign(lower_nnz, 0.0);
-
-  // U = L^T: U's row c holds the rows r >= c whose L row has column c, in increasing r,
-  // the diagonal first.
-  upper_.rows = upper_.cols = a.rows;
-  upper_.row_ptr.assign(n + 1, 0);
-  for (index_t c : lower_.col_idx) ++upper_.row_ptr[c + 1];
-  bool symmetric = true;
-  for (index_t i = 0; i < a.rows; ++i) {
-    symmetric = symmetric && upper_.row_ptr[i + 1] == a.row_ptr[i + 1] - diagonal[i];
-    upper_.row_ptr[i + 1] += upper_.row_ptr[i];
-  }
-  upper_.col_idx.resize(lower_nnz);
-  upper_.values.assign(lower_nnz, 0.0);
-  upper_source_.resize(lower_nnz);
-  // With a symmetric pattern (every matrix Solver::setup accepts) U's row c is A's row c
-  // from the diagonal on, and each entry's place in L a binary search in L's row r:
-  // rows in parts on host threads. A count that matches but an entry that L lacks (a
-  // pattern that is not symmetric) falls back to the counting sort.
-  std::atomic<bool> found{symmetric};
-  if (symmetric) {
-    common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
-      for (auto c = static_cast<index_t>(first); c < static_cast<index_t>(last); ++c) {
-        index_t out = upper_.row_ptr[c];
-        for (index_t k = diagonal[c]; k < a.row_ptr[c + 1]; ++k, ++out) {
-          const index_t r = a.col_idx[k];
-          const index_t* begin = lower_.col_idx.data() + lower_.row_ptr[r];
-          const index_t* end = lower_.col_idx.data() + lower_.row_ptr[r + 1];
-          const index_t* at = std::lower_bound(begin, end, c);
-          if (at == end || *at != c) {
-            found = false;
-            return;
-          }
-          upper_.col_idx[out] = r;
-          upper_source_[out] = static_cast<index_t>(at - lower_.col_idx.data());
-        }
-      }
-    });
-  }
-  if (!found) {
-    // Scanning L's rows in order keeps U's columns sorted, and the diagonal (largest
-    // column of each L row) lands first.
-    std::vector<index_t> next(upper_.row_ptr.begin(), upper_.row_ptr.end() - 1);
-    for (index_t i = 0; i < a.rows; ++i) {
-      for (index_t k = lower_.row_ptr[i]; k < lower_.row_ptr[i + 1]; ++k) {
-        const index_t dst = next[lower_.col_idx[k]]++;
-        upper_.col_idx[dst] = i;
-        upper_source_[dst] = k;
-      }
-    }
-  }
-}
-
-namespace {
-
-void throw_bad_diagonal(const kernels::Ic0Status& status) {
-  std::ostringstream msg;
-  msg << "ic0: diagonal entry of row " << status.failed_row + 1 << " is not positive ("
-      << status.pivot << ")";
-  throw InvalidMatrixError(msg.str());
-}
-
-}  // namespace
-
-void Ic0Pattern::scale(const CsrMatrix<double>& a, std::vector<double>& scaled,
-                       std::vector<double>& row_scale) const {
-  if (a.rows != rows_ || a.nnz() != a_nnz_) {
-    throw InvalidMatrixError("ic0: matrix does not have the analyzed sparsity pattern");
-  }
-  scaled.resize(lower_.col_idx.size());
-  row_scale.resize(static_cast<std::size_t>(rows_));
-  const kernels::CsrView<double> pattern{lower_.rows, lower_.cols, lower_.row_ptr.data(),
-                                         lower_.col_idx.data(), nullptr};
-  const kernels::Ic0Status status = kernels::reference::ic0_scale(
-      pattern, lower_source_.data(), a.values.data(), scaled.data(), row_scale.data());
-  if (!status.ok()) throw_bad_diagonal(status);
-}
-
-template <typename First, typename Retries>
-FactorizationReport Ic0Pattern::retry(const Ic0Options& options, First&& first, Retries&& retries,
-                                      FirstAttempt start, int first_ladder) const {
-  FactorizationReport report;
-  report.performed = true;
-  // Every attempt's shift in order: none, then initial_shift, doubled on each retry.
-  std::vector<double> shifts{0.0};
-  for (int r = 0; r < options.max_shift_retries; ++r) {
-    shifts.push_back(std::max(2.0 * shifts.back(), options.initial_shift));
-  }
-  std::size_t done = 0;  // attempts with a verdict
-  kernels::Ic0Status status;
-  // Takes the next verdict; true where it ends the retries (a success).
-  const auto take = [&](const kernels::Ic0Status& verdict) {
-    status = verdict;
-    ++done;
-    if (status.bad_input) throw_bad_diagonal(status);  // no shift repairs the input
-    if (!status.ok()) return false;
-    report.retries = static_cast<int>(done - 1);
-    report.shift = shifts[done - 1];
-    return true;
-  };
-  if (start == FirstAttempt::alone && take(first())) return report;
-  for (int ladder = first_ladder; done < shifts.size(); ladder = 0) {
-    const int left = static_cast<int>(shifts.size() - done);
-    const std::vector<kernels::Ic0Status> verdicts =
-        retries(shifts.data() + done, ladder > 0 ? std::min(left, ladder) : left);
-    if (verdicts.empty()) throw Error("ic0: the factorization returned no verdict");
-    for (const kernels::Ic0Status& verdict : verdicts) {
-      if (take(verdict)) return report;
-    }
-  }
-  report.retries = static_cast<int>(done - 1);
-  std::ostringstream msg;
-  msg << "ic0: factorization broke down at row " << status.failed_row + 1 << " (pivot "
-      << status.pivot << ") with diagonal shift " << shifts[done - 1] << " after " << report.retries
-      << " retries";
-  throw NumericalError(msg.str());
-}
-
-FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0Options& options) {
-  std::vector<double> scaled, row_scale;
-  scale(a, scaled, row_scale);
-  const kernels::CsrView<double> pattern{lower_.rows, lower_.cols, lower_.row_ptr.data(),
-                                         lower_.col_idx.data(), nullptr};
-  const auto attempt = [&](double shift) {
-    lower_.values = scaled;
-    return kernels::reference::ic0_factorize(pattern, lower_.values.data(), shift);
-  };
-  const FactorizationReport report = retry(
-      options, [&] { return attempt(0.0); },
-      [&](const double* shifts, int count) {
-        std::vector<kernels::Ic0Status> verdicts;
-        for (int k = 0; k < count && (verdicts.empty() || !verdicts.back().ok()); ++k) {
-          verdicts.push_back(attempt(shifts[k]));
-        }
-        return verdicts;
-      });
-  // L = S^{-1} L_s: row i scaled by sqrt(a_ii).
-  for (index_t i = 0; i < rows_; ++i) {
-    for (index_t k = lower_.row_ptr[i]; k < lower_.row_ptr[i + 1]; ++k) {
-      lower_.values[k] *= row_scale[i];
-    }
-  }
-  for (std::size_t k = 0; k < upper_.values.size(); ++k) {
-    upper_.values[k] = lower_.values[upper_source_[k]];
-  }
-  return report;
-}
-
-FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0Options& options,
-                                          backend::Ic0Factor& engine) {
-  std::vector<double> scaled, row_scale;
-  scale(a, scaled, row_scale);
-  engine.load(scaled, row_scale);
-  const FactorizationReport report = retry(
-      options, [&] { return engine.attempt(0.0); },
-      [&](const double* shifts, int count) { return engine.attempts(shifts, count); });
-  engine.finish();
-  return report;
-}
-
-FactorizationReport Ic0Pattern::factorize(const backend::SourceValues& a, const Ic0Options& options,
-                                          backend::Ic0Factor& engine, FirstAttempt first,
-                                          int first_ladder) {
-  queue_factorize(a, engine, first);
-  return finish_factorize(options, engine, first, first_ladder);
-}
-
-void Ic0Pattern::queue_factorize(const backend::SourceValues& a, backend::Ic0Factor& engine,
-                                 FirstAttempt first) const {
-  if (static_cast<index_t>(a.source->size()) != a_nnz_) {
-    throw InvalidMatrixError("ic0: " + std::to_string(a.source->size()) +
-                             " values for a pattern of " + std::to_string(a_nnz_) + " entries");
-  }
-  engine.load(a);
-  if (first == FirstAttempt::alone) engine.queue_attempt(0.0);  // retry's first shift
-}
-
-FactorizationReport Ic0Pattern::finish_factorize(const Ic0Options& options,
-                                                 backend::Ic0Factor& engine, FirstAttempt first,
-                                                 int first_ladder) {
-  const FactorizationReport report = retry(
-      options, [&] { return engine.attempt_result(); },
-      [&](const double* shifts, int count) { return engine.attempts(shifts, count); }, first,
-      first_ladder);
-  engine.finish();
-  return report;
-}
-
 namespace {
 
 /// M = L L^T with the IC(0) factor: z = L^{-T} L^{-1} r.
 /// Traffic per triangular solve: the factor (12 B/nnz + 4 B/row), the right-hand side
 /// and the solution read (gathered) and the solution written: 12 nnz(L) + 28 n; with
 /// precision mixed the values take 4 B: 8 nnz(L) + 28 n.
-class Ic0 final : public Preconditioner {
+///
+/// With factorization `backend` (engine_) the factor is computed, kept and solved in the
+/// backend's memory, and values already there are scaled, factored and laid out there:
+/// nothing goes through the host. With `host` the reference kernel factors on the host
+/// and the triangular solvers take the factor.
+class Ic0 final : public Preconditioner, public BackendFactorization {
  public:
   Ic0(backend::Backend& backend, const PreconditionerOptions& options)
-      : backend_(backend), options_(options) {
-    if (options.ic0.initial_shift <= 0.0 || !std::isfinite(options.ic0.initial_shift)) {
-      throw ConfigError("ic0: initial_shift must be positive");
-    }
-    if (options.ic0.max_shift_retries < 0) {
-      throw ConfigError("ic0: max_shift_retries must be >= 0");
-    }
-    if (options.ic0.factorization == Ic0Factorization::backend &&
-        options.trisolve != TrisolveAlgorithm::automatic &&
-        options.trisolve != TrisolveAlgorithm::colorset) {
-      throw ConfigError(
-          "ic0: factorization 'backend' solves with the color-set solves; trisolve '" +
-          std::string(to_string(options.trisolve)) + "' cannot be combined with it");
-    }
-    if (options.ic0.precision == Precision::mixed &&
-        options.trisolve != TrisolveAlgorithm::automatic &&
-        options.trisolve != TrisolveAlgorithm::colorset) {
-      throw ConfigError(
-          "ic0: precision 'mixed' stores the factor for the color-set solves; "
-          "trisolve '" +
-          std::string(to_string(options.trisolve)) + "' cannot be combined with it");
-    }
-  }
+      : backend_(backend), options_(options) {}
   std::string name() const override { return "ic0"; }
-  std::string precision() const override { return std::string(to_string(options_.ic0.precision)); }
-  std::string trisolve() const override { return trisolve_name_; }
-  std::string trisolve_layout() const override {
-    if (engine_) return engine_->layout();
-    return lower_ ? lower_->layout() : "";
+  PreconditionerInfo info() const override {
+    PreconditionerInfo info;
+    info.trisolve = trisolve_name_;
+    info.trisolve_layout = engine_ ? engine_->layout() : lower_ ? lower_->layout() : "";
+    info.precision = std::string(to_string(options_.ic0.precision));
+    info.factorization = report_;
+    return info;
   }
 
   void analyze(const CsrMatrix<double>& a) override {
@@ -285,7 +40,9 @@ class Ic0 final : public Preconditioner {
     upper_.reset();
     engine_.reset();
     work_ = backend_.make_vector(a.rows);
-    if (factor_in_backend()) {
+    // The solver's plan resolves `automatic` (solver/plan.hpp); a caller that passes it
+    // here gets the host factorization.
+    if (options_.ic0.factorization == Ic0Factorization::backend) {
       engine_ =
           backend_.make_ic0_factor(pattern_->lower(), pattern_->upper(), pattern_->upper_source(),
                                    pattern_->lower_source(), spec());
@@ -293,20 +50,15 @@ class Ic0 final : public Preconditioner {
     }
   }
 
-  /// With the factorization in the backend (engine_), values in the backend's memory
-  /// are scaled, factored and laid out there: nothing goes through the host.
-  bool factorizes_in_backend() const override { return engine_ != nullptr; }
+  BackendFactorization* backend_factorization() override { return engine_ ? this : nullptr; }
   void factorize(const backend::SourceValues& a) override {
-    if (!engine_) Preconditioner::factorize(a);
     factorized(pattern_->factorize(a, options_.ic0, *engine_, first_attempt_, first_ladder_));
   }
-  bool queues_factorize() const override { return engine_ != nullptr; }
-  void queue_factorize(const backend::SourceValues& a) override {
-    if (!engine_) Preconditioner::queue_factorize(a);
+  bool queues() const override { return true; }
+  void queue(const backend::SourceValues& a) override {
     pattern_->queue_factorize(a, *engine_, first_attempt_);
   }
-  void finish_factorize() override {
-    if (!engine_) Preconditioner::finish_factorize();
+  void finish() override {
     factorized(pattern_->finish_factorize(options_.ic0, *engine_, first_attempt_, first_ladder_));
   }
 
@@ -327,101 +79,56 @@ class Ic0 final : public Preconditioner {
     trisolve_name_ = lower_->algorithm();
   }
 
-  void apply(const backend::Vector& r, backend::Vector& z) override {
-    solve_lower(r, z, std::nullopt);  // L y = r
-    solve_upper(r, z, std::nullopt);  // L^T z = y
+  /// The phases are the two halves; the backend's factor may fold passes between them
+  /// (backend::Ic0Factor::forward) and form (r, z) as |L^{-1} r|^2 on the way.
+  void apply(const backend::Vector& r, backend::Vector& z, backend::PhaseTimer* timer,
+             std::optional<backend::Scalar> dot) override {
+    if (dot && !forms_dot()) check_no_dot(name(), dot);
+    timed(timer, Phase::lower_solve, [&] {  // L y = r
+      if (engine_) {
+        engine_->forward(r, *work_, z, dot);
+      } else {
+        lower_->solve(r, *work_);
+      }
+    });
+    timed(timer, Phase::upper_solve, [&] {  // L^T z = y
+      if (engine_) {
+        engine_->backward(r, *work_, z, dot);
+      } else {
+        upper_->solve(*work_, z);
+      }
+    });
   }
+  bool forms_dot() const override { return engine_ && engine_->forms_dot(); }
 
-  void apply_timed(const backend::Vector& r, backend::Vector& z, backend::PhaseTimer& timer,
-                   PhaseArray& bytes) override {
-    timed_halves(r, z, std::nullopt, timer, bytes);
-  }
-
-  /// The backend's factor may form (r, z) as |L^{-1} r|^2 in its halves
-  /// (backend::Ic0Factor::forms_dot), which saves CG a pass over r and z.
-  bool apply_timed_dot(const backend::Vector& r, backend::Vector& z, backend::Scalar dot,
-                       backend::PhaseTimer& timer, PhaseArray& bytes) override {
-    const bool forms = engine_ && engine_->forms_dot();
-    timed_halves(r, z, forms ? std::optional<backend::Scalar>(dot) : std::nullopt, timer, bytes);
-    return forms;
-  }
-
-  double bytes_per_apply() const override {
+  /// Each half keeps half the traffic.
+  PhaseArray traffic() const override {
     const double n = pattern_->lower().rows;
     const double nnz = pattern_->lower().nnz();
     const double value_bytes = options_.ic0.precision == Precision::mixed ? 4.0 : 8.0;
     const double saved = engine_ ? engine_->apply_bytes_saved() : 0.0;
-    return 2.0 * ((value_bytes + 4.0) * nnz + 28.0 * n) - saved;
+    const double apply = 2.0 * ((value_bytes + 4.0) * nnz + 28.0 * n) - saved;
+    PhaseArray bytes{};
+    bytes[static_cast<int>(Phase::lower_solve)] = apply / 2;
+    bytes[static_cast<int>(Phase::upper_solve)] = apply / 2;
+    return bytes;
   }
-
-  FactorizationReport factorization_report() const override { return report_; }
 
  private:
   /// Keeps a factorization's report; the first after analyze() also decides how the
   /// later ones from the backend's memory start: with the shift retries where it needed
-  /// a shift (a refactor of a stiffness matrix mostly needs one again).
+  /// a shift (a refactor of a stiffness matrix mostly needs one again), the first ladder
+  /// up to one attempt past the set-up's successful one.
   void factorized(const FactorizationReport& report) {
     report_ = report;
     if (!first_factorization_) return;
     first_factorization_ = false;
     first_attempt_ = report.retries > 0 ? Ic0Pattern::FirstAttempt::with_retries
                                         : Ic0Pattern::FirstAttempt::alone;
-    // The first ladder up to one attempt past the set-up's successful one (bcsstk13: 10
-    // attempts, not 16, where the ladder runs them together on the GPU).
     first_ladder_ = report.retries > 0 ? report.retries + 2 : 0;
-  }
-
-  /// factorization: auto factors on the GPU when the solves are the color-set solves of
-  /// a multicolor order (few dependent steps): on an H200 that set-up measured 0.06 vs
-  /// 0.50 s (Poisson3D 128^3) and 0.04 vs 0.29 s (G3_circuit), identical iterations.
-  /// Elsewhere (the cpu backend, natural order, cuSPARSE solves) it factors on the host.
-  bool factor_in_backend() const {
-    switch (options_.ic0.factorization) {
-      case Ic0Factorization::backend:
-        return true;
-      case Ic0Factorization::host:
-        return false;
-      case Ic0Factorization::automatic:
-        break;
-    }
-    return backend_.name() == "cuda" && resolved_ordering(options_) == Ordering::color &&
-           (options_.trisolve == TrisolveAlgorithm::automatic ||
-            options_.trisolve == TrisolveAlgorithm::colorset);
   }
   backend::TrisolveSpec spec() const {
     return {options_.trisolve, options_.ic0.precision, options_.colorset_layout};
-  }
-  /// The phases are the two halves; with the backend's factor these may fold passes
-  /// (backend::Ic0Factor::forward), each half keeps half the traffic.
-  void timed_halves(const backend::Vector& r, backend::Vector& z,
-                    std::optional<backend::Scalar> dot, backend::PhaseTimer& timer,
-                    PhaseArray& bytes) {
-    timer.begin(Phase::lower_solve);
-    solve_lower(r, z, dot);
-    timer.end(Phase::lower_solve);
-    timer.begin(Phase::upper_solve);
-    solve_upper(r, z, dot);
-    timer.end(Phase::upper_solve);
-    bytes[static_cast<int>(Phase::lower_solve)] += bytes_per_apply() / 2;
-    bytes[static_cast<int>(Phase::upper_solve)] += bytes_per_apply() / 2;
-  }
-  /// L y = r into work_ (the engine's forward half may also write part of z).
-  void solve_lower(const backend::Vector& r, backend::Vector& z,
-                   std::optional<backend::Scalar> dot) {
-    if (engine_) {
-      engine_->forward(r, *work_, z, dot);
-    } else {
-      lower_->solve(r, *work_);
-    }
-  }
-  /// L^T z = y from work_ (with `dot`, also the backend scalar (r, z)).
-  void solve_upper(const backend::Vector& r, backend::Vector& z,
-                   std::optional<backend::Scalar> dot) {
-    if (engine_) {
-      engine_->backward(r, *work_, z, dot);
-    } else {
-      upper_->solve(*work_, z);
-    }
   }
 
   backend::Backend& backend_;
@@ -434,8 +141,8 @@ class Ic0 final : public Preconditioner {
   FactorizationReport report_;
   // How the factorizations from the backend's memory start (Ic0Pattern::FirstAttempt):
   // decided by the first factorization after analyze() (the set-up's) and kept until the
-  // next, so that a recording of a queued factorization (queue_factorize) always replays
-  // with the start it was recorded with.
+  // next, so that a recording of a queued factorization (queue) always replays with the
+  // start it was recorded with.
   Ic0Pattern::FirstAttempt first_attempt_ = Ic0Pattern::FirstAttempt::alone;
   int first_ladder_ = 0;  ///< Ic0Pattern::factorize's first_ladder, decided alike
   bool first_factorization_ = true;

@@ -4,16 +4,25 @@ namespace prism::precond {
 namespace {
 
 /// M = I: plain conjugate gradients.
-class Identity final : public Preconditioner {
+class Identity final : public Preconditioner, public BackendFactorization {
  public:
   explicit Identity(backend::Backend& backend) : backend_(backend) {}
   std::string name() const override { return "none"; }
   void analyze(const CsrMatrix<double>& a) override { rows_ = a.rows; }
   void factorize(const CsrMatrix<double>&) override {}
-  bool factorizes_in_backend() const override { return true; }
+  BackendFactorization* backend_factorization() override { return this; }
   void factorize(const backend::SourceValues&) override {}
-  void apply(const backend::Vector& r, backend::Vector& z) override { backend_.copy(r, z); }
-  double bytes_per_apply() const override { return 16.0 * rows_; }
+  void apply(const backend::Vector& r, backend::Vector& z, backend::PhaseTimer* timer,
+             std::optional<backend::Scalar> dot) override {
+    check_no_dot(name(), dot);
+    timed(timer, Phase::precond, [&] { backend_.copy(r, z); });
+  }
+  /// Reads r, writes z.
+  PhaseArray traffic() const override {
+    PhaseArray bytes{};
+    bytes[static_cast<int>(Phase::precond)] = 16.0 * rows_;
+    return bytes;
+  }
 
  private:
   backend::Backend& backend_;

@@ -8,7 +8,7 @@ namespace prism::precond {
 namespace {
 
 /// M = diag(A): z = D^{-1} r. Traffic per apply: read d and r, write z.
-class Jacobi final : public Preconditioner {
+class Jacobi final : public Preconditioner, public BackendFactorization {
  public:
   explicit Jacobi(backend::Backend& backend) : backend_(backend) {}
   std::string name() const override { return "jacobi"; }
@@ -37,7 +37,7 @@ class Jacobi final : public Preconditioner {
     }
     backend_.copy_from_host(d, *inverse_diagonal_);
   }
-  bool factorizes_in_backend() const override { return true; }
+  BackendFactorization* backend_factorization() override { return this; }
   void factorize(const backend::SourceValues& a) override {
     if (missing_diagonal_ >= 0) {
       throw InvalidMatrixError("jacobi: diagonal entry of row " +
@@ -53,10 +53,16 @@ class Jacobi final : public Preconditioner {
                                " is not positive");
     }
   }
-  void apply(const backend::Vector& r, backend::Vector& z) override {
-    backend_.pointwise_multiply(*inverse_diagonal_, r, z);
+  void apply(const backend::Vector& r, backend::Vector& z, backend::PhaseTimer* timer,
+             std::optional<backend::Scalar> dot) override {
+    check_no_dot(name(), dot);
+    timed(timer, Phase::precond, [&] { backend_.pointwise_multiply(*inverse_diagonal_, r, z); });
   }
-  double bytes_per_apply() const override { return 24.0 * rows_; }
+  PhaseArray traffic() const override {
+    PhaseArray bytes{};
+    bytes[static_cast<int>(Phase::precond)] = 24.0 * rows_;
+    return bytes;
+  }
 
  private:
   backend::Backend& backend_;

@@ -2,22 +2,50 @@
 // A preconditioner is a named component with a two-phase setup, as in DESIGN.md:
 // analyze() once per sparsity pattern, factorize() once per set of values, then
 // apply() every iteration on backend vectors. The matrix it sees is already in the
-// solver's (possibly permuted) order.
+// solver's (possibly permuted) order, and its options are already resolved by the
+// solver's plan (solver/plan.hpp): no `automatic` choice reaches it.
 
 #include <prism/csr_matrix.hpp>
+#include <prism/errors.hpp>
 #include <prism/options.hpp>
 #include <prism/report.hpp>
 
 #include "backend/backend.hpp"
 
-#include <prism/errors.hpp>
-
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace prism::precond {
+
+/// Numeric setup from values already in the backend's memory (Solver::refactor_on_backend),
+/// for preconditioners that can do it there.
+class BackendFactorization {
+ public:
+  virtual ~BackendFactorization() = default;
+  /// factorize() with the analyzed matrix's values in the backend's memory (entry k of
+  /// the analyzed matrix is a.values[(*a.source)[k]]).
+  virtual void factorize(const backend::SourceValues& a) = 0;
+  /// Whether factorize() also comes in two parts: queue() queues the work up to the first
+  /// verdict without a host wait (so that the backend can record it, Backend::record, and
+  /// replay it), finish() waits for that verdict and completes the setup as factorize() does.
+  virtual bool queues() const { return false; }
+  virtual void queue(const backend::SourceValues& a) {
+    static_cast<void>(a);
+    throw Error("no queued numeric setup");
+  }
+  virtual void finish() { throw Error("no queued numeric setup"); }
+};
+
+/// What a preconditioner reports about itself (SolveReport's fields).
+struct PreconditionerInfo {
+  std::string trisolve;         ///< triangular solve algorithm ("" without one)
+  std::string trisolve_layout;  ///< storage of the factor the solves read ("csr" or "sell")
+  std::string precision;        ///< precision of the factor ("double" or "mixed")
+  FactorizationReport factorization;  ///< breakdown handling of the last factorize()
+};
 
 class Preconditioner {
  public:
@@ -27,56 +55,34 @@ class Preconditioner {
   virtual void analyze(const CsrMatrix<double>& a) = 0;
   /// Numeric setup on the analyzed pattern (may be called again with new values).
   virtual void factorize(const CsrMatrix<double>& a) = 0;
-  /// Whether factorize(const backend::SourceValues&) works: the numeric setup runs where the
-  /// values already are, in the backend's memory.
-  virtual bool factorizes_in_backend() const { return false; }
-  /// factorize() with the analyzed matrix's values in the backend's memory (entry k of
-  /// the analyzed matrix is a.values[(*a.source)[k]]). Only where
-  /// factorizes_in_backend(); else throws Error.
-  virtual void factorize(const backend::SourceValues& a) {
-    (void)a;
-    throw Error(name() + ": no numeric setup from values in the backend's memory");
+  /// The numeric setup from values in the backend's memory, or nullptr where this
+  /// preconditioner has none (the values then go through the host).
+  virtual BackendFactorization* backend_factorization() { return nullptr; }
+
+  /// z = M^{-1} r (z and r distinct). With a timer, the time is recorded in the phases
+  /// this preconditioner consists of (by default all of it in Phase::precond). With `dot`
+  /// (only where forms_dot()), the backend scalar `dot` is also set to (r, z), formed on
+  /// the way with no pass of its own.
+  virtual void apply(const backend::Vector& r, backend::Vector& z,
+                     backend::PhaseTimer* timer = nullptr,
+                     std::optional<backend::Scalar> dot = std::nullopt) = 0;
+  /// Whether apply() takes a `dot`.
+  virtual bool forms_dot() const { return false; }
+  /// Modeled bytes one apply() moves, by phase (for the GB/s column of the breakdown).
+  virtual PhaseArray traffic() const = 0;
+  virtual PreconditionerInfo info() const { return {}; }
+
+ protected:
+  /// The timed frame of a preconditioner that is one phase.
+  template <typename Body>
+  static void timed(backend::PhaseTimer* timer, Phase phase, Body&& body) {
+    if (timer != nullptr) timer->begin(phase);
+    body();
+    if (timer != nullptr) timer->end(phase);
   }
-  /// Whether factorize(const backend::SourceValues&) also comes in two parts:
-  /// queue_factorize() queues the work up to the first verdict without a host wait (so
-  /// that the backend can record it, Backend::record, and replay it), finish_factorize()
-  /// waits for that verdict and completes the setup as factorize() does.
-  virtual bool queues_factorize() const { return false; }
-  virtual void queue_factorize(const backend::SourceValues& a) {
-    (void)a;
-    throw Error(name() + ": no queued numeric setup");
+  static void check_no_dot(const std::string& name, std::optional<backend::Scalar> dot) {
+    if (dot) throw Error(name + ": apply does not form (r, z)");
   }
-  virtual void finish_factorize() { throw Error(name() + ": no queued numeric setup"); }
-  /// z = M^{-1} r (z and r distinct)
-  virtual void apply(const backend::Vector& r, backend::Vector& z) = 0;
-  /// Modeled bytes one apply() moves (for the GB/s column of the breakdown).
-  virtual double bytes_per_apply() const = 0;
-  /// apply() with its time recorded in the phases this preconditioner consists of and
-  /// its modeled traffic added to `bytes`; by default all of it is Phase::precond.
-  virtual void apply_timed(const backend::Vector& r, backend::Vector& z, backend::PhaseTimer& timer,
-                           PhaseArray& bytes) {
-    timer.begin(Phase::precond);
-    apply(r, z);
-    timer.end(Phase::precond);
-    bytes[static_cast<int>(Phase::precond)] += bytes_per_apply();
-  }
-  /// apply_timed(), and where this preconditioner forms (r, z) on the way (returns true)
-  /// the backend's scalar `dot` = (r, z), with no pass of its own; false: the caller
-  /// forms the dot.
-  virtual bool apply_timed_dot(const backend::Vector& r, backend::Vector& z, backend::Scalar dot,
-                               backend::PhaseTimer& timer, PhaseArray& bytes) {
-    static_cast<void>(dot);
-    apply_timed(r, z, timer, bytes);
-    return false;
-  }
-  /// Triangular solve algorithm in use ("" for preconditioners without one).
-  virtual std::string trisolve() const { return ""; }
-  /// Storage of the factor the solves read ("csr" or "sell"; "" without one).
-  virtual std::string trisolve_layout() const { return ""; }
-  /// Precision of the factor ("double" or "mixed"; "" for preconditioners without one).
-  virtual std::string precision() const { return ""; }
-  /// Breakdown handling of the last factorize() (only factorizations fill it).
-  virtual FactorizationReport factorization_report() const { return {}; }
 };
 
 using Factory =
@@ -88,6 +94,8 @@ class Registry {
   static Registry& instance();
   void add(const std::string& name, Factory factory);
   /// Throws ConfigError listing the registered names when `name` is unknown.
+  void require(const std::string& name) const;
+  /// require(name), then a new preconditioner of that name.
   std::unique_ptr<Preconditioner> create(const std::string& name, backend::Backend& backend,
                                          const PreconditionerOptions& options) const;
   std::vector<std::string> names() const;

@@ -1,7 +1,7 @@
 #include "precond/preconditioner.hpp"
 
 #include <prism/errors.hpp>
-#include <prism/solver.hpp>
+#include <prism/capabilities.hpp>
 
 namespace prism {
 namespace precond {
@@ -27,14 +27,22 @@ void Registry::add(const std::string& name, Factory factory) {
   entries_.emplace_back(name, std::move(factory));
 }
 
-std::unique_ptr<Preconditioner> Registry::create(const std::string& name, backend::Backend& backend,
-                                                 const PreconditionerOptions& options) const {
+void Registry::require(const std::string& name) const {
   for (const auto& entry : entries_) {
-    if (entry.first == name) return entry.second(backend, options);
+    if (entry.first == name) return;
   }
   std::string allowed;
   for (const auto& n : names()) allowed += (allowed.empty() ? "" : ", ") + n;
   throw ConfigError("unknown preconditioner '" + name + "'; allowed: " + allowed);
+}
+
+std::unique_ptr<Preconditioner> Registry::create(const std::string& name, backend::Backend& backend,
+                                                 const PreconditionerOptions& options) const {
+  require(name);
+  for (const auto& entry : entries_) {
+    if (entry.first == name) return entry.second(backend, options);
+  }
+  return nullptr;  // unreachable: require() threw
 }
 
 std::vector<std::string> Registry::names() const {

@@ -7,6 +7,9 @@
 
 #include "backend/backend.hpp"
 #include "precond/preconditioner.hpp"
+#include "solver/plan.hpp"
+
+#include <vector>
 
 namespace prism::solver {
 
@@ -18,19 +21,19 @@ struct PcgResult {
   double initial_residual_norm = 0.0;
   double residual_norm = 0.0;
   double seconds = 0.0;
-  bool graph = false;        ///< the iterations ran as replays of one recorded graph
-  bool device_loop = false;  ///< ... inside a device-side loop that tested convergence
+  RunMode mode = RunMode::launches;
   PhaseArray phase_bytes{};
-  /// Entry 0 is the initial residual, then every checked iteration (all of them with
-  /// check_every = 1 or a device-side loop); each entry's times cover the iterations since the
-  /// previous one.
+  /// Entry 0 is the initial residual (iteration 0), then every checked iteration (all of
+  /// them with check_every = 1 or a device-side loop); each entry's times cover the
+  /// iterations since the previous one.
   std::vector<IterationRecord> history;
   PhaseArray unrecorded_seconds{};  ///< times after the last checked iteration
 };
 
 /// Solves A x = b; x holds the initial guess on entry. Stops when ||r_k|| <= tol ||b||.
+/// The options are valid (validate()) and `mode` is resolve_run_mode()'s.
 PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
               precond::Preconditioner& preconditioner, const backend::Vector& b, backend::Vector& x,
-              const SolverOptions& options);
+              const SolverOptions& options, RunMode mode);
 
 }  // namespace prism::solver

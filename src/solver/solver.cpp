@@ -7,6 +7,8 @@
 #include "common/parallel.hpp"
 #include "precond/preconditioner.hpp"
 #include "solver/pcg.hpp"
+#include "solver/plan.hpp"
+#include "solver/validate.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -26,6 +28,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 struct Solver::Impl {
   SolverConfig config;
+  std::vector<std::string> ordering_reasons;  // why the ordering is what it is
+  solver::Plan plan;                          // the set-up's resolved choices
   std::unique_ptr<backend::Backend> backend;
   std::unique_ptr<precond::Preconditioner> preconditioner;
 
@@ -67,12 +71,12 @@ struct Solver::Impl {
     auto t = std::chrono::steady_clock::now();
     preconditioner->factorize(ordered);
     setup.factorization_seconds = seconds_since(t);
-    factorization = preconditioner->factorization_report();
+    factorization = preconditioner->info().factorization;
     t = std::chrono::steady_clock::now();
     if (device_matrix) {
       device_matrix->update_values(ordered.values);
     } else {
-      device_matrix = backend->make_matrix(ordered, config.solver.spmv);
+      device_matrix = backend->make_matrix(ordered, plan.spmv);
     }
     setup.upload_seconds = seconds_since(t);
   }
@@ -81,11 +85,11 @@ struct Solver::Impl {
 Solver::Solver(SolverConfig config) : impl_(std::make_unique<Impl>()) {
   impl_->config = std::move(config);
   PreconditionerOptions& popt = impl_->config.preconditioner;
-  popt.ordering = resolved_ordering(popt);
+  // Fail on a bad configuration or an unknown preconditioner before any matrix work.
+  validate(impl_->config);
+  precond::Registry::instance().require(popt.type);
+  popt.ordering = solver::resolve_ordering(popt, impl_->ordering_reasons);
   impl_->backend = backend::make_backend(impl_->config.backend);
-  // Fail on an unknown preconditioner name before any matrix work.
-  impl_->preconditioner = precond::Registry::instance().create(
-      impl_->config.preconditioner.type, *impl_->backend, impl_->config.preconditioner);
 }
 
 Solver::~Solver() = default;
@@ -93,6 +97,9 @@ Solver::Solver(Solver&&) noexcept = default;
 Solver& Solver::operator=(Solver&&) noexcept = default;
 
 void Solver::set_solver_options(const SolverOptions& options) {
+  SolverConfig config = impl_->config;
+  config.solver = options;
+  validate(config);
   impl_->config.solver = options;
 }
 
@@ -126,11 +133,6 @@ void Solver::setup(const CsrMatrix<double>& a) {
   if (s.permuted) {
     t = std::chrono::steady_clock::now();
     const bool cyclic = popt.coloring.method == ColoringMethod::level_cyclic;
-    if (cyclic && (popt.coloring.balance || popt.coloring.vertex_order != VertexOrder::natural)) {
-      throw ConfigError(
-          "coloring: method level_cyclic visits rows in natural order and balances by itself; "
-          "vertex_order and balance belong to method greedy");
-    }
     Coloring coloring = cyclic ? level_cyclic_coloring(a, popt.coloring.colors)
                                : color_matrix(a, popt.coloring.vertex_order);
     if (popt.coloring.balance) balance_coloring(a, coloring);
@@ -157,6 +159,9 @@ void Solver::setup(const CsrMatrix<double>& a) {
   s.setup.permutation_seconds = seconds_since(t);
 
   t = std::chrono::steady_clock::now();
+  s.plan = solver::resolve_plan(s.config, *s.backend, s.ordered, s.ordering_reasons);
+  s.preconditioner = precond::Registry::instance().create(popt.type, *s.backend,
+                                                          s.plan.preconditioner);
   s.ordering.levels = set_stats(level_sets(s.ordered).level_ptr);
   s.preconditioner->analyze(s.ordered);
   s.setup.analysis_seconds = seconds_since(t);
@@ -173,7 +178,8 @@ void Solver::refactor(const CsrMatrix<double>& a) {
     throw InvalidMatrixError(
         "refactor: the matrix does not have the sparsity pattern given to setup()");
   }
-  if (s.preconditioner->factorizes_in_backend() && a.values.size() == a.col_idx.size()) {
+  if (s.preconditioner->backend_factorization() != nullptr &&
+      a.values.size() == a.col_idx.size()) {
     // Checked, reordered, scaled and factored where the backend computes, as by
     // refactor_on_backend (the same factor, bit for bit, as scaled on the host): the host
     // only copies the values there, into one buffer, so that repeated calls replay.
@@ -242,11 +248,12 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
     s.setup.upload_seconds = seconds_since(t);
   }
   t = std::chrono::steady_clock::now();
+  precond::BackendFactorization* on_backend = s.preconditioner->backend_factorization();
   try {
     if (replay) {
-      s.preconditioner->finish_factorize();
-    } else if (s.preconditioner->factorizes_in_backend()) {
-      s.preconditioner->factorize(source);
+      on_backend->finish();
+    } else if (on_backend != nullptr) {
+      on_backend->factorize(source);
     } else {
       std::vector<double> host_values;
       be.copy_to_host(values, count, host_values);
@@ -262,9 +269,9 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
   reject_bad_values();
   be.synchronize();
   s.setup.factorization_seconds = seconds_since(t);
-  s.factorization = s.preconditioner->factorization_report();
+  s.factorization = s.preconditioner->info().factorization;
   s.ready = true;
-  if (!replay && repeated && be.can_record() && s.preconditioner->queues_factorize()) {
+  if (!replay && repeated && be.can_record() && on_backend != nullptr && on_backend->queues()) {
     // Recording queues nothing; it repeats the host side of the queued calls above, which
     // leave the same state for the same pointer. A backend that cannot record some of it
     // throws, and the calls then keep the plain path.
@@ -272,7 +279,7 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
       s.refactor_recording = be.record([&] {
         be.queue_value_check(values, *s.mirror_map);
         s.device_matrix->update_values(source);
-        s.preconditioner->queue_factorize(source);
+        on_backend->queue(source);
       });
       s.refactor_recording_values = values;
     } catch (const Error&) {
@@ -310,8 +317,10 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
   be.copy_from_host(b_ordered, *b_dev);
   be.copy_from_host(x_ordered, *x_dev);
 
+  std::string run_reason;
+  const solver::RunMode mode = solver::resolve_run_mode(s.config.solver, be, &run_reason);
   solver::PcgResult result =
-      solver::pcg(be, *s.device_matrix, *s.preconditioner, *b_dev, *x_dev, s.config.solver);
+      solver::pcg(be, *s.device_matrix, *s.preconditioner, *b_dev, *x_dev, s.config.solver, mode);
 
   // True residual ||b - A x|| / ||b||, independent of the recursion.
   auto ax = be.make_vector(n);
@@ -330,14 +339,17 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
   SolveReport report;
   report.backend = be.name();
   report.device = be.device_name();
+  const precond::PreconditionerInfo info = s.preconditioner->info();
   report.preconditioner = s.preconditioner->name();
-  report.trisolve = s.preconditioner->trisolve();
-  report.precision = s.preconditioner->precision();
-  report.trisolve_layout = s.preconditioner->trisolve_layout();
+  report.trisolve = info.trisolve;
+  report.precision = info.precision;
+  report.trisolve_layout = info.trisolve_layout;
   report.spmv = s.device_matrix->algorithm();
+  report.plan = s.plan.reasons;
+  report.plan.push_back(run_reason);
   report.check_every = s.config.solver.check_every;
-  report.graph = result.graph;
-  report.device_loop = result.device_loop;
+  report.graph = result.mode != solver::RunMode::launches;
+  report.device_loop = result.mode == solver::RunMode::loop;
   report.reference_bandwidth = be.reference_bandwidth();
   report.rows = n;
   report.nnz = s.ordered.nnz();

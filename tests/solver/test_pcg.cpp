@@ -6,6 +6,7 @@
 #include <prism/solver.hpp>
 
 #include "common/host_threads.hpp"
+#include "common/param_names.hpp"
 #include "common/test_matrices.hpp"
 
 #include <gtest/gtest.h>
@@ -89,13 +90,8 @@ TEST_P(PcgMatchesEigen, OnEveryMatrix) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPreconditioners, PcgMatchesEigen,
-                         ::testing::Combine(::testing::Values("none", "jacobi", "ic0"),
-                                            ::testing::Values(prism::Ordering::natural,
-                                                              prism::Ordering::color)),
-                         [](const auto& info) {
-                           return std::get<0>(info.param) + "_" +
-                                  std::string(prism::to_string(std::get<1>(info.param)));
-                         });
+                         prism::test::all_preconditioners_and_orderings(),
+                         prism::test::precond_ordering_name);
 
 TEST(Pcg, IcPreconditionerNeedsFewerIterationsThanJacobiAndNone) {
   const CsrMatrix<double> a = prism::poisson3d(24, 24, 24);
@@ -467,10 +463,8 @@ TEST(Pcg, GraphOnIsAConfigErrorOnTheCpuAndWithPhaseTiming) {
   cpu.setup(a);
   std::vector<double> x;
   EXPECT_THROW(cpu.solve(b, x), prism::ConfigError);  // the cpu backend records no graphs
-  c.solver.timing = prism::TimingMode::phases;
-  prism::Solver phases(c);
-  phases.setup(a);
-  EXPECT_THROW(phases.solve(b, x), prism::ConfigError);
+  c.solver.timing = prism::TimingMode::phases;        // graph: on needs timing: total
+  EXPECT_THROW(prism::Solver{c}, prism::ConfigError);
   // auto: plain launches on the cpu.
   c.solver.graph = prism::GraphMode::automatic;
   c.solver.timing = prism::TimingMode::total;
@@ -539,15 +533,16 @@ TEST(Pcg, LoopNeedsTotalTimingAndABoundedIterationCount) {
   prism::SolverConfig c = config("jacobi", prism::Ordering::natural);
   c.solver.graph = prism::GraphMode::loop;
   c.solver.timing = prism::TimingMode::phases;
-  prism::Solver s(c);
-  s.setup(prism::poisson2d(10, 10));
-  std::vector<double> x;
-  EXPECT_THROW(s.solve(std::vector<double>(100, 1.0), x), prism::ConfigError);
+  EXPECT_THROW(prism::Solver{c}, prism::ConfigError);
   c.solver.timing = prism::TimingMode::total;
   c.solver.max_iterations = std::numeric_limits<int>::max();  // a residual each: too many
-  prism::Solver huge(c);
-  huge.setup(prism::poisson2d(10, 10));
-  EXPECT_THROW(huge.solve(std::vector<double>(100, 1.0), x), prism::ConfigError);
+  EXPECT_THROW(prism::Solver{c}, prism::ConfigError);
+  // The same rules hold for options changed after construction.
+  c.solver.max_iterations = 100;
+  prism::Solver s(c);
+  prism::SolverOptions phases = c.solver;
+  phases.timing = prism::TimingMode::phases;
+  EXPECT_THROW(s.set_solver_options(phases), prism::ConfigError);
 }
 
 // Level-cyclic coloring with at least as many colors as the natural order has levels
@@ -583,8 +578,7 @@ TEST(Pcg, LevelCyclicColoringSpansNaturalToMulticolor) {
   prism::SolverConfig c = config("ic0", prism::Ordering::color);
   c.preconditioner.coloring.method = prism::ColoringMethod::level_cyclic;
   c.preconditioner.coloring.balance = true;
-  prism::Solver bad(c);
-  EXPECT_THROW(bad.setup(a), prism::ConfigError);
+  EXPECT_THROW(prism::Solver{c}, prism::ConfigError);
 }
 
 TEST(Pcg, CpuBackendRejectsGpuOnlyTrisolve) {

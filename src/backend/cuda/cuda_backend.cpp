@@ -8,7 +8,7 @@
 #include "backend/cuda/cuda_vector.hpp"
 #include "backend/cuda/cusparse_trisolve.hpp"
 #include "backend/cuda/device_csr.hpp"
-#include "backend/cuda/ic0_factor.hpp"
+#include "backend/cuda/cuda_ic0_factor.hpp"
 #include "backend/split_triangle.hpp"
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/cg_loop.hpp"
@@ -31,6 +31,21 @@ using kernels::cuda::DeviceBuffer;
 using kernels::cuda::PinnedBuffer;
 namespace k = kernels::cuda;
 
+/// `spmv: auto`: SELL-32 unless its padding is large, then cuSPARSE (the faster of the two
+/// CSR kernels where SELL pads too much). The padding is counted from the row lengths
+/// (each slice of 32 rows stores 32 times its longest row), without building the layout.
+SpmvAlgorithm pick_spmv_algorithm(const CsrMatrix<double>& a) {
+  double stored = 0.0;
+  for (index_t first = 0; first < a.rows; first += kernels::kSellSlice) {
+    const index_t last = std::min<index_t>(first + kernels::kSellSlice, a.rows);
+    index_t width = 0;
+    for (index_t i = first; i < last; ++i) width = std::max(width, a.row_ptr[i + 1] - a.row_ptr[i]);
+    stored += static_cast<double>(width) * kernels::kSellSlice;
+  }
+  const double padding = a.nnz() > 0 ? stored / static_cast<double>(a.nnz()) : 1.0;
+  return padding <= kernels::kSellAutoMaxPadding ? SpmvAlgorithm::sell : SpmvAlgorithm::cusparse;
+}
+
 /// y = A x with cusparseSpMV (CSR_ALG2, bit-wise deterministic run to run, preprocessed
 /// once) or prism's kernels: CSR-vector, or SELL-32 (a copy of the values in the SELL
 /// layout, refilled from the CSR values on the device by update_values()).
@@ -44,17 +59,10 @@ class CudaMatrix final : public Matrix {
         threads_per_row_(kernels::cuda::spmv_threads_per_row(
             a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 1.0)),
         csr_(a, stream) {
-    if (algorithm_ == SpmvAlgorithm::csr_vector || algorithm_ == SpmvAlgorithm::cusparse) return;
-    // auto: SELL-32 unless its padding is large, then cuSPARSE (measured faster than
-    // csr_vector: 72 vs 85 us on G3_circuit; kernels/sell.hpp has the SELL figures).
-    kernels::SellLayout sell = kernels::sell_layout(
-        {a.rows, a.cols, a.row_ptr.data(), a.col_idx.data(), nullptr}, {0, a.rows});
-    if (algorithm_ == SpmvAlgorithm::automatic) {
-      algorithm_ = kernels::sell_padding(sell, a.nnz()) <= kernels::kSellAutoMaxPadding
-                       ? SpmvAlgorithm::sell
-                       : SpmvAlgorithm::cusparse;
-    }
+    if (algorithm_ == SpmvAlgorithm::automatic) algorithm_ = pick_spmv_algorithm(a);
     if (algorithm_ == SpmvAlgorithm::sell) {
+      kernels::SellLayout sell = kernels::sell_layout(
+          {a.rows, a.cols, a.row_ptr.data(), a.col_idx.data(), nullptr}, {0, a.rows});
       sell_slice_ptr_ = k::upload_and_wait(sell.slice_ptr, stream);
       sell_col_idx_ = k::upload_and_wait(sell.col_idx, stream);
       sell_source_ = k::upload_and_wait(sell.source, stream);
@@ -286,8 +294,8 @@ bool driver_runs_while_nodes() {
 }
 
 /// `trisolve: auto` takes the color-set solve up to this many independent row blocks:
-/// at ~3 us per launch, 256 blocks cost about as much as one bandwidth-bound solve of
-/// a few million rows, and greedy colorings of FEM and circuit matrices stay far below.
+/// that many launches cost about as much as one bandwidth-bound solve of a few million
+/// rows, and greedy colorings of FEM and circuit matrices stay far below.
 constexpr int kMaxAutoColorsetBlocks = 256;
 
 class CudaBackend final : public Backend {
@@ -312,6 +320,7 @@ class CudaBackend final : public Backend {
   ~CudaBackend() override { cudaStreamSynchronize(stream_.get()); }
 
   std::string name() const override { return "cuda"; }
+  Kind kind() const override { return Kind::device; }
   std::string device_name() const override { return device_name_; }
 
   std::unique_ptr<Vector> make_vector(index_t n) override {
@@ -321,9 +330,19 @@ class CudaBackend final : public Backend {
     }
     return v;
   }
+  SpmvAlgorithm pick_spmv(const CsrMatrix<double>& a, SpmvAlgorithm requested) const override {
+    return requested == SpmvAlgorithm::automatic ? pick_spmv_algorithm(a) : requested;
+  }
   std::unique_ptr<Matrix> make_matrix(const CsrMatrix<double>& a,
                                       SpmvAlgorithm algorithm) override {
     return std::make_unique<CudaMatrix>(a, algorithm, sparse_.get(), stream_.get());
+  }
+  /// The color-set solve pays one launch per independent row block: few blocks (a
+  /// multicolor order) make it the fast choice, many (a natural order) a slow one.
+  TrisolveAlgorithm pick_trisolve(int independent_blocks, Precision precision) const override {
+    if (precision == Precision::mixed) return TrisolveAlgorithm::colorset;
+    return independent_blocks <= kMaxAutoColorsetBlocks ? TrisolveAlgorithm::colorset
+                                                        : TrisolveAlgorithm::cusparse;
   }
   std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,
                                                            Triangle triangle,
@@ -338,10 +357,8 @@ class CudaBackend final : public Backend {
     }
     switch (algorithm) {
       case TrisolveAlgorithm::automatic: {
-        // Color-set pays one launch per independent row block: few blocks (a multicolor
-        // order) make it the fast choice, many (a natural order) make it a slow one.
         SplitTriangle split(t, triangle);
-        if (split.num_blocks() <= kMaxAutoColorsetBlocks) {
+        if (pick_trisolve(split.num_blocks(), spec.precision) == TrisolveAlgorithm::colorset) {
           return make_colorset_trisolve(std::move(split), spec.layout, stream_.get());
         }
         return make_cusparse_trisolve(t, triangle, sparse_.get(), stream_.get());

@@ -1,4 +1,4 @@
-#include "backend/cuda/ic0_factor.hpp"
+#include "backend/cuda/cuda_ic0_factor.hpp"
 
 #include "backend/cuda/colorset_trisolve.hpp"
 #include "backend/cuda/cuda_vector.hpp"
@@ -91,9 +91,8 @@ class CudaIc0Factor final : public Ic0Factor {
     }
     // Values from the caller's memory are scaled as the factorization reads them
     // (Ic0Source), unless a block is staged with one row a warp (long rows, where the
-    // scaling step lengthens each warp's serial walk more than the pass of its own costs:
-    // H100, same run, elasticity3d 24^3 0.548 -> 0.576 ms, 40^3 1.99 -> 2.06, against
-    // 27-point 100^3, two rows a warp, 1.47 -> 1.35) or its rows do not fit the shared
+    // scaling step lengthens each warp's serial walk more than the pass of its own costs;
+    // with two rows a warp or more the pass costs more) or its rows do not fit the shared
     // memory with the scaling's 8 bytes an entry.
     scales_as_it_reads_ = std::all_of(blocks_.begin(), blocks_.end(), [](const auto& rows) {
       return rows.method != kernels::cuda::Ic0Method::staged ||
@@ -307,9 +306,8 @@ class CudaIc0Factor final : public Ic0Factor {
   /// cooperative launch for all blocks of rows), planned at the first ladder: where the
   /// device runs cooperative launches, the pattern has matches, the plan's counts fit
   /// index_t and its copy a quarter of the free memory, and its levels take fewer than a
-  /// kLevelSteps-th of the steps of the walk block by block. H200, same run, bcsstk13
-  /// (41 blocks, 852 steps, 81 levels): the ladder's kernels 760 µs block by block, 367
-  /// µs by levels (0.9 µs a step, 4.5 µs a level).
+  /// kLevelSteps-th of the steps of the walk block by block: a level costs a few steps'
+  /// time (a grid-wide barrier), so few levels against many steps halve a ladder.
   bool ladder_by_levels() {
     if (!levels_planned_) {
       levels_planned_ = true;

@@ -1,0 +1,123 @@
+#pragma once
+// Triangular factors in a backend's memory: prepared triangular solves, and the IC(0)
+// factor computed and applied there (what the preconditioners build on).
+
+#include <prism/csr_matrix.hpp>
+#include <prism/errors.hpp>
+#include <prism/options.hpp>
+
+#include "backend/handles.hpp"
+#include "kernels/ic0.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace prism::backend {
+
+enum class Triangle { lower, upper };
+
+/// How a triangular factor is stored and solved.
+struct TrisolveSpec {
+  TrisolveAlgorithm algorithm = TrisolveAlgorithm::automatic;
+  /// mixed: the factor in float; needs the color-set solve (automatic then picks it).
+  Precision precision = Precision::fp64;
+  /// Storage of the color-set solve's strict triangle (cuda; the cpu has one).
+  ColorsetLayout layout = ColorsetLayout::automatic;
+};
+
+/// A triangular factor prepared for repeated solves (analysis done at creation).
+/// Lower factors store the diagonal last in each row, upper ones first.
+class TriangularSolver {
+ public:
+  virtual ~TriangularSolver() = default;
+  virtual index_t rows() const = 0;
+  virtual index_t nnz() const = 0;
+  /// The algorithm actually used ("reference", "cusparse", "colorset").
+  virtual std::string algorithm() const = 0;
+  /// Storage of the factor the solve reads ("csr", or "sell" for SELL-32).
+  virtual std::string layout() const { return "csr"; }
+  /// Replaces the values, same pattern (refactor); reuses the analysis.
+  virtual void update_values(const std::vector<double>& values) = 0;
+  /// Solves T x = b.
+  virtual void solve(const Vector& b, Vector& x) = 0;
+};
+
+/// An IC(0) factor computed and applied in the backend's memory, one independent block
+/// of rows (a color) at a time, every row of a block in parallel. The host keeps the
+/// shift retry (precond/ic0_pattern.hpp): load() once, then attempt() for the unshifted
+/// matrix and attempts() for the retries, then finish(). The solves are the color-set solves.
+class Ic0Factor {
+ public:
+  virtual ~Ic0Factor() = default;
+  /// Loads tril(S A S) scaled on the host, `scaled` on the lower pattern (diagonal
+  /// last), with row_scale[i] = 1 / S_ii = sqrt(a_ii).
+  virtual void load(const std::vector<double>& scaled, const std::vector<double>& row_scale) = 0;
+  /// Loads the same from A's values in the backend's memory, scaled there
+  /// (kernels::reference::ic0_scale); asynchronous: a diagonal entry that is not positive
+  /// is reported by the next attempt(), with bad_input set.
+  virtual void load(const SourceValues& a) = 0;
+  /// Factors the loaded matrix + shift I. On failure: the first row whose pivot is <= 0
+  /// or not finite, and the pivot.
+  virtual kernels::Ic0Status attempt(double shift) = 0;
+  /// attempt() in two parts: queue_attempt() queues the factorization without waiting for
+  /// it (a backend that records may record it, with load(const SourceValues&) before it,
+  /// and replay both), attempt_result() waits and gives its verdict. By default the attempt
+  /// runs in queue_attempt().
+  virtual void queue_attempt(double shift) { queued_ = attempt(shift); }
+  virtual kernels::Ic0Status attempt_result() { return queued_; }
+  /// Attempts with shifts[0], shifts[1], ... (count >= 1) as attempt() would one after
+  /// another, stopping after the first that succeeds or reports bad input: their verdicts,
+  /// in order. A backend may run several at once and may stop early (at least one verdict,
+  /// none of them a success but possibly the last); the loaded matrix then stays loaded
+  /// for further attempts, and after a success finish() finishes that attempt's factor.
+  /// By default one attempt() after another.
+  virtual std::vector<kernels::Ic0Status> attempts(const double* shifts, int count) {
+    std::vector<kernels::Ic0Status> verdicts;
+    for (int a = 0; a < count; ++a) {
+      verdicts.push_back(attempt(shifts[a]));
+      if (verdicts.back().ok() || verdicts.back().bad_input) break;
+    }
+    return verdicts;
+  }
+  /// After a successful attempt: L = S^{-1} L_s, laid out for the solves.
+  virtual void finish() = 0;
+  /// Solves L x = b (lower) or L^T x = b (upper).
+  virtual void solve(Triangle triangle, const Vector& b, Vector& x) = 0;
+  /// z = (L L^T)^{-1} r as two halves, forward() then backward(), equal bit for bit to
+  /// solve(lower, r, work) then solve(upper, work, z). A backend may move work between
+  /// the halves and skip passes (cuda, SELL: the first color's forward step and the last
+  /// color's backward step are folded into their neighbours); `work` then holds only
+  /// part of L^{-1} r. z must not alias r or work.
+  /// With `dot` (only where forms_dot()), given to both halves of one apply, the halves
+  /// also leave (r, z) in that backend scalar, formed as |L^{-1} r|^2 from values they
+  /// compute anyway: equal in exact arithmetic, never negative, and no pass reads r and
+  /// z again. z is the same bit for bit with or without it.
+  virtual void forward(const Vector& r, Vector& work, Vector& z, std::optional<Scalar> dot) {
+    static_cast<void>(z);
+    check_no_dot(dot);
+    solve(Triangle::lower, r, work);
+  }
+  virtual void backward(const Vector& r, Vector& work, Vector& z, std::optional<Scalar> dot) {
+    static_cast<void>(r);
+    check_no_dot(dot);
+    solve(Triangle::upper, work, z);
+  }
+  /// Whether forward() and backward() take a `dot`.
+  virtual bool forms_dot() const { return false; }
+  /// Bytes forward() + backward() do not move against two separate solves (0 unless
+  /// passes are skipped), for the preconditioner's traffic model.
+  virtual double apply_bytes_saved() const { return 0.0; }
+  /// Storage of the factor the solves read ("csr", or "sell" for SELL-32).
+  virtual std::string layout() const { return "csr"; }
+
+ protected:
+  void check_no_dot(std::optional<Scalar> dot) const {
+    if (dot && !forms_dot()) throw Error("ic0 factor: these solves do not form (r, z)");
+  }
+
+ private:
+  kernels::Ic0Status queued_{};  // the default queue_attempt()'s verdict
+};
+
+}  // namespace prism::backend

@@ -1,0 +1,141 @@
+#include "solver/plan.hpp"
+
+#include "solver/validate.hpp"
+
+#include <prism/errors.hpp>
+
+#include <string>
+
+namespace prism::solver {
+namespace {
+
+/// Independent row blocks of the lower triangle of `a` in its order: a row starts a new
+/// block where it couples to a row of the current one (the rule of
+/// kernels::independent_blocks, counted straight from A's pattern).
+int independent_lower_blocks(const CsrMatrix<double>& a) {
+  int blocks = a.rows > 0 ? 1 : 0;
+  index_t start = 0;
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const index_t j = a.col_idx[k];
+      if (j < i && j >= start) {
+        start = i;
+        ++blocks;
+        break;
+      }
+    }
+  }
+  return blocks;
+}
+
+/// ic0: where the factorization runs, then the triangular solve.
+void resolve_ic0(const backend::Backend& backend, const CsrMatrix<double>& ordered, Plan& plan) {
+  PreconditionerOptions& p = plan.preconditioner;
+  const bool colorset_allowed =
+      p.trisolve == TrisolveAlgorithm::automatic || p.trisolve == TrisolveAlgorithm::colorset;
+  if (p.ic0.factorization == Ic0Factorization::automatic) {
+    // On a GPU the factorization of a multicolor order takes few dependent steps, color by
+    // color, so it runs there and the color-set solves read its factor in place; elsewhere
+    // (the cpu backend, a natural order, other solves) the host's reference kernel does.
+    const bool device = backend.kind() == backend::Backend::Kind::device &&
+                        p.ordering == Ordering::color && colorset_allowed;
+    p.ic0.factorization = device ? Ic0Factorization::backend : Ic0Factorization::host;
+    plan.reasons.push_back("ic0.factorization: " + std::string(to_string(p.ic0.factorization)) +
+                           (device ? " (a multicolor order, color-set solves, a GPU)"
+                                   : " (backend " + backend.name() + ", ordering " +
+                                         std::string(to_string(p.ordering)) + ")"));
+  }
+  if (p.trisolve != TrisolveAlgorithm::automatic) return;
+  if (p.ic0.factorization == Ic0Factorization::backend) {
+    p.trisolve = TrisolveAlgorithm::colorset;
+    plan.reasons.emplace_back("trisolve: colorset (the backend's factor is laid out for it)");
+    return;
+  }
+  const int blocks = independent_lower_blocks(ordered);
+  p.trisolve = backend.pick_trisolve(blocks, p.ic0.precision);
+  plan.reasons.push_back("trisolve: " + std::string(to_string(p.trisolve)) + " (" +
+                         std::to_string(blocks) + " independent row blocks, " +
+                         std::string(to_string(p.ic0.precision)) + " factor, " + backend.name() +
+                         " backend)");
+}
+
+}  // namespace
+
+const char* run_mode_name(RunMode mode) {
+  switch (mode) {
+    case RunMode::launches:
+      return "launches";
+    case RunMode::replay:
+      return "replay";
+    case RunMode::loop:
+      return "loop";
+  }
+  return "?";
+}
+
+Ordering resolve_ordering(const PreconditionerOptions& options, std::vector<std::string>& reasons) {
+  if (options.ordering != Ordering::automatic) return options.ordering;
+  const Ordering ordering = resolved_ordering(options);
+  reasons.push_back("ordering: " + std::string(to_string(ordering)) +
+                    (ordering == Ordering::color
+                         ? " (the ic0 factor and solves run color by color)"
+                         : " (preconditioner " + options.type + " gains nothing from colors)"));
+  return ordering;
+}
+
+Plan resolve_plan(const SolverConfig& config, const backend::Backend& backend,
+                  const CsrMatrix<double>& ordered, std::vector<std::string> reasons) {
+  Plan plan;
+  plan.reasons = std::move(reasons);
+  plan.preconditioner = config.preconditioner;
+  plan.preconditioner.ordering = resolve_ordering(config.preconditioner, plan.reasons);
+  plan.spmv = backend.pick_spmv(ordered, config.solver.spmv);
+  if (config.solver.spmv == SpmvAlgorithm::automatic) {
+    plan.reasons.push_back(plan.spmv == SpmvAlgorithm::automatic
+                               ? "spmv: auto (the " + backend.name() + " backend has one SpMV)"
+                               : "spmv: " + std::string(to_string(plan.spmv)) + " (the " +
+                                     backend.name() + " backend's choice for this pattern)");
+  }
+  if (plan.preconditioner.type == "ic0") resolve_ic0(backend, ordered, plan);
+  return plan;
+}
+
+RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& backend,
+                         std::string* reason) {
+  const auto why = [&](RunMode mode, const std::string& text) {
+    if (reason != nullptr) *reason = std::string("run: ") + run_mode_name(mode) + " (" + text + ")";
+    return mode;
+  };
+  switch (options.graph) {
+    case GraphMode::off:
+      return why(RunMode::launches, "graph: off");
+    case GraphMode::on:
+    case GraphMode::loop: {
+      const bool loop = options.graph == GraphMode::loop;
+      if (loop ? !backend.can_loop() : !backend.can_record()) {
+        throw ConfigError(std::string("solver.graph: ") + (loop ? "loop" : "on") +
+                          " needs a backend that " +
+                          (loop ? "runs device-side loops" : "records graphs") + "; the " +
+                          backend.name() + " backend does not");
+      }
+      return why(loop ? RunMode::loop : RunMode::replay, std::string("graph: ") + (loop ? "loop" : "on"));
+    }
+    case GraphMode::automatic:
+      break;
+  }
+  // A replayed graph records no per-phase events, so `auto` records only under
+  // timing: total; a device-side loop where the backend runs one.
+  if (options.timing != TimingMode::total) {
+    return why(RunMode::launches, "graph: auto with timing: phases times every operation");
+  }
+  if (!backend.can_record()) {
+    return why(RunMode::launches, "graph: auto; the " + backend.name() + " backend records no graphs");
+  }
+  // A loop keeps every residual in device memory; `auto` replays beyond its limit.
+  if (backend.can_loop() && options.max_iterations <= kMaxLoopIterations) {
+    return why(RunMode::loop, "graph: auto, timing: total");
+  }
+  return why(RunMode::replay, "graph: auto, timing: total; no device-side loop for this limit");
+}
+
+}  // namespace prism::solver

@@ -1,0 +1,46 @@
+#pragma once
+// Every `auto` choice of a solve, resolved once, in one place, into enums that are passed
+// down (the preconditioner and the backend receive resolved options) and reported with
+// the reason for each choice (SolveReport::plan, `prism solve --log-level debug`).
+
+#include <prism/csr_matrix.hpp>
+#include <prism/options.hpp>
+
+#include "backend/backend.hpp"
+
+#include <string>
+#include <vector>
+
+namespace prism::solver {
+
+/// How the iterations after the first run.
+enum class RunMode {
+  launches,  ///< every operation launched one by one
+  replay,    ///< the work between two convergence checks recorded once and replayed
+  loop,      ///< the whole loop, convergence test included, runs in the backend
+};
+
+const char* run_mode_name(RunMode mode);
+
+/// The resolved set-up choices (Solver::setup).
+struct Plan {
+  PreconditionerOptions preconditioner;  ///< no automatic ordering, trisolve or factorization
+  SpmvAlgorithm spmv = SpmvAlgorithm::automatic;  ///< automatic only where the backend has one
+  std::vector<std::string> reasons;               ///< "key: value (why)", one per auto choice
+};
+
+/// The ordering, before the matrix is reordered: color for ic0, natural for the others.
+Ordering resolve_ordering(const PreconditionerOptions& options, std::vector<std::string>& reasons);
+
+/// The rest, on the matrix in the solver's order: the SpMV algorithm, and for ic0 the
+/// triangular solve and where the factorization runs.
+Plan resolve_plan(const SolverConfig& config, const backend::Backend& backend,
+                  const CsrMatrix<double>& ordered, std::vector<std::string> reasons);
+
+/// How a solve's iterations run (the options may change between solves:
+/// Solver::set_solver_options). Throws ConfigError when the options insist on a mode the
+/// backend does not have.
+RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& backend,
+                         std::string* reason = nullptr);
+
+}  // namespace prism::solver
