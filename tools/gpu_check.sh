@@ -1,16 +1,35 @@
 #!/usr/bin/env bash
 # On the GPU machine (everything is installed there; nothing is installed here):
-# builds into build-gpu/ for sm_90, runs every test, compute-sanitizer memcheck on the
-# CUDA backend tests, the default problem, then the benchmark suite (tools/gpu_bench.sh;
-# BENCH=0 skips it). Writes $OUT/check.log, $OUT/poisson3d.json and the benchmark's
-# files ($OUT defaults to out/gpu).
+# first the README's quick start exactly as a user runs it, `bash tools/run.sh` and
+# `bash tools/test.sh` into their default build/ (QUICKSTART=0 skips it); then builds
+# into build-gpu/ for sm_90, runs every test, compute-sanitizer memcheck on the CUDA
+# backend tests, the default problem, then the benchmark suite (tools/gpu_bench.sh;
+# BENCH=0 skips it). Writes $OUT/quickstart.log (one line per command: exit status and
+# seconds) with quickstart_run.log and quickstart_test.log, $OUT/check.log,
+# $OUT/poisson3d.json and the benchmark's files ($OUT defaults to out/gpu).
 #   device run (carry shared_data): bash tools/gpu_check.sh
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/out/gpu}
 mkdir -p "$out"
-cd "$root"
+cd "$root" || exit 1
 status=0
+if [ "${QUICKSTART:-1}" = 1 ]; then
+  : >"$out/quickstart.log"
+  for cmd in run test; do
+    start=$SECONDS
+    # As a user would: none of the build settings this script or its caller may set.
+    env -u PRISM_BUILD_DIR -u PRISM_JOBS -u OUT bash "tools/$cmd.sh" \
+      >"$out/quickstart_$cmd.log" 2>&1
+    rc=$?
+    echo "quickstart: bash tools/$cmd.sh: exit $rc after $((SECONDS - start)) s" \
+      | tee -a "$out/quickstart.log"
+    if [ $rc != 0 ]; then
+      status=1
+      tail -30 "$out/quickstart_$cmd.log"
+    fi
+  done
+fi
 {
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
   cmake --version | head -1

@@ -11,12 +11,21 @@ std::string format_seconds(double s) {
   return fmt::format("{:.3f} s", s);
 }
 
+bool phases_timed(const SolveReport& r) {
+  for (double t : r.phase_seconds) {
+    if (t > 0.0) return true;
+  }
+  return false;
+}
+
 void print_iteration_table(const SolveReport& r, int every) {
   if (every <= 0 || r.history.empty()) return;
-  // Only the phases this solve used get a column.
+  // Only the phases this solve used get a column, and none when no phase was timed
+  // (timing: total), where every column would read zero.
+  const bool timed = phases_timed(r);
   std::vector<int> shown;
   for (int p = 0; p < kNumPhases; ++p) {
-    if (r.phase_bytes[p] > 0.0) shown.push_back(p);
+    if (timed && r.phase_bytes[p] > 0.0) shown.push_back(p);
   }
   std::string header = fmt::format("{:>6}  {:>12}  {:>12}", "iter", "residual", "relative");
   for (int p : shown) header += fmt::format("  {:>12}", std::string(phase_name(Phase(p))) + " ms");
@@ -86,8 +95,11 @@ void print_summary(const SolveReport& r, const std::string& problem_name) {
   double total = 0.0;
   for (double t : r.phase_seconds) total += t;
   spdlog::info("");
-  if (total == 0.0) {
-    spdlog::info("phases         not timed (timing: total)");
+  if (r.iterations == 0) return;  // converged at the start: nothing to break down
+  if (!phases_timed(r)) {
+    // timing: total times only the whole loop; a table would be all zeros.
+    spdlog::info("phases         not timed (timing: total); whole solve {} per iteration",
+                 format_seconds(r.solve_seconds / r.iterations));
     return;
   }
   const double bw = r.reference_bandwidth;

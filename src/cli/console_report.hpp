@@ -8,6 +8,9 @@
 
 namespace prism::cli {
 
+/// Whether any phase was timed: false under timing: total, which times only the loop.
+bool phases_timed(const SolveReport& report);
+
 /// Prints every k-th iteration of the history (and the last); k <= 0 prints none.
 void print_iteration_table(const SolveReport& report, int every);
 
