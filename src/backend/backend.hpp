@@ -153,7 +153,7 @@ class Backend : public CgOperations,
   /// "cpu" or "cuda".
   virtual std::string name() const = 0;
   virtual Kind kind() const = 0;
-  /// The device, in words ("NVIDIA H200", "host CPU").
+  /// The device, in words (the GPU's name, "host CPU ...").
   virtual std::string device_name() const = 0;
 
   virtual std::unique_ptr<Vector> make_vector(index_t n) = 0;

@@ -412,33 +412,20 @@ MatrixSpec read_matrix(const Reader& r, const Entry& entry) {
   return spec;
 }
 
-RhsSpec read_rhs(const Reader& r, const Entry& entry) {
-  RhsSpec spec;
+/// rhs and initial_guess: a kind alone, or a map with the kind and its seed or file.
+template <typename Spec, typename Names>
+Spec read_vector_spec(const Reader& r, const Entry& entry, const std::string& section,
+                      const Names& kind_names) {
+  Spec spec;
   if (entry.value.IsScalar()) {
-    const std::string name = r.shorthand(entry, "rhs");
-    for (const auto& [kind, n] : rhs_kind_names()) {
+    const std::string name = r.shorthand(entry, section);
+    for (const auto& [kind, n] : kind_names) {
       if (n == name) spec.kind = kind;
     }
     return spec;
   }
-  const Map map = r.section(entry, "rhs");
-  r.check_applicable(map, "type", r.read_named(map, "type", rhs_kind_names(), spec.kind));
-  r.read(map, "seed", spec.seed);
-  r.read_input_path(map, "file", spec.file);
-  return spec;
-}
-
-InitialGuessSpec read_initial_guess(const Reader& r, const Entry& entry) {
-  InitialGuessSpec spec;
-  if (entry.value.IsScalar()) {
-    const std::string name = r.shorthand(entry, "initial_guess");
-    for (const auto& [kind, n] : initial_guess_kind_names()) {
-      if (n == name) spec.kind = kind;
-    }
-    return spec;
-  }
-  const Map map = r.section(entry, "initial_guess");
-  r.check_applicable(map, "type", r.read_named(map, "type", initial_guess_kind_names(), spec.kind));
+  const Map map = r.section(entry, section);
+  r.check_applicable(map, "type", r.read_named(map, "type", kind_names, spec.kind));
   r.read(map, "seed", spec.seed);
   r.read_input_path(map, "file", spec.file);
   return spec;
@@ -533,8 +520,13 @@ ProblemSpec load_problem_file(const std::string& path) {
   spec.name = fs::path(path).stem().string();
   r.read(top, "name", spec.name);
   spec.matrix = read_matrix(r, *top.find("matrix"));
-  if (const Entry* e = top.find("rhs")) spec.rhs = read_rhs(r, *e);
-  if (const Entry* e = top.find("initial_guess")) spec.initial_guess = read_initial_guess(r, *e);
+  if (const Entry* e = top.find("rhs")) {
+    spec.rhs = read_vector_spec<RhsSpec>(r, *e, "rhs", rhs_kind_names());
+  }
+  if (const Entry* e = top.find("initial_guess")) {
+    spec.initial_guess =
+        read_vector_spec<InitialGuessSpec>(r, *e, "initial_guess", initial_guess_kind_names());
+  }
   if (const Entry* e = top.find("solver")) read_solver(r, *e, spec.config.solver);
   if (const Entry* e = top.find("preconditioner")) {
     read_preconditioner(r, *e, spec.config.preconditioner);
