@@ -10,10 +10,10 @@
 #include <gtest/gtest.h>
 
 #include "analysis/coloring_checks.hpp"
+#include "common/param_names.hpp"
 #include "common/test_matrices.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <random>
 #include <string>
 #include <utility>
@@ -195,14 +195,15 @@ TEST(BalanceColoring, RejectsAColoringOfAnotherMatrix) {
 class RealMatrixBalance : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(RealMatrixBalance, AllOrdersStayValidAndEvenOut) {
-  const std::string path = std::string(PRISM_SHARED_DIR) + "/matrices/" + GetParam();
-  if (!std::ifstream(path).good()) GTEST_SKIP() << path << " not found";
+  const std::string path = test::shared_matrix(GetParam());
+  if (path.empty()) GTEST_SKIP() << GetParam() << " not found in shared/matrices";
   const CsrMatrix<double> a = read_matrix_market(path);
   check_all_orders(a);
 }
 
 INSTANTIATE_TEST_SUITE_P(SharedMatrices, RealMatrixBalance,
-                         ::testing::Values("bcsstk08.mtx", "1138_bus.mtx", "bcsstk13.mtx.gz"));
+                         ::testing::Values("bcsstk08.mtx", "1138_bus.mtx", "bcsstk13.mtx.gz"),
+                         test::FileStemName());
 
 }  // namespace
 }  // namespace prism

@@ -7,10 +7,10 @@
 
 #include "analysis/coloring_checks.hpp"
 #include "common/host_threads.hpp"
+#include "common/param_names.hpp"
 #include "common/test_matrices.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <numeric>
 #include <random>
@@ -262,15 +262,16 @@ TEST(LevelCyclicColoring, NonSymmetricPatternIsSymmetrizedAndEdgeCases) {
 class RealMatrixColoring : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(RealMatrixColoring, AllOrdersGiveValidSortedColorings) {
-  const std::string path = std::string(PRISM_SHARED_DIR) + "/matrices/" + GetParam();
-  if (!std::ifstream(path).good()) GTEST_SKIP() << path << " not found";
+  const std::string path = test::shared_matrix(GetParam());
+  if (path.empty()) GTEST_SKIP() << GetParam() << " not found in shared/matrices";
   const CsrMatrix<double> a = read_matrix_market(path);
   expect_all_orders_valid(a);
   for (int colors : {8, 64}) expect_level_cyclic(a, colors);
 }
 
 INSTANTIATE_TEST_SUITE_P(SharedMatrices, RealMatrixColoring,
-                         ::testing::Values("bcsstk08.mtx", "1138_bus.mtx", "bcsstk13.mtx.gz"));
+                         ::testing::Values("bcsstk08.mtx", "1138_bus.mtx", "bcsstk13.mtx.gz"),
+                         test::FileStemName());
 
 TEST(Permutation, PermuteSymmetricMatchesDirectIndexing) {
   const CsrMatrix<double> a = random_symmetric(200, 700, 5);

@@ -1,7 +1,9 @@
 #pragma once
-// Shared helpers of the test suite: Eigen conversions and the shared/ matrices.
+// Shared helpers of the test suite: Eigen conversions, the shared/ matrices, and test
+// matrices with awkward structure.
 
 #include <prism/csr_matrix.hpp>
+#include <prism/generators.hpp>
 #include <prism/matrix_market.hpp>
 
 #include <Eigen/SparseCore>
@@ -115,6 +117,61 @@ inline CsrMatrix<double> random_band(index_t n, index_t band, double dominance, 
   }
   for (index_t i = 0; i < n; ++i) t.push_back({i, i, dominance * row_sum[i] + 1e-3});
   return csr_from_triplets(n, n, std::move(t));
+}
+
+/// A's values times `scale`, its diagonal raised by `shift`: new values on A's pattern, as
+/// a time step or a Newton step would bring them.
+inline CsrMatrix<double> scaled_and_shifted(CsrMatrix<double> a, double scale, double shift) {
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      a.values[k] = scale * a.values[k] + (a.col_idx[k] == i ? shift : 0.0);
+    }
+  }
+  return a;
+}
+
+/// The entries of the 2D Poisson grid g, its diagonal raised by `shift`.
+inline std::vector<Triplet> shifted_grid(const CsrMatrix<double>& g, double shift) {
+  std::vector<Triplet> t;
+  for (index_t i = 0; i < g.rows; ++i) {
+    for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
+      t.push_back({i, g.col_idx[k], g.values[k] + (g.col_idx[k] == i ? shift : 0.0)});
+    }
+  }
+  return t;
+}
+
+/// Entries (i, j) and (j, i) of value v.
+inline void couple(std::vector<Triplet>& t, index_t i, index_t j, double v) {
+  t.push_back({i, j, v});
+  t.push_back({j, i, v});
+}
+
+/// A diagonally dominant 2D Poisson grid (48 x 48) plus a clique of 12 rows, each tied to
+/// one grid row: greedy coloring gives two colors of about 1152 rows (their own launches
+/// in the CSR color-set solve) and about ten small ones (a fused single-block run).
+inline CsrMatrix<double> grid_and_clique() {
+  const CsrMatrix<double> g = poisson2d(48, 48);
+  std::vector<Triplet> t = shifted_grid(g, 12.0);
+  for (index_t a = 0; a < 12; ++a) {
+    t.push_back({g.rows + a, g.rows + a, 16.0});
+    couple(t, g.rows + a, 100 * a, -0.5);
+    for (index_t b = a + 1; b < 12; ++b) couple(t, g.rows + a, g.rows + b, -0.25);
+  }
+  return csr_from_triplets(g.rows + 12, g.rows + 12, t);
+}
+
+/// A 2D grid with three hub rows, each coupled to every second grid node (800 entries):
+/// the long rows of the color-set solves (colorset_schedule), in natural order in the
+/// lower triangle, in a largest-first coloring (hubs first) in the upper.
+inline CsrMatrix<double> grid_and_hubs() {
+  const CsrMatrix<double> g = poisson2d(40, 40);
+  std::vector<Triplet> t = shifted_grid(g, 1.0);
+  for (index_t h = 0; h < 3; ++h) {
+    t.push_back({g.rows + h, g.rows + h, 1000.0});
+    for (index_t j = h % 2; j < g.rows; j += 2) couple(t, g.rows + h, j, -0.1);
+  }
+  return csr_from_triplets(g.rows + 3, g.rows + 3, t);
 }
 
 }  // namespace prism::test

@@ -3,12 +3,12 @@
 #include <prism/matrix_market.hpp>
 
 #include "common/host_threads.hpp"
+#include "common/param_names.hpp"
 #include "io/atomic_file.hpp"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
 
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -299,9 +299,7 @@ TEST_P(MatrixMarketMalformed, ThrowsInputErrorWithFileLineAndReason) {
 }
 
 std::string bad_file_test_name(const ::testing::TestParamInfo<BadFile>& info) {
-  std::string name;
-  for (char c : info.param.name) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return name;
+  return prism::test::param_name(info.param.name);
 }
 
 INSTANTIATE_TEST_SUITE_P(

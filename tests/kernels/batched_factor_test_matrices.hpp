@@ -8,6 +8,7 @@
 
 #include <Eigen/Dense>
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -95,6 +96,16 @@ double lu_backward_error(const Mat<T>& a, const Mat<T>& lu, const index_t* ipiv)
   for (index_t i = 0; i < n; ++i) pa.row(i) = a.template cast<double>().row(perm[i]);
   const double an = a.template cast<double>().norm();
   return an > 0 ? (pa - l * u).norm() / an : (pa - l * u).norm();
+}
+
+/// `count` right-hand-side entries uniform in [-1, 1), reproducible from the seed.
+template <typename T>
+std::vector<T> random_rhs(std::size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<T> rhs(count);
+  for (auto& v : rhs) v = static_cast<T>(u(rng));
+  return rhs;
 }
 
 /// Fills leading-dimension padding, to check no routine writes there.

@@ -23,7 +23,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -145,10 +144,7 @@ void check_getrs(index_t n, index_t nrhs, index_t count) {
   ref::getrf_batched(n, bt.data.data(), bt.lda, bt.stride, ipiv.data(), info.data(), count);
   const index_t ldb = n + 2;
   const std::int64_t stride_b = static_cast<std::int64_t>(ldb) * nrhs;
-  std::vector<T> rhs(static_cast<std::size_t>(stride_b) * count);
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (auto& v : rhs) v = static_cast<T>(u(rng));
+  const std::vector<T> rhs = random_rhs<T>(static_cast<std::size_t>(stride_b) * count, 5);
   std::vector<T> x = rhs;
   ref::getrs_batched(n, nrhs, bt.data.data(), bt.lda, bt.stride, ipiv.data(), x.data(), ldb,
                      stride_b, count);
@@ -208,10 +204,7 @@ void check_potrs(index_t n, index_t nrhs, index_t count) {
   ref::potrf_batched(n, bt.data.data(), bt.lda, bt.stride, info.data(), count);
   const index_t ldb = n;
   const std::int64_t stride_b = static_cast<std::int64_t>(ldb) * nrhs;
-  std::vector<T> rhs(static_cast<std::size_t>(stride_b) * count);
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (auto& v : rhs) v = static_cast<T>(u(rng));
+  const std::vector<T> rhs = random_rhs<T>(static_cast<std::size_t>(stride_b) * count, 7);
   std::vector<T> x = rhs;
   ref::potrs_batched(n, nrhs, bt.data.data(), bt.lda, bt.stride, x.data(), ldb, stride_b, count);
   for (index_t b = 0; b < count; ++b) {

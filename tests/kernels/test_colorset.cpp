@@ -10,7 +10,7 @@
 #include "common/test_matrices.hpp"
 #include "kernels/colorset.hpp"
 #include "kernels/trisolve.hpp"
-#include "precond/ic0_factor.hpp"
+#include "precond/ic0_pattern.hpp"
 
 #include <gtest/gtest.h>
 

@@ -20,11 +20,13 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include <prism/errors.hpp>
 
+#include "common/param_names.hpp"
 #include "kernels/dense_triangular.hpp"
 #include "kernels/dense_triangular_test_matrices.hpp"
 
@@ -122,7 +124,8 @@ TEST_P(DenseTrsv, ReferenceMatchesEigenFloat) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, DenseTrsv,
-                         ::testing::Values(1, 2, 31, 32, 33, 127, 128, 129, 1000, 4097));
+                         ::testing::Values(1, 2, 31, 32, 33, 127, 128, 129, 1000, 4097),
+                         prism::test::SizeName());
 
 template <typename T>
 void trsm_all_variants(index_t m, index_t nrhs) {
@@ -154,6 +157,14 @@ void trsm_all_variants(index_t m, index_t nrhs) {
 struct TrsmCase {
   index_t m, nrhs;
 };
+
+std::ostream& operator<<(std::ostream& os, const TrsmCase& c) {
+  return os << "m=" << c.m << " nrhs=" << c.nrhs;
+}
+
+std::string trsm_case_name(const ::testing::TestParamInfo<TrsmCase>& info) {
+  return "m" + std::to_string(info.param.m) + "_nrhs" + std::to_string(info.param.nrhs);
+}
 class DenseTrsm : public ::testing::TestWithParam<TrsmCase> {};
 
 TEST_P(DenseTrsm, ReferenceMatchesEigenDouble) {
@@ -168,7 +179,8 @@ INSTANTIATE_TEST_SUITE_P(Sizes, DenseTrsm,
                          ::testing::Values(TrsmCase{1, 1}, TrsmCase{33, 1}, TrsmCase{129, 1},
                                            TrsmCase{1, 7}, TrsmCase{31, 7}, TrsmCase{200, 7},
                                            TrsmCase{32, 64}, TrsmCase{129, 64}, TrsmCase{33, 1000},
-                                           TrsmCase{100, 1000}));
+                                           TrsmCase{100, 1000}),
+                         trsm_case_name);
 
 template <typename T>
 void batched_mixed(index_t batch) {

@@ -23,13 +23,16 @@
 #include <cstring>
 #include <limits>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <prism/errors.hpp>
 
+#include "common/device_copy.hpp"
 #include "common/gpu.hpp"
+#include "common/param_names.hpp"
 #include "kernels/cuda/dense_triangular.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/dense_triangular.hpp"
@@ -48,6 +51,7 @@ namespace ref = prism::kernels::reference;
 namespace gpu = prism::kernels::cuda;
 
 using prism::test::bound;
+using prism::test::download;
 using prism::test::kDiags;
 using prism::test::kOps;
 using prism::test::kUplos;
@@ -83,16 +87,6 @@ DeviceBuffer<T> to_device(const std::vector<T>& h) {
 }
 
 template <typename T>
-std::vector<T> to_host(const DeviceBuffer<T>& d) {
-  std::vector<T> h(d.size());
-  if (!h.empty()) {
-    EXPECT_EQ(cudaMemcpy(h.data(), d.data(), h.size() * sizeof(T), cudaMemcpyDeviceToHost),
-              cudaSuccess);
-  }
-  return h;
-}
-
-template <typename T>
 void trsv_one(TriUplo u, TriOp o, TriDiag d, index_t n, index_t lda, const TrsvOptions& options,
               const char* label, DeviceBuffer<unsigned char>& ws) {
   SCOPED_TRACE(::testing::Message() << variant_name(u, o, d) << " n=" << n << " lda=" << lda << " "
@@ -105,9 +99,9 @@ void trsv_one(TriUplo u, TriOp o, TriDiag d, index_t n, index_t lda, const TrsvO
   auto dx = to_device(b);
   gpu::trsv(u, o, d, n, da.data(), lda, dx.data(), ws.data(), ws.size(), nullptr, options);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_LE(rel_error(to_host(dx), want, n, 1, n), bound<T>(n));
+  EXPECT_LE(rel_error(download(dx), want, n, 1, n), bound<T>(n));
   // A untouched (NaN compares unequal: compare bit patterns via memcmp).
-  const auto a_back = to_host(da);
+  const auto a_back = download(da);
   EXPECT_EQ(0, std::memcmp(a_back.data(), a.data(), a.size() * sizeof(T)));
 }
 
@@ -186,7 +180,7 @@ void trsv_nan_rhs_case(TriDiag d, const TrsvOptions& options) {
                 options);
     }
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    const auto got = to_host(dx);
+    const auto got = download(dx);
     for (index_t i = 0; i < n; ++i) {
       ASSERT_EQ(std::isnan(got[i]), std::isnan(want[i])) << "row " << i;
       if (!std::isnan(want[i])) {
@@ -227,7 +221,7 @@ void trsv_workspace_step(gpu::TrsvWorkspace& ws, TriUplo u, TriOp o, index_t n,
   auto dx = to_device(b);
   gpu::trsv(u, o, TriDiag::non_unit, n, da.data(), lda, dx.data(), ws, nullptr, options);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_LE(rel_error(to_host(dx), want, n, 1, n), bound<T>(n));
+  EXPECT_LE(rel_error(download(dx), want, n, 1, n), bound<T>(n));
 }
 
 TEST(DenseTrsvCudaWorkspace, StaysReadyAcrossSolves) {
@@ -293,7 +287,7 @@ TEST(DenseTrsvCudaWorkspace, GraphReplaysNeedNoReset) {
     ASSERT_EQ(cudaMemsetAsync(dx.data(), 0, n * sizeof(double), stream), cudaSuccess);
     ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-    EXPECT_LE(rel_error(to_host(dx), want, n, 1, n), bound<double>(n));
+    EXPECT_LE(rel_error(download(dx), want, n, 1, n), bound<double>(n));
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
@@ -313,7 +307,8 @@ TEST_P(DenseTrsvCuda, IsEquivalentToReferenceFloat) {
 
 // The sizes, and 63 and 64: single_block's two-warp kernel full and one row short.
 INSTANTIATE_TEST_SUITE_P(Sizes, DenseTrsvCuda,
-                         ::testing::Values(1, 2, 31, 32, 33, 63, 64, 127, 128, 129, 1000, 4097));
+                         ::testing::Values(1, 2, 31, 32, 33, 63, 64, 127, 128, 129, 1000, 4097),
+                         prism::test::SizeName());
 
 struct TrsmCase {
   index_t m, nrhs;
@@ -325,6 +320,25 @@ struct TrsmCase {
 std::ostream& operator<<(std::ostream& os, const TrsmCase& c) {
   return os << "m=" << c.m << " nrhs=" << c.nrhs << " lda=m+" << c.lda_pad << " ldb=m+" << c.ldb_pad
             << " alpha=" << c.alpha << (c.own_workspace ? " workspace" : "");
+}
+
+// "m130_nrhs70", the arguments that differ from the defaults appended:
+// "_ldapad37_ldbpad41_alpha1", "_alpham0_75", "_workspace".
+std::string trsm_case_name(const ::testing::TestParamInfo<TrsmCase>& info) {
+  const TrsmCase& c = info.param;
+  const TrsmCase defaults{c.m, c.nrhs};
+  std::string name = "m" + std::to_string(c.m) + "_nrhs" + std::to_string(c.nrhs);
+  if (c.lda_pad != defaults.lda_pad) name += "_ldapad" + std::to_string(c.lda_pad);
+  if (c.ldb_pad != defaults.ldb_pad) name += "_ldbpad" + std::to_string(c.ldb_pad);
+  if (c.alpha != defaults.alpha) {
+    std::ostringstream alpha;
+    alpha << c.alpha;
+    std::string text = alpha.str();
+    if (text[0] == '-') text[0] = 'm';
+    name += "_alpha" + prism::test::param_name(text);
+  }
+  if (c.own_workspace) name += "_workspace";
+  return name;
 }
 
 // Every trsm algorithm: the automatic choice, the data-flow kernel alone, and the blocked
@@ -371,7 +385,7 @@ void trsm_case(const TrsmCase& c) {
             gpu::trsm(u, o, d, m, nrhs, alpha, da.data(), lda, db.data(), ldb, nullptr, opt);
           }
           ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-          const auto got = to_host(db);
+          const auto got = download(db);
           if (c.alpha == 0) {
             double worst = 0;
             for (index_t j = 0; j < nrhs; ++j) {
@@ -389,7 +403,7 @@ void trsm_case(const TrsmCase& c) {
             }
           }
         }
-        const auto a_back = to_host(da);
+        const auto a_back = download(da);
         EXPECT_EQ(0, std::memcmp(a_back.data(), a.data(), a.size() * sizeof(T)));
       }
     }
@@ -415,13 +429,15 @@ INSTANTIATE_TEST_SUITE_P(Sizes, DenseTrsmCuda,
                                            TrsmCase{1000, 1000}, TrsmCase{64, 64}, TrsmCase{65, 65},
                                            TrsmCase{128, 130}, TrsmCase{63, 127},
                                            TrsmCase{1024, 100}, TrsmCase{300, 700},
-                                           TrsmCase{4097, 3}));
+                                           TrsmCase{4097, 3}),
+                         trsm_case_name);
 // alpha = 1 and 0, leading dimensions well past m, the caller-workspace overload.
 INSTANTIATE_TEST_SUITE_P(Arguments, DenseTrsmCuda,
                          ::testing::Values(TrsmCase{130, 70, 37, 41, 1.0},
                                            TrsmCase{130, 70, 1, 2, 0.0},
                                            TrsmCase{257, 129, 64, 3, -0.75, true},
-                                           TrsmCase{1, 5, 0, 0, 2.0, true}));
+                                           TrsmCase{1, 5, 0, 0, 2.0, true}),
+                         trsm_case_name);
 
 template <typename T>
 void batched_case(index_t batch, index_t max_n) {
@@ -461,7 +477,7 @@ void batched_case(index_t batch, index_t max_n) {
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
         for (index_t k = 0; k < batch; ++k) {
           if (n[k] == 0) continue;
-          EXPECT_LE(rel_error(to_host(dx[k]), want[k], n[k], 1, n[k]), bound<T>(n[k]))
+          EXPECT_LE(rel_error(download(dx[k]), want[k], n[k], 1, n[k]), bound<T>(n[k]))
               << "system " << k << " n=" << n[k];
         }
       }

@@ -2,6 +2,8 @@
 #include "kernels/spmv.hpp"
 #include "kernels/trisolve.hpp"
 
+#include "common/param_names.hpp"
+
 #include <gtest/gtest.h>
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
@@ -179,7 +181,8 @@ TEST_P(ReferenceKernels, TriangularSolvesMatchEigen) {
     EXPECT_NEAR(inplace[i], x_lower[i], 1e-12 * (1 + std::abs(x_lower[i])));
 }
 
-INSTANTIATE_TEST_SUITE_P(AwkwardSizes, ReferenceKernels, ::testing::Values(1, 2, 31, 33, 1000));
+INSTANTIATE_TEST_SUITE_P(AwkwardSizes, ReferenceKernels, ::testing::Values(1, 2, 31, 33, 1000),
+                         prism::test::SizeName());
 
 TEST(ReferenceKernels, EmptyVectorsAreFine) {
   EXPECT_EQ(ref::dot(0, nullptr, nullptr), 0.0);

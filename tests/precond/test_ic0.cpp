@@ -6,7 +6,7 @@
 #include "backend/cpu_backend.hpp"
 #include "common/host_threads.hpp"
 #include "common/test_matrices.hpp"
-#include "precond/ic0_factor.hpp"
+#include "precond/ic0_pattern.hpp"
 
 #include <gtest/gtest.h>
 #include <Eigen/Dense>

@@ -7,6 +7,7 @@
 
 #include <prism/solver.hpp>
 
+#include "common/param_names.hpp"
 #include "common/test_matrices.hpp"
 
 #include <gtest/gtest.h>
@@ -52,9 +53,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values("bcsstk08.mtx", "bcsstk13.mtx.gz", "G3_circuit.mtx.gz"),
                        ::testing::Values(prism::Ordering::natural, prism::Ordering::color)),
     [](const auto& info) {
-      std::string n = std::get<0>(info.param);
-      n = n.substr(0, n.find('.'));
-      return n + "_" + std::string(prism::to_string(std::get<1>(info.param)));
+      return prism::test::file_stem_name(std::get<0>(info.param)) + "_" +
+             std::string(prism::to_string(std::get<1>(info.param)));
     });
 
 TEST(RealMatrix, IndefiniteSharedBus1138IsReportedAsBreakdown) {
