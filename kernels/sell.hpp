@@ -20,18 +20,16 @@ inline constexpr int kSellSlice = 32;
 
 /// The automatic choices (SpMV, color-set layout) take SELL-32 up to this padding
 /// (stored / nonzero entries). SELL moves padding x the CSR value and column bytes but
-/// reads them coalesced with one thread per row: on an H200 its SpMV ran at 3.2-3.4 TB/s
-/// against cuSPARSE CSR's 1.6-1.9 TB/s (Poisson 2D/3D, G3_circuit; padding 1.00-1.02),
-/// so it still wins with half again as many bytes; beyond that, CSR.
+/// reads them coalesced with one thread per row, at about twice the bandwidth cuSPARSE's
+/// CSR SpMV reaches on the same matrices, so it still wins with half again as many bytes;
+/// beyond that, CSR (docs/performance.md).
 inline constexpr double kSellAutoMaxPadding = 1.5;
 
 /// The automatic color-set layout also needs large blocks: SELL runs one thread per row,
 /// so a block of fewer rows than this fraction of the GPU's resident threads leaves the
 /// launch latency-bound, where the CSR kernel's several threads per row keep more loads
-/// in flight. On an H200 (270k resident threads), 27-point Poisson with 8 colors: CSR
-/// ahead at 8k rows per color (61 vs 120 us per preconditioner apply) and 33k (125 vs
-/// 158), SELL ahead at 125k (191 vs 331) and on every problem with 131k rows per color
-/// or more (7-point Poisson 2D/3D, G3_circuit).
+/// in flight: with colors of a few tens of thousands of rows CSR is ahead, with colors
+/// of a few hundred thousand SELL is, on every problem of the benchmark.
 inline constexpr double kSellAutoMinBlockFraction = 0.25;
 
 /// The layout only (pattern and where each value comes from), built once per pattern.

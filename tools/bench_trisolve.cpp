@@ -27,7 +27,7 @@
 #include "backend/backend.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_writer.hpp"
-#include "precond/ic0_factor.hpp"
+#include "precond/ic0_pattern.hpp"
 
 #include <algorithm>
 #include <chrono>

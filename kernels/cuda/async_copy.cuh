@@ -1,6 +1,6 @@
 #pragma once
 // Asynchronous global -> shared element copies (cp.async, sm_80 and later) for kernels that
-// stream tiles through shared memory: dense_triangular.cu and batched_factor.cu.
+// stream tiles through shared memory: dense_triangular/ and batched_factor/.
 
 #include <cuda_runtime.h>
 

@@ -83,35 +83,26 @@ struct DeviceMatrixBatch {
   }
 };
 
-/// getrf algorithm switches. The defaults are the fastest measured on an H200 and an H100
-/// (double, tools/bench_batched_factor.cu, batch 10^4; tools/batched_factor.md has the
-/// tables); where the two GPUs disagreed (register_max_n, before warp_last_panel) the
-/// default was where they agree.
+/// getrf algorithm switches. The defaults are the fastest path for each n in
+/// tools/bench_batched_factor.cu (double, batch 10^4); docs/kernels/batched_factor.md has
+/// the tables.
 struct GetrfOptions {
   /// n <= this (0..64) runs a register kernel: one warp per matrix for n <= 32, one thread
-  /// per row (64 threads, 40, 48 or 64 columns in registers) for 32 < n <= 64. Default 40.
-  /// Before warp_last_panel the two GPUs measured (double, batch 10^4, same runs) the
-  /// one-thread-per-row kernel against the blocked path, on the H200, n = 40: 348 us against
-  /// 526, n = 44: 540 against 579, n = 48: 621 and 624 against 627; on an H100, n = 40: 351 -
-  /// 354 against 535 - 540, n = 44: 588 - 615 against 592 - 598, n = 48: 760 - 783 against
-  /// 646 - 651 (five runs), and the default was 44. With the warp kernel on the last panel
-  /// the blocked path took, on an H100 (same run), n = 40: 497 us against 354, n = 42: 534
-  /// against 561, n = 44: 552 against 613 (not remeasured on an H200). At n = 56 and 64 the
-  /// blocked path was 1.4 - 1.7x faster on both.
+  /// per row (64 threads, 40, 48 or 64 columns in registers) for 32 < n <= 64. Default 40:
+  /// from n = 42 on the blocked path, its last panel on the warp kernel (warp_last_panel),
+  /// wins (docs/kernels/batched_factor.md).
   int register_max_n = 40;
   /// 8 < n <= 16 (the register kernel with 16 lanes per matrix): a resident grid whose
   /// lane groups take one matrix after another and copy the next into shared memory while
-  /// they factor the current one, instead of one matrix per lane group and launch slot.
-  /// H100, double, batch 10^4, same runs: n = 16, 22.2 - 22.9 us against 24.1 - 24.7. Not
-  /// used for n <= 8 (no gain) nor for 16 < n <= 32, where it measured slower (n = 24,
-  /// 63.6 - 65.2 us against 60.0 - 60.4; n = 32, 107.6 - 110.6 against 97.6 - 98.4): those
-  /// kernels are bound by the instruction latency of their 32-lane steps, not by the loads.
-  /// Float takes the same rule (tested, not timed).
+  /// they factor the current one, instead of one matrix per lane group and launch slot,
+  /// so that the loads of the next matrix hide behind the factorization. Not used for
+  /// n <= 8 (no gain) nor for 16 < n <= 32: those kernels are bound by the
+  /// instruction latency of their 32-lane steps, not by the loads. Float takes the same
+  /// rule.
   bool prefetch_next = true;
   /// register_max_n < n <= this (0..128) runs the whole-matrix shared-memory kernel. Off
-  /// by default: slower than the register kernels and the blocked path at every n measured
-  /// on the H200 (double, batch 10^4: n = 64, 2048 us against 1218 blocked; n = 96 and
-  /// 128, 0.88x and 0.42x cuBLAS against 1.78x and 1.81x blocked).
+  /// by default: the register kernels and the blocked path beat it at every n
+  /// (docs/kernels/batched_factor.md).
   int shared_max_n = 0;
   /// Blocked path: all swaps of a panel applied at once from two pivot vectors (Sec. VI-A)
   /// instead of one row interchange after another (LAPACK laswp).
@@ -137,7 +128,7 @@ struct GetrfOptions {
   /// Blocked path: panels per trailing update (Sec. VI-D): 1 = plain right-looking (rank-32
   /// updates); 2 or 4 = the next panels are updated as they come and the rest of the
   /// trailing matrix once per 64 / 128 columns; 0 = automatic: 1 below n = 192, 2 from
-  /// there (the fastest measured on the H200, see kGetrfDepth2MinN in the .cu file).
+  /// there (kGetrfDepth2MinN in batched_factor/factor.cu).
   int update_depth = 0;
   /// Blocked path: trailing updates wider than 32 columns, and with trtri_rowblock the row
   /// blocks of 64-column panels, on 64 x 64 tiles (FP64 tensor cores in double; the tiles
@@ -179,16 +170,15 @@ void getrs_batched(index_t n, index_t nrhs, DeviceMatrixBatch<const double> a, c
 void getrs_batched(index_t n, index_t nrhs, DeviceMatrixBatch<const float> a, const index_t* ipiv,
                    DeviceMatrixBatch<float> b, index_t batch, cudaStream_t stream);
 
-/// potrf switches (defaults: the fastest measured, see GetrfOptions).
+/// potrf switches (defaults: the fastest path for each n, as GetrfOptions).
 struct PotrfOptions {
   /// n <= this (0..64) runs a register kernel: one warp per matrix for n <= 32, one thread
-  /// per row (64 threads) for 32 < n <= 64. Default 48: the one-thread-per-row kernel against
-  /// the blocked path with the register panel on the H200 (double, batch 10^4): n = 48,
-  /// 252 us against 278; n = 56, 650 against 309; n = 64, 732 against 329.
+  /// per row (64 threads) for 32 < n <= 64. Default 48: up to there the one-thread-per-row
+  /// kernel beats the blocked path with the register panel, above it the blocked path wins
+  /// (docs/kernels/batched_factor.md).
   int register_max_n = 48;
   /// register_max_n < n <= this (0..128) runs the whole-matrix shared-memory kernel. Off by
-  /// default: the first H200 run measured it slower than the blocked path at every n >= 48
-  /// (n = 64: 1642 us against 1089 us; n = 128: 24718 against 3975).
+  /// default: the blocked path beats it at every n >= 48.
   int shared_max_n = 0;
   /// Blocked path: the m x 32 panel factored with one thread per row, the rows in registers
   /// (one barrier per column), instead of in shared memory with 256 threads.
@@ -196,7 +186,8 @@ struct PotrfOptions {
   /// Blocked path: panels per trailing update: 1 = plain right-looking (rank-32 syrk); 2 or
   /// 4 = each panel updates only the next panels of its group, the rest of the trailing
   /// matrix is updated once per 64 / 128 columns (as getrf's multi-level update); 0 =
-  /// automatic: 1 below n = 128, 2 from there (kPotrfDepth2MinN in the .cu file).
+  /// automatic: 1 below n = 128, 2 from there (kPotrfDepth2MinN in
+  /// batched_factor/factor.cu).
   int update_depth = 0;
   /// Blocked path: as GetrfOptions::tile64_update, for the syrk.
   bool tile64_update = true;

@@ -1,4 +1,6 @@
 #include "kernels/cuda/blas1.hpp"
+
+#include "kernels/cg_scalars.hpp"
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/dependent_launch.cuh"
@@ -9,7 +11,6 @@ namespace prism::kernels::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kRz = 0, kRzNew = 1, kPq = 2, kRr = 3, kAlpha = 4;
 
 int grid_for(index_t n) {
   const long long blocks = (static_cast<long long>(n) + kThreads - 1) / kThreads;
@@ -89,7 +90,7 @@ __global__ void cg_update_kernel(index_t n, const double* __restrict__ p,
                                  const double* __restrict__ q, double* __restrict__ x,
                                  double* __restrict__ r, const double* __restrict__ scalars,
                                  double* __restrict__ partials) {
-  const double rz = scalars[kRz], pq = scalars[kPq];
+  const double rz = scalars[kCgRz], pq = scalars[kCgPq];
   const double alpha = is_positive(rz) && is_positive(pq) ? rz / pq : 0.0;
   double sum = 0.0;
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
@@ -104,8 +105,8 @@ __global__ void cg_update_kernel(index_t n, const double* __restrict__ p,
 
 __global__ void cg_direction_kernel(index_t n, const double* __restrict__ z, double* __restrict__ p,
                                     const double* __restrict__ scalars) {
-  const double rz = scalars[kRz];
-  const double beta = is_positive(rz) ? scalars[kRzNew] / rz : 0.0;
+  const double rz = scalars[kCgRz];
+  const double beta = is_positive(rz) ? scalars[kCgRzNew] / rz : 0.0;
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
     p[i] = z[i] + beta * p[i];
   }
@@ -128,7 +129,7 @@ __global__ void cg_residual_kernel(index_t n, const double* __restrict__ q, doub
   wait_for_previous();
   allow_next();
   const double pq = sum_of_partials(in_partials, count);
-  const double rz = scalars[kRzNew];
+  const double rz = scalars[kCgRzNew];
   const double alpha = is_positive(rz) && is_positive(pq) ? rz / pq : 0.0;
   double sum = 0.0;
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
@@ -140,9 +141,9 @@ __global__ void cg_residual_kernel(index_t n, const double* __restrict__ q, doub
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = sum;
     if (blockIdx.x == 0) {  // no block of this kernel reads these slots
-      scalars[kPq] = pq;
-      scalars[kAlpha] = alpha;
-      scalars[kRz] = rz;
+      scalars[kCgPq] = pq;
+      scalars[kCgAlpha] = alpha;
+      scalars[kCgRz] = rz;
     }
   }
 }
@@ -151,9 +152,9 @@ __global__ void cg_residual_kernel(index_t n, const double* __restrict__ q, doub
 __device__ __forceinline__ void direction_and_x(index_t n, const double* __restrict__ z,
                                                 double* __restrict__ p, double* __restrict__ x,
                                                 double rz_new, const double* scalars) {
-  const double rz = scalars[kRz];
+  const double rz = scalars[kCgRz];
   const double beta = is_positive(rz) ? rz_new / rz : 0.0;
-  const double alpha = scalars[kAlpha];
+  const double alpha = scalars[kCgAlpha];
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
     x[i] += alpha * p[i];
     p[i] = z[i] + beta * p[i];
@@ -168,7 +169,7 @@ __global__ void cg_direction_dot_kernel(index_t n, const double* __restrict__ z,
   allow_next();
   const double rz_new = sum_of_partials(in_partials, count);
   direction_and_x(n, z, p, x, rz_new, scalars);
-  if (blockIdx.x == 0 && threadIdx.x == 0) scalars[kRzNew] = rz_new;  // read by no block here
+  if (blockIdx.x == 0 && threadIdx.x == 0) scalars[kCgRzNew] = rz_new;  // read by no block here
 }
 
 __global__ void cg_direction_x_kernel(index_t n, const double* __restrict__ z,
@@ -176,12 +177,12 @@ __global__ void cg_direction_x_kernel(index_t n, const double* __restrict__ z,
                                       const double* __restrict__ scalars) {
   wait_for_previous();
   allow_next();
-  direction_and_x(n, z, p, x, scalars[kRzNew], scalars);
+  direction_and_x(n, z, p, x, scalars[kCgRzNew], scalars);
 }
 
 __global__ void cg_finish_kernel(index_t n, const double* __restrict__ p, double* __restrict__ x,
                                  const double* __restrict__ scalars) {
-  const double alpha = scalars[kAlpha];
+  const double alpha = scalars[kCgAlpha];
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
     x[i] += alpha * p[i];
   }
@@ -189,7 +190,7 @@ __global__ void cg_finish_kernel(index_t n, const double* __restrict__ p, double
 
 /// After every block of cg_direction has read the old rz (stream order).
 __global__ void rotate_rz(double* scalars) {
-  scalars[kRz] = scalars[kRzNew];
+  scalars[kCgRz] = scalars[kCgRzNew];
 }
 
 template <typename Out>
@@ -227,7 +228,7 @@ int cg_residual(index_t n, const double* q, double* r, const double* in_partials
   launch_after_previous(cg_residual_kernel, blocks, kThreads, stream, n, q, r, in_partials, count,
                         partials, scalars);
   if (finish_rr) {
-    finish_sum<<<1, kThreads, 0, stream>>>(partials, blocks, scalars, kRr);
+    finish_sum<<<1, kThreads, 0, stream>>>(partials, blocks, scalars, kCgRr);
     PRISM_CUDA_CHECK_LAUNCH();
   }
   return blocks;
@@ -278,7 +279,7 @@ void cg_update(index_t n, const double* p, const double* q, double* x, double* r
   const int blocks = reduction_grid(n);
   cg_update_kernel<<<blocks, kThreads, 0, stream>>>(n, p, q, x, r, scalars, partials);
   PRISM_CUDA_CHECK_LAUNCH();
-  finish_sum<<<1, kThreads, 0, stream>>>(partials, blocks, scalars, kRr);
+  finish_sum<<<1, kThreads, 0, stream>>>(partials, blocks, scalars, kCgRr);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

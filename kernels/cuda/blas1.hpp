@@ -1,8 +1,8 @@
 #pragma once
 // Vector kernels of the PCG iteration on the device, all asynchronous on `stream`.
-// The CG scalars live in device memory (`scalars`, indexed by the backend's Scalar
-// enum: 0 rz, 1 rz_new, 2 pq, 3 rr), so alpha and beta are formed on the device and
-// an iteration needs no host round trip. Reductions are deterministic: fixed grid,
+// The CG scalars live in device memory (`scalars`, slots as kernels/cg_scalars.hpp lays
+// them out: s[rz] is scalars[kCgRz] and so on), so alpha and beta are formed on the device
+// and an iteration needs no host round trip. Reductions are deterministic: fixed grid,
 // per-block partial sums in `partials` (kReductionBlocks doubles), then one block.
 // Traffic as in kernels/blas1.hpp.
 
@@ -53,8 +53,8 @@ void cg_direction(index_t n, const double* z, double* p, double* scalars, cudaSt
 
 /// pq = sum of in_partials (the SpMV's p . q); rz = s[rz_new]; alpha = rz / pq (0
 /// unless both positive and finite); r -= alpha q; s[rr] = r . r; s[pq], s[alpha],
-/// s[rz] = rz. Scalar slot 4 is alpha. Returns the count of r . r's partial sums in
-/// `partials`; with finish_rr false, s[rr] is left to the caller (cg_loop_check).
+/// s[rz] = rz. Returns the count of r . r's partial sums in `partials`; with finish_rr
+/// false, s[rr] is left to the caller (cg_loop_check).
 int cg_residual(index_t n, const double* q, double* r, const double* in_partials, int count,
                 double* partials, double* scalars, bool finish_rr, cudaStream_t stream);
 

@@ -1,5 +1,6 @@
 #include "kernels/cuda/cg_loop.hpp"
 
+#include "kernels/cg_scalars.hpp"
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/dependent_launch.cuh"
@@ -18,13 +19,13 @@ __global__ void __launch_bounds__(kThreads)
     double sum = 0.0;
     for (int i = threadIdx.x; i < rr_count; i += kThreads) sum += rr_partials[i];
     sum = block_sum<kThreads>(sum);
-    if (threadIdx.x == 0) scalars[3] = sum;
+    if (threadIdx.x == 0) scalars[kCgRr] = sum;
   }
   if (threadIdx.x != 0) return;
   const int k = state->iteration + 1;
-  const double norm = sqrt(scalars[3]);  // IEEE square root, as std::sqrt on the host
+  const double norm = sqrt(scalars[kCgRr]);  // IEEE square root, as std::sqrt on the host
   history[k] = norm;
-  const LoopStop stop = cg_stop(scalars[0], scalars[2], norm, target, k, max_iterations);
+  const LoopStop stop = cg_stop(scalars[kCgRz], scalars[kCgPq], norm, target, k, max_iterations);
   state->iteration = k;
   state->stop = static_cast<int>(stop);
   cudaGraphSetConditional(handle, stop == LoopStop::running ? 1u : 0u);

@@ -9,11 +9,11 @@
 
 namespace prism::kernels::cuda {
 
-/// ++state->iteration (= k), history[k] = sqrt(scalars[3]) (the residual norm; scalars
-/// indexed as in blas1.hpp: 0 rz, 2 pq, 3 rr), state->stop = cg_stop(...), and the while
+/// ++state->iteration (= k), history[k] = sqrt(scalars[kCgRr]) (the residual norm; slots
+/// as kernels/cg_scalars.hpp lays them out), state->stop = cg_stop(...), and the while
 /// node's condition set to continue only while the stop is `running`. history holds
 /// max_iterations + 1 entries. With rr_count > 0 it first finishes r . r itself from the
-/// residual pass's rr_partials into scalars[3] (in sum_partials' order, so the same bits):
+/// residual pass's rr_partials into scalars[kCgRr] (in sum_partials' order, so the same bits):
 /// one launch where there would be two.
 void cg_loop_check(cudaGraphConditionalHandle handle, double* scalars, const double* rr_partials,
                    int rr_count, LoopState* state, double* history, double target,

@@ -20,32 +20,27 @@ namespace prism::kernels::cuda {
 
 }  // namespace prism::kernels::cuda
 
-#define PRISM_CUDA_CHECK(call)                                                        \
-  do {                                                                                \
-    const cudaError_t prism_status_ = (call);                                         \
-    if (prism_status_ != cudaSuccess) {                                               \
-      ::prism::kernels::cuda::throw_backend_error("CUDA", #call, __FILE__, __LINE__,  \
-                                                  cudaGetErrorString(prism_status_)); \
-    }                                                                                 \
+/// Evaluates `call` once; when its status is not `success`, throws BackendError naming
+/// `library`, the call as written (`text`), the file and line, and describe(status).
+#define PRISM_DETAIL_CHECK_STATUS(library, status_type, success, describe, call, text) \
+  do {                                                                                 \
+    const status_type prism_status_ = (call);                                          \
+    if (prism_status_ != (success)) {                                                  \
+      ::prism::kernels::cuda::throw_backend_error(library, text, __FILE__, __LINE__,   \
+                                                  describe(prism_status_));            \
+    }                                                                                  \
   } while (0)
+
+#define PRISM_CUDA_CHECK(call) \
+  PRISM_DETAIL_CHECK_STATUS("CUDA", cudaError_t, cudaSuccess, cudaGetErrorString, call, #call)
 
 /// After a kernel launch: launch-configuration errors surface here, not later.
 #define PRISM_CUDA_CHECK_LAUNCH() PRISM_CUDA_CHECK(cudaGetLastError())
 
-#define PRISM_CUSPARSE_CHECK(call)                                                        \
-  do {                                                                                    \
-    const cusparseStatus_t prism_status_ = (call);                                        \
-    if (prism_status_ != CUSPARSE_STATUS_SUCCESS) {                                       \
-      ::prism::kernels::cuda::throw_backend_error("cuSPARSE", #call, __FILE__, __LINE__,  \
-                                                  cusparseGetErrorString(prism_status_)); \
-    }                                                                                     \
-  } while (0)
+#define PRISM_CUSPARSE_CHECK(call)                                                 \
+  PRISM_DETAIL_CHECK_STATUS("cuSPARSE", cusparseStatus_t, CUSPARSE_STATUS_SUCCESS, \
+                            cusparseGetErrorString, call, #call)
 
-#define PRISM_CUBLAS_CHECK(call)                                                         \
-  do {                                                                                   \
-    const cublasStatus_t prism_status_ = (call);                                         \
-    if (prism_status_ != CUBLAS_STATUS_SUCCESS) {                                        \
-      ::prism::kernels::cuda::throw_backend_error("cuBLAS", #call, __FILE__, __LINE__,   \
-                                                  cublasGetStatusString(prism_status_)); \
-    }                                                                                    \
-  } while (0)
+#define PRISM_CUBLAS_CHECK(call)                                             \
+  PRISM_DETAIL_CHECK_STATUS("cuBLAS", cublasStatus_t, CUBLAS_STATUS_SUCCESS, \
+                            cublasGetStatusString, call, #call)

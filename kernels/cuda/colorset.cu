@@ -2,6 +2,7 @@
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/colorset.hpp"
 #include "kernels/cuda/dependent_launch.cuh"
+#include "kernels/cuda/threads_per_row.hpp"
 
 #include <algorithm>
 
@@ -276,26 +277,9 @@ namespace {
 template <typename V>
 void launch_step(const ColorsetStep& s, const index_t* long_rows, bool prefetch, CsrView<V> strict,
                  const V* inverse_diagonal, const double* b, double* x, cudaStream_t stream) {
-  switch (s.threads_per_row) {
-    case 1:
-      launch<1, V>(s, long_rows, prefetch, strict, inverse_diagonal, b, x, stream);
-      break;
-    case 2:
-      launch<2, V>(s, long_rows, prefetch, strict, inverse_diagonal, b, x, stream);
-      break;
-    case 4:
-      launch<4, V>(s, long_rows, prefetch, strict, inverse_diagonal, b, x, stream);
-      break;
-    case 8:
-      launch<8, V>(s, long_rows, prefetch, strict, inverse_diagonal, b, x, stream);
-      break;
-    case 16:
-      launch<16, V>(s, long_rows, prefetch, strict, inverse_diagonal, b, x, stream);
-      break;
-    default:
-      launch<32, V>(s, long_rows, prefetch, strict, inverse_diagonal, b, x, stream);
-      break;
-  }
+  with_threads_per_row(s.threads_per_row, [&](auto tpr) {
+    launch<decltype(tpr)::value, V>(s, long_rows, prefetch, strict, inverse_diagonal, b, x, stream);
+  });
 }
 
 template <typename V>

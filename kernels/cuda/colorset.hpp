@@ -35,10 +35,10 @@ struct ColorsetRun {
 
 /// Entries a lane of a row's threads may walk before the row counts as long and is summed
 /// by a block of its own (colorset_schedule): a row that long would hold its launch for 8
-/// times the steps of a row of the step's mean length. Rows of graph Laplacians with hubs
-/// (a preferential-attachment graph: rows of up to 797 entries in colors of mean 3) had
-/// made each launch last as long as its longest row. A row is long only above 8 times its
-/// step's mean (above 512 entries where a warp takes a row): the grid and FEM matrices of
+/// times the steps of a row of the step's mean length. Without it, rows of graph
+/// Laplacians with hubs (a preferential-attachment graph: rows of up to 797 entries in
+/// colors of mean 3) make each launch last as long as its longest row. A row is long only above 8
+/// times its step's mean (above 512 entries where a warp takes a row): the grid and FEM matrices of
 /// the README have none, in greedy or level-cyclic colors; bcsstk08 (rows of mean 12 and
 /// up to 339 entries) has some.
 inline constexpr int kLongRowLaneEntries = 16;
@@ -54,16 +54,14 @@ inline constexpr int kColorsetLaneEntries = 2;
 
 /// Entries a lane of a fused run may hold on average (the step's entries over its rows
 /// times its lowered threads per row). A fused run puts the step on one multiprocessor and
-/// each lane walks its entries one after another, so a small color of long rows is faster
-/// in a launch of its own, which spreads it over the GPU with the step's full threads per
-/// row. Q1 hexahedral elasticity (elasticity3d: 3 unknowns a node, about 37 strict entries
-/// a row, 24 greedy colors; H100, same-run A/B, median of 7 solves, us per PCG iteration,
-/// all fused before): 10^3 elements (151 rows a color, 9.3 entries a lane fused) 165 / 167
-/// -> 101 / 100; 12^3 (9.3) 239 / 241 -> 108 / 108; 14^3 (18.5) 357 / 360 -> 98 / 98; 16^3
-/// (37) 614 / 615 -> 101 / 99; 24^3 with level-cyclic 8 (81 colors of 555 rows) 3527 ->
-/// 274. Below the bound, 8^3 (4.6 a lane) stays fused, as do bcsstk13's steps (at most 3.6
-/// lower and 6.5 upper entries a lane), which fusing had taken from 133 to 64 / 83 us a
-/// solve. The bound, 4 x kColorsetLaneEntries, lies between 6.5 and 9.3; not tuned.
+/// each lane walks its entries one after another, so a small color of long rows does
+/// better in a launch of its own, which spreads it over the GPU with the step's full
+/// threads per row. Q1 hexahedral elasticity (elasticity3d: 3 unknowns a node, about 37
+/// strict entries a row) from 10^3 elements on (9.3 entries a lane and more, fused) gains
+/// much from its own launches (docs/kernels/colorset.md); below the bound, 8^3 (4.6 a lane)
+/// stays fused, as do bcsstk13's steps (at most 3.6 lower and 6.5 upper entries a lane),
+/// which fusing serves well. The bound, 4 x kColorsetLaneEntries, lies between 6.5 and
+/// 9.3; not tuned.
 inline constexpr int kFusedLaneEntries = 4 * kColorsetLaneEntries;
 
 /// The launches of a color-set solve. Steps are in block order; every maximal sequence of
@@ -71,8 +69,8 @@ inline constexpr int kFusedLaneEntries = 4 * kColorsetLaneEntries;
 /// most kFusedStepRows rows and, with its threads per row lowered to fit one pass, at most
 /// kFusedLaneEntries entries a lane. A launch costs a few microseconds however little it
 /// does, and a step of so few rows is done by one block in one pass: on matrices with many
-/// small colors (bcsstk13: 41 colors of about 50 rows) the solve was launch-bound (H200:
-/// 133 us per solve with one launch per color, 64 / 83 us lower / upper fused).
+/// small colors (bcsstk13: 41 colors of about 50 rows) one launch per color leaves the
+/// solve launch-bound, and fused runs take most of those launches away.
 struct ColorsetSchedule {
   std::vector<ColorsetStep> steps;
   std::vector<ColorsetRun> runs;

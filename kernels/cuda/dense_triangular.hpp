@@ -50,15 +50,14 @@ namespace prism::kernels::cuda {
 
 /// Largest n the single-block trsv and the batched trsv handle.
 inline constexpr index_t trsv_small_max_n = 128;
-/// Largest n for which TrsvAlgorithm::automatic picks single_block. Measured on an H200
-/// (tools/dense_triangular.md): single_block is fastest up to n = 64; from n = 100 on,
-/// global_sync with 32- or 64-row block rows is faster (two or more thread blocks overlap
+/// Largest n for which TrsvAlgorithm::automatic picks single_block
+/// (docs/kernels/dense_triangular.md): single_block wins up to n = 64; from n = 100 on,
+/// global_sync with 32- or 64-row block rows wins (two or more thread blocks overlap
 /// the loads of later block rows with the solve of earlier ones, where single_block's one
 /// warp serialises four 32x32 diagonal solves and three block updates).
 inline constexpr index_t trsv_auto_single_block_max_n = 64;
-/// The same with a TrsvWorkspace, whose global_sync solves skip the memset: H200, same run,
-/// n = 64: global_sync 7.1 us against 8.5 single_block (double; float 6.3 / 7.8, transposed
-/// 7.0 / 8.8); n = 32: 7.5 / 6.8 (double), 5.6 / 6.1 (float), 6.3 / 5.7 (transposed).
+/// The same with a TrsvWorkspace, whose global_sync solves skip the memset, so that
+/// global_sync already wins at n = 64 and the two are about even at n = 32.
 inline constexpr index_t trsv_auto_single_block_max_n_ready = 32;
 
 /// Which trsv kernel runs.
@@ -78,7 +77,8 @@ struct TrsvOptions {
   /// With 32-row block rows an inverted block also takes in the two tiles left of it
   /// (their products with the inverse are formed before the stream), so that one 32x32
   /// multiply is left between the previous block row's solution and this one's.
-  /// Defaults measured on an H200: on, from chunk 4 (row 128; tools/dense_triangular.md).
+  /// Defaults: on, from chunk 4 (row 128), the best setting in
+  /// docs/kernels/dense_triangular.md.
   bool invert_diagonal_blocks = true;
   int invert_from_block_row = 4;
   /// global_sync only: rows per thread block, 32, 64 or 128; 0 picks by n
@@ -88,8 +88,8 @@ struct TrsvOptions {
   /// global_sync with 32-row block rows only: split long block rows. A block row with at
   /// least 2 split_tiles off-diagonal 32-column tiles gets helper thread blocks, each
   /// streaming split_tiles of its leftmost tiles and publishing partial sums, so that the
-  /// long rows of a large n stream through many SMs instead of one each (one SM streams
-  /// about 30 GB/s). 0 picks (trsv_auto_split_tiles), < 0 never splits; a request is
+  /// long rows of a large n stream through many SMs instead of one each (what one SM can
+  /// stream bounds an unsplit row). 0 picks (trsv_auto_split_tiles), < 0 never splits; a request is
   /// raised to at least 32 tiles and to enough that no row has more than 16 helpers.
   int split_tiles = 0;
 };
@@ -123,7 +123,8 @@ void trsv(TriUplo uplo, TriOp op, TriDiag diag, index_t n, const float* a, index
           const TrsvOptions& options = {});
 
 /// A global_sync trsv workspace that every call leaves ready for the next one, so that a
-/// call runs no memset before its kernel (tools/dense_triangular.md has the time it saves).
+/// call runs no memset before its kernel (docs/kernels/dense_triangular.md has the time it
+/// saves).
 /// It holds two copies of the published solution, used by solves in turn: a solve resets
 /// what the solve before it used of the other copy, and its last thread block to start
 /// hands that copy to the next solve. Made ready once by the constructor, which waits for
@@ -141,7 +142,7 @@ class TrsvWorkspace {
   index_t max_n() const noexcept { return max_n_; }
 
  private:
-  friend struct TrsvWorkspaceAccess;  // the solves' view (dense_triangular.cu)
+  friend struct TrsvWorkspaceAccess;  // the solves' view (dense_triangular/trsv.cu)
   DeviceBuffer<unsigned char> buffer_;
   std::size_t half_bytes_ = 0;  // one of the two copies of the published solution
   index_t max_n_ = 0;

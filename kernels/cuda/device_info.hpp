@@ -7,7 +7,7 @@ namespace prism::kernels::cuda {
 int device_count() noexcept;
 
 /// Threads the current device keeps resident at once (multiprocessors x threads per
-/// multiprocessor; 270,336 on an H200), 0 when it cannot be queried.
+/// multiprocessor), 0 when it cannot be queried.
 int resident_threads() noexcept;
 
 }  // namespace prism::kernels::cuda

@@ -114,16 +114,15 @@ enum class Ic0Method { merge, warp_merge, staged };
 
 /// Ic0Method::staged's shared memory per warp, at most: a warp takes as many rows (up to
 /// 32) as fit (ic0_staged_bytes: 30 bytes an entry, 38 scaling, 10 a pair). The walk is
-/// latency-bound, so more warps of fewer rows keep an SM as busy. On the H200, against
-/// 48 KiB, bcsstk13's refactor (blocks of ~50 rows of up to 78 entries, 8 shift
-/// retries) took 11.4 against 13.4 ms, and 27-point grids the same.
+/// latency-bound, so more warps of fewer rows keep an SM as busy: half of the 48 KiB a
+/// block may take without an opt-in pays on bcsstk13's refactor (blocks of ~50 rows of up
+/// to 78 entries, 8 shift retries) and costs 27-point grids nothing.
 inline constexpr std::size_t kIc0StagedSharedBytes = 24 * 1024;
 
 /// Ic0Method::staged's entries per lane, at most, where a warp takes more than one row:
-/// fewer rows a warp give each row more lanes for its runs (and the SM more warps). H100,
-/// refactor_on_backend at 2 / 4 / 8 (same run): 27-point 100^3 1.44 / 1.47 / 1.56 ms,
-/// bcsstk13 1.04 / 1.13 / 1.14, elasticity3d 16^3 0.33 / 0.34 / 0.36; without the limit
-/// (24 KiB alone) 27-point 100^3 took 1.62.
+/// fewer rows a warp give each row more lanes for its runs (and the SM more warps). Of 2,
+/// 4 and 8, 2 does best on 27-point grids, bcsstk13 and elasticity3d, and any limit beats
+/// none (kIc0StagedSharedBytes alone).
 inline constexpr index_t kIc0StagedLaneEntries = 2;
 
 /// How Ic0Method::staged takes a block of rows: `rows_per_warp` consecutive rows a warp
@@ -176,9 +175,9 @@ struct Ic0Attempts {
 /// min-reduces its index into *bad_diagonal and *failed_row (the later blocks of the
 /// attempt then return), and does so even in a lost attempt, so *bad_diagonal ends as
 /// ic0_scale's verdict. Every entry of `values` is written (L, or a failed row's pivot)
-/// by an attempt that is not lost. H100, refactor_on_backend, same run: Poisson3D 128^3
-/// 0.70 -> 0.61 ms, G3_circuit 0.44 -> 0.39; each row reading its own entries one at a
-/// time as it walks them (a sector per row and step) took Poisson3D 128^3 to 0.91 ms.
+/// by an attempt that is not lost. The coalesced pass pays for itself in the refactor:
+/// each row reading its own entries one at a time as it walks them (a sector per row and
+/// step) costs more than the pass.
 struct Ic0Source {
   const double* a = nullptr;
   const index_t* source = nullptr;
@@ -240,11 +239,10 @@ void ic0_emit(CsrView<double> lower, index_t nnz, const index_t* entry_row, cons
 /// `resident` threads at once: a cost model in waves of resident threads times the
 /// steps of the longest row. One thread per row: m^2 merge steps, each a dependent load
 /// (~30 cycles); one warp per row: 32 times the threads, m (log2 m + 32) steps, mostly
-/// shuffles (~5 cycles, so a sixth of the weight). On an H200 the warp kernel took
-/// bcsstk13's set-up from 232 to 50 ms (blocks of ~50 rows, m up to 80); on 27-point
-/// Poisson 100^3 (125k rows per color, m = 26), where one thread per row already fills
-/// the GPU, warps in the last four colors made refactor_on_backend 3.1 ms against 2.3
-/// ms with threads.
+/// shuffles (~5 cycles, so a sixth of the weight). The warp kernel pays where blocks are
+/// small and rows long (bcsstk13: blocks of ~50 rows, m up to 80); where one thread per
+/// row already fills the GPU (27-point Poisson 100^3: 125k rows per color, m = 26), warps
+/// lose.
 inline bool ic0_warp_per_row(index_t entries, index_t rows, int resident) {
   if (entries < 2 || rows <= 0 || resident <= 0) return false;
   const double m = static_cast<double>(entries);

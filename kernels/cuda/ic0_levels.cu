@@ -1,5 +1,7 @@
-#include "kernels/cuda/check.hpp"
 #include "kernels/cuda/ic0_levels.hpp"
+
+#include "kernels/cuda/check.hpp"
+#include "kernels/cuda/launch_config.hpp"
 
 #include <algorithm>
 #include <string>
@@ -7,8 +9,7 @@
 namespace prism::kernels::cuda {
 namespace {
 
-// One block of 1024 threads a multiprocessor (H200, bcsstk13's ladder: 512 or 256 threads
-// a block measured the same, 358-362 against 366 µs).
+// One block of 1024 threads a multiprocessor (512 or 256 threads a block do as well).
 constexpr int kThreads = 1024;
 
 /// Products a lane forms at once; a group of g lanes forms kRound * g, kept in shared
@@ -83,9 +84,8 @@ __device__ __forceinline__ unsigned arrived_so_far(const unsigned* arrived) {
 /// shared memory, and its first lane subtracts them in order from the sum, round after
 /// round, then stores. Between arriving at the barrier and waiting at it each group reads
 /// what its first slot of the next level needs that no level writes (the slot, the
-/// positions of its first round), so after it only the values are loaded. H200,
-/// bcsstk13's ladder: refactor 0.432 ms with cooperative groups' grid.sync() after the
-/// reads, 0.417 with the reads inside the barrier.
+/// positions of its first round), so after it only the values are loaded: those reads
+/// hide behind the wait for the other blocks instead of following a plain grid.sync().
 __global__ void __launch_bounds__(kThreads, 1)
     ic0_levels(Ic0Levels plan, double* values, int* failed_row, Ic0Attempts ladder,
                unsigned* arrived) {
@@ -159,12 +159,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 /// One block a multiprocessor (where one fits), all resident at once.
 long long launch_blocks() {
-  int device = 0, multiprocessors = 0, per_multiprocessor = 0;
-  PRISM_CUDA_CHECK(cudaGetDevice(&device));
-  PRISM_CUDA_CHECK(
-      cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  PRISM_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, ic0_levels, kThreads, 0));
+  const int multiprocessors = multiprocessor_count();
+  const int per_multiprocessor = blocks_per_multiprocessor(kernel_id(ic0_levels), kThreads);
   return static_cast<long long>(multiprocessors) * std::min(per_multiprocessor, 1);
 }
 

@@ -15,17 +15,15 @@ constexpr int kBlockThreads = 256;
 /// Blocks per SM asked of ptxas for the IC(0) halves (sell_llt_forward_rows and
 /// sell_llt_backward_rows): 8, i.e. at most 32 registers and every warp slot of an SM
 /// filled. In double they took 36-40 registers unasked, and registers go to a warp 256 at a
-/// time, so 6 or 7 blocks (48 or 56 warps) stayed resident. Capped, without spills (H200,
-/// same build, two runs each, ic0-color, us per PCG iteration): Poisson3D 128^3 180.0 / 179.9
-/// -> 172.2 / 172.4, 96^3 86.7 / 87.7 -> 82.9 / 82.3, Poisson2D 1024^2 82.4 / 82.6 -> 78.9 /
-/// 78.9, anisotropic 96^3 85.6 / 86.2 -> 81.7 / 81.5, G3_circuit 135.6 / 135.6 -> 132.0 /
-/// 131.7; 27-point 100^3 (13 entries a row) 250.7 / 250.7 -> 252.6 / 251.5.
+/// time, so only 6 or 7 blocks (48 or 56 warps) would stay resident. Capped, they do not
+/// spill, and the full SM pays on the 7-point grids and G3_circuit; the 27-point grids
+/// (13 entries a row) are even.
 constexpr int kSolveMinBlocks = 8;
 
 /// Entries fetched together by a thread before any is used: one row's loop is a chain
 /// of dependent loads (column, then x[column]), so with one at a time a thread of a long
-/// row waits a memory latency per entry (H200: 27-point Poisson 100^3, 13 entries left of
-/// the diagonal, 299 -> 294 us per PCG iteration; 7-point grids unchanged).
+/// row waits a memory latency per entry (rows of 13 entries left of the diagonal gain;
+/// 7-point grids are unchanged).
 constexpr int kSellBatch = 4;
 
 /// sum over the stored entries [begin, end) of one lane (stride kSellSlice) of

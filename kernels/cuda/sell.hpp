@@ -37,8 +37,7 @@ int sell_spmv_dot(index_t rows, SellView<double> a, const double* x, double* y, 
 /// c < range_ptr[1] times the inverse diagonal there, l_rc * dl_c (rounded to V; in float,
 /// of l_rc and dl_c rounded to float). The first range has no strict entries, so
 /// x_c = b_c * dl_c there, and a step multiplies b_c alone: one gather instead of two for
-/// those columns (G3_circuit on an H100, same run: the forward half 47.4 -> 40.8 us;
-/// README, "Color-set IC(0) on the GPU"). The first range then runs last, when nothing
+/// those columns (docs/kernels/colorset.md). The first range then runs last, when nothing
 /// reads its b any more.
 /// The device IC(0) factorization writes L so (Ic0Output::scaled_end).
 void sell_colorset_solve(SellView<double> strict, const double* inverse_diagonal,

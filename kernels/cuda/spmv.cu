@@ -1,5 +1,6 @@
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/spmv.hpp"
+#include "kernels/cuda/threads_per_row.hpp"
 
 namespace prism::kernels::cuda {
 namespace {
@@ -45,26 +46,8 @@ int spmv_threads_per_row(double mean_row_length) {
 
 void spmv(CsrView<double> a, int threads_per_row, const double* x, double* y, cudaStream_t stream) {
   if (a.rows == 0) return;
-  switch (threads_per_row) {
-    case 1:
-      launch<1>(a, x, y, stream);
-      break;
-    case 2:
-      launch<2>(a, x, y, stream);
-      break;
-    case 4:
-      launch<4>(a, x, y, stream);
-      break;
-    case 8:
-      launch<8>(a, x, y, stream);
-      break;
-    case 16:
-      launch<16>(a, x, y, stream);
-      break;
-    default:
-      launch<32>(a, x, y, stream);
-      break;
-  }
+  with_threads_per_row(threads_per_row,
+                       [&](auto tpr) { launch<decltype(tpr)::value>(a, x, y, stream); });
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

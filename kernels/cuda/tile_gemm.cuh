@@ -2,8 +2,8 @@
 // A 64 x 64 output tile of a product of two operands staged in shared memory, accumulated
 // in registers by 256 threads: acc += A(0:64, 0:kK) B(0:kK, 0:64) with As[k][r] (leading
 // dimension kGemmLdA) and Bs[k][c] (kGemmLdB), or acc -= A B (kSubtract). Used by the trsm
-// (dense_triangular.cu) and by the trailing updates of the batched factorizations
-// (batched_factor.cu).
+// (dense_triangular/trsm.cu) and by the trailing updates and row blocks of the batched
+// factorizations (batched_factor/updates.cu).
 //
 // Generic (float): SIMT, thread (ty, tx) of 16 x 16 owns rows 4 ty + i (one 4-wide vector
 // read of As per k) and columns tx + 16 j. Double: FP64 tensor cores (mma.sync m8n8k4,

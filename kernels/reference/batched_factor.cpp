@@ -1,5 +1,5 @@
 // Reference batched LU / Cholesky and solves: unblocked LAPACK getf2 / potf2 / getrs /
-// potrs loops, the oracle for kernels/cuda/batched_factor.cu.
+// potrs loops, the oracle for kernels/cuda/batched_factor/.
 
 #include "kernels/batched_factor.hpp"
 
