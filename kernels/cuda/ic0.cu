@@ -11,7 +11,7 @@ namespace prism::kernels::cuda {
 namespace {
 
 constexpr int kThreads = 128;
-constexpr int kStagedThreads = 32;  // ic0_rows_staged: one warp a block
+constexpr int kStagedThreads = kIc0StagedThreads;
 
 int blocks_for(long long n) {
   return static_cast<int>((n + kThreads - 1) / kThreads);
@@ -694,28 +694,6 @@ Ic0MatchTable ic0_match_table(CsrView<double> lower, index_t nnz, const index_t*
     PRISM_CUDA_CHECK_LAUNCH();
   }
   return table;
-}
-
-std::size_t ic0_staged_bytes(index_t entries, index_t pairs, bool scaling) {
-  const auto e = static_cast<std::size_t>(entries), q = static_cast<std::size_t>(pairs);
-  return kStagedThreads * sizeof(double) + (kStagedThreads + 1) * sizeof(index_t) +
-         e * ((scaling ? 3 : 2) * sizeof(double) + 3 * sizeof(index_t)) + q * sizeof(double) +
-         (e / 2 + 2 + q / 2 + 2) * sizeof(std::uint32_t);
-}
-
-Ic0Staging ic0_staging(const index_t* row_ptr, const index_t* match_ptr, index_t begin,
-                       index_t end) {
-  for (int r = kStagedThreads; r >= 1; r /= 2) {
-    Ic0Staging s{r, 0, 0};
-    for (index_t i = begin; i < end; i += r) {
-      const index_t i1 = end - i < r ? end : i + r;
-      s.entries = std::max(s.entries, row_ptr[i1] - row_ptr[i]);
-      s.pairs = std::max(s.pairs, match_ptr[row_ptr[i1]] - match_ptr[row_ptr[i]]);
-    }
-    const bool few_entries = r == 1 || s.entries <= kStagedThreads * kIc0StagedLaneEntries;
-    if (few_entries && ic0_staged_bytes(s.entries, s.pairs) <= kIc0StagedSharedBytes) return s;
-  }
-  return {};
 }
 
 void ic0_factor_rows(const Ic0Rows& rows, CsrView<double> lower, double* values, double shift,

@@ -7,7 +7,7 @@
 
 #include "backend/split_triangle.hpp"
 #include "common/test_matrices.hpp"
-#include "kernels/cuda/colorset.hpp"
+#include "kernels/colorset_schedule.hpp"
 #include "precond/ic0_pattern.hpp"
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // host. Needs no device, but the planning is compiled with the CUDA kernels, so this
 // builds only with CUDA.
 
-#include "kernels/cuda/ic0.hpp"
+#include "kernels/ic0_staging.hpp"
 
 #include <gtest/gtest.h>
 
