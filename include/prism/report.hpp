@@ -81,11 +81,11 @@ struct SolveReport {
   std::string trisolve;         ///< triangular solve algorithm used by ic0 ("" otherwise)
   std::string trisolve_layout;  ///< storage of the factor in the solves, "csr" or "sell"
   std::string spmv;             ///< SpMV algorithm used ("reference", "cusparse", "sell", ...)
+  std::string precision;        ///< ic0 factor precision, "double" or "mixed" ("" otherwise)
   /// Every `auto` choice the solver resolved, with its reason ("spmv: sell (...)"): the
   /// ordering, the SpMV, ic0's triangular solve and factorization place, how the
   /// iterations run.
   std::vector<std::string> plan;
-  std::string precision;        ///< ic0 factor precision, "double" or "mixed" ("" otherwise)
   index_t rows = 0;
   index_t nnz = 0;
   double tolerance = 0.0;  ///< the stopping tolerance used

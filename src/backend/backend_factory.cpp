@@ -1,5 +1,5 @@
-#include <prism/errors.hpp>
 #include <prism/capabilities.hpp>
+#include <prism/errors.hpp>
 
 #include "backend/backend.hpp"
 #include "backend/cpu_backend.hpp"

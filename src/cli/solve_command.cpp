@@ -94,11 +94,12 @@ std::string describe_matrix_source(const MatrixSpec& m) {
 
 /// --log-level debug: each set-up step as it is reported.
 void log_setup(const SetupReport& setup) {
-  spdlog::debug("setup: check {}, coloring {}, permutation {}, analysis {}, factorization {}, "
-                "upload {}",
-                format_seconds(setup.check_seconds), format_seconds(setup.coloring_seconds),
-                format_seconds(setup.permutation_seconds), format_seconds(setup.analysis_seconds),
-                format_seconds(setup.factorization_seconds), format_seconds(setup.upload_seconds));
+  spdlog::debug(
+      "setup: check {}, coloring {}, permutation {}, analysis {}, factorization {}, "
+      "upload {}",
+      format_seconds(setup.check_seconds), format_seconds(setup.coloring_seconds),
+      format_seconds(setup.permutation_seconds), format_seconds(setup.analysis_seconds),
+      format_seconds(setup.factorization_seconds), format_seconds(setup.upload_seconds));
 }
 
 /// --log-level debug: every `auto` choice the solver resolved, with its reason, and the

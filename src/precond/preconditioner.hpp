@@ -41,9 +41,9 @@ class BackendFactorization {
 
 /// What a preconditioner reports about itself (SolveReport's fields).
 struct PreconditionerInfo {
-  std::string trisolve;         ///< triangular solve algorithm ("" without one)
-  std::string trisolve_layout;  ///< storage of the factor the solves read ("csr" or "sell")
-  std::string precision;        ///< precision of the factor ("double" or "mixed")
+  std::string trisolve;               ///< triangular solve algorithm ("" without one)
+  std::string trisolve_layout;        ///< storage of the factor the solves read ("csr" or "sell")
+  std::string precision;              ///< precision of the factor ("double" or "mixed")
   FactorizationReport factorization;  ///< breakdown handling of the last factorize()
 };
 

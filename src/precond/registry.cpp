@@ -1,7 +1,7 @@
 #include "precond/preconditioner.hpp"
 
-#include <prism/errors.hpp>
 #include <prism/capabilities.hpp>
+#include <prism/errors.hpp>
 
 namespace prism {
 namespace precond {

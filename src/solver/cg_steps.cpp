@@ -98,8 +98,8 @@ PhaseArray CgSteps::traffic(int iterations) const {
   PhaseArray bytes{};
   if (iterations == 0) return bytes;
   for (int ph = 0; ph < kNumPhases; ++ph) {
-    bytes[ph] = iterations * first_bytes_[ph] + (iterations - 1) * second_bytes_[ph] +
-                finish_bytes_[ph];
+    bytes[ph] =
+        iterations * first_bytes_[ph] + (iterations - 1) * second_bytes_[ph] + finish_bytes_[ph];
   }
   return bytes;
 }

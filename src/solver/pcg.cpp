@@ -66,7 +66,8 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
   backend.dot(*v.r, *v.z, fused_steps ? Scalar::rz_new : Scalar::rz);
 
   CgSteps steps(backend, a, preconditioner, v, x, fused_steps);
-  std::vector<int> recorded = run_iterations(mode, steps, {backend, options, target, scale}, result);
+  std::vector<int> recorded =
+      run_iterations(mode, steps, {backend, options, target, scale}, result);
   if (result.iterations > 0) {
     steps.finish();
     timer.next_iteration();

@@ -118,7 +118,8 @@ RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& b
                           (loop ? "runs device-side loops" : "records graphs") + "; the " +
                           backend.name() + " backend does not");
       }
-      return why(loop ? RunMode::loop : RunMode::replay, std::string("graph: ") + (loop ? "loop" : "on"));
+      return why(loop ? RunMode::loop : RunMode::replay,
+                 std::string("graph: ") + (loop ? "loop" : "on"));
     }
     case GraphMode::automatic:
       break;
@@ -129,7 +130,8 @@ RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& b
     return why(RunMode::launches, "graph: auto with timing: phases times every operation");
   }
   if (!backend.can_record()) {
-    return why(RunMode::launches, "graph: auto; the " + backend.name() + " backend records no graphs");
+    return why(RunMode::launches,
+               "graph: auto; the " + backend.name() + " backend records no graphs");
   }
   // A loop keeps every residual in device memory; `auto` replays beyond its limit.
   if (backend.can_loop() && options.max_iterations <= kMaxLoopIterations) {

@@ -160,8 +160,8 @@ void Solver::setup(const CsrMatrix<double>& a) {
 
   t = std::chrono::steady_clock::now();
   s.plan = solver::resolve_plan(s.config, *s.backend, s.ordered, s.ordering_reasons);
-  s.preconditioner = precond::Registry::instance().create(popt.type, *s.backend,
-                                                          s.plan.preconditioner);
+  s.preconditioner =
+      precond::Registry::instance().create(popt.type, *s.backend, s.plan.preconditioner);
   s.ordering.levels = set_stats(level_sets(s.ordered).level_ptr);
   s.preconditioner->analyze(s.ordered);
   s.setup.analysis_seconds = seconds_since(t);
@@ -178,8 +178,7 @@ void Solver::refactor(const CsrMatrix<double>& a) {
     throw InvalidMatrixError(
         "refactor: the matrix does not have the sparsity pattern given to setup()");
   }
-  if (s.preconditioner->backend_factorization() != nullptr &&
-      a.values.size() == a.col_idx.size()) {
+  if (s.preconditioner->backend_factorization() != nullptr && a.values.size() == a.col_idx.size()) {
     // Checked, reordered, scaled and factored where the backend computes, as by
     // refactor_on_backend (the same factor, bit for bit, as scaled on the host): the host
     // only copies the values there, into one buffer, so that repeated calls replay.

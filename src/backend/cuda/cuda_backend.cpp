@@ -4,11 +4,11 @@
 
 #include "backend/cuda/colorset_trisolve.hpp"
 #include "backend/cuda/cuda_handles.hpp"
+#include "backend/cuda/cuda_ic0_factor.hpp"
 #include "backend/cuda/cuda_timer.hpp"
 #include "backend/cuda/cuda_vector.hpp"
 #include "backend/cuda/cusparse_trisolve.hpp"
 #include "backend/cuda/device_csr.hpp"
-#include "backend/cuda/cuda_ic0_factor.hpp"
 #include "backend/split_triangle.hpp"
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/cg_loop.hpp"
