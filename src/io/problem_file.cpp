@@ -11,6 +11,7 @@
 #include <prism/problem.hpp>
 #include <prism/solver.hpp>
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -484,7 +485,55 @@ void read_logging(const Reader& r, const Entry& entry, LoggingSpec& logging) {
   r.read(map, "print_every", logging.print_every);
 }
 
-std::vector<YAML::Node> parse_documents(const std::string& path, const Reader& r) {
+/// The type of a handler method's last parameter: yaml-cpp's EventHandler spells some of
+/// them differently across releases (the style as EmitterStyle::value or EmitterStyle).
+template <typename F>
+struct LastParameter;
+template <typename C, typename A, typename B, typename D, typename E>
+struct LastParameter<void (C::*)(A, B, D, E)> {
+  using type = E;
+};
+using ScalarValue = LastParameter<decltype(&YAML::EventHandler::OnScalar)>::type;
+using SequenceStyle = LastParameter<decltype(&YAML::EventHandler::OnSequenceStart)>::type;
+using MapStyle = LastParameter<decltype(&YAML::EventHandler::OnMapStart)>::type;
+
+/// Where each YAML document of a text starts, and where its first node is (none for a
+/// document of a null alone, as a trailing "---" opens), without building it.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> marks;
+  std::vector<YAML::Mark> content;  ///< null where the document has no node but a null
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    marks.push_back(mark);
+    content.push_back(YAML::Mark::null_mark());
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { fill(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, ScalarValue) override {
+    fill(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       SequenceStyle) override {
+    fill(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, MapStyle) override {
+    fill(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void fill(const YAML::Mark& mark) {
+    if (!content.empty() && content.back().is_null()) content.back() = mark;
+  }
+};
+
+/// The one document of a problem file. Documents are counted one call at a time, and at
+/// most three: yaml-cpp's parser can stop advancing on some malformed input (a document
+/// starting with ','), where YAML::LoadAll would loop and grow without end; a document
+/// that starts where the previous one did is that case, reported as a syntax error.
+YAML::Node parse_document(const std::string& path, const Reader& r) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw IoError(path + ": is a directory, not a problem file");
   std::ifstream in(path, std::ios::binary);
@@ -493,7 +542,21 @@ std::vector<YAML::Node> parse_documents(const std::string& path, const Reader& r
   text << in.rdbuf();
   if (in.bad()) throw IoError(path + ": cannot read problem file");
   try {
-    return YAML::LoadAll(text.str());
+    std::istringstream stream(text.str());
+    YAML::Parser parser(stream);
+    DocumentStarts starts;
+    for (int call = 0; call < 3 && parser.HandleNextDocument(starts); ++call) {
+      const std::vector<YAML::Mark>& m = starts.marks;
+      if (m.size() >= 2 && m[m.size() - 1].pos == m[m.size() - 2].pos) {
+        r.fail(m.back(), "YAML syntax error: the parser cannot go on from here");
+      }
+    }
+    for (std::size_t d = 1; d < starts.marks.size(); ++d) {
+      if (!starts.content[d].is_null()) {
+        r.fail(starts.content[d], "expected one YAML document, found more");
+      }
+    }
+    return YAML::Load(text.str());
   } catch (const YAML::ParserException& e) {
     r.fail(e.mark, "YAML syntax error: " + e.msg);
   } catch (const YAML::Exception& e) {
@@ -505,15 +568,11 @@ std::vector<YAML::Node> parse_documents(const std::string& path, const Reader& r
 
 ProblemSpec load_problem_file(const std::string& path) {
   const Reader r(path);
-  const std::vector<YAML::Node> documents = parse_documents(path, r);
-  if (documents.empty() || documents[0].IsNull()) {
+  const YAML::Node document = parse_document(path, r);
+  if (document.IsNull()) {
     r.fail(YAML::Mark(), "empty problem file; expected a map with at least 'matrix'");
   }
-  if (documents.size() > 1) {
-    r.fail(documents[1].Mark(),
-           "expected one YAML document, found " + std::to_string(documents.size()));
-  }
-  const Map top = r.section(documents[0], documents[0].Mark(), "");
+  const Map top = r.section(document, document.Mark(), "");
 
   ProblemSpec spec;
   spec.source_path = path;

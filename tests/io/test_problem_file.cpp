@@ -138,6 +138,12 @@ TEST(ProblemFile, InputPathsAreRelativeToTheYamlFile) {
   EXPECT_EQ(spec.initial_guess.file, normal(dir / "tiny_x0.mtx"));
 }
 
+TEST(ProblemFile, TrailingSeparatorOpensNoSecondDocument) {
+  const prism::ProblemSpec spec =
+      prism::load_problem_file(yaml_path("valid_trailing_separator.yaml"));
+  EXPECT_EQ(spec.matrix.generator.name, "poisson2d");
+}
+
 TEST(ProblemFile, UnreadableFileIsAnIoError) {
   EXPECT_THROW(prism::load_problem_file(yaml_path("no_such_file.yaml")), prism::IoError);
 }
@@ -246,7 +252,12 @@ const InvalidCase invalid_cases[] = {
      5,
      {"unknown key 'shift' in preconditioner.ic0; allowed: initial_shift, max_shift_retries"}},
     {"bad_print_every.yaml", 6, 16, {"logging.print_every: must be >= 0, got -1"}},
-    {"bad_two_documents.yaml", 6, 1, {"expected one YAML document, found 2"}},
+    {"bad_two_documents.yaml", 6, 1, {"expected one YAML document, found more"}},
+    // yaml-cpp's parser stops advancing on these; they must fail at once, not loop.
+    {"bad_leading_comma.yaml", 1, 1, {"YAML syntax error", "cannot go on"}},
+    {"bad_tag_comma.yaml", 1, 2, {"YAML syntax error", "cannot go on"}},
+    {"bad_comma_after_separator.yaml", 2, 1, {"YAML syntax error", "cannot go on"}},
+    {"bad_empty_first_document.yaml", 3, 1, {"expected one YAML document, found more"}},
 };
 
 std::string case_name(const testing::TestParamInfo<InvalidCase>& info) {
