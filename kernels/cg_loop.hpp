@@ -25,15 +25,17 @@ struct LoopState {
 inline constexpr double kMaxFinite = 1.7976931348623157e308;
 
 /// After iteration `iteration` (r_k and its norm known; rz and pq those the iteration
-/// used): breakdown when rz <= 0 (M not positive definite), pq <= 0 (A not, along p) or
-/// any of them is not finite; converged when residual_norm <= target; max_iterations
-/// when iteration >= max_iterations; else running. Breakdown is tested first.
+/// used): converged when residual_norm <= target; else breakdown when rz <= 0 (M not
+/// positive definite), pq <= 0 (A not, along p) or any of them is not finite;
+/// max_iterations when iteration >= max_iterations; else running. Convergence is tested
+/// first: iterations past the converged one (check_every > 1) may drive r to exactly 0,
+/// and with it rz and pq, which is no breakdown.
 PRISM_HOST_DEVICE inline LoopStop cg_stop(double rz, double pq, double residual_norm, double target,
                                           int iteration, int max_iterations) {
   const bool rz_ok = rz > 0.0 && rz <= kMaxFinite;
   const bool pq_ok = pq > 0.0 && pq <= kMaxFinite;
+  if (residual_norm <= target) return LoopStop::converged;  // false for NaN
   if (!rz_ok || !pq_ok || !(residual_norm <= kMaxFinite)) return LoopStop::breakdown;
-  if (residual_norm <= target) return LoopStop::converged;
   if (iteration >= max_iterations) return LoopStop::max_iterations;
   return LoopStop::running;
 }

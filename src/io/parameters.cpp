@@ -333,12 +333,15 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
             return s.config.preconditioner.ic0.initial_shift;
           })),
       0.0));
-  t.push_back(at_least(key("preconditioner.ic0.max_shift_retries", Type::integer,
-                           "Shifted retries before the factorization gives up.", "5",
-                           integer_value([](const ProblemSpec& s) {
-                             return s.config.preconditioner.ic0.max_shift_retries;
-                           })),
-                       0));
+  // The shift doubles each retry, so 200 retries span 60 orders of magnitude; the bound
+  // keeps the ladder of shifts (and the attempts a backend runs together) small.
+  t.push_back(at_most(at_least(key("preconditioner.ic0.max_shift_retries", Type::integer,
+                                   "Shifted retries before the factorization gives up.", "5",
+                                   integer_value([](const ProblemSpec& s) {
+                                     return s.config.preconditioner.ic0.max_shift_retries;
+                                   })),
+                               0),
+                      200));
   t.push_back(enumerated<Ic0Factorization>(
       "preconditioner.ic0.factorization",
       "Where the numeric factorization runs: host (then uploaded), backend (color by color in "
@@ -403,6 +406,8 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 
 std::string format_number(double v) {
   if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+  // Whole numbers as integers ("200", not "2e2").
+  if (v == std::trunc(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
   char buffer[32];
   for (int digits = 1; digits <= 17; ++digits) {
     std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);

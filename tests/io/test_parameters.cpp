@@ -381,7 +381,12 @@ TEST(Validate, Ic0Shift) {
   }
   c.preconditioner.ic0.initial_shift = 1e-3;
   c.preconditioner.ic0.max_shift_retries = -1;
-  EXPECT_EQ(violation(c), "preconditioner.ic0.max_shift_retries: must be >= 0, got -1");
+  EXPECT_EQ(violation(c), "preconditioner.ic0.max_shift_retries: must be in [0, 200], got -1");
+  c.preconditioner.ic0.max_shift_retries = 200;
+  EXPECT_EQ(violation(c), "");
+  // A bound on the ladder of shifts: 2^31 - 1 retries would allocate them all.
+  c.preconditioner.ic0.max_shift_retries = std::numeric_limits<int>::max();
+  EXPECT_EQ(violation(c).rfind("preconditioner.ic0.max_shift_retries: must be in [0, 200]", 0), 0u);
 }
 
 TEST(Validate, PreconditionerType) {

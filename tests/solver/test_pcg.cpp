@@ -169,6 +169,23 @@ TEST(Pcg, ZeroRightHandSideGivesZeroSolution) {
   EXPECT_EQ(x, std::vector<double>(25, 0.0));
 }
 
+// Iterations past the converged one (check_every > 1) drive the residual to exactly 0, and
+// with it (r, z) and (p, A p): the verdict at the check is convergence, not breakdown.
+TEST(Pcg, ExactSolutionBetweenChecksIsConvergence) {
+  const CsrMatrix<double> a = prism::csr_from_triplets(1, 1, {{0, 0, 4.0}});
+  for (auto timing : {prism::TimingMode::phases, prism::TimingMode::total}) {
+    prism::SolverConfig c = config("jacobi", prism::Ordering::natural);
+    c.solver.check_every = 2;
+    c.solver.timing = timing;
+    prism::Solver s(c);
+    s.setup(a);
+    std::vector<double> x;
+    const prism::SolveReport r = s.solve({8.0}, x);
+    EXPECT_EQ(r.status, prism::SolveStatus::converged);
+    EXPECT_EQ(x, std::vector<double>{2.0});
+  }
+}
+
 TEST(Pcg, IterationLimitIsAStatusNotAnException) {
   const CsrMatrix<double> a = prism::poisson2d(30, 30);
   prism::SolverConfig c = config("none", prism::Ordering::natural);
