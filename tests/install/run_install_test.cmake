@@ -14,6 +14,9 @@ if(CUDA_ROOT)
 endif()
 run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build -G ${GENERATOR}
     -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release
-    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix ${_extra})
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix ${_extra}
+    # A consumer on an older standard still compiles prism's headers: prism::prism
+    # carries C++17 as a usage requirement.
+    -DCMAKE_CXX_STANDARD=14 -DCMAKE_CXX_EXTENSIONS=OFF)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer)
