@@ -24,12 +24,29 @@ constexpr const char* kUsage =
     "       prism --help | --version\n"
     "exit status: 0 converged, 2 not converged, 1 error\n";
 
-/// Keeps an error on one line, whatever the exception text held.
-std::string one_line(std::string s) {
-  for (char& c : s) {
-    if (c == '\n' || c == '\r') c = ' ';
+/// Longest error message printed: an input's text quoted in an error (a binary file, a
+/// matrix given as a problem file) must not flood the terminal.
+constexpr std::size_t kMaxErrorBytes = 400;
+
+/// Keeps an error on one printable line, whatever the exception text held: line breaks
+/// become spaces, other control bytes \xNN, and the text is cut at kMaxErrorBytes.
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r' || c == '\t') {
+      out += ' ';
+    } else if (byte < 0x20 || byte == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[byte >> 4];
+      out += hex[byte & 15];
+    } else {
+      out += c;
+    }
+    if (out.size() >= kMaxErrorBytes) return out + " ...";
   }
-  return s;
+  return out;
 }
 
 }  // namespace

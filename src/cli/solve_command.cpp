@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <future>
 
 namespace prism::cli {
@@ -23,6 +24,20 @@ struct SolveArgs {
   std::string backend, report, history, solution, log_level;
   int print_every = -1;
 };
+
+/// A Matrix Market file given where a problem file belongs: by its name, or by its
+/// first line.
+bool looks_like_matrix_market(const std::string& path) {
+  const auto ends_with = [&](const std::string& suffix) {
+    return path.size() >= suffix.size() &&
+           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends_with(".mtx") || ends_with(".mtx.gz")) return true;
+  std::ifstream in(path, std::ios::binary);
+  char head[14] = {};
+  in.read(head, sizeof head);
+  return in.gcount() == sizeof head && std::string(head, sizeof head) == "%%MatrixMarket";
+}
 
 SolveArgs parse_solve_args(const std::vector<std::string>& args) {
   SolveArgs out;
@@ -61,6 +76,11 @@ SolveArgs parse_solve_args(const std::vector<std::string>& args) {
     }
   }
   if (out.problem_file.empty()) throw UsageError{"solve needs a problem file (FILE.yaml)"};
+  if (looks_like_matrix_market(out.problem_file)) {
+    throw UsageError{"'" + out.problem_file +
+                     "' is a Matrix Market file; prism solve takes a YAML problem file that "
+                     "names it (matrix: {file: ...}); prism info shows the matrix"};
+  }
   return out;
 }
 
