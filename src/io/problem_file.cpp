@@ -529,6 +529,9 @@ class DocumentStarts : public YAML::EventHandler {
   }
 };
 
+/// Largest problem file read.
+constexpr std::size_t kMaxProblemFileBytes = std::size_t{1} << 20;
+
 /// The one document of a problem file. Documents are counted one call at a time, and at
 /// most three: yaml-cpp's parser can stop advancing on some malformed input (a document
 /// starting with ','), where YAML::LoadAll would loop and grow without end; a document
@@ -538,11 +541,18 @@ YAML::Node parse_document(const std::string& path, const Reader& r) {
   if (fs::is_directory(path, ec)) throw IoError(path + ": is a directory, not a problem file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError(path + ": cannot open problem file");
-  std::ostringstream text;
-  text << in.rdbuf();
+  // Bounded: a problem file is a few lines of YAML, and a device or a huge file given by
+  // mistake must not be read without end.
+  std::string text(kMaxProblemFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) throw IoError(path + ": cannot read problem file");
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxProblemFileBytes) {
+    throw IoError(path + ": larger than " + std::to_string(kMaxProblemFileBytes >> 20) +
+                  " MiB; a problem file is a short YAML file (matrices go in their own files)");
+  }
   try {
-    std::istringstream stream(text.str());
+    std::istringstream stream(text);
     YAML::Parser parser(stream);
     DocumentStarts starts;
     for (int call = 0; call < 3 && parser.HandleNextDocument(starts); ++call) {
@@ -556,7 +566,7 @@ YAML::Node parse_document(const std::string& path, const Reader& r) {
         r.fail(starts.content[d], "expected one YAML document, found more");
       }
     }
-    return YAML::Load(text.str());
+    return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     r.fail(e.mark, "YAML syntax error: " + e.msg);
   } catch (const YAML::Exception& e) {

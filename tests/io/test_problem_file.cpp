@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -142,6 +143,27 @@ TEST(ProblemFile, TrailingSeparatorOpensNoSecondDocument) {
   const prism::ProblemSpec spec =
       prism::load_problem_file(yaml_path("valid_trailing_separator.yaml"));
   EXPECT_EQ(spec.matrix.generator.name, "poisson2d");
+}
+
+// A problem file is read up to a bound: a huge file or an endless device is an error
+// that names it, not an unbounded read.
+TEST(ProblemFile, OversizedInputIsRejectedAfterABoundedRead) {
+  const fs::path big = fs::temp_directory_path() / "prism_test_big_problem.yaml";
+  {
+    std::ofstream out(big, std::ios::binary);
+    out << "# " << std::string((std::size_t{1} << 20), 'x') << "\n";
+  }
+  for (const std::string path : {big.string(), std::string("/dev/zero")}) {
+    if (!fs::exists(path)) continue;
+    try {
+      prism::load_problem_file(path);
+      FAIL() << path << " was accepted";
+    } catch (const prism::IoError& e) {
+      EXPECT_NE(std::string(e.what()).find(path + ": larger than 1 MiB"), std::string::npos)
+          << e.what();
+    }
+  }
+  fs::remove(big);
 }
 
 TEST(ProblemFile, UnreadableFileIsAnIoError) {
