@@ -38,6 +38,9 @@ struct Part {
   long lines = 0;         // lines parsed, the bad one included
   bool failed = false;    // stopped at its line `lines`, for `reason`
   std::string reason;
+  // Symmetric files: whether the part stores entries below and above the diagonal.
+  bool lower = false;
+  bool upper = false;
 };
 
 // Parses the lines of `part` in order until the first bad one, or the first entry line
@@ -65,7 +68,10 @@ void parse_part(Part& part, const EntryFormat& format, long long allowed) {
             format.field == MatrixMarketInfo::Field::pattern ? 1.0 : parse_value(p, format.field);
         expect_end_of_entry(p);
         part.triplets.push_back({i, j, value});
-        if (format.symmetric && i != j) part.triplets.push_back({j, i, value});
+        if (format.symmetric && i != j) {
+          part.triplets.push_back({j, i, value});
+          (i > j ? part.lower : part.upper) = true;
+        }
         ++part.entries;
       }
     } catch (const EntryError& e) {
@@ -139,6 +145,36 @@ std::future<std::size_t> read_ahead(LineReader& reader, char* data, std::size_t 
   return done.get_future();
 }
 
+// A symmetric file whose entries lie on both sides of the diagonal (allowed: each entry
+// stands for itself and its mirror) must not store a pair twice, as (i, j) and (j, i):
+// the coupling would be counted twice, a silently doubled matrix. `triplets` holds each
+// stored off-diagonal entry followed by its mirror.
+void check_one_of_each_pair(const std::string& path, const std::vector<Triplet>& triplets) {
+  std::vector<std::pair<index_t, index_t>> above;  // stored (i, j), i < j, as (j, i)
+  for (std::size_t k = 0; k < triplets.size(); ++k) {
+    const Triplet& t = triplets[k];
+    if (t.row == t.col) continue;
+    if (t.row < t.col) above.emplace_back(t.col, t.row);
+    ++k;  // its mirror
+  }
+  std::sort(above.begin(), above.end());
+  for (std::size_t k = 0; k < triplets.size(); ++k) {
+    const Triplet& t = triplets[k];
+    if (t.row == t.col) continue;
+    if (t.row > t.col &&
+        std::binary_search(above.begin(), above.end(), std::make_pair(t.row, t.col))) {
+      throw InputError(path, 0,
+                       "a symmetric file stores each pair once, but both (" +
+                           std::to_string(t.row + 1) + ", " + std::to_string(t.col + 1) +
+                           ") and (" + std::to_string(t.col + 1) + ", " +
+                           std::to_string(t.row + 1) +
+                           ") are given: each stands for its mirror too, so the pair would "
+                           "count twice (write the file as 'general', or one triangle only)");
+    }
+    ++k;  // its mirror
+  }
+}
+
 }  // namespace
 
 std::vector<Triplet> read_coordinate_entries(LineReader& reader, const EntryFormat& format) {
@@ -153,7 +189,8 @@ std::vector<Triplet> read_coordinate_entries(LineReader& reader, const EntryForm
   Block current(threads * kBlockBytesPerThread), next(threads * kBlockBytesPerThread);
   long line = reader.line();  // lines before current.text[0]
   long long found = 0;
-  std::size_t kept = 0;  // current.text[0, kept): the start of a line carried over
+  bool lower = false, upper = false;  // symmetric files: the triangles entries lie in
+  std::size_t kept = 0;               // current.text[0, kept): the start of a line carried over
   std::size_t got = reader.read(current.text.get(), current.capacity);
   for (;;) {
     const std::size_t room = current.capacity - kept;
@@ -208,6 +245,8 @@ std::vector<Triplet> read_coordinate_entries(LineReader& reader, const EntryForm
         parse_part(exact, format, format.declared - found);
         throw InputError(path, line + exact.lines, exact.reason);
       }
+      lower = lower || part.lower;
+      upper = upper || part.upper;
       triplets.insert(triplets.end(), part.triplets.begin(), part.triplets.end());
       std::vector<Triplet>().swap(part.triplets);
       found += part.entries;
@@ -221,6 +260,7 @@ std::vector<Triplet> read_coordinate_entries(LineReader& reader, const EntryForm
     kept = rest;
     std::swap(current, next);
   }
+  if (lower && upper) check_one_of_each_pair(path, triplets);
   if (found < format.declared) {
     throw InputError(path, line + 1,
                      "too few entries: the size line declares " + std::to_string(format.declared) +

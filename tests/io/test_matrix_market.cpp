@@ -210,9 +210,17 @@ TEST(MatrixMarketRead, DuplicatesAreSummed) {
   EXPECT_EQ(dense(a), (std::vector<double>{7, 0, 30, 5}));
 }
 
-TEST(MatrixMarketRead, SymmetricDuplicatesAcrossTrianglesAreSummed) {
-  const CsrMatrix<double> a = read_matrix_market(data("duplicates_symmetric.mtx"));
-  EXPECT_EQ(dense(a), (std::vector<double>{4, 3, 3, 4}));
+// A pair stored in both triangles of a symmetric file would count twice (each entry also
+// stands for its mirror): an error, not a silently doubled matrix. Either triangle alone,
+// or a mix of distinct pairs, stays valid (SymmetricIsExpandedFromEitherTriangle).
+TEST(MatrixMarketRead, SymmetricPairInBothTrianglesIsAnError) {
+  try {
+    read_matrix_market(data("duplicates_symmetric.mtx"));
+    FAIL() << "a pair stored in both triangles was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("both (2, 1) and (1, 2) are given"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(MatrixMarketRead, GzipMatchesPlain) {
