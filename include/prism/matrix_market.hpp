@@ -44,8 +44,10 @@ CsrMatrix<double> read_matrix_market_to_solve(const std::string& path,
                                               bool allow_pattern = false);
 
 /// Reads a vector: `array real general` with one column, or a `coordinate` matrix
-/// with one column (missing entries are zero).
-std::vector<double> read_vector_market(const std::string& path);
+/// with one column (missing entries are zero). With `expected_rows` >= 0, a size line
+/// declaring another length fails there with InputError, before anything is allocated
+/// (a size line of 2e9 rows would otherwise take all memory).
+std::vector<double> read_vector_market(const std::string& path, long long expected_rows = -1);
 
 /// Writes a matrix as `coordinate real general`, or `coordinate real symmetric`
 /// (lower triangle) when symmetric is true. Values are written with 17 significant

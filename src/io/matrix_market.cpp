@@ -277,7 +277,7 @@ CsrMatrix<double> read_matrix_market_to_solve(const std::string& path, MatrixMar
   return read_matrix_market(path, info, allow_pattern);
 }
 
-std::vector<double> read_vector_market(const std::string& path) {
+std::vector<double> read_vector_market(const std::string& path, long long expected_rows) {
   MarketParser parser(path);
   const Banner banner = parser.read_banner();
   if (banner.field == Field::pattern) {
@@ -292,6 +292,10 @@ std::vector<double> read_vector_market(const std::string& path) {
   const long long rows = sizes[0];
   if (sizes[1] != 1) {
     parser.fail("a vector file must have exactly 1 column, got " + std::to_string(sizes[1]));
+  }
+  if (expected_rows >= 0 && rows != expected_rows) {
+    parser.fail("the size line declares " + std::to_string(rows) + " rows, expected " +
+                std::to_string(expected_rows) + " (the matrix's)");
   }
 
   std::vector<double> x;

@@ -32,13 +32,10 @@ std::vector<double> times_ones(const CsrMatrix<double>& a) {
   return y;
 }
 
-std::vector<double> read_sized_vector(const std::string& file, const char* what, index_t rows) {
-  std::vector<double> v = read_vector_market(file);
-  if (v.size() != static_cast<std::size_t>(rows)) {
-    throw ConfigError(file + ": " + what + " has " + std::to_string(v.size()) +
-                      " entries, but the matrix has " + std::to_string(rows) + " rows");
-  }
-  return v;
+/// A vector file for a matrix of `rows` rows: its size line is checked before anything is
+/// allocated.
+std::vector<double> read_sized_vector(const std::string& file, index_t rows) {
+  return read_vector_market(file, rows);
 }
 
 const std::vector<double>& coefficients_of(const GeneratorSpec& g, std::size_t count) {
@@ -93,7 +90,7 @@ Problem assemble_problem(const ProblemSpec& spec) {
       p.exact_solution.assign(n, 1.0);
       break;
     case RhsSpec::Kind::file:
-      p.b = read_sized_vector(spec.rhs.file, "the right-hand side", p.a.rows);
+      p.b = read_sized_vector(spec.rhs.file, p.a.rows);
       break;
   }
 
@@ -105,7 +102,7 @@ Problem assemble_problem(const ProblemSpec& spec) {
       p.x0 = random_vector(n, spec.initial_guess.seed);
       break;
     case InitialGuessSpec::Kind::file:
-      p.x0 = read_sized_vector(spec.initial_guess.file, "the initial guess", p.a.rows);
+      p.x0 = read_sized_vector(spec.initial_guess.file, p.a.rows);
       break;
   }
   return p;

@@ -8,10 +8,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 namespace {
+
+namespace fs = std::filesystem;
 
 using prism::CsrMatrix;
 
@@ -144,17 +148,39 @@ TEST(Assemble, VectorFileOfWrongSizeNamesTheFile) {
   try {
     prism::assemble_problem(spec);
     FAIL() << "size mismatch accepted";
-  } catch (const prism::ConfigError& e) {
+  } catch (const prism::InputError& e) {
+    // Found at the size line, before the vector is allocated.
     const std::string message = e.what();
-    EXPECT_NE(message.find("tiny_rhs.mtx"), std::string::npos) << message;
-    EXPECT_NE(message.find("3 entries"), std::string::npos) << message;
-    EXPECT_NE(message.find("6 rows"), std::string::npos) << message;
+    EXPECT_NE(message.find("tiny_rhs.mtx:"), std::string::npos) << message;
+    EXPECT_NE(message.find("declares 3 rows, expected 6"), std::string::npos) << message;
   }
 
   prism::ProblemSpec x0_spec = poisson_spec(2, 2);
   x0_spec.initial_guess.kind = prism::InitialGuessSpec::Kind::file;
   x0_spec.initial_guess.file = yaml_path("tiny_x0.mtx");
-  EXPECT_THROW(prism::assemble_problem(x0_spec), prism::ConfigError);
+  EXPECT_THROW(prism::assemble_problem(x0_spec), prism::InputError);
+}
+
+// A vector file that declares 2^31 - 1 rows fails at its size line: nothing of that size
+// is allocated (the vector would take 16 GiB).
+TEST(Assemble, VectorSizeLineIsCheckedBeforeAllocating) {
+  const fs::path file = fs::temp_directory_path() / "prism_test_huge_rhs.mtx";
+  {
+    std::ofstream out(file);
+    out << "%%MatrixMarket matrix coordinate real general\n2147483647 1 1\n1 1 1.0\n";
+  }
+  prism::ProblemSpec spec = poisson_spec(2, 2);
+  spec.rhs.kind = prism::RhsSpec::Kind::file;
+  spec.rhs.file = file.string();
+  try {
+    prism::assemble_problem(spec);
+    FAIL() << "accepted";
+  } catch (const prism::InputError& e) {
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_NE(std::string(e.what()).find("declares 2147483647 rows, expected 4"), std::string::npos)
+        << e.what();
+  }
+  fs::remove(file);
 }
 
 TEST(Assemble, MissingMatrixFileThrows) {
