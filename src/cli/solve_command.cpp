@@ -102,6 +102,50 @@ void make_parent_directory(const std::string& path) {
   if (ec) throw IoError("cannot create directory " + parent.string() + ": " + ec.message());
 }
 
+/// Whether two paths name one file (the same file through links or different spellings).
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec)) return true;
+  const fs::path ca = fs::weakly_canonical(a, ec);
+  if (ec) return false;
+  const fs::path cb = fs::weakly_canonical(b, ec);
+  return !ec && ca == cb;
+}
+
+/// Before anything is solved: every output names a file of its own and none of the
+/// problem's inputs, and its folder exists (created on demand), so that a bad output path
+/// fails at once and an input is never overwritten.
+void check_outputs(const ProblemSpec& spec, const std::string& problem_file) {
+  const std::vector<std::pair<const char*, std::string>> outputs{
+      {"report", spec.output.report},
+      {"history", spec.output.history},
+      {"solution", spec.output.solution}};
+  std::vector<std::pair<const char*, std::string>> inputs{{"the problem file", problem_file}};
+  if (spec.matrix.from_file()) inputs.emplace_back("the matrix file", spec.matrix.file);
+  if (spec.rhs.kind == RhsSpec::Kind::file) inputs.emplace_back("the rhs file", spec.rhs.file);
+  if (spec.initial_guess.kind == InitialGuessSpec::Kind::file) {
+    inputs.emplace_back("the initial guess file", spec.initial_guess.file);
+  }
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const auto& [what, path] = outputs[o];
+    if (path.empty()) continue;
+    for (std::size_t p = o + 1; p < outputs.size(); ++p) {
+      if (!outputs[p].second.empty() && same_file(path, outputs[p].second)) {
+        throw ConfigError(std::string("the ") + what + " and the " + outputs[p].first +
+                          " outputs are both " + path + "; give each its own file");
+      }
+    }
+    for (const auto& [input, input_path] : inputs) {
+      if (same_file(path, input_path)) {
+        throw ConfigError(std::string("the ") + what + " output " + path + " is " + input +
+                          "; it would be overwritten");
+      }
+    }
+    make_parent_directory(path);
+  }
+}
+
 std::string describe_matrix_source(const MatrixSpec& m) {
   if (m.from_file()) return m.file;
   const GeneratorSpec& g = m.generator;
@@ -147,6 +191,7 @@ int solve_command(const std::vector<std::string>& args) {
   if (cli.print_every >= 0) spec.logging.print_every = cli.print_every;
   spdlog::set_level(parse_level(spec.logging.level));
 
+  check_outputs(spec, cli.problem_file);
   spdlog::info("prism: solving {} ({})", spec.name, cli.problem_file);
   // The solver (for cuda: the device context, a noticeable part of a second) starts
   // while the matrix is read or generated. A matrix that fails is still reported first.
@@ -188,10 +233,6 @@ int solve_command(const std::vector<std::string>& args) {
   context.problem_name = spec.name;
   context.problem_file = cli.problem_file;
   context.matrix_source = describe_matrix_source(spec.matrix);
-  for (const std::string* path :
-       {&spec.output.report, &spec.output.history, &spec.output.solution}) {
-    if (!path->empty()) make_parent_directory(*path);
-  }
   if (!spec.output.report.empty()) {
     write_report_json(spec.output.report, report, context);
     spdlog::info("wrote report   {}", spec.output.report);

@@ -13,9 +13,15 @@ namespace prism::io {
 /// is atomic on POSIX file systems, so `path` is always either the old file or the complete
 /// new one, never a mix, even when two writers race.
 ///
+/// A symbolic link is written through (its target is replaced, the link stays); a target
+/// that is not a regular file (a device such as /dev/null, a FIFO, /dev/stdout on a pipe)
+/// is written in place, never replaced; a regular file without write permission is not
+/// touched.
+///
 /// Throws IoError("cannot write PATH: reason") when the temporary file cannot be created,
-/// written or renamed; if `write` itself throws, that exception propagates unchanged. In
-/// every failing case the temporary file is removed and `path` is left as it was.
+/// written or renamed, or the target is read-only or a directory; if `write` itself throws, that
+/// exception propagates unchanged. In every failing case the temporary file is removed and `path`
+/// is left as it was.
 void write_file_atomically(const std::string& path,
                            const std::function<void(std::ostream&)>& write);
 

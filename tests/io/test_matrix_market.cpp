@@ -676,6 +676,41 @@ TEST_F(MatrixMarketFiles, FailedRenameRemovesTheTemporaryFile) {
 // ---------------------------------------------------------------------------------------------
 // write_file_atomically itself (internal, shared by every writer in prism).
 
+// Output targets are written, not replaced: a link keeps pointing where it did, a device
+// stays a device, a read-only file is left alone, and a name at the length limit works.
+TEST_F(MatrixMarketFiles, AtomicWriteGoesThroughALink) {
+  write_vector_market(path("real.mtx"), {1.0});
+  fs::create_symlink("real.mtx", path("link.mtx"));
+  write_vector_market(path("link.mtx"), {2.0, 3.0});
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(path("link.mtx"))));
+  EXPECT_EQ(read_vector_market(path("real.mtx")), (std::vector<double>{2.0, 3.0}));
+}
+
+TEST_F(MatrixMarketFiles, AtomicWriteNeverReplacesADevice) {
+  if (!fs::exists("/dev/null")) GTEST_SKIP() << "no /dev/null";
+  write_vector_market("/dev/null", {1.0});
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+}
+
+TEST_F(MatrixMarketFiles, AtomicWriteLeavesAReadOnlyFileAlone) {
+  write_vector_market(path("ro.mtx"), {1.0});
+  fs::permissions(path("ro.mtx"), fs::perms::owner_read | fs::perms::group_read);
+  try {
+    write_vector_market(path("ro.mtx"), {2.0});
+    FAIL() << "a read-only file was replaced";
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("read-only"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_vector_market(path("ro.mtx")), std::vector<double>{1.0});
+  EXPECT_EQ(listing(), std::vector<std::string>{"ro.mtx"});
+}
+
+TEST_F(MatrixMarketFiles, AtomicWriteTakesANameAtTheLengthLimit) {
+  const std::string name(250, 'a');
+  write_vector_market(path(name), {4.0});
+  EXPECT_EQ(read_vector_market(path(name)), std::vector<double>{4.0});
+}
+
 TEST_F(MatrixMarketFiles, AtomicWriteThatThrowsKeepsTheOldFile) {
   write_vector_market(path("x.mtx"), {1.0});
   EXPECT_THROW(io::write_file_atomically(path("x.mtx"),
