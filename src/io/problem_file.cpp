@@ -362,12 +362,13 @@ class Reader {
   double parse_double(const YAML::Node& node, const YAML::Mark& at, const std::string& path) const {
     if (!node.IsScalar()) fail(at, path + ": expected a number, got " + describe(node));
     const std::string text = node.Scalar();
-    errno = 0;
     char* end = nullptr;
     const double value = std::strtod(text.c_str(), &end);
-    // strtod also accepts hex floats, "inf" and "nan": only finite decimals pass.
+    // strtod also accepts hex floats, "inf" and "nan": only finite decimals pass. Overflow
+    // gives infinity (rejected); underflow a subnormal or zero, a finite number that the
+    // key's range judges.
     const bool decimal = text.find_first_not_of("0123456789+-.eE") == std::string::npos;
-    if (text.empty() || !decimal || *end != '\0' || errno == ERANGE || !std::isfinite(value)) {
+    if (text.empty() || !decimal || *end != '\0' || !std::isfinite(value)) {
       fail(at, path + ": expected a finite number, got '" + text + "'");
     }
     return value;

@@ -139,6 +139,11 @@ TEST(ProblemFile, InputPathsAreRelativeToTheYamlFile) {
   EXPECT_EQ(spec.initial_guess.file, normal(dir / "tiny_x0.mtx"));
 }
 
+TEST(ProblemFile, SubnormalNumberIsFinite) {
+  const prism::ProblemSpec spec = prism::load_problem_file(yaml_path("valid_subnormal_shift.yaml"));
+  EXPECT_EQ(spec.config.preconditioner.ic0.initial_shift, 1e-320);
+}
+
 TEST(ProblemFile, TrailingSeparatorOpensNoSecondDocument) {
   const prism::ProblemSpec spec =
       prism::load_problem_file(yaml_path("valid_trailing_separator.yaml"));
