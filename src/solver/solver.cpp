@@ -122,6 +122,8 @@ void Solver::setup(const CsrMatrix<double>& a) {
 
   auto t = std::chrono::steady_clock::now();
   check_spd_candidate(a);
+  // A system of no equations: a solve would report convergence with nothing solved.
+  if (a.rows == 0) throw InvalidMatrixError("setup: the matrix is empty (0 x 0)");
   s.mirror = mirror_entries(a);
   s.setup.check_seconds = seconds_since(t);
   s.row_ptr = a.row_ptr;

@@ -186,6 +186,11 @@ TEST(Pcg, ExactSolutionBetweenChecksIsConvergence) {
   }
 }
 
+TEST(Pcg, EmptyMatrixIsAnErrorNotAConvergedSolve) {
+  prism::Solver s(config("jacobi", prism::Ordering::natural));
+  EXPECT_THROW(s.setup(CsrMatrix<double>{}), prism::InvalidMatrixError);
+}
+
 TEST(Pcg, IterationLimitIsAStatusNotAnException) {
   const CsrMatrix<double> a = prism::poisson2d(30, 30);
   prism::SolverConfig c = config("none", prism::Ordering::natural);
