@@ -50,6 +50,7 @@ const char* LineReader::next() {
       if (gzeof(file_) == 0) fail_binary();
       break;
     }
+    if (buffer_.size() > kMaxLineBytes) fail_long_line(line_ + 1);
     buffer_.resize(buffer_.size() * 2);
   }
   ++line_;
@@ -90,6 +91,12 @@ void LineReader::fail_if_broken(long line) const {
     if (reason.compare(0, path_.size() + 2, path_ + ": ") == 0) reason.erase(0, path_.size() + 2);
     throw InputError(path_, line, "corrupt compressed data (" + reason + ")");
   }
+}
+
+void LineReader::fail_long_line(long line) const {
+  throw InputError(path_, line,
+                   "line longer than " + std::to_string(kMaxLineBytes >> 20) +
+                       " MiB (not a Matrix Market file?)");
 }
 
 void LineReader::fail_binary() const {

@@ -12,6 +12,10 @@
 
 namespace prism::io {
 
+/// Longest line read: Matrix Market lines are short, and a file of one endless line (a
+/// decompression bomb, a binary file) must not be read into memory whole.
+inline constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
+
 class LineReader {
  public:
   /// Throws IoError when the file cannot be opened.
@@ -21,8 +25,8 @@ class LineReader {
   LineReader& operator=(const LineReader&) = delete;
 
   /// The next line without its line ending, or nullptr at the end of the file. Throws
-  /// InputError on a line holding a NUL byte or on corrupt compressed data, IoError when
-  /// the file cannot be read.
+  /// InputError on a line holding a NUL byte or longer than kMaxLineBytes, or on corrupt
+  /// compressed data, IoError when the file cannot be read.
   const char* next();
 
   /// Number of the line last returned by next() (1-based; 0 before the first).
@@ -37,6 +41,9 @@ class LineReader {
 
   /// Throws IoError or InputError (at `line`, where the data stops) if reading failed.
   void fail_if_broken(long line) const;
+
+  /// Throws InputError at `line`: it is longer than kMaxLineBytes.
+  [[noreturn]] void fail_long_line(long line) const;
 
   const std::string& path() const { return path_; }
 

@@ -209,11 +209,8 @@ std::vector<Triplet> read_coordinate_entries(LineReader& reader, const EntryForm
       }
       if (broken) {
         whole = last == nullptr ? 0 : static_cast<std::size_t>(last - text) + 1;
-      } else if (last == nullptr) {  // a line longer than the block: read more of it
-        current.reserve(2 * current.capacity, size);
-        kept = size;
-        got = reader.read(current.text.get() + kept, current.capacity - kept);
-        continue;
+      } else if (last == nullptr) {  // a line longer than a whole block
+        reader.fail_long_line(line + 1);
       } else {
         whole = static_cast<std::size_t>(last - text) + 1;
       }

@@ -678,6 +678,32 @@ TEST_F(MatrixMarketFiles, FailedRenameRemovesTheTemporaryFile) {
 
 // Output targets are written, not replaced: a link keeps pointing where it did, a device
 // stays a device, a read-only file is left alone, and a name at the length limit works.
+// A line of several MiB (one endless comment, a decompression bomb) is an error at that
+// line, in the header and among the entries alike: no line is read into memory whole.
+TEST_F(MatrixMarketFiles, EndlessLineIsAnErrorNotAnUnboundedRead) {
+  const prism::test::ScopedHostThreads one(1);  // blocks of a known size
+  const std::string banner = "%%MatrixMarket matrix coordinate real general\n";
+  {
+    std::ofstream out(path("header.mtx"));
+    out << banner << "% " << std::string(std::size_t{2} << 20, 'x') << "\n1 1 1\n1 1 1\n";
+  }
+  {
+    std::ofstream out(path("entries.mtx"));
+    out << banner << "1 1 1\n1 1 1" << std::string(std::size_t{9} << 20, ' ') << "\n";
+  }
+  for (const auto& [name, line] : {std::pair<const char*, long>{"header.mtx", 2},
+                                   std::pair<const char*, long>{"entries.mtx", 3}}) {
+    try {
+      read_matrix_market(path(name));
+      FAIL() << name << " was read";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.line(), line) << e.what();
+      EXPECT_NE(std::string(e.what()).find("line longer than 1 MiB"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST_F(MatrixMarketFiles, AtomicWriteGoesThroughALink) {
   write_vector_market(path("real.mtx"), {1.0});
   fs::create_symlink("real.mtx", path("link.mtx"));
