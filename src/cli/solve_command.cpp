@@ -102,10 +102,12 @@ void make_parent_directory(const std::string& path) {
   if (ec) throw IoError("cannot create directory " + parent.string() + ": " + ec.message());
 }
 
-/// Whether two paths name one file (the same file through links or different spellings).
+/// Whether two paths name one regular file (through links or different spellings); a
+/// device such as /dev/null may take several outputs.
 bool same_file(const std::string& a, const std::string& b) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  if (fs::exists(a, ec) && !fs::is_regular_file(a, ec)) return false;
   if (fs::equivalent(a, b, ec)) return true;
   const fs::path ca = fs::weakly_canonical(a, ec);
   if (ec) return false;
