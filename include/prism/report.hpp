@@ -70,6 +70,10 @@ enum class SolveStatus {
   converged,       ///< relative residual reached the tolerance
   max_iterations,  ///< iteration limit reached first
   breakdown,       ///< p'Ap <= 0 or a non-finite value: matrix or preconditioner not SPD
+  /// The recursive residual reached the tolerance but the true residual ||b - A x|| did
+  /// not, even after restarting from it: A is singular, or too ill-conditioned for the
+  /// tolerance.
+  stagnated,
 };
 const char* status_name(SolveStatus status);
 
@@ -97,6 +101,12 @@ struct SolveReport {
   double initial_residual_norm = 0.0;
   double relative_residual = 0.0;       ///< recursive ||r_k|| / ||b|| at the end
   double true_relative_residual = 0.0;  ///< ||b - A x|| / ||b|| recomputed at the end
+  /// Restarts from the true residual after the recursive one claimed convergence and the
+  /// true one disagreed (at most 3).
+  int residual_replacements = 0;
+  /// Why a solve that did not converge stopped, in words, with the iteration ("p'Ap =
+  /// -2.1e-05 <= 0 at iteration 61: A looks singular or indefinite"); empty otherwise.
+  std::string diagnosis;
 
   double solve_seconds = 0.0;  ///< wall time of the iteration loop
   PhaseArray phase_seconds{};  ///< totals over all iterations

@@ -87,6 +87,10 @@ void print_summary(const SolveReport& r, const std::string& problem_name) {
     }
   }
   spdlog::info("status         {} after {} iterations", status_name(r.status), r.iterations);
+  if (r.residual_replacements > 0) {
+    spdlog::info("restarts       {} from the true residual (the recursive one had drifted)",
+                 r.residual_replacements);
+  }
   spdlog::info("residual       relative {:.3e}, true relative ||b - A x|| / ||b|| {:.3e}",
                r.relative_residual, r.true_relative_residual);
   spdlog::info("time           solve {}, {} per iteration", format_seconds(r.solve_seconds),

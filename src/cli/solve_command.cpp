@@ -248,8 +248,7 @@ int solve_command(const std::vector<std::string>& args) {
     spdlog::info("wrote solution {}", spec.output.solution);
   }
   if (!report.converged()) {
-    spdlog::warn("prism: not converged ({}) after {} iterations, relative residual {:.3e}",
-                 status_name(report.status), report.iterations, report.relative_residual);
+    spdlog::warn("prism: not converged ({}): {}", status_name(report.status), report.diagnosis);
     return 2;
   }
   return 0;

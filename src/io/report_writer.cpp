@@ -98,6 +98,8 @@ std::string report_to_json(const SolveReport& r, const ReportContext& context) {
   w.key("initial_residual_norm").value(r.initial_residual_norm);
   w.key("relative_residual").value(r.relative_residual);
   w.key("true_relative_residual").value(r.true_relative_residual);
+  w.key("residual_replacements").value(r.residual_replacements);
+  w.key("diagnosis").value(r.diagnosis);
   w.key("solve_seconds").value(r.solve_seconds);
   w.key("seconds_per_iteration").value(r.iterations > 0 ? r.solve_seconds / r.iterations : 0.0);
   w.key("bytes_moved").value(total_bytes);

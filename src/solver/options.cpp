@@ -175,6 +175,8 @@ const char* status_name(SolveStatus status) {
       return "max_iterations";
     case SolveStatus::breakdown:
       return "breakdown";
+    case SolveStatus::stagnated:
+      return "stagnated";
   }
   return "?";
 }

@@ -5,10 +5,73 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 namespace prism::solver {
 
 using backend::Scalar;
+
+namespace {
+
+double scalar(const backend::ScalarValues& s, Scalar which) {
+  return s[static_cast<int>(which)];
+}
+
+/// r = b - A x (q holds A x); returns ||r|| = sqrt((r, r)).
+double replace_residual(backend::Backend& backend, const backend::Matrix& a,
+                        const backend::Vector& b, const backend::Vector& x, CgVectors& v) {
+  backend.spmv(a, x, *v.q);
+  backend.copy(b, *v.r);
+  backend.axpy(-1.0, *v.q, *v.r);
+  backend.dot(*v.r, *v.r, Scalar::rr);
+  return std::sqrt(scalar(backend.read_scalars(), Scalar::rr));
+}
+
+template <typename... Args>
+std::string format(const char* pattern, Args... args) {
+  char text[320];
+  std::snprintf(text, sizeof text, pattern, args...);
+  return text;
+}
+
+/// Why the iterations stopped without converging, from the scalars of the last one.
+std::string diagnose(const PcgResult& r, const backend::ScalarValues& s,
+                     const SolverOptions& options) {
+  const double pq = scalar(s, Scalar::pq);
+  const double rz = scalar(s, Scalar::rz);
+  switch (r.status) {
+    case SolveStatus::converged:
+      return "";
+    case SolveStatus::max_iterations:
+      return format("the iteration limit was reached at relative residual %.3e (%d iterations)",
+                    r.residual_norm / r.rhs_norm, r.iterations);
+    case SolveStatus::stagnated:
+      return format(
+          "the true relative residual ||b - A x|| / ||b|| = %.3e stays above the tolerance "
+          "%.1e after %d restarts from it (iteration %d): A looks singular, or too "
+          "ill-conditioned for this tolerance",
+          r.true_residual_norm / r.rhs_norm, options.tolerance, r.residual_replacements,
+          r.iterations);
+    case SolveStatus::breakdown:
+      break;
+  }
+  if (r.iterations == 0 || !std::isfinite(r.residual_norm)) {
+    return format(
+        "a residual norm overflowed (%g) at iteration %d: the values of A, b or x "
+        "are too large, or A is singular",
+        r.residual_norm, r.iterations);
+  }
+  if (!(pq > 0.0) || !std::isfinite(pq)) {
+    return format("p'Ap = %.3e <= 0 at iteration %d: A looks singular or indefinite", pq,
+                  r.iterations);
+  }
+  return format(
+      "(r, M^-1 r) = %.3e at iteration %d: the preconditioner is not positive "
+      "definite (A looks singular or indefinite)",
+      rz, r.iterations);
+}
+
+}  // namespace
 
 // Preconditioned conjugate gradients with the CG scalars kept in the backend, so that an
 // iteration needs no host round trip (CgSteps has the steps and their memory traffic):
@@ -17,6 +80,10 @@ using backend::Scalar;
 //     q = A p_k;  alpha = (r, z) / (p, q);  x += alpha p_k;  r -= alpha q      first half
 //     stop when ||r_k|| <= tolerance ||b|| (or on breakdown, or at the limit)    check
 //     z = M^{-1} r_k;  beta = (r_k, z_k) / (r_{k-1}, z_{k-1});  p = z + beta p   second half
+// The recursive r_k drifts from b - A x_k in floating point, and on a singular A it
+// goes on shrinking while x grows without bound; so a converged recursion is confirmed
+// with the true residual, and where that misses the tolerance CG starts again from it
+// (residual replacement), at most kMaxResidualReplacements times.
 PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
               precond::Preconditioner& preconditioner, const backend::Vector& b, backend::Vector& x,
               const SolverOptions& options, RunMode mode) {
@@ -31,26 +98,22 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
   PcgResult result;
   result.mode = mode;
 
-  // r = b - A x;  ||b|| = sqrt((b, b));  ||r|| = sqrt((r, r))
-  backend.spmv(a, x, *v.q);
-  backend.copy(b, *v.r);
-  backend.axpy(-1.0, *v.q, *v.r);
   backend.dot(b, b, Scalar::rz);
-  backend.dot(*v.r, *v.r, Scalar::rr);
-  const backend::ScalarValues s = backend.read_scalars();
-  result.rhs_norm = std::sqrt(s[static_cast<int>(Scalar::rz)]);
-  result.initial_residual_norm = result.residual_norm = std::sqrt(s[static_cast<int>(Scalar::rr)]);
+  result.rhs_norm = std::sqrt(scalar(backend.read_scalars(), Scalar::rz));
+  result.initial_residual_norm = result.residual_norm = result.true_residual_norm =
+      replace_residual(backend, a, b, x, v);
   const double scale = result.rhs_norm > 0.0 ? result.rhs_norm : 1.0;
   result.history.push_back({0, result.residual_norm, result.residual_norm / scale, {}});
 
   const double target = options.tolerance * result.rhs_norm;
   if (result.rhs_norm == 0.0) {
     backend.copy(b, x);  // b = 0 has the solution x = 0 exactly
-    result.residual_norm = 0.0;
+    result.residual_norm = result.true_residual_norm = 0.0;
     result.history.back() = {0, 0.0, 0.0, {}};
     result.status = SolveStatus::converged;
-  } else if (!std::isfinite(result.residual_norm)) {
+  } else if (!std::isfinite(result.residual_norm) || !std::isfinite(result.rhs_norm)) {
     result.status = SolveStatus::breakdown;
+    result.diagnosis = diagnose(result, backend.read_scalars(), options);
   } else if (result.residual_norm <= target) {
     result.status = SolveStatus::converged;
   }
@@ -59,20 +122,41 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
     return result;
   }
 
-  // z = M^{-1} r;  p = z;  rz = (r, z) (the fused steps take it in rz_new)
   const bool fused_steps = options.timing == TimingMode::total;
-  preconditioner.apply(*v.r, *v.z);
-  backend.copy(*v.z, *v.p);
-  backend.dot(*v.r, *v.z, fused_steps ? Scalar::rz_new : Scalar::rz);
-
   CgSteps steps(backend, a, preconditioner, v, x, fused_steps);
-  std::vector<int> recorded =
-      run_iterations(mode, steps, {backend, options, target, scale}, result);
-  if (result.iterations > 0) {
-    steps.finish();
-    timer.next_iteration();
-    recorded.push_back(result.iterations);
+  std::vector<int> recorded;
+  bool verified = false;  // true_residual_norm is that of the returned x
+  for (;;) {
+    // z = M^{-1} r;  p = z;  rz = (r, z) (the fused steps take it in rz_new)
+    preconditioner.apply(*v.r, *v.z);
+    backend.copy(*v.z, *v.p);
+    backend.dot(*v.r, *v.z, fused_steps ? Scalar::rz_new : Scalar::rz);
+    const int before = result.iterations;
+    const std::vector<int> cycle =
+        run_iterations(mode, steps, {backend, options, target, scale}, before, result);
+    recorded.insert(recorded.end(), cycle.begin(), cycle.end());
+    if (result.iterations > before) {
+      steps.finish();
+      timer.next_iteration();
+      recorded.push_back(result.iterations);
+    }
+    if (result.status != SolveStatus::converged) break;
+    result.true_residual_norm = replace_residual(backend, a, b, x, v);
+    verified = true;
+    if (result.true_residual_norm <= target) break;
+    if (result.residual_replacements == kMaxResidualReplacements ||
+        result.iterations >= options.max_iterations) {
+      result.status = SolveStatus::stagnated;
+      break;
+    }
+    ++result.residual_replacements;
+    result.residual_norm = result.true_residual_norm;
+    result.status = SolveStatus::max_iterations;
   }
+  if (result.status != SolveStatus::converged) {
+    result.diagnosis = diagnose(result, backend.read_scalars(), options);
+  }
+  if (!verified) result.true_residual_norm = replace_residual(backend, a, b, x, v);
   result.seconds = elapsed();
   result.phase_bytes = steps.traffic(result.iterations);
   attach_phase_times(timer.per_iteration(), recorded, result);

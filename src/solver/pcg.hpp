@@ -9,6 +9,7 @@
 #include "precond/preconditioner.hpp"
 #include "solver/plan.hpp"
 
+#include <string>
 #include <vector>
 
 namespace prism::solver {
@@ -19,7 +20,10 @@ struct PcgResult {
   int iterations = 0;
   double rhs_norm = 0.0;
   double initial_residual_norm = 0.0;
-  double residual_norm = 0.0;
+  double residual_norm = 0.0;       ///< the recursive ||r_k|| at the end
+  double true_residual_norm = 0.0;  ///< ||b - A x|| of the returned x
+  int residual_replacements = 0;
+  std::string diagnosis;  ///< see SolveReport::diagnosis
   double seconds = 0.0;
   RunMode mode = RunMode::launches;
   PhaseArray phase_bytes{};
@@ -30,8 +34,13 @@ struct PcgResult {
   PhaseArray unrecorded_seconds{};  ///< times after the last checked iteration
 };
 
-/// Solves A x = b; x holds the initial guess on entry. Stops when ||r_k|| <= tol ||b||.
-/// The options are valid (validate()) and `mode` is resolve_run_mode()'s.
+/// Restarts from the true residual when the recursive one claims convergence and the
+/// true one does not: at most this many, then the status is `stagnated`.
+inline constexpr int kMaxResidualReplacements = 3;
+
+/// Solves A x = b; x holds the initial guess on entry. Converged when the recursive
+/// ||r_k|| <= tol ||b|| and then the true ||b - A x|| <= tol ||b|| as well. The options
+/// are valid (validate()) and `mode` is resolve_run_mode()'s.
 PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
               precond::Preconditioner& preconditioner, const backend::Vector& b, backend::Vector& x,
               const SolverOptions& options, RunMode mode);

@@ -26,22 +26,22 @@ bool check(int k, const IterationContext& c, PcgResult& result) {
   return stop == kernels::LoopStop::breakdown || stop == kernels::LoopStop::converged;
 }
 
-/// Iteration 1 as launches, then the rest as one backend-run loop that tests every
-/// iteration itself.
-void run_loop(CgSteps& steps, const IterationContext& c, PcgResult& result) {
+/// Iteration first + 1 as launches, then the rest as one backend-run loop that tests
+/// every iteration itself.
+void run_loop(CgSteps& steps, const IterationContext& c, int first, PcgResult& result) {
   steps.first_half();
-  result.iterations = 1;
-  if (check(1, c, result) || c.options.max_iterations <= 1) return;
+  result.iterations = first + 1;
+  if (check(first + 1, c, result) || c.options.max_iterations <= first + 1) return;
   const std::unique_ptr<backend::Loop> loop = c.backend.record_loop(
       [&] {
         steps.second_half();
         steps.first_half();
       },
       c.target, c.options.max_iterations);
-  const backend::LoopOutcome out = loop->run(1);
+  const backend::LoopOutcome out = loop->run(first + 1);
   for (std::size_t i = 0; i < out.residual_norms.size(); ++i) {
     const double norm = out.residual_norms[i];
-    result.history.push_back({2 + static_cast<int>(i), norm, norm / c.scale, {}});
+    result.history.push_back({first + 2 + static_cast<int>(i), norm, norm / c.scale, {}});
   }
   result.iterations = out.iteration;
   if (!out.residual_norms.empty()) result.residual_norm = out.residual_norms.back();
@@ -51,19 +51,19 @@ void run_loop(CgSteps& steps, const IterationContext& c, PcgResult& result) {
 
 }  // namespace
 
-std::vector<int> run_iterations(RunMode mode, CgSteps& steps, const IterationContext& c,
+std::vector<int> run_iterations(RunMode mode, CgSteps& steps, const IterationContext& c, int first,
                                 PcgResult& result) {
   std::vector<int> recorded;
   if (mode == RunMode::loop) {
-    if (c.options.max_iterations >= 1) run_loop(steps, c, result);
+    if (c.options.max_iterations > first) run_loop(steps, c, first, result);
     return recorded;
   }
   // With a replay, the work between two checks (second half of k - 1, first half of k)
-  // is recorded once, at k = 2, and replayed from then on.
+  // is recorded once, at k = first + 2, and replayed from then on.
   std::unique_ptr<backend::Recording> recording;
   backend::PhaseTimer& timer = c.backend.timer();
-  for (int k = 1; k <= c.options.max_iterations; ++k) {
-    if (k > 1) {
+  for (int k = first + 1; k <= c.options.max_iterations; ++k) {
+    if (k > first + 1) {
       if (mode == RunMode::replay && !recording) {
         recording = c.backend.record([&] {
           steps.second_half();

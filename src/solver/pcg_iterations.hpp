@@ -19,11 +19,12 @@ struct IterationContext {
   double scale;   ///< ||b||, for the relative residuals of the history
 };
 
-/// Runs iterations 1, 2, ... until the stopping rule (kernels::cg_stop) ends them,
-/// filling result.iterations, status, residual_norm and history; returns the iteration
-/// numbers whose times the timer recorded, in order.
+/// Runs iterations first + 1, first + 2, ... (the recurrence set up afresh before
+/// first + 1) until the stopping rule (kernels::cg_stop) ends them, filling
+/// result.iterations, status, residual_norm and history; returns the iteration numbers
+/// whose times the timer recorded, in order.
 std::vector<int> run_iterations(RunMode mode, CgSteps& steps, const IterationContext& context,
-                                PcgResult& result);
+                                int first, PcgResult& result);
 
 /// Attaches the timer's per-iteration times to the recorded iterations of the history;
 /// with check_every > 1 the unchecked iterations' times are folded into the next checked

@@ -10,6 +10,7 @@
 #include "solver/plan.hpp"
 #include "solver/validate.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numeric>
@@ -22,6 +23,21 @@ constexpr std::size_t kEntriesPerPart = std::size_t{1} << 18;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// 0 where the largest |b_i| and |x_i| lie in [2^-400, 2^400], where the squares the
+/// norms sum cannot overflow or underflow; else the exponent of the largest, so that
+/// scaling by 2^-exponent brings it near 1.
+int safe_exponent(const std::vector<double>& b, const std::vector<double>& x) {
+  double largest = 0.0;
+  for (const std::vector<double>* v : {&b, &x}) {
+    for (const double value : *v) {
+      if (std::isfinite(value)) largest = std::max(largest, std::abs(value));
+    }
+  }
+  if (largest == 0.0) return 0;
+  const int exponent = std::ilogb(largest);
+  return exponent > 400 || exponent < -400 ? exponent : 0;
 }
 
 }  // namespace
@@ -304,13 +320,16 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
   }
 
   // Into the solver's order: v_ordered[i] = v[permutation[i]].
-  std::vector<double> b_ordered = b;
-  std::vector<double> x_ordered = x;
-  if (s.permuted) {
-    for (index_t i = 0; i < n; ++i) {
-      b_ordered[i] = b[s.permutation[i]];
-      x_ordered[i] = x[s.permutation[i]];
-    }
+  // Into the solver's order, scaled by a power of two (exact) where ||b||^2 or ||x||^2
+  // would leave the range of doubles; the iterates scale with b, x comes back unscaled.
+  const double factor = std::ldexp(1.0, -safe_exponent(b, x));
+  const double unscale = 1.0 / factor;
+  std::vector<double> b_ordered(b.size());
+  std::vector<double> x_ordered(x.size());
+  for (index_t i = 0; i < n; ++i) {
+    const index_t from = s.permuted ? s.permutation[i] : i;
+    b_ordered[i] = b[from] * factor;
+    x_ordered[i] = x[from] * factor;
   }
   backend::Backend& be = *s.backend;
   auto b_dev = be.make_vector(n);
@@ -323,18 +342,14 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
   solver::PcgResult result =
       solver::pcg(be, *s.device_matrix, *s.preconditioner, *b_dev, *x_dev, s.config.solver, mode);
 
-  // True residual ||b - A x|| / ||b||, independent of the recursion.
-  auto ax = be.make_vector(n);
-  be.spmv(*s.device_matrix, *x_dev, *ax);
-  be.axpy(-1.0, *b_dev, *ax);
-  be.dot(*ax, *ax, backend::Scalar::rr);
-  const double true_norm = std::sqrt(be.read_scalars()[static_cast<int>(backend::Scalar::rr)]);
-
   be.copy_to_host(*x_dev, x_ordered);
   if (s.permuted) {
-    for (index_t i = 0; i < n; ++i) x[s.permutation[i]] = x_ordered[i];
+    for (index_t i = 0; i < n; ++i) x[s.permutation[i]] = x_ordered[i] * unscale;
   } else {
     x = std::move(x_ordered);
+    if (unscale != 1.0) {
+      for (double& xi : x) xi *= unscale;
+    }
   }
 
   SolveReport report;
@@ -358,14 +373,18 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
   report.max_iterations = s.config.solver.max_iterations;
   report.status = result.status;
   report.iterations = result.iterations;
-  report.rhs_norm = result.rhs_norm;
-  report.initial_residual_norm = result.initial_residual_norm;
+  report.rhs_norm = result.rhs_norm * unscale;
+  report.initial_residual_norm = result.initial_residual_norm * unscale;
   const double scale = result.rhs_norm > 0.0 ? result.rhs_norm : 1.0;
   report.relative_residual = result.residual_norm / scale;
-  report.true_relative_residual = result.rhs_norm > 0.0 ? true_norm / scale : true_norm;
+  report.true_relative_residual =
+      result.true_residual_norm / (result.rhs_norm > 0.0 ? scale : factor);
+  report.residual_replacements = result.residual_replacements;
+  report.diagnosis = std::move(result.diagnosis);
   report.solve_seconds = result.seconds;
   report.phase_bytes = result.phase_bytes;
   report.phase_seconds = result.unrecorded_seconds;
+  for (IterationRecord& rec : result.history) rec.residual_norm *= unscale;
   for (const IterationRecord& rec : result.history) {
     for (int p = 0; p < kNumPhases; ++p) report.phase_seconds[p] += rec.seconds[p];
   }

@@ -1,5 +1,6 @@
 # Runs PRISM with ARGS ('|'-separated) and checks EXPECT_CODE; for exit code 1 also that
-# stderr is exactly one line "prism: error: ..." containing EXPECT_TEXT.
+# stderr is exactly one line "prism: error: ..." containing EXPECT_TEXT; for exit code 2
+# (not converged) that the output mentions EXPECT_TEXT, the diagnosis.
 string(REPLACE "|" ";" _args "${ARGS}")
 execute_process(COMMAND ${PRISM} ${_args} WORKING_DIRECTORY ${WORKDIR}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -19,4 +20,10 @@ if(EXPECT_CODE EQUAL 1)
     message(FATAL_ERROR "stderr does not mention '${EXPECT_TEXT}':\n${err}")
   endif()
   message(STATUS "ok: ${err}")
+endif()
+if(EXPECT_CODE EQUAL 2)
+  string(FIND "${out}${err}" "${EXPECT_TEXT}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "the output does not mention '${EXPECT_TEXT}':\n${out}${err}")
+  endif()
 endif()
