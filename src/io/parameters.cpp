@@ -175,24 +175,27 @@ void add_matrix_keys(std::vector<Parameter>& t) {
   t.push_back(only_for(stencil, "generator", {"poisson3d"}));
   t.push_back(required(only_for(at_least(key("matrix.layers", Type::integer,
                                              "Number of slabs of equal thickness along z "
-                                             "(y in 2D), each with its own coefficient.",
+                                             "(y in 2D), each with its own coefficient; at "
+                                             "most nz (ny in 2D).",
                                              "3", integer_value([](const ProblemSpec& s) {
                                                return s.matrix.generator.layers;
                                              })),
                                          1),
                                 "generator", layered)));
   t.push_back(required(only_for(
-      above(key("matrix.coefficients", Type::real_list,
-                "anisotropic: one per direction (2 in 2D, 3 in 3D); layered: one per layer; "
-                "elasticity3d: Young's modulus per layer.",
-                "[2.0, 0.5]",
-                [](const ProblemSpec& s) {
-                  std::vector<std::string> items;
-                  for (double c : s.matrix.generator.coefficients)
-                    items.push_back(format_number(c));
-                  return "[" + join(items, ", ") + "]";
-                }),
-            0.0),
+      at_most(
+          above(key("matrix.coefficients", Type::real_list,
+                    "anisotropic: one per direction (2 in 2D, 3 in 3D); layered: one per layer; "
+                    "elasticity3d: Young's modulus per layer.",
+                    "[2.0, 0.5]",
+                    [](const ProblemSpec& s) {
+                      std::vector<std::string> items;
+                      for (double c : s.matrix.generator.coefficients)
+                        items.push_back(format_number(c));
+                      return "[" + join(items, ", ") + "]";
+                    }),
+                0.0),
+          1e300),
       "generator", all_but(generators, {"poisson2d", "poisson3d"}))));
 }
 

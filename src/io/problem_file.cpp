@@ -411,6 +411,17 @@ MatrixSpec read_matrix(const Reader& r, const Entry& entry) {
            "matrix.coefficients: generator " + gen.name + " takes " + std::to_string(wanted) +
                " coefficients (one per direction), got " + std::to_string(gen.coefficients.size()));
   }
+  // Layers are slabs of grid planes along z (y in 2D): at most one per plane.
+  const Entry* layers = map.find("layers");
+  if (layers != nullptr) {
+    const bool two_d = gen.name == "layered2d";
+    const int planes = two_d ? gen.ny : gen.nz;
+    if (gen.layers > planes) {
+      r.fail(Reader::where(*layers),
+             "matrix.layers: must not exceed " + std::string(two_d ? "ny" : "nz") + " (" +
+                 std::to_string(planes) + "), got " + std::to_string(gen.layers));
+    }
+  }
   return spec;
 }
 
