@@ -7,6 +7,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -53,6 +54,11 @@ std::string one_line(const std::string& s) {
 
 int main(int argc, char** argv) {
   prism::cli::reuse_freed_memory();
+#ifdef SIGPIPE
+  // `prism solve p.yaml | head` closes stdout early: the solve and its output files must
+  // still complete, so a write to the closed pipe fails quietly instead of killing prism.
+  std::signal(SIGPIPE, SIG_IGN);
+#endif
   // Results and progress go to stdout; the one-line error goes to stderr.
   auto logger = spdlog::stdout_logger_mt("prism");
   logger->set_pattern("%v");
