@@ -93,6 +93,11 @@ void LineReader::fail_if_broken(long line) const {
   }
 }
 
+std::string too_many_spare_lines(long long declared) {
+  return "more than " + std::to_string(kMaxSpareLines) + " blank or comment lines beyond the " +
+         std::to_string(declared) + " entries declared: padded, or not a Matrix Market file";
+}
+
 void LineReader::fail_long_line(long line) const {
   throw InputError(path_, line,
                    "line longer than " + std::to_string(kMaxLineBytes >> 20) +

@@ -16,6 +16,14 @@ namespace prism::io {
 /// decompression bomb, a binary file) must not be read into memory whole.
 inline constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
 
+/// Most blank and comment lines a Matrix Market file may hold beyond one per declared
+/// entry: the work of reading a file stays bounded by what its size line declares, so
+/// a small .gz of endless blank lines fails early instead of inflating for minutes.
+inline constexpr long long kMaxSpareLines = 1LL << 20;
+
+/// The error for a file past that bound.
+std::string too_many_spare_lines(long long declared);
+
 class LineReader {
  public:
   /// Throws IoError when the file cannot be opened.

@@ -189,6 +189,7 @@ std::vector<Triplet> read_coordinate_entries(LineReader& reader, const EntryForm
   Block current(threads * kBlockBytesPerThread), next(threads * kBlockBytesPerThread);
   long line = reader.line();  // lines before current.text[0]
   long long found = 0;
+  long long spare_lines = 0;          // blank and comment lines
   bool lower = false, upper = false;  // symmetric files: the triangles entries lie in
   std::size_t kept = 0;               // current.text[0, kept): the start of a line carried over
   std::size_t got = reader.read(current.text.get(), current.capacity);
@@ -248,6 +249,10 @@ std::vector<Triplet> read_coordinate_entries(LineReader& reader, const EntryForm
       std::vector<Triplet>().swap(part.triplets);
       found += part.entries;
       line += part.lines;
+      spare_lines += part.lines - part.entries;
+      if (spare_lines > kMaxSpareLines + format.declared) {
+        throw InputError(path, line, too_many_spare_lines(format.declared));
+      }
     }
     if (at_end) {
       reader.fail_if_broken(line + 1);

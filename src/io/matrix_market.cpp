@@ -125,8 +125,16 @@ class MarketParser {
       if (line == nullptr) return nullptr;
       const char* p = skip_space(line);
       if (*p != '\0' && *p != '%') return p;
+      if (++spare_lines_ > io::kMaxSpareLines + std::max(declared_, 0LL)) {
+        fail(declared_ < 0 ? "more than " + std::to_string(io::kMaxSpareLines) +
+                                 " blank or comment lines before the size line"
+                           : io::too_many_spare_lines(declared_));
+      }
     }
   }
+
+  /// After the size line: the entries it declares, which may each bring a spare line.
+  void declare(long long entries) { declared_ = entries; }
 
   /// Reads the size line: `count` non-negative integers (2 for array, 3 for coordinate).
   std::vector<long long> read_size_line(std::size_t count) {
@@ -185,6 +193,8 @@ class MarketParser {
  private:
   std::string path_;
   io::LineReader reader_;
+  long long spare_lines_ = 0;  ///< blank and comment lines read
+  long long declared_ = -1;  ///< -1 before the size line
 };
 
 void append(std::string& out, const char* format, ...) __attribute__((format(printf, 2, 3)));
@@ -298,6 +308,7 @@ std::vector<double> read_vector_market(const std::string& path, long long expect
                 std::to_string(expected_rows) + " (the matrix's)");
   }
 
+  parser.declare(array ? rows : sizes[2]);
   std::vector<double> x;
   if (array) {
     x.reserve(static_cast<std::size_t>(std::min(rows, kMaxReservedValues)));

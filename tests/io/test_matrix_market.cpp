@@ -704,6 +704,34 @@ TEST_F(MatrixMarketFiles, EndlessLineIsAnErrorNotAnUnboundedRead) {
   }
 }
 
+// Blank and comment lines beyond 2^20 plus one per declared entry (a small .gz of endless
+// blank lines) are an error, in the header, among the entries and in vectors alike; up to
+// the bound they are read as before.
+TEST_F(MatrixMarketFiles, EndlessBlankLinesAreAnErrorNotAnUnboundedRead) {
+  const std::string blanks((std::size_t{1} << 20) + 8, '\n');
+  const std::string banner = "%%MatrixMarket matrix coordinate real general\n";
+  std::ofstream(path("header.mtx")) << banner << blanks << "1 1 1\n1 1 1\n";
+  std::ofstream(path("entries.mtx")) << banner << "2 2 2\n1 1 1\n" << blanks << "2 2 1\n";
+  std::ofstream(path("vector.mtx")) << "%%MatrixMarket matrix array real general\n2 1\n1\n"
+                                    << blanks << "2\n";
+  std::ofstream(path("within.mtx")) << banner << "2 2 2\n1 1 1\n"
+                                    << std::string(std::size_t{1} << 19, '\n') << "2 2 1\n";
+  const auto fails = [&](const std::string& name, auto read) {
+    SCOPED_TRACE(name);
+    try {
+      read(path(name));
+      ADD_FAILURE() << name << " was read";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("blank or comment lines"), std::string::npos)
+          << e.what();
+    }
+  };
+  fails("header.mtx", [](const std::string& p) { read_matrix_market(p); });
+  fails("entries.mtx", [](const std::string& p) { read_matrix_market(p); });
+  fails("vector.mtx", [](const std::string& p) { read_vector_market(p); });
+  EXPECT_EQ(read_matrix_market(path("within.mtx")).nnz(), 2);
+}
+
 TEST_F(MatrixMarketFiles, AtomicWriteGoesThroughALink) {
   write_vector_market(path("real.mtx"), {1.0});
   fs::create_symlink("real.mtx", path("link.mtx"));
