@@ -182,7 +182,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "usage: bench_trisolve [options] PROBLEM.yaml...\n");
       return 1;
     }
-    const std::unique_ptr<Backend> gpu = prism::backend::make_backend(prism::BackendKind::cuda);
+    std::string choice;
+    const std::unique_ptr<Backend> gpu =
+        prism::backend::make_backend(prism::BackendKind::cuda, &choice);
     const double bandwidth = gpu->reference_bandwidth();
     std::printf("%-16s %-14s %9s %11s %6s %10s %9s %8s\n", "problem", "variant", "rows",
                 "factor nnz", "colors", "us/solve", "MB/solve", "% copy");

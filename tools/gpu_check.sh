@@ -2,9 +2,10 @@
 # On the GPU machine (everything is installed there; nothing is installed here):
 # first the README's quick start exactly as a user runs it, `bash tools/run.sh` and
 # `bash tools/test.sh` into their default build/ (QUICKSTART=0 skips it); then builds
-# into build-gpu/ for sm_90, runs every test, compute-sanitizer memcheck on the CUDA
-# backend tests, the default problem, then the benchmark suite (tools/gpu_bench.sh;
-# BENCH=0 skips it). Writes $OUT/quickstart.log (one line per command: exit status and
+# into build-gpu/ for sm_90, runs every test and the default problem, then
+# compute-sanitizer memcheck, racecheck and synccheck over the GPU tests
+# (tools/gpu_sanitize.sh; SANITIZE=0 skips it), then the benchmark suite
+# (tools/gpu_bench.sh; BENCH=0 skips it). Writes $OUT/quickstart.log (one line per command: exit status and
 # seconds) with quickstart_run.log and quickstart_test.log, $OUT/check.log,
 # $OUT/poisson3d.json and the benchmark's files ($OUT defaults to out/gpu).
 #   device run (carry shared_data): bash tools/gpu_check.sh
@@ -38,11 +39,10 @@ fi
     >/dev/null || status=1
   cmake --build build-gpu -j 16 2>&1 | grep -E "error|warning|FAILED" || true
   ctest --test-dir build-gpu --output-on-failure -j 8 || status=1
-  compute-sanitizer --tool memcheck --error-exitcode 3 ./build-gpu/tests/test_cuda_backend \
-    --gtest_filter='CudaBackendTest.*:GpuSolveRefactor.*' 2>&1 | tail -4 || status=1
   ./build-gpu/prism solve inputs/poisson3d.yaml --report "$out/poisson3d.json" --print-every 20 \
     || status=1
 } >"$out/check.log" 2>&1
 tail -40 "$out/check.log"
+if [ "${SANITIZE:-1}" = 1 ]; then OUT=$out bash tools/gpu_sanitize.sh || status=1; fi
 if [ "${BENCH:-1}" = 1 ]; then OUT=$out bash tools/gpu_bench.sh || status=1; fi
 exit $status

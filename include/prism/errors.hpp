@@ -59,6 +59,15 @@ class BackendError : public Error {
   using Error::Error;
 };
 
+/// The GPU ran out of memory (an allocation of the CUDA runtime, cuBLAS or cuSPARSE
+/// failed): the problem is too large for the device's free memory. The message names
+/// the call and the device memory free and in all. With `backend: auto`, Solver::setup
+/// catches it and sets up on the CPU instead.
+class DeviceMemoryError : public BackendError {
+ public:
+  using BackendError::BackendError;
+};
+
 /// Operating-system level failures (cannot open or write a file).
 class IoError : public Error {
  public:

@@ -175,7 +175,8 @@ class Backend : public CgOperations,
 };
 
 /// Creates the backend for a kind; `automatic` resolves to cuda when a device is
-/// usable, else cpu. Throws BackendError for `cuda` when no CUDA device is usable.
-std::unique_ptr<Backend> make_backend(BackendKind kind);
+/// usable, else cpu, and says why in *reason ("" for an explicit kind). Throws
+/// BackendError for `cuda` when no CUDA device is usable (none, busy or lost).
+std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* reason);
 
 }  // namespace prism::backend

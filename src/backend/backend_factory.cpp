@@ -21,14 +21,28 @@ bool cuda_available() {
 
 namespace backend {
 
-std::unique_ptr<Backend> make_backend(BackendKind kind) {
+std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* reason) {
+  reason->clear();
   switch (kind) {
     case BackendKind::cpu:
       return make_cpu_backend();
     case BackendKind::automatic:
 #ifdef PRISM_HAVE_CUDA
-      if (cuda_available()) return make_cuda_backend();
+      if (cuda_available()) {
+        // A device in exclusive use by another process, or lost, fails here: the CPU
+        // takes the problem instead.
+        try {
+          std::unique_ptr<Backend> cuda = make_cuda_backend();
+          *reason = "backend: auto chose cuda (" + cuda->device_name() + ")";
+          return cuda;
+        } catch (const BackendError& e) {
+          *reason =
+              std::string("backend: auto chose cpu: the CUDA device cannot be used: ") + e.what();
+          return make_cpu_backend();
+        }
+      }
 #endif
+      *reason = "backend: auto chose cpu: no CUDA device";
       return make_cpu_backend();
     case BackendKind::cuda:
 #ifdef PRISM_HAVE_CUDA

@@ -30,8 +30,14 @@ constexpr const char* kUsage =
 constexpr std::size_t kMaxErrorBytes = 400;
 
 /// Keeps an error on one printable line, whatever the exception text held: line breaks
-/// become spaces, other control bytes \xNN, and the text is cut at kMaxErrorBytes.
-std::string one_line(const std::string& s) {
+/// become spaces, other control bytes \xNN; past kMaxErrorBytes the middle goes, since
+/// the cause is said last ("FILE: cannot open ...: File name too long").
+std::string one_line(const std::string& text) {
+  // Only both ends of a long text can show: the rest is not even looked at.
+  const std::string s =
+      text.size() <= 4 * kMaxErrorBytes
+          ? text
+          : text.substr(0, kMaxErrorBytes) + text.substr(text.size() - kMaxErrorBytes);
   std::string out;
   for (const char c : s) {
     const auto byte = static_cast<unsigned char>(c);
@@ -45,9 +51,10 @@ std::string one_line(const std::string& s) {
     } else {
       out += c;
     }
-    if (out.size() >= kMaxErrorBytes) return out + " ...";
   }
-  return out;
+  if (out.size() <= kMaxErrorBytes) return out;
+  constexpr std::size_t kTail = kMaxErrorBytes / 2;
+  return out.substr(0, kMaxErrorBytes - kTail) + " ... " + out.substr(out.size() - kTail);
 }
 
 }  // namespace

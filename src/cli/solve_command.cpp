@@ -102,6 +102,22 @@ void make_parent_directory(const std::string& path) {
   if (ec) throw IoError("cannot create directory " + parent.string() + ": " + ec.message());
 }
 
+/// The file a path names, absolute, with links followed even where they dangle (a file
+/// not written yet): weakly_canonical leaves a relative path with no existing part
+/// relative, and a dangling link unresolved.
+std::filesystem::path resolved(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  const fs::path canonical = fs::weakly_canonical(p, ec);
+  return (ec ? p : canonical).lexically_normal();
+}
+
 /// Whether two paths name one regular file (through links or different spellings); a
 /// device such as /dev/null may take several outputs.
 bool same_file(const std::string& a, const std::string& b) {
@@ -109,10 +125,7 @@ bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;
   if (fs::exists(a, ec) && !fs::is_regular_file(a, ec)) return false;
   if (fs::equivalent(a, b, ec)) return true;
-  const fs::path ca = fs::weakly_canonical(a, ec);
-  if (ec) return false;
-  const fs::path cb = fs::weakly_canonical(b, ec);
-  return !ec && ca == cb;
+  return resolved(a) == resolved(b);
 }
 
 /// Before anything is solved: every output names a file of its own and none of the
@@ -207,13 +220,14 @@ int solve_command(const std::vector<std::string>& args) {
                describe_matrix_source(spec.matrix), problem.a.rows, problem.a.nnz(),
                format_seconds(assemble_seconds));
 
-  if (spec.config.backend == BackendKind::automatic) {
-    spdlog::info("backend        auto: {}", cuda_available()
-                                                ? "CUDA device found; using the GPU"
-                                                : "no CUDA device; using the CPU backend");
-  }
   Solver solver = starting.get();
   solver.setup(problem.a);
+  const std::string& choice = solver.setup_report().backend_choice;
+  if (choice.find("fell back") != std::string::npos) {
+    spdlog::warn("{}", choice);
+  } else if (!choice.empty()) {
+    spdlog::info("{}", choice);
+  }
 
   log_setup(solver.setup_report());
 

@@ -50,9 +50,10 @@ std::string create_temporary(const std::string& path) {
 void write_in_place(const std::string& path, const std::function<void(std::ostream&)>& write) {
   std::ofstream out(path, std::ios::binary);
   if (!out) fail(path, reason(errno, "cannot open it"));
-  write(out);
+  // A full buffer is written inside write(): errno is set there or by the final flush.
   errno = 0;
-  out.flush();
+  write(out);
+  if (out) out.flush();
   if (!out) fail(path, reason(errno, "write failed"));
 }
 
@@ -89,10 +90,11 @@ void write_file_atomically(const std::string& path,
   try {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) fail(path, reason(errno, "cannot open the temporary file"));
-    write(out);
-    // The last buffered block is written by flush, which is where a full disk shows up.
+    // A full disk shows up where a buffered block is written: inside write(), or at the
+    // flush of the last one.
     errno = 0;
-    out.flush();
+    write(out);
+    if (out) out.flush();
     if (!out) fail(path, reason(errno, "write failed"));
     out.close();
     if (out.fail()) fail(path, reason(errno, "close failed"));

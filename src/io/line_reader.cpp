@@ -98,10 +98,13 @@ std::string too_many_spare_lines(long long declared) {
          std::to_string(declared) + " entries declared: padded, or not a Matrix Market file";
 }
 
+std::string too_long_line() {
+  return "line longer than " + std::to_string(kMaxLineBytes >> 20) +
+         " MiB (not a Matrix Market file?)";
+}
+
 void LineReader::fail_long_line(long line) const {
-  throw InputError(path_, line,
-                   "line longer than " + std::to_string(kMaxLineBytes >> 20) +
-                       " MiB (not a Matrix Market file?)");
+  throw InputError(path_, line, too_long_line());
 }
 
 void LineReader::fail_binary() const {

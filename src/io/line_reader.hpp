@@ -24,6 +24,9 @@ inline constexpr long long kMaxSpareLines = 1LL << 20;
 /// The error for a file past that bound.
 std::string too_many_spare_lines(long long declared);
 
+/// The error for a line longer than kMaxLineBytes.
+std::string too_long_line();
+
 class LineReader {
  public:
   /// Throws IoError when the file cannot be opened.

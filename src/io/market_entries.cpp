@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <system_error>
+#include <tuple>
 #include <utility>
 
 namespace prism::io {
@@ -56,6 +57,8 @@ void parse_part(Part& part, const EntryFormat& format, long long allowed) {
       if (std::strlen(line) != static_cast<std::size_t>(eol - line)) {
         throw EntryError("line contains a NUL byte (not a text file?)");
       }
+      // The same limit as LineReader's, whatever the size of the block holding the line.
+      if (static_cast<std::size_t>(eol - line) > kMaxLineBytes) throw EntryError(too_long_line());
       const char* p = skip_space(line);
       if (*p != '\0' && *p != '%') {
         if (part.entries == allowed) {
@@ -149,21 +152,42 @@ std::future<std::size_t> read_ahead(LineReader& reader, char* data, std::size_t 
 // stands for itself and its mirror) must not store a pair twice, as (i, j) and (j, i):
 // the coupling would be counted twice, a silently doubled matrix. `triplets` holds each
 // stored off-diagonal entry followed by its mirror.
+/// The line of entry `ordinal` (0-based, in file order), read again from the file: only
+/// an error needs it, so the fast parse keeps no line numbers.
+long line_of_entry(const std::string& path, long long ordinal) {
+  LineReader reader(path);
+  long long entry = -1;  // the size line is the first data line
+  while (const char* line = reader.next()) {
+    const char* p = skip_space(line);
+    if (*p == '\0' || *p == '%') continue;
+    if (entry == ordinal) return reader.line();
+    ++entry;
+  }
+  return 0;
+}
+
 void check_one_of_each_pair(const std::string& path, const std::vector<Triplet>& triplets) {
-  std::vector<std::pair<index_t, index_t>> above;  // stored (i, j), i < j, as (j, i)
-  for (std::size_t k = 0; k < triplets.size(); ++k) {
+  struct Stored {
+    index_t row, col;  // (j, i) of a stored (i, j), i < j
+    long long entry;   // its place in the file
+    bool operator<(const Stored& o) const { return std::tie(row, col) < std::tie(o.row, o.col); }
+  };
+  std::vector<Stored> above;
+  long long entry = 0;
+  for (std::size_t k = 0; k < triplets.size(); ++k, ++entry) {
     const Triplet& t = triplets[k];
     if (t.row == t.col) continue;
-    if (t.row < t.col) above.emplace_back(t.col, t.row);
+    if (t.row < t.col) above.push_back({t.col, t.row, entry});
     ++k;  // its mirror
   }
   std::sort(above.begin(), above.end());
-  for (std::size_t k = 0; k < triplets.size(); ++k) {
+  entry = 0;
+  for (std::size_t k = 0; k < triplets.size(); ++k, ++entry) {
     const Triplet& t = triplets[k];
     if (t.row == t.col) continue;
-    if (t.row > t.col &&
-        std::binary_search(above.begin(), above.end(), std::make_pair(t.row, t.col))) {
-      throw InputError(path, 0,
+    const auto match = std::lower_bound(above.begin(), above.end(), Stored{t.row, t.col, 0});
+    if (t.row > t.col && match != above.end() && match->row == t.row && match->col == t.col) {
+      throw InputError(path, line_of_entry(path, std::max(entry, match->entry)),
                        "a symmetric file stores each pair once, but both (" +
                            std::to_string(t.row + 1) + ", " + std::to_string(t.col + 1) +
                            ") and (" + std::to_string(t.col + 1) + ", " +

@@ -194,7 +194,7 @@ class MarketParser {
   std::string path_;
   io::LineReader reader_;
   long long spare_lines_ = 0;  ///< blank and comment lines read
-  long long declared_ = -1;  ///< -1 before the size line
+  long long declared_ = -1;    ///< -1 before the size line
 };
 
 void append(std::string& out, const char* format, ...) __attribute__((format(printf, 2, 3)));

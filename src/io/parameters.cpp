@@ -185,8 +185,9 @@ void add_matrix_keys(std::vector<Parameter>& t) {
   t.push_back(required(only_for(
       at_most(
           above(key("matrix.coefficients", Type::real_list,
-                    "anisotropic: one per direction (2 in 2D, 3 in 3D); layered: one per layer; "
-                    "elasticity3d: Young's modulus per layer.",
+                    "anisotropic: one per direction (2 in 2D, 3 in 3D); layered: one per layer, "
+                    "elasticity3d: Young's modulus per layer, at most `layers` of them (fewer "
+                    "repeat in turn: 2 for 8 layers alternate).",
                     "[2.0, 0.5]",
                     [](const ProblemSpec& s) {
                       std::vector<std::string> items;
@@ -360,7 +361,9 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
 /// The backend and what the CLI prints and writes.
 void add_run_keys(std::vector<Parameter>& t) {
   t.push_back(enumerated<BackendKind>(
-      "backend", "Where the iterations run: cpu, cuda, or auto (cuda when a GPU is present).",
+      "backend",
+      "Where the iterations run: cpu, cuda, or auto (cuda when a GPU is usable and the "
+      "problem fits its memory, else cpu).",
       "cpu", [](const ProblemSpec& s) { return s.config.backend; }));
 
   t.push_back(section("output",

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -411,6 +412,26 @@ MatrixSpec read_matrix(const Reader& r, const Entry& entry) {
            "matrix.coefficients: generator " + gen.name + " takes " + std::to_string(wanted) +
                " coefficients (one per direction), got " + std::to_string(gen.coefficients.size()));
   }
+  // Fewer coefficients than layers repeat in turn (2 for 8 layers alternate); more would
+  // go unused, a mistake.
+  const Entry* coefficients = map.find("coefficients");
+  if (coefficients != nullptr && map.find("layers") != nullptr && gen.layers >= 1 &&
+      gen.coefficients.size() > static_cast<std::size_t>(gen.layers)) {
+    r.fail(Reader::where(*coefficients),
+           "matrix.coefficients: " + std::to_string(gen.coefficients.size()) +
+               " coefficients for " + std::to_string(gen.layers) +
+               " layers; the extra ones would go unused");
+  }
+  // Refused here, at the generator, before anything is allocated.
+  const bool three_d = map.find("nz") != nullptr;
+  const double unknowns =
+      gen.name == "elasticity3d"
+          ? 3.0 * (gen.nx + 1.0) * (gen.ny + 1.0) * gen.nz
+          : static_cast<double>(gen.nx) * gen.ny * (three_d ? static_cast<double>(gen.nz) : 1.0);
+  if (generator != nullptr && unknowns > std::numeric_limits<index_t>::max()) {
+    r.fail(generator->key_mark, "matrix: generator " + gen.name + " on this grid gives " +
+                                    format_number(unknowns) + " unknowns, more than 2^31 - 1");
+  }
   // Layers are slabs of grid planes along z (y in 2D): at most one per plane.
   const Entry* layers = map.find("layers");
   if (layers != nullptr) {
@@ -551,8 +572,13 @@ constexpr std::size_t kMaxProblemFileBytes = std::size_t{1} << 20;
 YAML::Node parse_document(const std::string& path, const Reader& r) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw IoError(path + ": is a directory, not a problem file");
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError(path + ": cannot open problem file");
+  if (!in) {
+    const int error = errno;
+    throw IoError(path + ": cannot open problem file" +
+                  (error != 0 ? std::string(": ") + std::strerror(error) : std::string()));
+  }
   // Bounded: a problem file is a few lines of YAML, and a device or a huge file given by
   // mistake must not be read without end.
   std::string text(kMaxProblemFileBytes + 1, '\0');
@@ -562,6 +588,19 @@ YAML::Node parse_document(const std::string& path, const Reader& r) {
   if (text.size() > kMaxProblemFileBytes) {
     throw IoError(path + ": larger than " + std::to_string(kMaxProblemFileBytes >> 20) +
                   " MiB; a problem file is a short YAML file (matrices go in their own files)");
+  }
+  // A NUL ends the C strings of messages: a key holding one would read as another key.
+  const std::size_t nul = text.find('\0');
+  if (nul != std::string::npos) {
+    YAML::Mark at;
+    for (std::size_t k = 0; k < nul; ++k) {
+      ++at.column;
+      if (text[k] == '\n') {
+        ++at.line;
+        at.column = 0;
+      }
+    }
+    r.fail(at, "a NUL byte: a problem file is text (a binary file given by mistake?)");
   }
   try {
     std::istringstream stream(text);

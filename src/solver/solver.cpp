@@ -75,6 +75,20 @@ struct Solver::Impl {
   OrderingReport ordering;
   FactorizationReport factorization;
   bool ready = false;
+  std::string backend_choice;  // how backend: auto chose, "" for an explicit backend
+
+  /// setup() on the current backend.
+  void set_up(const CsrMatrix<double>& a);
+
+  /// Drops everything that lives in the backend's memory, so the backend can go.
+  void release_backend_objects() {
+    refactor_recording.reset();
+    refactor_recording_values = refactor_last_values = nullptr;
+    mirror_map.reset();
+    device_matrix.reset();
+    preconditioner.reset();
+    ready = false;
+  }
 
   void factorize_and_upload(const CsrMatrix<double>& a) {
     // The gather is memory-bound; entries in parts on host threads.
@@ -105,7 +119,7 @@ Solver::Solver(SolverConfig config) : impl_(std::make_unique<Impl>()) {
   validate(impl_->config);
   precond::Registry::instance().require(popt.type);
   popt.ordering = solver::resolve_ordering(popt, impl_->ordering_reasons);
-  impl_->backend = backend::make_backend(impl_->config.backend);
+  impl_->backend = backend::make_backend(impl_->config.backend, &impl_->backend_choice);
 }
 
 Solver::~Solver() = default;
@@ -128,6 +142,24 @@ const SetupReport& Solver::setup_report() const {
 
 void Solver::setup(const CsrMatrix<double>& a) {
   Impl& s = *impl_;
+  try {
+    s.set_up(a);
+  } catch (const DeviceMemoryError& e) {
+    // `auto` takes the GPU when there is one; a problem too large for it goes to the CPU.
+    if (s.config.backend != BackendKind::automatic ||
+        s.backend->kind() != backend::Backend::Kind::device) {
+      throw;
+    }
+    s.release_backend_objects();
+    s.backend = backend::make_backend(BackendKind::cpu, &s.backend_choice);
+    s.backend_choice = std::string("backend: auto fell back to cpu: ") + e.what();
+    s.set_up(a);
+  }
+  s.setup.backend_choice = s.backend_choice;
+}
+
+void Solver::Impl::set_up(const CsrMatrix<double>& a) {
+  Impl& s = *this;
   s.ready = false;
   s.setup = SetupReport{};
   s.ordering = OrderingReport{};
@@ -361,7 +393,8 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
   report.precision = info.precision;
   report.trisolve_layout = info.trisolve_layout;
   report.spmv = s.device_matrix->algorithm();
-  report.plan = s.plan.reasons;
+  if (!s.backend_choice.empty()) report.plan.push_back(s.backend_choice);
+  report.plan.insert(report.plan.end(), s.plan.reasons.begin(), s.plan.reasons.end());
   report.plan.push_back(run_reason);
   report.check_every = s.config.solver.check_every;
   report.graph = result.mode != solver::RunMode::launches;

@@ -82,7 +82,8 @@ class CudaBackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
     PRISM_SKIP_WITHOUT_GPU();
-    gpu = prism::backend::make_backend(prism::BackendKind::cuda);
+    std::string choice;
+    gpu = prism::backend::make_backend(prism::BackendKind::cuda, &choice);
     cpu = prism::backend::make_cpu_backend();
   }
   /// Uploads the same host vector to both backends.
