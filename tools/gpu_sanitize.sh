@@ -3,10 +3,18 @@
 # every CUDA test executable (out-of-bounds and misaligned accesses, leaks of device
 # memory, failing API calls), racecheck and synccheck on the kernels that share memory
 # between threads (color-set solves and factorization, batched factors, dense
-# triangular solves, tridiagonal solves). One line per run goes to $OUT/sanitize.log
-# (tool, executable, exit status, the sanitizer's error summary, seconds); the full
-# output to $OUT/sanitize_<tool>_<executable>.log. Exit 1 if any run reports an error.
-#   device run: bash tools/gpu_sanitize.sh        (after tools/gpu_check.sh built build-gpu)
+# triangular solves, tridiagonal solves). Arguments pick the tools (default: all three).
+# The sanitizers slow the tests 10 to 100 times: by default the largest cases are left
+# out; SANITIZE_FULL=1 runs every test. Measured on an H200: memcheck of all of
+# test_cuda_backend 275 s, of all of test_tridiagonal_cuda 213 s; racecheck of
+# CudaBackendTest.ColorsetSolveInPlaceEqualsOutOfPlace 35 s, of
+# ColorsetTriangularSolvesAreEquivalentToReference more than 6 minutes. A device call
+# lasts at most 10 minutes, so run one tool per call (and racecheck with a filter:
+# GTEST_FILTER=... bash tools/gpu_sanitize.sh racecheck). One line per run goes to $OUT/sanitize.log (tool,
+# executable, exit status, the sanitizer's error summary, seconds); the full output to
+# $OUT/sanitize_<tool>_<executable>.log. Exit 1 if any run reports an error.
+#   device run: bash tools/gpu_sanitize.sh [memcheck] [racecheck] [synccheck]
+#               (after tools/gpu_check.sh built build-gpu)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${PRISM_BUILD_DIR:-$root/build-gpu}
@@ -15,9 +23,15 @@ mkdir -p "$out"
 : >"$out/sanitize.log"
 status=0
 
-# run TOOL EXECUTABLE [GTEST_FILTER]
+tools=${*:-memcheck racecheck synccheck}
+full=${SANITIZE_FULL:-0}
+
+# run TOOL EXECUTABLE [GTEST_FILTER]: the filter applies unless SANITIZE_FULL=1.
 run() {
   local tool=$1 exe=$2 filter=${3:-*}
+  [[ " $tools " == *" $tool "* ]] || return 0
+  [ "$full" = 1 ] && filter='*'
+  [ -n "${GTEST_FILTER:-}" ] && filter=$GTEST_FILTER
   local log="$out/sanitize_${tool}_${exe}.log" start=$SECONDS extra=()
   [ "$tool" = memcheck ] && extra=(--leak-check full)
   compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 3 \
@@ -33,14 +47,16 @@ run() {
   fi
 }
 
-for exe in test_cuda_backend test_tridiagonal_cuda test_dense_triangular_cuda \
-  test_batched_factor_cuda; do
-  run memcheck "$exe"
-done
-# Shared-memory kernels; racecheck is slow, so the small and awkward sizes only.
-run racecheck test_cuda_backend 'CudaBackendTest.*'
-run racecheck test_tridiagonal_cuda
-run racecheck test_batched_factor_cuda
-run racecheck test_dense_triangular_cuda 'DenseTrsvCuda*:DenseTriangularCuda.*'
-run synccheck test_cuda_backend 'CudaBackendTest.*'
+big='TridiagonalCuda.OneHugeSystem:TridiagonalCuda.MillionSystems'
+run memcheck test_cuda_backend 'CudaBackendTest.*:GpuSolveRefactor.*:GpuSolveGraph.*'
+run memcheck test_tridiagonal_cuda "*:-$big"
+run memcheck test_dense_triangular_cuda
+run memcheck test_batched_factor_cuda
+# Kernels that share memory between threads, at their small and awkward sizes.
+run racecheck test_cuda_backend 'CudaBackendTest.Colorset*:CudaBackendTest.*Ic0*'
+run racecheck test_tridiagonal_cuda \
+  'TridiagonalCuda.PlantedCases:TridiagonalCuda.*PathEdges*:TridiagonalCuda.SeveralWarps*:TridiagonalCuda.ClusterOnePass*'
+run racecheck test_batched_factor_cuda 'BatchedFactorCuda.Potrf*'
+run racecheck test_dense_triangular_cuda 'DenseTrsvCuda*'
+run synccheck test_cuda_backend 'CudaBackendTest.Colorset*:CudaBackendTest.*Ic0*'
 exit $status

@@ -142,14 +142,18 @@ const SetupReport& Solver::setup_report() const {
 
 void Solver::setup(const CsrMatrix<double>& a) {
   Impl& s = *impl_;
+  const bool automatic = s.config.backend == BackendKind::automatic;
   try {
     s.set_up(a);
+    if (automatic && s.backend->kind() == backend::Backend::Kind::device) {
+      // The vectors solve() allocates (b, x and CG's four) must fit as well: a problem
+      // the GPU cannot solve goes to the CPU now, not as an error in solve().
+      std::vector<std::unique_ptr<backend::Vector>> probe;
+      for (int k = 0; k < 6; ++k) probe.push_back(s.backend->make_vector(a.rows));
+    }
   } catch (const DeviceMemoryError& e) {
     // `auto` takes the GPU when there is one; a problem too large for it goes to the CPU.
-    if (s.config.backend != BackendKind::automatic ||
-        s.backend->kind() != backend::Backend::Kind::device) {
-      throw;
-    }
+    if (!automatic || s.backend->kind() != backend::Backend::Kind::device) throw;
     s.release_backend_objects();
     s.backend = backend::make_backend(BackendKind::cpu, &s.backend_choice);
     s.backend_choice = std::string("backend: auto fell back to cpu: ") + e.what();

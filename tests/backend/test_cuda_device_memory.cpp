@@ -33,6 +33,8 @@ class MemoryHog {
     if (free_bytes > leave) {
       EXPECT_EQ(cudaMalloc(&data_, free_bytes - leave), cudaSuccess);
     }
+    EXPECT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
+    EXPECT_LE(free_bytes, leave + (std::size_t{16} << 20)) << "the cap did not hold";
   }
   ~MemoryHog() { cudaFree(data_); }
   MemoryHog(const MemoryHog&) = delete;
