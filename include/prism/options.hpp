@@ -141,13 +141,25 @@ struct Ic0Options {
 };
 
 /// Preconditioner choice and its options.
+/// Options of the block IC(0) preconditioner (`block_ic`): BIC(0) on blocks of
+/// consecutive unknowns, dense inside a block, with the scaling and shift retry of
+/// Ic0Options' defaults.
+struct BlockIcOptions {
+  /// Unknowns per block (per FEM node), the last block shorter where it does not divide
+  /// the rows; 0: node blocks found from the pattern (runs of rows with one pattern).
+  int block_size = 0;
+  /// Largest node block found from the pattern (a longer run is cut).
+  int max_block = 64;
+};
+
 struct PreconditionerOptions {
-  std::string type = "ic0";  ///< a registered name: "none", "jacobi", "ic0"
+  std::string type = "ic0";  ///< a registered name: "none", "jacobi", "ic0", "block_ic"
   Ordering ordering = Ordering::automatic;
   ColoringOptions coloring;
   TrisolveAlgorithm trisolve = TrisolveAlgorithm::automatic;
   ColorsetLayout colorset_layout = ColorsetLayout::automatic;
   Ic0Options ic0;
+  BlockIcOptions block_ic;
 };
 
 /// The ordering a preconditioner runs with: `ordering` itself unless it is `automatic`,

@@ -284,12 +284,14 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
                               preconditioner_type));
   t.push_back(choice("preconditioner.type", preconditioners,
                      "none: plain CG; jacobi: diagonal scaling; ic0: incomplete Cholesky with no "
-                     "fill-in.",
+                     "fill-in; block_ic: block incomplete Cholesky on blocks of unknowns (FEM "
+                     "nodes), dense inside a block (runs on the host for now).",
                      "jacobi", preconditioner_type));
   t.push_back(enumerated<Ordering>(
       "preconditioner.ordering",
-      "Symmetric reordering before set-up: color (multicolor), natural, or auto (color for ic0, "
-      "natural otherwise; a coloring map makes it color).",
+      "Symmetric reordering before set-up: color (multicolor; block_ic colors its blocks), "
+      "natural, or auto (color for ic0 and block_ic, natural otherwise; a coloring map makes "
+      "it color).",
       "natural", [](const ProblemSpec& s) { return s.config.preconditioner.ordering; }));
   t.push_back(section("preconditioner.coloring", "How the rows are colored (ordering color).",
                       "{balance: true}"));
@@ -356,6 +358,30 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
       "Precision of the stored factor: double, or mixed (float factor, double sums; needs "
       "trisolve colorset or auto).",
       "mixed", [](const ProblemSpec& s) { return s.config.preconditioner.ic0.precision; }));
+  t.push_back(only_for(section("preconditioner.block_ic",
+                               "Options of the block IC(0) preconditioner (the factor's scaling "
+                               "and shift retries are those of ic0's defaults).",
+                               "{block_size: 3}"),
+                       "type", {"block_ic"}));
+  t.push_back(at_most(
+      at_least(key("preconditioner.block_ic.block_size", Type::integer,
+                   "Unknowns per block (per FEM node: 3 for solids, 6 for shells); the last "
+                   "block is shorter where it does not divide the rows. 0: node blocks found "
+                   "from the pattern (runs of rows with the same columns).",
+                   "3", integer_value([](const ProblemSpec& s) {
+                     return s.config.preconditioner.block_ic.block_size;
+                   })),
+               0),
+      4096));
+  t.push_back(at_most(
+      at_least(key("preconditioner.block_ic.max_block", Type::integer,
+                   "block_size 0: the largest node block (a longer run of rows with one pattern "
+                   "is cut).",
+                   "6", integer_value([](const ProblemSpec& s) {
+                     return s.config.preconditioner.block_ic.max_block;
+                   })),
+               1),
+      4096));
 }
 
 /// The backend and what the CLI prints and writes.

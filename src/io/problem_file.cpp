@@ -503,6 +503,11 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
     r.read(ic0, "factorization", options.ic0.factorization);
     r.read(ic0, "precision", options.ic0.precision);
   }
+  if (const Entry* e = map.find("block_ic")) {
+    const Map block_ic = r.section(*e, "preconditioner.block_ic");
+    r.read(block_ic, "block_size", options.block_ic.block_size);
+    r.read(block_ic, "max_block", options.block_ic.max_block);
+  }
 }
 
 void read_output(const Reader& r, const Entry& entry, OutputSpec& output) {

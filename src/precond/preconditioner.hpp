@@ -5,6 +5,7 @@
 // solver's (possibly permuted) order, and its options are already resolved by the
 // solver's plan (solver/plan.hpp): no `automatic` choice reaches it.
 
+#include <prism/blocks.hpp>
 #include <prism/csr_matrix.hpp>
 #include <prism/errors.hpp>
 #include <prism/options.hpp>
@@ -51,6 +52,9 @@ class Preconditioner {
  public:
   virtual ~Preconditioner() = default;
   virtual std::string name() const = 0;
+  /// The blocks of the solver's order, before analyze(); called only for preconditioners
+  /// registered as working on blocks (Registry::uses_blocks).
+  virtual void set_blocks(const BlockPartition& blocks) { static_cast<void>(blocks); }
   /// Pattern-only work; a.values may be ignored.
   virtual void analyze(const CsrMatrix<double>& a) = 0;
   /// Numeric setup on the analyzed pattern (may be called again with new values).
@@ -68,6 +72,9 @@ class Preconditioner {
                      std::optional<backend::Scalar> dot = std::nullopt) = 0;
   /// Whether apply() takes a `dot`.
   virtual bool forms_dot() const { return false; }
+  /// Whether apply() only queues backend work (so that it can be recorded and replayed,
+  /// Backend::record); false where it goes through the host.
+  virtual bool recordable() const { return true; }
   /// Modeled bytes one apply() moves, by phase (for the GB/s column of the breakdown).
   virtual PhaseArray traffic() const = 0;
   virtual PreconditionerInfo info() const { return {}; }
@@ -92,7 +99,11 @@ using Factory =
 class Registry {
  public:
   static Registry& instance();
-  void add(const std::string& name, Factory factory);
+  /// `blocks`: the preconditioner works on blocks of unknowns; the solver then finds them
+  /// (BlockIcOptions), orders them block by block and hands them to set_blocks().
+  void add(const std::string& name, Factory factory, bool blocks = false);
+  /// Whether `name` was registered as working on blocks (false for an unknown name).
+  bool uses_blocks(const std::string& name) const;
   /// Throws ConfigError listing the registered names when `name` is unknown.
   void require(const std::string& name) const;
   /// require(name), then a new preconditioner of that name.
@@ -102,7 +113,12 @@ class Registry {
 
  private:
   Registry();
-  std::vector<std::pair<std::string, Factory>> entries_;
+  struct Entry {
+    std::string name;
+    Factory factory;
+    bool blocks = false;
+  };
+  std::vector<Entry> entries_;
 };
 
 // Factories of the built-in preconditioners (registered in registry.cpp).
@@ -112,5 +128,7 @@ std::unique_ptr<Preconditioner> make_jacobi(backend::Backend& backend,
                                             const PreconditionerOptions& options);
 std::unique_ptr<Preconditioner> make_ic0(backend::Backend& backend,
                                          const PreconditionerOptions& options);
+std::unique_ptr<Preconditioner> make_block_ic(backend::Backend& backend,
+                                              const PreconditionerOptions& options);
 
 }  // namespace prism::precond

@@ -10,6 +10,7 @@ Registry::Registry() {
   add("none", make_identity);
   add("jacobi", make_jacobi);
   add("ic0", make_ic0);
+  add("block_ic", make_block_ic, true);
 }
 
 Registry& Registry::instance() {
@@ -17,19 +18,27 @@ Registry& Registry::instance() {
   return registry;
 }
 
-void Registry::add(const std::string& name, Factory factory) {
+void Registry::add(const std::string& name, Factory factory, bool blocks) {
   for (auto& entry : entries_) {
-    if (entry.first == name) {
-      entry.second = std::move(factory);
+    if (entry.name == name) {
+      entry.factory = std::move(factory);
+      entry.blocks = blocks;
       return;
     }
   }
-  entries_.emplace_back(name, std::move(factory));
+  entries_.push_back({name, std::move(factory), blocks});
+}
+
+bool Registry::uses_blocks(const std::string& name) const {
+  for (const auto& entry : entries_) {
+    if (entry.name == name) return entry.blocks;
+  }
+  return false;
 }
 
 void Registry::require(const std::string& name) const {
   for (const auto& entry : entries_) {
-    if (entry.first == name) return;
+    if (entry.name == name) return;
   }
   std::string allowed;
   for (const auto& n : names()) allowed += (allowed.empty() ? "" : ", ") + n;
@@ -40,14 +49,14 @@ std::unique_ptr<Preconditioner> Registry::create(const std::string& name, backen
                                                  const PreconditionerOptions& options) const {
   require(name);
   for (const auto& entry : entries_) {
-    if (entry.first == name) return entry.second(backend, options);
+    if (entry.name == name) return entry.factory(backend, options);
   }
   return nullptr;  // unreachable: require() threw
 }
 
 std::vector<std::string> Registry::names() const {
   std::vector<std::string> out;
-  for (const auto& entry : entries_) out.push_back(entry.first);
+  for (const auto& entry : entries_) out.push_back(entry.name);
   return out;
 }
 

@@ -21,7 +21,7 @@ const std::vector<std::pair<Ordering, std::string_view>>& enum_names<Ordering>()
 
 Ordering resolved_ordering(const PreconditionerOptions& options) {
   if (options.ordering != Ordering::automatic) return options.ordering;
-  return options.type == "ic0" ? Ordering::color : Ordering::natural;
+  return options.type == "ic0" || options.type == "block_ic" ? Ordering::color : Ordering::natural;
 }
 
 template <>

@@ -78,7 +78,7 @@ Ordering resolve_ordering(const PreconditionerOptions& options, std::vector<std:
   const Ordering ordering = resolved_ordering(options);
   reasons.push_back("ordering: " + std::string(to_string(ordering)) +
                     (ordering == Ordering::color
-                         ? " (the ic0 factor and solves run color by color)"
+                         ? " (the " + options.type + " factor and solves run color by color)"
                          : " (preconditioner " + options.type + " gains nothing from colors)"));
   return ordering;
 }
@@ -101,7 +101,7 @@ Plan resolve_plan(const SolverConfig& config, const backend::Backend& backend,
 }
 
 RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& backend,
-                         std::string* reason) {
+                         std::string* reason, bool recordable) {
   const auto why = [&](RunMode mode, const std::string& text) {
     if (reason != nullptr) *reason = std::string("run: ") + run_mode_name(mode) + " (" + text + ")";
     return mode;
@@ -112,6 +112,12 @@ RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& b
     case GraphMode::on:
     case GraphMode::loop: {
       const bool loop = options.graph == GraphMode::loop;
+      if (!recordable && backend.can_record()) {
+        throw ConfigError(std::string("solver.graph: ") + (loop ? "loop" : "on") +
+                          " records the iteration, and the preconditioner's apply goes "
+                          "through the host on the " +
+                          backend.name() + " backend; use graph: off or auto");
+      }
       if (loop ? !backend.can_loop() : !backend.can_record()) {
         throw ConfigError(std::string("solver.graph: ") + (loop ? "loop" : "on") +
                           " needs a backend that " +
@@ -132,6 +138,9 @@ RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& b
   if (!backend.can_record()) {
     return why(RunMode::launches,
                "graph: auto; the " + backend.name() + " backend records no graphs");
+  }
+  if (!recordable) {
+    return why(RunMode::launches, "graph: auto; the preconditioner applies through the host");
   }
   // A loop keeps every residual in device memory; `auto` replays beyond its limit.
   if (backend.can_loop() && options.max_iterations <= kMaxLoopIterations) {

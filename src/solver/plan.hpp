@@ -40,7 +40,8 @@ Plan resolve_plan(const SolverConfig& config, const backend::Backend& backend,
 /// How a solve's iterations run (the options may change between solves:
 /// Solver::set_solver_options). Throws ConfigError when the options insist on a mode the
 /// backend does not have.
+/// `recordable`: the preconditioner's apply can be recorded (no host round trip in it).
 RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& backend,
-                         std::string* reason = nullptr);
+                         std::string* reason = nullptr, bool recordable = true);
 
 }  // namespace prism::solver

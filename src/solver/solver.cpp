@@ -1,6 +1,7 @@
 #include <prism/solver.hpp>
 
 #include <prism/analysis.hpp>
+#include <prism/blocks.hpp>
 #include <prism/errors.hpp>
 
 #include "backend/backend.hpp"
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 namespace prism {
@@ -38,6 +40,23 @@ int safe_exponent(const std::vector<double>& b, const std::vector<double>& x) {
   if (largest == 0.0) return 0;
   const int exponent = std::ilogb(largest);
   return exponent > 400 || exponent < -400 ? exponent : 0;
+}
+
+/// "blocks: 67240 of 3 rows (3 to 3; node blocks from the pattern), 25.5% of sum |a_ij|
+/// inside them".
+std::string describe_blocks(const CsrMatrix<double>& a, const BlockPartition& blocks,
+                            const BlockIcOptions& options) {
+  const SetStats sizes = set_stats(blocks.ptr);
+  const std::string kind = options.block_size > 0
+                               ? "block_size " + std::to_string(options.block_size)
+                               : std::string("node blocks from the pattern");
+  char text[240];
+  std::snprintf(text, sizeof text,
+                "blocks: %lld of %.3g rows (%lld to %lld; %s), %.1f%% of sum |a_ij| inside them",
+                static_cast<long long>(blocks.count()), sizes.mean_size,
+                static_cast<long long>(sizes.min_size), static_cast<long long>(sizes.max_size),
+                kind.c_str(), 100.0 * diagonal_block_weight(a, blocks));
+  return text;
 }
 
 }  // namespace
@@ -79,6 +98,9 @@ struct Solver::Impl {
 
   /// setup() on the current backend.
   void set_up(const CsrMatrix<double>& a);
+  /// The block coloring of A's blocks: the permutation and ordering report, and the blocks
+  /// in the new order.
+  void order_blocks(const CsrMatrix<double>& a, BlockPartition& blocks);
 
   /// Drops everything that lives in the backend's memory, so the backend can go.
   void release_backend_objects() {
@@ -162,6 +184,19 @@ void Solver::setup(const CsrMatrix<double>& a) {
   s.setup.backend_choice = s.backend_choice;
 }
 
+void Solver::Impl::order_blocks(const CsrMatrix<double>& a, BlockPartition& blocks) {
+  const PreconditionerOptions& popt = config.preconditioner;
+  BlockColoring coloring = color_blocks(a, blocks, popt.coloring.vertex_order);
+  permutation = std::move(coloring.permutation);
+  blocks = std::move(coloring.blocks);
+  std::vector<index_t> color_rows;  // rows of each color
+  for (const index_t first_block : coloring.color_ptr)
+    color_rows.push_back(blocks.ptr[first_block]);
+  ordering.method = "greedy (blocks)";
+  ordering.vertex_order = std::string(to_string(popt.coloring.vertex_order));
+  ordering.colors = set_stats(color_rows);
+}
+
 void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   Impl& s = *this;
   s.ready = false;
@@ -184,7 +219,15 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   const PreconditionerOptions& popt = s.config.preconditioner;
   s.permuted = popt.ordering == Ordering::color;
   s.ordering.ordering = std::string(to_string(popt.ordering));
-  if (s.permuted) {
+  const bool blocked = precond::Registry::instance().uses_blocks(popt.type);
+  BlockPartition blocks;
+  if (blocked) {
+    t = std::chrono::steady_clock::now();
+    blocks = popt.block_ic.block_size > 0 ? uniform_blocks(a.rows, popt.block_ic.block_size)
+                                          : find_node_blocks(a, popt.block_ic.max_block);
+    if (s.permuted) s.order_blocks(a, blocks);
+    s.setup.coloring_seconds = seconds_since(t);
+  } else if (s.permuted) {
     t = std::chrono::steady_clock::now();
     const bool cyclic = popt.coloring.method == ColoringMethod::level_cyclic;
     Coloring coloring = cyclic ? level_cyclic_coloring(a, popt.coloring.colors)
@@ -196,9 +239,8 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
     s.ordering.vertex_order = std::string(to_string(popt.coloring.vertex_order));
     s.ordering.balanced = popt.coloring.balance;
     s.ordering.colors = set_stats(coloring.color_ptr);
-  } else {
-    s.permutation.clear();
   }
+  if (!s.permuted) s.permutation.clear();
 
   // Keep where each entry of the ordered matrix comes from, so refactor() maps new
   // values with a gather instead of permuting again.
@@ -217,6 +259,10 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   s.preconditioner =
       precond::Registry::instance().create(popt.type, *s.backend, s.plan.preconditioner);
   s.ordering.levels = set_stats(level_sets(s.ordered).level_ptr);
+  if (blocked) {
+    s.plan.reasons.push_back(describe_blocks(s.ordered, blocks, popt.block_ic));
+    s.preconditioner->set_blocks(blocks);
+  }
   s.preconditioner->analyze(s.ordered);
   s.setup.analysis_seconds = seconds_since(t);
 
@@ -374,7 +420,8 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
   be.copy_from_host(x_ordered, *x_dev);
 
   std::string run_reason;
-  const solver::RunMode mode = solver::resolve_run_mode(s.config.solver, be, &run_reason);
+  const solver::RunMode mode =
+      solver::resolve_run_mode(s.config.solver, be, &run_reason, s.preconditioner->recordable());
   solver::PcgResult result =
       solver::pcg(be, *s.device_matrix, *s.preconditioner, *b_dev, *x_dev, s.config.solver, mode);
 

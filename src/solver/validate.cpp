@@ -82,6 +82,11 @@ std::optional<ConfigViolation> check_combinations(const SolverConfig& config) {
                            "solves and needs preconditioner.trisolve: colorset or auto, got " +
                                name(to_string(p.trisolve))};
   }
+  if (p.type == "block_ic" && (p.coloring.method != ColoringMethod::greedy || p.coloring.balance)) {
+    return ConfigViolation{{"preconditioner.coloring.method", "preconditioner.type"},
+                           "preconditioner.coloring: block_ic colors its blocks greedily "
+                           "(method: greedy, balance: false)"};
+  }
   if (p.coloring.method == ColoringMethod::level_cyclic) {
     if (p.coloring.vertex_order != VertexOrder::natural) {
       return ConfigViolation{

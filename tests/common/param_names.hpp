@@ -55,7 +55,7 @@ struct FileStemName {
 
 /// Every preconditioner with both orderings: the parameters of the whole-solve suites.
 inline auto all_preconditioners_and_orderings() {
-  return ::testing::Combine(::testing::Values("none", "jacobi", "ic0"),
+  return ::testing::Combine(::testing::Values("none", "jacobi", "ic0", "block_ic"),
                             ::testing::Values(Ordering::natural, Ordering::color));
 }
 

@@ -1,0 +1,89 @@
+// block_ic through the Solver: its blocks (found or given), the block coloring, the
+// report, and the options it refuses. Its solves against Eigen run with every other
+// preconditioner in test_pcg.cpp (PcgMatchesEigen).
+
+#include <prism/errors.hpp>
+#include <prism/generators.hpp>
+#include <prism/solver.hpp>
+
+#include "common/test_matrices.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using prism::CsrMatrix;
+
+prism::SolverConfig block_ic(int block_size) {
+  prism::SolverConfig c;
+  c.backend = prism::BackendKind::cpu;
+  c.preconditioner.type = "block_ic";
+  c.preconditioner.block_ic.block_size = block_size;
+  c.solver.tolerance = 1e-10;
+  return c;
+}
+
+prism::SolveReport solve(const prism::SolverConfig& c, const CsrMatrix<double>& a) {
+  prism::Solver s(c);
+  s.setup(a);
+  std::vector<double> x;
+  const prism::SolveReport r = s.solve(prism::test::random_vector(a.rows, 3), x);
+  EXPECT_LE(prism::test::relative_residual(a, x, prism::test::random_vector(a.rows, 3)), 1e-9);
+  return r;
+}
+
+const std::string* find_prefix(const std::vector<std::string>& lines, const std::string& prefix) {
+  for (const std::string& line : lines) {
+    if (line.rfind(prefix, 0) == 0) return &line;
+  }
+  return nullptr;
+}
+
+// Elasticity's nodes are found from the pattern: the same blocks as block_size 3, the
+// same solve, and 8 block colors where ic0 colors 24 unknowns.
+TEST(BlockIcSolve, NodeBlocksOfElasticityEqualBlockSizeThree) {
+  const CsrMatrix<double> a = prism::elasticity3d(5, 4, 6, 2, {1.0, 100.0});
+  const prism::SolveReport found = solve(block_ic(0), a);
+  const prism::SolveReport given = solve(block_ic(3), a);
+  ASSERT_TRUE(found.converged()) << found.diagnosis;
+  EXPECT_EQ(found.iterations, given.iterations);
+  EXPECT_EQ(found.relative_residual, given.relative_residual);
+  EXPECT_EQ(found.ordering.colors.count, 8);
+  const std::string* blocks = find_prefix(found.plan, "blocks: ");
+  ASSERT_NE(blocks, nullptr);
+  EXPECT_NE(blocks->find("of 3 rows (3 to 3; node blocks from the pattern)"), std::string::npos)
+      << *blocks;
+  prism::SolverConfig ic0 = block_ic(0);
+  ic0.preconditioner.type = "ic0";
+  EXPECT_GT(solve(ic0, a).ordering.colors.count, found.ordering.colors.count);
+}
+
+// A block size that does not divide the rows, blocks of one row, and the natural order.
+TEST(BlockIcSolve, AwkwardBlockSizesAndOrders) {
+  const CsrMatrix<double> a = prism::elasticity3d(4, 3, 3, 1, {1.0});
+  for (const int size : {1, 2, 5, 7, 64}) {
+    for (const prism::Ordering ordering : {prism::Ordering::color, prism::Ordering::natural}) {
+      SCOPED_TRACE(std::to_string(size) + " " + std::string(prism::to_string(ordering)));
+      prism::SolverConfig c = block_ic(size);
+      c.preconditioner.ordering = ordering;
+      const prism::SolveReport r = solve(c, a);
+      EXPECT_TRUE(r.converged()) << r.diagnosis;
+      EXPECT_EQ(r.preconditioner, "block_ic");
+    }
+  }
+}
+
+TEST(BlockIcSolve, RefusesColoringsItDoesNotHave) {
+  prism::SolverConfig c = block_ic(0);
+  c.preconditioner.coloring.method = prism::ColoringMethod::level_cyclic;
+  EXPECT_THROW(prism::Solver{c}, prism::ConfigError);
+  c = block_ic(0);
+  c.preconditioner.coloring.balance = true;
+  EXPECT_THROW(prism::Solver{c}, prism::ConfigError);
+  c = block_ic(-1);
+  EXPECT_THROW(prism::Solver{c}, prism::ConfigError);
+}
+
+}  // namespace
