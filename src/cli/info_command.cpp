@@ -1,4 +1,5 @@
 #include <prism/analysis.hpp>
+#include <prism/blocks.hpp>
 #include <prism/errors.hpp>
 #include <prism/matrix_market.hpp>
 #include <prism/problem.hpp>
@@ -92,15 +93,31 @@ int info_command(const std::vector<std::string>& args) {
       const std::string label = "colors (" + std::string(name) + (balance ? ", balanced)" : ")");
       const ColoringOptions& c = solve_options.coloring;
       const bool chosen = resolved_ordering(solve_options) == Ordering::color &&
-                          c.method == ColoringMethod::greedy && order == c.vertex_order &&
-                          balance == c.balance;
+                          solve_options.type != "block_ic" && c.method == ColoringMethod::greedy &&
+                          order == c.vertex_order && balance == c.balance;
       row(label + (chosen ? " *" : ""), set_stats(coloring.color_ptr), seconds);
     }
   }
+  // block_ic's blocks: the node blocks found from the pattern, and their coloring.
+  t = std::chrono::steady_clock::now();
+  const BlockPartition blocks = find_node_blocks(a, solve_options.block_ic.max_block);
+  row("node blocks", set_stats(blocks.ptr),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+  const VertexOrder order = solve_options.coloring.vertex_order;
+  t = std::chrono::steady_clock::now();
+  const BlockColoring by_block = color_blocks(a, blocks, order);
+  std::vector<index_t> color_rows;
+  for (const index_t first : by_block.color_ptr) color_rows.push_back(by_block.blocks.ptr[first]);
+  const bool chosen = solve_options.type == "block_ic" && solve_options.block_ic.block_size == 0 &&
+                      resolved_ordering(solve_options) == Ordering::color;
+  row("block colors (" + std::string(to_string(order)) + ")" + (chosen ? " *" : ""),
+      set_stats(color_rows),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
   spdlog::info(
       "phi = N / number of sets, the average parallel workload (color-set paper, "
       "Table 4.1); balanced: greedy coloring then balance_coloring, time of both; "
-      "* = the coloring the solve would use (a greedy one, with ordering color)");
+      "* = the coloring the solve would use (a greedy one, with ordering color); block colors: "
+      "rows per color of block_ic's node blocks");
   return 0;
 }
 
