@@ -148,8 +148,10 @@ struct BlockIcOptions {
   /// Unknowns per block (per FEM node), the last block shorter where it does not divide
   /// the rows; 0: node blocks found from the pattern (runs of rows with one pattern).
   int block_size = 0;
-  /// Largest node block found from the pattern (a longer run is cut).
-  int max_block = 64;
+  /// Largest supernode: the blocks aggregated with their most strongly coupled neighbours
+  /// into dense diagonal blocks of up to this many rows (aggregate_blocks); 0: the blocks
+  /// as they are.
+  int supernode = 0;
 };
 
 struct PreconditionerOptions {

@@ -125,6 +125,56 @@ BlockColoring color_blocks(const CsrMatrix<double>& a, const BlockPartition& blo
   return out;
 }
 
+Aggregation aggregate_blocks(const CsrMatrix<double>& a, const BlockPartition& blocks,
+                             index_t max_rows) {
+  if (max_rows < 1) {
+    throw ConfigError("aggregate_blocks: max_rows must be >= 1, got " + std::to_string(max_rows));
+  }
+  const CsrMatrix<double> q = quotient_matrix(a, blocks);
+  const index_t n = blocks.count();
+  std::vector<double> self(static_cast<std::size_t>(n), 0.0);
+  for (index_t b = 0; b < n; ++b) {
+    for (index_t k = q.row_ptr[b]; k < q.row_ptr[b + 1]; ++k) {
+      if (q.col_idx[k] == b) self[b] = q.values[k];
+    }
+  }
+  const auto size = [&](index_t b) { return blocks.ptr[b + 1] - blocks.ptr[b]; };
+  std::vector<char> taken(static_cast<std::size_t>(n), 0);
+  Aggregation out;
+  out.permutation.reserve(static_cast<std::size_t>(a.rows));
+  std::vector<index_t> members;
+  for (index_t start = 0; start < n; ++start) {
+    if (taken[start]) continue;
+    members.assign(1, start);
+    taken[start] = 1;
+    index_t rows = size(start);
+    for (;;) {
+      index_t best = -1;
+      double strongest = 0.0;
+      for (const index_t m : members) {
+        for (index_t k = q.row_ptr[m]; k < q.row_ptr[m + 1]; ++k) {
+          const index_t j = q.col_idx[k];
+          if (taken[j] || rows + size(j) > max_rows) continue;
+          const double strength = q.values[k] / std::sqrt(self[m] * self[j]);
+          if (strength > strongest || (strength == strongest && best >= 0 && j < best)) {
+            strongest = strength;
+            best = j;
+          }
+        }
+      }
+      if (best < 0) break;
+      taken[best] = 1;
+      members.push_back(best);
+      rows += size(best);
+    }
+    for (const index_t m : members) {
+      for (index_t i = blocks.ptr[m]; i < blocks.ptr[m + 1]; ++i) out.permutation.push_back(i);
+    }
+    out.blocks.ptr.push_back(static_cast<index_t>(out.permutation.size()));
+  }
+  return out;
+}
+
 double diagonal_block_weight(const CsrMatrix<double>& a, const BlockPartition& blocks) {
   require_fit(a, blocks, "diagonal_block_weight");
   const std::vector<index_t> block_of = blocks.block_of();

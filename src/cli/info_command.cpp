@@ -100,7 +100,7 @@ int info_command(const std::vector<std::string>& args) {
   }
   // block_ic's blocks: the node blocks found from the pattern, and their coloring.
   t = std::chrono::steady_clock::now();
-  const BlockPartition blocks = find_node_blocks(a, solve_options.block_ic.max_block);
+  const BlockPartition blocks = find_node_blocks(a);
   row("node blocks", set_stats(blocks.ptr),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
   const VertexOrder order = solve_options.coloring.vertex_order;

@@ -374,13 +374,14 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
                0),
       4096));
   t.push_back(at_most(
-      at_least(key("preconditioner.block_ic.max_block", Type::integer,
-                   "block_size 0: the largest node block (a longer run of rows with one pattern "
-                   "is cut).",
-                   "6", integer_value([](const ProblemSpec& s) {
-                     return s.config.preconditioner.block_ic.max_block;
+      at_least(key("preconditioner.block_ic.supernode", Type::integer,
+                   "Largest supernode: the blocks aggregated with their most strongly coupled "
+                   "neighbours into dense diagonal blocks of up to this many rows (fewer "
+                   "iterations, a larger factor); 0: the blocks as they are.",
+                   "24", integer_value([](const ProblemSpec& s) {
+                     return s.config.preconditioner.block_ic.supernode;
                    })),
-               1),
+               0),
       4096));
 }
 

@@ -506,7 +506,7 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
   if (const Entry* e = map.find("block_ic")) {
     const Map block_ic = r.section(*e, "preconditioner.block_ic");
     r.read(block_ic, "block_size", options.block_ic.block_size);
-    r.read(block_ic, "max_block", options.block_ic.max_block);
+    r.read(block_ic, "supernode", options.block_ic.supernode);
   }
 }
 

@@ -47,9 +47,11 @@ int safe_exponent(const std::vector<double>& b, const std::vector<double>& x) {
 std::string describe_blocks(const CsrMatrix<double>& a, const BlockPartition& blocks,
                             const BlockIcOptions& options) {
   const SetStats sizes = set_stats(blocks.ptr);
-  const std::string kind = options.block_size > 0
-                               ? "block_size " + std::to_string(options.block_size)
-                               : std::string("node blocks from the pattern");
+  std::string kind = options.block_size > 0 ? "block_size " + std::to_string(options.block_size)
+                                            : std::string("node blocks from the pattern");
+  if (options.supernode > 0) {
+    kind = "supernodes of up to " + std::to_string(options.supernode) + " rows of " + kind;
+  }
   char text[240];
   std::snprintf(text, sizeof text,
                 "blocks: %lld of %.3g rows (%lld to %lld; %s), %.1f%% of sum |a_ij| inside them",
@@ -224,8 +226,20 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   if (blocked) {
     t = std::chrono::steady_clock::now();
     blocks = popt.block_ic.block_size > 0 ? uniform_blocks(a.rows, popt.block_ic.block_size)
-                                          : find_node_blocks(a, popt.block_ic.max_block);
-    if (s.permuted) s.order_blocks(a, blocks);
+                                          : find_node_blocks(a);
+    std::vector<index_t> grouping;  // rows: each supernode made consecutive
+    if (popt.block_ic.supernode > 0) {
+      Aggregation supernodes = aggregate_blocks(a, blocks, popt.block_ic.supernode);
+      grouping = std::move(supernodes.permutation);
+      blocks = std::move(supernodes.blocks);
+    }
+    if (s.permuted) {
+      s.order_blocks(grouping.empty() ? a : permute_symmetric(a, grouping), blocks);
+      for (index_t& row : s.permutation) row = grouping.empty() ? row : grouping[row];
+    } else if (!grouping.empty()) {
+      s.permuted = true;
+      s.permutation = std::move(grouping);
+    }
     s.setup.coloring_seconds = seconds_since(t);
   } else if (s.permuted) {
     t = std::chrono::steady_clock::now();

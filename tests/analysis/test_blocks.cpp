@@ -162,6 +162,40 @@ TEST(BlockColoring, KeepsBlocksWholeAndSeparatesCoupledBlocks) {
   }
 }
 
+// Supernodes: a partition into groups of whole blocks of at most max_rows rows, each
+// consecutive in the new order, more weight inside the blocks than before, and the
+// blocks unchanged where max_rows admits no pair.
+TEST(AggregateBlocks, GroupsWholeBlocksUpToTheLimit) {
+  const CsrMatrix<double> a = elasticity3d(4, 3, 3, 2, {1.0, 30.0});
+  const BlockPartition nodes = find_node_blocks(a);
+  const std::vector<index_t> node_of = nodes.block_of();
+  for (const index_t max_rows : {3, 5, 6, 12, 48}) {
+    SCOPED_TRACE(max_rows);
+    const Aggregation s = aggregate_blocks(a, nodes, max_rows);
+    ASSERT_EQ(s.blocks.rows(), a.rows);
+    std::vector<index_t> sorted = s.permutation;
+    std::sort(sorted.begin(), sorted.end());
+    for (index_t i = 0; i < a.rows; ++i) ASSERT_EQ(sorted[i], i);
+    for (index_t b = 0; b < s.blocks.count(); ++b) {
+      EXPECT_LE(s.blocks.ptr[b + 1] - s.blocks.ptr[b], std::max<index_t>(max_rows, 3));
+      // Whole node blocks: a supernode holds all three unknowns of each node it has.
+      std::multiset<index_t> members;
+      for (index_t i = s.blocks.ptr[b]; i < s.blocks.ptr[b + 1]; ++i) {
+        members.insert(node_of[s.permutation[i]]);
+      }
+      for (const index_t node : members) EXPECT_EQ(members.count(node), 3u);
+    }
+    const CsrMatrix<double> p = permute_symmetric(a, s.permutation);
+    if (max_rows < 6) {
+      EXPECT_EQ(s.blocks.count(), nodes.count());
+    } else {
+      EXPECT_LT(s.blocks.count(), nodes.count());
+      EXPECT_GT(diagonal_block_weight(p, s.blocks), diagonal_block_weight(a, nodes));
+    }
+  }
+  EXPECT_THROW(aggregate_blocks(a, nodes, 0), ConfigError);
+}
+
 TEST(DiagonalBlockWeight, FromDiagonalShareToOne) {
   const CsrMatrix<double> a = poisson2d(4, 4);
   const double diagonal = 4.0 * 16;

@@ -75,6 +75,24 @@ TEST(BlockIcSolve, AwkwardBlockSizesAndOrders) {
   }
 }
 
+// Supernodes (in block-colored and in natural order): fewer, larger blocks, fewer
+// iterations than the node blocks.
+TEST(BlockIcSolve, SupernodesTakeFewerIterations) {
+  const CsrMatrix<double> a = prism::elasticity3d(6, 5, 6, 2, {1.0, 100.0});
+  const prism::SolveReport nodes = solve(block_ic(0), a);
+  for (const prism::Ordering ordering : {prism::Ordering::color, prism::Ordering::natural}) {
+    prism::SolverConfig c = block_ic(0);
+    c.preconditioner.block_ic.supernode = 48;
+    c.preconditioner.ordering = ordering;
+    const prism::SolveReport r = solve(c, a);
+    ASSERT_TRUE(r.converged()) << r.diagnosis;
+    EXPECT_LT(r.iterations, nodes.iterations);
+    const std::string* blocks = find_prefix(r.plan, "blocks: ");
+    ASSERT_NE(blocks, nullptr);
+    EXPECT_NE(blocks->find("supernodes of up to 48 rows"), std::string::npos) << *blocks;
+  }
+}
+
 TEST(BlockIcSolve, RefusesColoringsItDoesNotHave) {
   prism::SolverConfig c = block_ic(0);
   c.preconditioner.coloring.method = prism::ColoringMethod::level_cyclic;
