@@ -57,9 +57,9 @@ struct FactorizationReport {
 /// Setup cost, split the way it is reused: analysis once per sparsity pattern,
 /// factorization once per set of values.
 struct SetupReport {
-  /// How `backend: auto` chose, with the reason ("backend: auto chose cuda (NVIDIA
-  /// H100 80GB HBM3)", "backend: auto fell back to cpu: out of device memory ..."); empty
-  /// for an explicit backend.
+  /// How `backend: auto` chose, with the reason ("backend: auto chose cuda (<the device>)",
+  /// "backend: auto fell back to cpu: out of device memory ..."); empty for an explicit
+  /// backend.
   std::string backend_choice;
   double check_seconds = 0.0;          ///< symmetry and diagonal checks
   double coloring_seconds = 0.0;       ///< graph coloring
