@@ -142,8 +142,9 @@ struct Ic0Options {
 
 /// Preconditioner choice and its options.
 /// Options of the block IC(0) preconditioner (`block_ic`): BIC(0) on blocks of
-/// consecutive unknowns, dense inside a block, with the scaling and shift retry of
-/// Ic0Options' defaults.
+/// consecutive unknowns, dense inside a block, with ic0's scaling and shift retry
+/// (PreconditionerOptions::ic0's initial_shift and max_shift_retries, which a problem
+/// file sets for ic0 only: there block_ic takes their defaults).
 struct BlockIcOptions {
   /// Unknowns per block (per FEM node), the last block shorter where it does not divide
   /// the rows; 0: node blocks found from the pattern (runs of rows with one pattern).
