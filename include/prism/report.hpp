@@ -78,6 +78,7 @@ enum class SolveStatus {
   /// not, even after restarting from it: A is singular, or too ill-conditioned for the
   /// tolerance.
   stagnated,
+  stopped,  ///< the monitor (Solver::set_monitor) asked to stop
 };
 const char* status_name(SolveStatus status);
 

@@ -8,6 +8,7 @@
 #include <prism/options.hpp>
 #include <prism/report.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,6 +72,15 @@ class Solver {
   /// Replaces the stopping rule and timing options for the next solves (the
   /// preconditioner and backend stay as constructed).
   void set_solver_options(const SolverOptions& options);
+
+  /// Called during solve() with each residual the solver reads: the initial one
+  /// (iteration 0), then every check_every iterations and at the last; the record's phase
+  /// times are not known yet (zero). Returning false stops the solve after that iteration
+  /// with status `stopped` and x the iterate of that iteration. A monitor needs the
+  /// host to read the residuals: with one, `graph: auto` never runs the device-side loop
+  /// and `graph: loop` is a ConfigError at solve(). An empty function removes it.
+  using Monitor = std::function<bool(const IterationRecord&)>;
+  void set_monitor(Monitor monitor);
 
   /// The backend in use ("cpu" or "cuda"), known after construction.
   std::string backend_name() const;

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/console_report.hpp"
+#include "cli/progress_line.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -232,7 +233,10 @@ int solve_command(const std::vector<std::string>& args) {
   log_setup(solver.setup_report());
 
   std::vector<double> x = problem.x0;
+  ProgressLine progress(spec.config.solver);
+  solver.set_monitor(progress.monitor());
   const SolveReport report = solver.solve(problem.b, x);
+  progress.finish();
   log_plan(report);
 
   print_iteration_table(report, spec.logging.print_every);

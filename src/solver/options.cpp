@@ -177,6 +177,8 @@ const char* status_name(SolveStatus status) {
       return "breakdown";
     case SolveStatus::stagnated:
       return "stagnated";
+    case SolveStatus::stopped:
+      return "stopped";
   }
   return "?";
 }

@@ -52,6 +52,9 @@ std::string diagnose(const PcgResult& r, const backend::ScalarValues& s,
           "ill-conditioned for this tolerance",
           r.true_residual_norm / r.rhs_norm, options.tolerance, r.residual_replacements,
           r.iterations);
+    case SolveStatus::stopped:
+      return format("stopped by the monitor at iteration %d, relative residual %.3e", r.iterations,
+                    r.residual_norm / r.rhs_norm);
     case SolveStatus::breakdown:
       break;
   }
@@ -86,7 +89,8 @@ std::string diagnose(const PcgResult& r, const backend::ScalarValues& s,
 // (residual replacement), at most kMaxResidualReplacements times.
 PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
               precond::Preconditioner& preconditioner, const backend::Vector& b, backend::Vector& x,
-              const SolverOptions& options, RunMode mode) {
+              const SolverOptions& options, RunMode mode,
+              const std::function<bool(const IterationRecord&)>* monitor) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -117,6 +121,11 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
   } else if (result.residual_norm <= target) {
     result.status = SolveStatus::converged;
   }
+  if (monitor != nullptr && !(*monitor)(result.history.back()) &&
+      result.status == SolveStatus::max_iterations) {
+    result.status = SolveStatus::stopped;
+    result.diagnosis = diagnose(result, backend.read_scalars(), options);
+  }
   if (result.status != SolveStatus::max_iterations) {
     result.seconds = elapsed();
     return result;
@@ -133,7 +142,7 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
     backend.dot(*v.r, *v.z, fused_steps ? Scalar::rz_new : Scalar::rz);
     const int before = result.iterations;
     const std::vector<int> cycle =
-        run_iterations(mode, steps, {backend, options, target, scale}, before, result);
+        run_iterations(mode, steps, {backend, options, target, scale, monitor}, before, result);
     recorded.insert(recorded.end(), cycle.begin(), cycle.end());
     if (result.iterations > before) {
       steps.finish();

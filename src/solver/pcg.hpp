@@ -9,6 +9,7 @@
 #include "precond/preconditioner.hpp"
 #include "solver/plan.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,11 @@ inline constexpr int kMaxResidualReplacements = 3;
 /// Solves A x = b; x holds the initial guess on entry. Converged when the recursive
 /// ||r_k|| <= tol ||b|| and then the true ||b - A x|| <= tol ||b|| as well. The options
 /// are valid (validate()) and `mode` is resolve_run_mode()'s.
+/// `monitor` (may be null) sees each record of the history as it is added; false stops
+/// the solve with status stopped.
 PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
               precond::Preconditioner& preconditioner, const backend::Vector& b, backend::Vector& x,
-              const SolverOptions& options, RunMode mode);
+              const SolverOptions& options, RunMode mode,
+              const std::function<bool(const IterationRecord&)>* monitor = nullptr);
 
 }  // namespace prism::solver

@@ -21,9 +21,12 @@ bool check(int k, const IterationContext& c, PcgResult& result) {
   const kernels::LoopStop stop =
       kernels::cg_stop(scalar(s, backend::Scalar::rz), scalar(s, backend::Scalar::pq),
                        result.residual_norm, c.target, k, c.options.max_iterations);
+  const bool go_on = c.monitor == nullptr || (*c.monitor)(result.history.back());
   if (stop == kernels::LoopStop::breakdown) result.status = SolveStatus::breakdown;
   if (stop == kernels::LoopStop::converged) result.status = SolveStatus::converged;
-  return stop == kernels::LoopStop::breakdown || stop == kernels::LoopStop::converged;
+  if (stop == kernels::LoopStop::breakdown || stop == kernels::LoopStop::converged) return true;
+  if (!go_on) result.status = SolveStatus::stopped;
+  return !go_on;
 }
 
 /// Iteration first + 1 as launches, then the rest as one backend-run loop that tests

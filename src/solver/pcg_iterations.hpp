@@ -7,6 +7,7 @@
 #include "solver/cg_steps.hpp"
 #include "solver/pcg.hpp"
 
+#include <functional>
 #include <vector>
 
 namespace prism::solver {
@@ -17,6 +18,8 @@ struct IterationContext {
   const SolverOptions& options;
   double target;  ///< stop when ||r_k|| <= target
   double scale;   ///< ||b||, for the relative residuals of the history
+  /// Sees each record added to the history; false stops the solve (status stopped).
+  const std::function<bool(const IterationRecord&)>* monitor = nullptr;
 };
 
 /// Runs iterations first + 1, first + 2, ... (the recurrence set up afresh before

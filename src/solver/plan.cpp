@@ -101,7 +101,7 @@ Plan resolve_plan(const SolverConfig& config, const backend::Backend& backend,
 }
 
 RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& backend,
-                         std::string* reason, bool recordable) {
+                         std::string* reason, bool recordable, bool monitored) {
   const auto why = [&](RunMode mode, const std::string& text) {
     if (reason != nullptr) *reason = std::string("run: ") + run_mode_name(mode) + " (" + text + ")";
     return mode;
@@ -112,6 +112,11 @@ RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& b
     case GraphMode::on:
     case GraphMode::loop: {
       const bool loop = options.graph == GraphMode::loop;
+      if (loop && monitored) {
+        throw ConfigError(
+            "solver.graph: loop runs the iterations with no host check, and a monitor reads "
+            "every residual on the host; use graph: on, off or auto");
+      }
       if (!recordable && backend.can_record()) {
         throw ConfigError(std::string("solver.graph: ") + (loop ? "loop" : "on") +
                           " records the iteration, and the preconditioner's apply goes "
@@ -141,6 +146,9 @@ RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& b
   }
   if (!recordable) {
     return why(RunMode::launches, "graph: auto; the preconditioner applies through the host");
+  }
+  if (monitored) {
+    return why(RunMode::replay, "graph: auto, timing: total; a monitor reads the residuals");
   }
   // A loop keeps every residual in device memory; `auto` replays beyond its limit.
   if (backend.can_loop() && options.max_iterations <= kMaxLoopIterations) {

@@ -97,6 +97,7 @@ struct Solver::Impl {
   FactorizationReport factorization;
   bool ready = false;
   std::string backend_choice;  // how backend: auto chose, "" for an explicit backend
+  Monitor monitor;             // set_monitor(); empty: none
 
   /// setup() on the current backend.
   void set_up(const CsrMatrix<double>& a);
@@ -155,6 +156,10 @@ void Solver::set_solver_options(const SolverOptions& options) {
   config.solver = options;
   validate(config);
   impl_->config.solver = options;
+}
+
+void Solver::set_monitor(Monitor monitor) {
+  impl_->monitor = std::move(monitor);
 }
 
 std::string Solver::backend_name() const {
@@ -434,10 +439,17 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
   be.copy_from_host(x_ordered, *x_dev);
 
   std::string run_reason;
-  const solver::RunMode mode =
-      solver::resolve_run_mode(s.config.solver, be, &run_reason, s.preconditioner->recordable());
-  solver::PcgResult result =
-      solver::pcg(be, *s.device_matrix, *s.preconditioner, *b_dev, *x_dev, s.config.solver, mode);
+  const bool monitored = static_cast<bool>(s.monitor);
+  const solver::RunMode mode = solver::resolve_run_mode(s.config.solver, be, &run_reason,
+                                                        s.preconditioner->recordable(), monitored);
+  // The monitor sees the residuals of the caller's b, not of the scaled one.
+  const Monitor unscaled = [&](const IterationRecord& record) {
+    IterationRecord out = record;
+    out.residual_norm *= unscale;
+    return s.monitor(out);
+  };
+  solver::PcgResult result = solver::pcg(be, *s.device_matrix, *s.preconditioner, *b_dev, *x_dev,
+                                         s.config.solver, mode, monitored ? &unscaled : nullptr);
 
   be.copy_to_host(*x_dev, x_ordered);
   if (s.permuted) {
