@@ -105,11 +105,15 @@ class Reader {
 
   /// Checks that node is a map whose keys are strings, unique and declared in the table
   /// under `path`, and that the keys the table requires there without condition are given.
-  Map section(const YAML::Node& node, const YAML::Mark& at, const std::string& path) const {
+  /// With `only`, just those of its keys are allowed and none is required.
+  Map section(const YAML::Node& node, const YAML::Mark& at, const std::string& path,
+              const std::vector<std::string>* only = nullptr) const {
     const std::string what = path.empty() ? "the problem file" : path;
     if (!node.IsMap()) fail(at, what + ": expected a map, got " + describe(node));
     std::vector<std::string> allowed;
-    for (const Parameter* p : parameters_in(path)) allowed.push_back(p->name());
+    for (const Parameter* p : parameters_in(path)) {
+      if (only == nullptr || contains(*only, p->name())) allowed.push_back(p->name());
+    }
     Map map{path, node.Mark(), {}};
     for (const auto& kv : node) {
       if (!kv.first.IsScalar()) fail(kv.first.Mark(), what + ": keys must be plain strings");
@@ -126,7 +130,8 @@ class Reader {
       map.entries.push_back(std::move(e));
     }
     for (const Parameter* p : parameters_in(path)) {
-      if (p->required && p->applies.key.empty() && map.find(p->name()) == nullptr) {
+      if (only == nullptr && p->required && p->applies.key.empty() &&
+          map.find(p->name()) == nullptr) {
         fail(map.mark, (path.empty() ? std::string() : path + ": ") + "missing required key '" +
                            p->name() + "'");
       }
@@ -574,6 +579,8 @@ constexpr std::size_t kMaxProblemFileBytes = std::size_t{1} << 20;
 /// most three: yaml-cpp's parser can stop advancing on some malformed input (a document
 /// starting with ','), where YAML::LoadAll would loop and grow without end; a document
 /// that starts where the previous one did is that case, reported as a syntax error.
+YAML::Node parse_text(const std::string& text, const Reader& r);
+
 YAML::Node parse_document(const std::string& path, const Reader& r) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw IoError(path + ": is a directory, not a problem file");
@@ -594,6 +601,11 @@ YAML::Node parse_document(const std::string& path, const Reader& r) {
     throw IoError(path + ": larger than " + std::to_string(kMaxProblemFileBytes >> 20) +
                   " MiB; a problem file is a short YAML file (matrices go in their own files)");
   }
+  return parse_text(text, r);
+}
+
+/// The one YAML document of `text` (a problem file's, or a configuration's).
+YAML::Node parse_text(const std::string& text, const Reader& r) {
   // A NUL ends the C strings of messages: a key holding one would read as another key.
   const std::size_t nul = text.find('\0');
   if (nul != std::string::npos) {
@@ -665,6 +677,27 @@ ProblemSpec load_problem_file(const std::string& path) {
     r.fail(r.position_of(violation->keys), violation->message);
   }
   return spec;
+}
+
+SolverConfig parse_solver_config(const std::string& text) {
+  const Reader r("<config>");
+  if (text.size() > kMaxProblemFileBytes) {
+    throw ConfigError("<config>: larger than " + std::to_string(kMaxProblemFileBytes >> 20) +
+                      " MiB; a configuration is a short YAML text");
+  }
+  const YAML::Node document = parse_text(text, r);
+  SolverConfig config;
+  if (document.IsNull()) return config;
+  static const std::vector<std::string> keys{"solver", "preconditioner", "backend"};
+  const Map top = r.section(document, document.Mark(), "", &keys);
+  if (const Entry* e = top.find("solver")) read_solver(r, *e, config.solver);
+  if (const Entry* e = top.find("preconditioner"))
+    read_preconditioner(r, *e, config.preconditioner);
+  r.read(top, "backend", config.backend);
+  if (const auto violation = find_violation(config)) {
+    r.fail(r.position_of(violation->keys), violation->message);
+  }
+  return config;
 }
 
 }  // namespace prism

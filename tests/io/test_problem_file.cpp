@@ -357,4 +357,43 @@ TEST(ProblemFile, DefaultInputIsPoisson3d64) {
   EXPECT_DOUBLE_EQ(spec.config.solver.tolerance, 1e-8);
 }
 
+// A configuration from text: the problem file's keys and checks, no matrix.
+TEST(SolverConfigText, ReadsTheSolverPreconditionerAndBackend) {
+  const prism::SolverConfig c = prism::parse_solver_config(
+      "solver: {tolerance: 1.0e-6, check_every: 4}\n"
+      "preconditioner: {type: block_ic, block_ic: {block_size: 3}}\n"
+      "backend: cpu\n");
+  EXPECT_EQ(c.solver.tolerance, 1e-6);
+  EXPECT_EQ(c.solver.check_every, 4);
+  EXPECT_EQ(c.preconditioner.type, "block_ic");
+  EXPECT_EQ(c.preconditioner.block_ic.block_size, 3);
+  EXPECT_EQ(c.backend, prism::BackendKind::cpu);
+  const prism::SolverConfig defaults = prism::parse_solver_config("");
+  EXPECT_EQ(defaults.solver.tolerance, prism::SolverConfig{}.solver.tolerance);
+  EXPECT_EQ(defaults.preconditioner.type, "ic0");
+}
+
+TEST(SolverConfigText, ErrorsNameTheLineAndTheKey) {
+  const auto message = [](const std::string& text) {
+    try {
+      prism::parse_solver_config(text);
+    } catch (const prism::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("solver: {tolerance: 2}"),
+            "<config>:1:21: solver.tolerance: must be > 0 and < 1, got 2");
+  EXPECT_NE(message("matrix: {generator: poisson2d, nx: 3, ny: 3}")
+                .find("<config>:1:1: unknown key 'matrix' at the top level; allowed: "
+                      "solver, preconditioner, backend"),
+            std::string::npos)
+      << message("matrix: {}");
+  EXPECT_NE(message(",").find("<config>:1:1: YAML syntax error"), std::string::npos)
+      << message(",");
+  EXPECT_NE(message("solver: {graph: loop}").find("solver.graph: loop needs solver.timing"),
+            std::string::npos)
+      << message("solver: {graph: loop}");
+}
+
 }  // namespace
