@@ -1,0 +1,90 @@
+/* prism's C API: a sparse SPD solver (preconditioned conjugate gradients) for C, Fortran
+ * (through iso_c_binding) and any language with a C foreign-function interface.
+ *
+ * Every function returns a prism_status; on failure prism_last_error() gives the message
+ * (one line, as the C++ exception said it) until the next call on the same thread. No
+ * exception crosses this interface and nothing here prints or exits. A prism_solver is
+ * used by one thread at a time; several solvers may run on several threads.
+ *
+ * Matrices are CSR with 0-based int32 indices, full storage (both triangles), sorted
+ * columns, the diagonal stored: row i holds entries row_ptr[i] .. row_ptr[i + 1] - 1. */
+#ifndef PRISM_PRISM_H
+#define PRISM_PRISM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum prism_status {
+  PRISM_OK = 0,
+  PRISM_ERROR_INPUT = 1,         /* a file or text that cannot be read as given */
+  PRISM_ERROR_CONFIG = 2,        /* an option out of range or options that do not go together */
+  PRISM_ERROR_MATRIX = 3,        /* a matrix or vector that does not fit, or is not SPD-like */
+  PRISM_ERROR_NUMERICAL = 4,     /* the factorization broke down at every allowed shift */
+  PRISM_ERROR_BACKEND = 5,       /* a failing CUDA call, or backend cuda without a usable GPU */
+  PRISM_ERROR_DEVICE_MEMORY = 6, /* the GPU ran out of memory */
+  PRISM_ERROR_IO = 7,            /* a file that cannot be opened or written */
+  PRISM_ERROR_ARGUMENT = 8,      /* a null pointer, a bad size or a call out of order */
+  PRISM_ERROR_OTHER = 9          /* anything else, out of host memory included */
+} prism_status;
+
+/* Why a solve stopped (prism_solve_info.status). */
+typedef enum prism_solve_status {
+  PRISM_SOLVE_CONVERGED = 0,      /* the true residual meets the tolerance */
+  PRISM_SOLVE_MAX_ITERATIONS = 1, /* the iteration limit came first */
+  PRISM_SOLVE_BREAKDOWN = 2,      /* A or the preconditioner is not positive definite */
+  PRISM_SOLVE_STAGNATED = 3,      /* the true residual stays above the tolerance */
+  PRISM_SOLVE_STOPPED = 4         /* stopped by a monitor (not reachable from C yet) */
+} prism_solve_status;
+
+typedef struct prism_solve_info {
+  int status; /* a prism_solve_status */
+  int iterations;
+  double relative_residual;      /* the recursive ||r|| / ||b|| at the end */
+  double true_relative_residual; /* ||b - A x|| / ||b|| of the returned x */
+  double solve_seconds;          /* wall time of the iterations */
+} prism_solve_info;
+
+typedef struct prism_solver prism_solver;
+
+/* The message of the last failing call on this thread; "" after a successful one. */
+const char* prism_last_error(void);
+
+/* "ok", "config error", ... for a prism_status; "converged", ... never: see
+ * prism_solve_status_name. */
+const char* prism_status_name(int status);
+const char* prism_solve_status_name(int status);
+
+/* A solver configured by a YAML text with the problem file's solver, preconditioner and
+ * backend keys (docs/problem-file.md), e.g. "solver: {tolerance: 1.0e-10}\nbackend: cpu";
+ * NULL or "" for the defaults. */
+prism_status prism_solver_create(const char* config_yaml, prism_solver** solver);
+
+/* Checks, orders, analyzes and factors A (n rows, row_ptr[n] stored entries) and moves it
+ * to the backend. The arrays are copied; the caller keeps them. After a failed setup the
+ * solver has no matrix: solve and refactor need a successful setup again. */
+prism_status prism_solver_setup(prism_solver* solver, int32_t n, const int32_t* row_ptr,
+                                const int32_t* col_idx, const double* values);
+
+/* New values (row_ptr[n] of them, in the order given to setup) on the same pattern. */
+prism_status prism_solver_refactor(prism_solver* solver, const double* values);
+
+/* Solves A x = b; x (n entries) holds the initial guess on entry and the solution on
+ * return. A solve that does not converge returns PRISM_OK with info->status saying why.
+ * info may be NULL. */
+prism_status prism_solver_solve(prism_solver* solver, const double* b, double* x,
+                                prism_solve_info* info);
+
+/* "cpu" or "cuda": where the solver computes. */
+const char* prism_solver_backend(const prism_solver* solver);
+
+/* Frees the solver; NULL is ignored. */
+void prism_solver_destroy(prism_solver* solver);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRISM_PRISM_H */

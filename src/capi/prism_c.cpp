@@ -1,0 +1,199 @@
+// The C API (include/prism/prism.h) over prism::Solver: every exception becomes a status
+// and a thread-local message here, at the one place they may not pass.
+
+#include <prism/prism.h>
+#include <prism/errors.hpp>
+#include <prism/problem.hpp>
+#include <prism/solver.hpp>
+
+#include <algorithm>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+struct prism_solver {
+  explicit prism_solver(prism::SolverConfig config) : solver(std::move(config)) {}
+  prism::Solver solver;
+  prism::CsrMatrix<double> a;  // the pattern given to setup(), for refactor()
+  bool ready = false;
+  std::string backend;
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+prism_status fail(prism_status status, const std::string& message) {
+  last_error = message;
+  return status;
+}
+
+/// Runs `body`, mapping what it throws to a status and the message.
+template <typename Body>
+prism_status guarded(Body&& body) {
+  try {
+    body();
+    last_error.clear();
+    return PRISM_OK;
+  } catch (const prism::InputError& e) {
+    return fail(PRISM_ERROR_INPUT, e.what());
+  } catch (const prism::ConfigError& e) {
+    return fail(PRISM_ERROR_CONFIG, e.what());
+  } catch (const prism::InvalidMatrixError& e) {
+    return fail(PRISM_ERROR_MATRIX, e.what());
+  } catch (const prism::NumericalError& e) {
+    return fail(PRISM_ERROR_NUMERICAL, e.what());
+  } catch (const prism::DeviceMemoryError& e) {
+    return fail(PRISM_ERROR_DEVICE_MEMORY, e.what());
+  } catch (const prism::BackendError& e) {
+    return fail(PRISM_ERROR_BACKEND, e.what());
+  } catch (const prism::IoError& e) {
+    return fail(PRISM_ERROR_IO, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(PRISM_ERROR_OTHER, "out of host memory");
+  } catch (const std::exception& e) {
+    return fail(PRISM_ERROR_OTHER, e.what());
+  } catch (...) {
+    return fail(PRISM_ERROR_OTHER, "unknown error");
+  }
+}
+
+int solve_status(prism::SolveStatus s) {
+  switch (s) {
+    case prism::SolveStatus::converged:
+      return PRISM_SOLVE_CONVERGED;
+    case prism::SolveStatus::max_iterations:
+      return PRISM_SOLVE_MAX_ITERATIONS;
+    case prism::SolveStatus::breakdown:
+      return PRISM_SOLVE_BREAKDOWN;
+    case prism::SolveStatus::stagnated:
+      return PRISM_SOLVE_STAGNATED;
+    case prism::SolveStatus::stopped:
+      return PRISM_SOLVE_STOPPED;
+  }
+  return PRISM_SOLVE_BREAKDOWN;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* prism_last_error(void) {
+  return last_error.c_str();
+}
+
+const char* prism_status_name(int status) {
+  static const char* const names[] = {"ok",
+                                      "input error",
+                                      "config error",
+                                      "matrix error",
+                                      "numerical error",
+                                      "backend error",
+                                      "device memory error",
+                                      "io error",
+                                      "argument error",
+                                      "other error"};
+  return status >= 0 && status <= PRISM_ERROR_OTHER ? names[status] : "unknown status";
+}
+
+const char* prism_solve_status_name(int status) {
+  static const char* const names[] = {"converged", "max_iterations", "breakdown", "stagnated",
+                                      "stopped"};
+  return status >= 0 && status <= PRISM_SOLVE_STOPPED ? names[status] : "unknown solve status";
+}
+
+prism_status prism_solver_create(const char* config_yaml, prism_solver** solver) {
+  if (solver == nullptr) return fail(PRISM_ERROR_ARGUMENT, "prism_solver_create: solver is NULL");
+  *solver = nullptr;
+  return guarded([&] {
+    const prism::SolverConfig config =
+        prism::parse_solver_config(config_yaml == nullptr ? "" : config_yaml);
+    auto made = std::make_unique<prism_solver>(config);
+    made->backend = made->solver.backend_name();
+    *solver = made.release();
+  });
+}
+
+prism_status prism_solver_setup(prism_solver* solver, int32_t n, const int32_t* row_ptr,
+                                const int32_t* col_idx, const double* values) {
+  if (solver == nullptr || row_ptr == nullptr ||
+      (n > 0 && (col_idx == nullptr || values == nullptr))) {
+    return fail(PRISM_ERROR_ARGUMENT, "prism_solver_setup: a NULL solver or array");
+  }
+  solver->ready = false;  // a failed setup leaves no matrix to solve with
+  if (n < 0) {
+    return fail(PRISM_ERROR_ARGUMENT, "prism_solver_setup: n is " + std::to_string(n));
+  }
+  // The offsets must be readable as given before the entries are: row_ptr[0] = 0 and
+  // never decreasing, so that row_ptr[n] is the number of entries.
+  if (row_ptr[0] != 0) {
+    return fail(PRISM_ERROR_MATRIX, "prism_solver_setup: row_ptr[0] is " +
+                                        std::to_string(row_ptr[0]) + ", not 0 (0-based CSR)");
+  }
+  for (int32_t i = 0; i < n; ++i) {
+    if (row_ptr[i + 1] < row_ptr[i]) {
+      return fail(PRISM_ERROR_MATRIX, "prism_solver_setup: row_ptr[" + std::to_string(i + 1) +
+                                          "] < row_ptr[" + std::to_string(i) + "]");
+    }
+  }
+  return guarded([&] {
+    prism::CsrMatrix<double> a;
+    a.rows = a.cols = n;
+    a.row_ptr.assign(row_ptr, row_ptr + n + 1);
+    a.col_idx.assign(col_idx, col_idx + row_ptr[n]);
+    a.values.assign(values, values + row_ptr[n]);
+    solver->solver.setup(a);
+    solver->a = std::move(a);
+    solver->backend = solver->solver.backend_name();
+    solver->ready = true;
+  });
+}
+
+prism_status prism_solver_refactor(prism_solver* solver, const double* values) {
+  if (solver == nullptr || values == nullptr) {
+    return fail(PRISM_ERROR_ARGUMENT, "prism_solver_refactor: a NULL solver or array");
+  }
+  if (!solver->ready) {
+    return fail(PRISM_ERROR_ARGUMENT, "prism_solver_refactor: call prism_solver_setup first");
+  }
+  return guarded([&] {
+    solver->a.values.assign(values, values + solver->a.values.size());
+    solver->solver.refactor(solver->a);
+  });
+}
+
+prism_status prism_solver_solve(prism_solver* solver, const double* b, double* x,
+                                prism_solve_info* info) {
+  if (solver == nullptr || b == nullptr || x == nullptr) {
+    return fail(PRISM_ERROR_ARGUMENT, "prism_solver_solve: a NULL solver or vector");
+  }
+  if (!solver->ready) {
+    return fail(PRISM_ERROR_ARGUMENT, "prism_solver_solve: call prism_solver_setup first");
+  }
+  return guarded([&] {
+    const std::size_t n = static_cast<std::size_t>(solver->a.rows);
+    const std::vector<double> rhs(b, b + n);
+    std::vector<double> solution(x, x + n);
+    const prism::SolveReport report = solver->solver.solve(rhs, solution);
+    std::copy(solution.begin(), solution.end(), x);
+    if (info != nullptr) {
+      info->status = solve_status(report.status);
+      info->iterations = report.iterations;
+      info->relative_residual = report.relative_residual;
+      info->true_relative_residual = report.true_relative_residual;
+      info->solve_seconds = report.solve_seconds;
+    }
+  });
+}
+
+const char* prism_solver_backend(const prism_solver* solver) {
+  return solver == nullptr ? "" : solver->backend.c_str();
+}
+
+void prism_solver_destroy(prism_solver* solver) {
+  delete solver;
+}
+
+}  // extern "C"

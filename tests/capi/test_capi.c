@@ -1,0 +1,109 @@
+/* The C API from C: create from a YAML text, set up, solve, refactor, and every kind of
+ * bad call answered with a status and a message, never an abort. */
+#include <prism/prism.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failures = 0;
+
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+enum { N = 50 };
+
+/* The 1D Laplacian with a shifted diagonal (2.5, -1): SPD, tridiagonal. */
+static int32_t row_ptr[N + 1], col_idx[3 * N];
+static double values[3 * N];
+
+static void laplacian(double scale) {
+  int32_t k = 0;
+  for (int32_t i = 0; i < N; ++i) {
+    row_ptr[i] = k;
+    if (i > 0) {
+      col_idx[k] = i - 1;
+      values[k++] = -1.0 * scale;
+    }
+    col_idx[k] = i;
+    values[k++] = 2.5 * scale;
+    if (i + 1 < N) {
+      col_idx[k] = i + 1;
+      values[k++] = -1.0 * scale;
+    }
+  }
+  row_ptr[N] = k;
+}
+
+/* ||b - A x|| / ||b|| with the arrays above. */
+static double residual(const double* b, const double* x) {
+  double rr = 0.0, bb = 0.0;
+  for (int32_t i = 0; i < N; ++i) {
+    double ax = 0.0;
+    for (int32_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) ax += values[k] * x[col_idx[k]];
+    rr += (b[i] - ax) * (b[i] - ax);
+    bb += b[i] * b[i];
+  }
+  return sqrt(rr / bb);
+}
+
+int main(void) {
+  prism_solver* solver = NULL;
+  double b[N], x[N], x_first[N];
+  prism_solve_info info;
+  for (int i = 0; i < N; ++i) b[i] = 1.0 + (i % 7);
+
+  CHECK(prism_solver_create("solver: {tolerance: 1.0e-10}\npreconditioner: ic0\nbackend: cpu",
+                            &solver) == PRISM_OK);
+  CHECK(solver != NULL);
+  CHECK(strcmp(prism_solver_backend(solver), "cpu") == 0);
+  laplacian(1.0);
+  CHECK(prism_solver_setup(solver, N, row_ptr, col_idx, values) == PRISM_OK);
+  memset(x, 0, sizeof x);
+  CHECK(prism_solver_solve(solver, b, x, &info) == PRISM_OK);
+  CHECK(info.status == PRISM_SOLVE_CONVERGED);
+  CHECK(info.iterations > 0);
+  CHECK(info.true_relative_residual <= 1e-10);
+  CHECK(residual(b, x) <= 1e-10);
+  memcpy(x_first, x, sizeof x);
+
+  /* Refactor with 2 A: the solution halves. */
+  laplacian(2.0);
+  CHECK(prism_solver_refactor(solver, values) == PRISM_OK);
+  memset(x, 0, sizeof x);
+  CHECK(prism_solver_solve(solver, b, x, NULL) == PRISM_OK);
+  for (int i = 0; i < N; ++i) CHECK(fabs(2.0 * x[i] - x_first[i]) <= 1e-8 * fabs(x_first[i]));
+
+  /* Bad calls: a status and a message, the solver still usable. */
+  CHECK(prism_solver_solve(solver, NULL, x, NULL) == PRISM_ERROR_ARGUMENT);
+  CHECK(strlen(prism_last_error()) > 0);
+  values[1] = 5.0; /* a(0, 1) no longer equals a(1, 0) */
+  CHECK(prism_solver_refactor(solver, values) == PRISM_ERROR_MATRIX);
+  CHECK(strstr(prism_last_error(), "symmetric") != NULL);
+  row_ptr[0] = 1;
+  CHECK(prism_solver_setup(solver, N, row_ptr, col_idx, values) == PRISM_ERROR_MATRIX);
+  CHECK(strstr(prism_last_error(), "row_ptr[0]") != NULL);
+  CHECK(prism_solver_solve(solver, b, x, NULL) == PRISM_ERROR_ARGUMENT); /* set-up failed */
+  prism_solver_destroy(solver);
+
+  prism_solver* bad = NULL;
+  CHECK(prism_solver_create("solver: {tolerance: 2}", &bad) == PRISM_ERROR_CONFIG);
+  CHECK(bad == NULL);
+  CHECK(strstr(prism_last_error(), "<config>:1:21: solver.tolerance") != NULL);
+  CHECK(prism_solver_create("preconditioner: ilu", &bad) == PRISM_ERROR_CONFIG);
+  CHECK(prism_solver_create(NULL, NULL) == PRISM_ERROR_ARGUMENT);
+  CHECK(prism_solver_create(NULL, &bad) == PRISM_OK); /* the defaults */
+  CHECK(prism_solver_setup(bad, -3, row_ptr, col_idx, values) == PRISM_ERROR_ARGUMENT);
+  prism_solver_destroy(bad);
+  prism_solver_destroy(NULL);
+  CHECK(strcmp(prism_status_name(PRISM_ERROR_CONFIG), "config error") == 0);
+  CHECK(strcmp(prism_solve_status_name(PRISM_SOLVE_STAGNATED), "stagnated") == 0);
+
+  if (failures == 0) printf("test_capi: all checks passed\n");
+  return failures == 0 ? 0 : 1;
+}
