@@ -12,6 +12,8 @@ install(TARGETS ${_prism_targets} EXPORT prismTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS prism RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY include/prism DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The Fortran module as source, compiled by the application's own Fortran compiler.
+install(FILES src/fortran/prism.f90 DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/prism)
 
 set(_prism_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/prism)
 install(EXPORT prismTargets NAMESPACE prism:: DESTINATION ${_prism_cmake_dir})

@@ -1,0 +1,83 @@
+! The Fortran module from Fortran: create, set up, solve, refactor, and a bad
+! configuration answered with a status and a message.
+program test_fortran
+  use, intrinsic :: iso_c_binding
+  use prism
+  implicit none
+  integer, parameter :: n = 40
+  integer(c_int32_t) :: row_ptr(n + 1), col_idx(3 * n)
+  real(c_double) :: values(3 * n), b(n), x(n), x_first(n)
+  type(c_ptr) :: solver, bad
+  type(prism_solve_info) :: info
+  integer :: i, k, failures
+  failures = 0
+
+  ! The 1D Laplacian with diagonal 2.5, 0-based CSR.
+  k = 0
+  do i = 1, n
+    row_ptr(i) = k
+    if (i > 1) then
+      k = k + 1; col_idx(k) = i - 2; values(k) = -1.0d0
+    end if
+    k = k + 1; col_idx(k) = i - 1; values(k) = 2.5d0
+    if (i < n) then
+      k = k + 1; col_idx(k) = i; values(k) = -1.0d0
+    end if
+  end do
+  row_ptr(n + 1) = k
+  do i = 1, n
+    b(i) = 1.0d0 + mod(i, 5)
+  end do
+
+  call check(prism_solver_create("solver: {tolerance: 1.0e-10}" // new_line('a') // &
+                                 "backend: cpu", solver) == PRISM_OK, "create")
+  call check(prism_solver_setup(solver, int(n, c_int32_t), row_ptr, col_idx, values) &
+             == PRISM_OK, "setup")
+  x = 0
+  call check(prism_solver_solve(solver, b, x, info) == PRISM_OK, "solve")
+  call check(info%status == PRISM_SOLVE_CONVERGED, "converged")
+  call check(info%true_relative_residual <= 1.0d-10, "true residual")
+  call check(residual() <= 1.0d-10, "residual of x")
+  x_first = x
+
+  values = 2 * values
+  call check(prism_solver_refactor(solver, values) == PRISM_OK, "refactor")
+  x = 0
+  call check(prism_solver_solve(solver, b, x, info) == PRISM_OK, "solve after refactor")
+  call check(maxval(abs(2 * x - x_first)) <= 1.0d-8 * maxval(abs(x_first)), "x halves")
+  call prism_solver_destroy(solver)
+
+  call check(prism_solver_create("solver: {tolerance: 2}", bad) == PRISM_ERROR_CONFIG, &
+             "bad config")
+  call check(index(prism_last_error(), "solver.tolerance") > 0, "message names the key")
+
+  if (failures > 0) stop 1
+  print *, "test_fortran: all checks passed"
+
+contains
+
+  subroutine check(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    if (.not. ok) then
+      print *, "CHECK failed: ", what
+      failures = failures + 1
+    end if
+  end subroutine check
+
+  real(c_double) function residual()
+    real(c_double) :: ax, rr, bb
+    integer :: r, e
+    rr = 0; bb = 0
+    do r = 1, n
+      ax = 0
+      do e = row_ptr(r) + 1, row_ptr(r + 1)
+        ax = ax + values(e) * x(col_idx(e) + 1)
+      end do
+      rr = rr + (b(r) - ax)**2
+      bb = bb + b(r)**2
+    end do
+    residual = sqrt(rr / bb)
+  end function residual
+
+end program test_fortran
