@@ -18,7 +18,8 @@ install(FILES src/fortran/prism.f90 DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pris
 set(_prism_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/prism)
 install(EXPORT prismTargets NAMESPACE prism:: DESTINATION ${_prism_cmake_dir})
 configure_package_config_file(cmake/prismConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/prismConfig.cmake INSTALL_DESTINATION ${_prism_cmake_dir})
+  ${PROJECT_BINARY_DIR}/prismConfig.cmake INSTALL_DESTINATION ${_prism_cmake_dir}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/prismConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/prismConfig.cmake

@@ -20,3 +20,7 @@ run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build -G ${GENERATOR}
     -DCMAKE_CXX_STANDARD=14 -DCMAKE_CXX_EXTENSIONS=OFF)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer)
+run(${WORK_DIR}/build/c_consumer)
+if(EXISTS ${WORK_DIR}/build/f_consumer)
+  run(${WORK_DIR}/build/f_consumer)
+endif()
