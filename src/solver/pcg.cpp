@@ -161,6 +161,7 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
     ++result.residual_replacements;
     result.residual_norm = result.true_residual_norm;
     result.status = SolveStatus::max_iterations;
+    verified = false;  // the next cycle moves x
   }
   if (result.status != SolveStatus::converged) {
     result.diagnosis = diagnose(result, backend.read_scalars(), options);

@@ -144,6 +144,25 @@ TEST(Verdicts, ToleranceBelowAttainableAccuracyStagnates) {
       << r.diagnosis;
 }
 
+// Whatever stops the solve (a limit before, during or after restarts), the reported true
+// residual is that of the returned x (to the rounding of b - A x in another order).
+TEST(Verdicts, TheReportedTrueResidualIsThatOfTheReturnedSolution) {
+  const CsrMatrix<double> a =
+      prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx");
+  const std::vector<double> b = random_vector(a.rows, 11);
+  for (int limit = 40; limit <= 160; limit += 6) {
+    SCOPED_TRACE(limit);
+    prism::SolverConfig c = config("ic0", prism::GraphMode::off);
+    c.solver.tolerance = 1e-15;
+    c.solver.max_iterations = limit;
+    std::vector<double> x;
+    const prism::SolveReport r = solve(c, a, b, x);
+    const double independent = prism::test::relative_residual(a, x, b);
+    EXPECT_NEAR(r.true_relative_residual, independent, 1e-6 * independent + 1e-12)
+        << prism::status_name(r.status) << ", " << r.residual_replacements << " restarts";
+  }
+}
+
 TEST(Verdicts, BreakdownNamesTheIterationAndTheCause) {
   const CsrMatrix<double> indefinite =
       prism::csr_from_triplets(2, 2, {{0, 0, 1.0}, {0, 1, 2.0}, {1, 0, 2.0}, {1, 1, 1.0}});
