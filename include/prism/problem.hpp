@@ -78,7 +78,11 @@ struct ProblemSpec {
 /// Reads and validates a YAML problem file. Throws ConfigError with
 /// "FILE:LINE:COL: message" naming the key (unknown keys list the allowed ones),
 /// wrong types, bad values and missing required keys; IoError if unreadable.
-ProblemSpec load_problem_file(const std::string& path);
+/// `overrides` ("KEY=VALUE", e.g. "preconditioner.type=jacobi", the value in YAML) replace
+/// or add keys of the file before it is checked, in order; an error about such a key
+/// names the override ("FILE: -o KEY=VALUE: message").
+ProblemSpec load_problem_file(const std::string& path,
+                              const std::vector<std::string>& overrides = {});
 
 /// The solver, preconditioner and backend of a YAML text, as a problem file gives them
 /// (the same keys, checks and messages, at "<config>:LINE:COL"), with no matrix: for an

@@ -20,6 +20,8 @@ constexpr const char* kUsage =
     "usage: prism solve FILE.yaml [--backend auto|cpu|cuda] [--report FILE.json]\n"
     "                   [--history FILE.csv] [--solution FILE.mtx]\n"
     "                   [--log-level trace|debug|info|warn|error|off] [--print-every K]\n"
+    "                   [-o KEY=VALUE ...]   a problem-file key set from here (e.g.\n"
+    "                                        -o preconditioner.type=jacobi)\n"
     "       prism info FILE.mtx|FILE.mtx.gz|FILE.yaml\n"
     "       prism options [--markdown]   every problem-file key: type, default, meaning\n"
     "       prism --help | --version\n"

@@ -24,6 +24,7 @@ struct SolveArgs {
   std::string problem_file;
   std::string backend, report, history, solution, log_level;
   int print_every = -1;
+  std::vector<std::string> overrides;  ///< -o KEY=VALUE, in order
 };
 
 /// A Matrix Market file given where a problem file belongs: by its name, or by its
@@ -48,7 +49,9 @@ SolveArgs parse_solve_args(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) throw UsageError{std::string(name) + " needs a value"};
       return args[++i];
     };
-    if (a == "--backend") {
+    if (a == "-o" || a == "--set") {
+      out.overrides.push_back(value("-o"));
+    } else if (a == "--backend") {
       out.backend = value("--backend");
     } else if (a == "--report") {
       out.report = value("--report");
@@ -194,7 +197,7 @@ void log_plan(const SolveReport& report) {
 
 int solve_command(const std::vector<std::string>& args) {
   const SolveArgs cli = parse_solve_args(args);
-  ProblemSpec spec = load_problem_file(cli.problem_file);
+  ProblemSpec spec = load_problem_file(cli.problem_file, cli.overrides);
 
   if (!cli.backend.empty() && !from_string(cli.backend, spec.config.backend)) {
     throw UsageError{"unknown backend '" + cli.backend + "' (" + allowed_names<BackendKind>() +

@@ -89,7 +89,18 @@ class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
+  /// A value that `-o KEY=VALUE` (`text`) put in place of the file's: errors about `key`
+  /// point at the override, not at a place in the file.
+  void add_override(std::string key, std::string text) {
+    overrides_.emplace_back(std::move(key), std::move(text));
+  }
+
   [[noreturn]] void fail(const YAML::Mark& mark, const std::string& message) const {
+    for (const auto& [key, text] : overrides_) {
+      const bool about = message.rfind(key, 0) == 0 && message.size() > key.size() &&
+                         (message[key.size()] == ':' || message[key.size()] == '[');
+      if (about) throw ConfigError(file_ + ": -o " + text + ": " + message);
+    }
     // yaml-cpp marks are 0-based; a null mark (no position known) points at the start.
     const int line = mark.is_null() ? 1 : mark.line + 1;
     const int column = mark.is_null() ? 1 : mark.column + 1;
@@ -381,6 +392,7 @@ class Reader {
   }
 
   std::string file_;
+  std::vector<std::pair<std::string, std::string>> overrides_;  ///< key, -o text
   /// Every key the file gives, by dotted path, for rules checked after reading.
   mutable std::vector<std::pair<std::string, Entry>> given_;
 };
@@ -642,11 +654,59 @@ YAML::Node parse_text(const std::string& text, const Reader& r) {
   }
 }
 
+/// Puts `-o KEY=VALUE` into the document as if the file said it: KEY a key of the table
+/// (or a section a name stands for), VALUE a YAML value. A section the file gives as a
+/// name alone (`preconditioner: jacobi`) becomes the map {type: jacobi} around it.
+void apply_override(YAML::Node& document, const std::string& text, Reader& r) {
+  const std::size_t equals = text.find('=');
+  const std::string key = text.substr(0, equals);
+  if (equals == std::string::npos || key.empty()) {
+    throw ConfigError("-o " + text + ": expected KEY=VALUE, e.g. -o solver.tolerance=1e-10");
+  }
+  const Parameter* p = find_parameter(key);
+  if (p == nullptr || (p->type == ParameterType::section && p->values.empty())) {
+    throw ConfigError("-o " + text + ": unknown key '" + key + "' (prism options lists the keys)");
+  }
+  YAML::Node value;
+  try {
+    value = YAML::Load(text.substr(equals + 1));
+  } catch (const YAML::Exception& e) {
+    throw ConfigError("-o " + text + ": YAML syntax error: " + e.msg);
+  }
+  if (document.IsNull()) document = YAML::Node(YAML::NodeType::Map);
+  if (!document.IsMap()) return;  // the reader says what the file holds instead
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = key.find('.', start);
+    parts.push_back(key.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  // yaml-cpp: `=` on a Node assigns to the node it refers to, reset() rebinds the handle.
+  YAML::Node node;
+  node.reset(document);
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    const YAML::Node child = node[parts[i]];
+    if (!child.IsDefined() || child.IsNull()) {
+      node[parts[i]] = YAML::Node(YAML::NodeType::Map);
+    } else if (child.IsScalar()) {
+      YAML::Node section(YAML::NodeType::Map);
+      section["type"] = child.Scalar();
+      node[parts[i]] = section;
+    }
+    const YAML::Node next = node[parts[i]];
+    node.reset(next);
+  }
+  node[parts.back()] = value;
+  r.add_override(key, text);
+}
+
 }  // namespace
 
-ProblemSpec load_problem_file(const std::string& path) {
-  const Reader r(path);
-  const YAML::Node document = parse_document(path, r);
+ProblemSpec load_problem_file(const std::string& path, const std::vector<std::string>& overrides) {
+  Reader r(path);
+  YAML::Node document = parse_document(path, r);
+  for (const std::string& text : overrides) apply_override(document, text, r);
   if (document.IsNull()) {
     r.fail(YAML::Mark(), "empty problem file; expected a map with at least 'matrix'");
   }

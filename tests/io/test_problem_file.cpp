@@ -396,4 +396,47 @@ TEST(SolverConfigText, ErrorsNameTheLineAndTheKey) {
       << message("solver: {graph: loop}");
 }
 
+// -o KEY=VALUE: keys replaced or added before the checks, in order; a section given as a
+// name (preconditioner: jacobi) keeps its type; errors name the override.
+TEST(ProblemFileOverrides, ReplaceAndAddKeys) {
+  const std::string inputs = PRISM_INPUTS_DIR;
+  const prism::ProblemSpec spec = prism::load_problem_file(
+      inputs + "/jacobi.yaml",
+      {"matrix.nx=32", "solver.tolerance=1e-6", "preconditioner.ordering=color",
+       "solver.tolerance=1e-7", "backend=cpu", "rhs=ones"});
+  EXPECT_EQ(spec.matrix.generator.nx, 32);
+  EXPECT_EQ(spec.config.solver.tolerance, 1e-7);  // the later override wins
+  EXPECT_EQ(spec.config.preconditioner.type, "jacobi");
+  EXPECT_EQ(spec.config.preconditioner.ordering, prism::Ordering::color);
+  EXPECT_EQ(spec.config.backend, prism::BackendKind::cpu);
+  EXPECT_EQ(spec.rhs.kind, prism::RhsSpec::Kind::ones);
+  const prism::ProblemSpec type =
+      prism::load_problem_file(inputs + "/poisson3d.yaml", {"preconditioner=jacobi"});
+  EXPECT_EQ(type.config.preconditioner.type, "jacobi");
+}
+
+TEST(ProblemFileOverrides, ErrorsNameTheOverride) {
+  const std::string file = std::string(PRISM_INPUTS_DIR) + "/jacobi.yaml";
+  const auto message = [&](const std::string& override_text) {
+    try {
+      prism::load_problem_file(file, {override_text});
+    } catch (const prism::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("solver.tolerance=2"),
+            file + ": -o solver.tolerance=2: solver.tolerance: must be > 0 and < 1, got 2");
+  EXPECT_EQ(message("solver.tolerence=2"),
+            "-o solver.tolerence=2: unknown key 'solver.tolerence' (prism options lists the keys)");
+  EXPECT_EQ(message("solver"), "-o solver: expected KEY=VALUE, e.g. -o solver.tolerance=1e-10");
+  EXPECT_NE(message("matrix.coefficients=[1, -2]")
+                .find("-o matrix.coefficients=[1, -2]: matrix.coefficients[1]: must be > 0"),
+            std::string::npos)
+      << message("matrix.coefficients=[1, -2]");
+  EXPECT_NE(message("solver.graph=loop").find("-o solver.graph=loop: solver.graph: loop needs"),
+            std::string::npos)
+      << message("solver.graph=loop");
+}
+
 }  // namespace
