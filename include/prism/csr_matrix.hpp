@@ -39,6 +39,12 @@ CsrMatrix<double> transpose(const CsrMatrix<double>& a);
 /// The lower triangle of a square matrix, diagonal included.
 CsrMatrix<double> lower_triangle(const CsrMatrix<double>& a);
 
+/// The full symmetric matrix from one stored triangle (what FEM codes often keep and the
+/// solver does not take): L + L^T with the diagonal once. `triangle` holds the entries on
+/// and below the diagonal, or on and above it; throws InvalidMatrixError naming the first
+/// entry on the other side (a full matrix given by mistake) or a non-square matrix.
+CsrMatrix<double> symmetric_from_triangle(const CsrMatrix<double>& triangle);
+
 /// The diagonal of a square matrix (0 where no entry is stored).
 std::vector<double> diagonal(const CsrMatrix<double>& a);
 

@@ -186,6 +186,29 @@ CsrMatrix<double> lower_triangle(const CsrMatrix<double>& a) {
   return l;
 }
 
+CsrMatrix<double> symmetric_from_triangle(const CsrMatrix<double>& triangle) {
+  require_square(triangle, "symmetric_from_triangle");
+  bool below = false, above = false;
+  std::vector<Triplet> t;
+  t.reserve(2 * triangle.values.size());
+  for (index_t r = 0; r < triangle.rows; ++r) {
+    for (index_t k = triangle.row_ptr[r]; k < triangle.row_ptr[r + 1]; ++k) {
+      const index_t c = triangle.col_idx[k];
+      below = below || c < r;
+      above = above || c > r;
+      if (below && above) {
+        throw InvalidMatrixError(
+            "symmetric_from_triangle: entries on both sides of the diagonal (row " +
+            std::to_string(r) + ", column " + std::to_string(c) +
+            ", 0-based): give one triangle, or the full matrix to the solver as it is");
+      }
+      t.push_back({r, c, triangle.values[k]});
+      if (c != r) t.push_back({c, r, triangle.values[k]});
+    }
+  }
+  return csr_from_triplets(triangle.rows, triangle.cols, std::move(t));
+}
+
 std::vector<double> diagonal(const CsrMatrix<double>& a) {
   require_square(a, "diagonal");
   std::vector<double> d(static_cast<std::size_t>(a.rows), 0.0);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "common/host_threads.hpp"
+#include "common/test_matrices.hpp"
 
 #include <algorithm>
 #include <map>
@@ -221,6 +222,19 @@ TEST(CsrLowerTriangle, KeepsDiagonalAndBelow) {
 
 TEST(CsrLowerTriangle, RejectsNonSquare) {
   EXPECT_THROW(lower_triangle(csr_from_triplets(2, 3, {})), InvalidMatrixError);
+}
+
+// One triangle (either) expands to the full matrix the solver takes; both sides refused.
+TEST(CsrSymmetricFromTriangle, LowerAndUpperGiveTheFullMatrix) {
+  const CsrMatrix<double> full = prism::test::random_symmetric(31, 60, 5);
+  EXPECT_EQ(prism::symmetric_from_triangle(prism::lower_triangle(full)).values, full.values);
+  EXPECT_EQ(prism::symmetric_from_triangle(prism::lower_triangle(full)).col_idx, full.col_idx);
+  const CsrMatrix<double> upper = prism::transpose(prism::lower_triangle(full));
+  const CsrMatrix<double> from_upper = prism::symmetric_from_triangle(upper);
+  EXPECT_EQ(from_upper.row_ptr, full.row_ptr);
+  EXPECT_EQ(from_upper.col_idx, full.col_idx);
+  EXPECT_EQ(from_upper.values, full.values);
+  EXPECT_THROW(prism::symmetric_from_triangle(full), prism::InvalidMatrixError);
 }
 
 TEST(CsrDiagonal, ZeroWhereNoEntryIsStored) {
