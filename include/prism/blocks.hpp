@@ -48,6 +48,7 @@ struct BlockColoring {
                                      ///< together and in order
   BlockPartition blocks;             ///< the blocks in the new row order
   std::vector<index_t> color_ptr;    ///< blocks [color_ptr[c], color_ptr[c + 1]) of color c
+  std::vector<index_t> color_rows;   ///< rows [color_rows[c], color_rows[c + 1]) of color c
 };
 
 /// Greedy coloring (color_matrix, in `order`) of the quotient graph, expanded to rows.

@@ -122,6 +122,7 @@ BlockColoring color_blocks(const CsrMatrix<double>& a, const BlockPartition& blo
     }
     out.blocks.ptr.push_back(static_cast<index_t>(out.permutation.size()));
   }
+  for (const index_t first : out.color_ptr) out.color_rows.push_back(out.blocks.ptr[first]);
   return out;
 }
 

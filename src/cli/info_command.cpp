@@ -106,12 +106,10 @@ int info_command(const std::vector<std::string>& args) {
   const VertexOrder order = solve_options.coloring.vertex_order;
   t = std::chrono::steady_clock::now();
   const BlockColoring by_block = color_blocks(a, blocks, order);
-  std::vector<index_t> color_rows;
-  for (const index_t first : by_block.color_ptr) color_rows.push_back(by_block.blocks.ptr[first]);
   const bool chosen = solve_options.type == "block_ic" && solve_options.block_ic.block_size == 0 &&
                       resolved_ordering(solve_options) == Ordering::color;
   row("block colors (" + std::string(to_string(order)) + ")" + (chosen ? " *" : ""),
-      set_stats(color_rows),
+      set_stats(by_block.color_rows),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
   spdlog::info(
       "phi = N / number of sets, the average parallel workload (color-set paper, "

@@ -17,13 +17,19 @@ double scalar(const backend::ScalarValues& s, Scalar which) {
   return s[static_cast<int>(which)];
 }
 
-/// r = b - A x (q holds A x); returns ||r|| = sqrt((r, r)).
-double replace_residual(backend::Backend& backend, const backend::Matrix& a,
-                        const backend::Vector& b, const backend::Vector& x, CgVectors& v) {
+/// Queues r = b - A x (q holds A x) and rr = (r, r).
+void queue_residual(backend::Backend& backend, const backend::Matrix& a, const backend::Vector& b,
+                    const backend::Vector& x, CgVectors& v) {
   backend.spmv(a, x, *v.q);
   backend.copy(b, *v.r);
   backend.axpy(-1.0, *v.q, *v.r);
   backend.dot(*v.r, *v.r, Scalar::rr);
+}
+
+/// r = b - A x; returns ||r||.
+double replace_residual(backend::Backend& backend, const backend::Matrix& a,
+                        const backend::Vector& b, const backend::Vector& x, CgVectors& v) {
+  queue_residual(backend, a, b, x, v);
   return std::sqrt(scalar(backend.read_scalars(), Scalar::rr));
 }
 
@@ -102,10 +108,13 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
   PcgResult result;
   result.mode = mode;
 
+  // ||b|| and ||b - A x_0||, read back together.
   backend.dot(b, b, Scalar::rz);
-  result.rhs_norm = std::sqrt(scalar(backend.read_scalars(), Scalar::rz));
+  queue_residual(backend, a, b, x, v);
+  const backend::ScalarValues initial = backend.read_scalars();
+  result.rhs_norm = std::sqrt(scalar(initial, Scalar::rz));
   result.initial_residual_norm = result.residual_norm = result.true_residual_norm =
-      replace_residual(backend, a, b, x, v);
+      std::sqrt(scalar(initial, Scalar::rr));
   const double scale = result.rhs_norm > 0.0 ? result.rhs_norm : 1.0;
   result.history.push_back({0, result.residual_norm, result.residual_norm / scale, {}});
 

@@ -196,12 +196,9 @@ void Solver::Impl::order_blocks(const CsrMatrix<double>& a, BlockPartition& bloc
   BlockColoring coloring = color_blocks(a, blocks, popt.coloring.vertex_order);
   permutation = std::move(coloring.permutation);
   blocks = std::move(coloring.blocks);
-  std::vector<index_t> color_rows;  // rows of each color
-  for (const index_t first_block : coloring.color_ptr)
-    color_rows.push_back(blocks.ptr[first_block]);
   ordering.method = "greedy (blocks)";
   ordering.vertex_order = std::string(to_string(popt.coloring.vertex_order));
-  ordering.colors = set_stats(color_rows);
+  ordering.colors = set_stats(coloring.color_rows);
 }
 
 void Solver::Impl::set_up(const CsrMatrix<double>& a) {
