@@ -43,7 +43,11 @@ std::vector<GraphPath> graph_paths() {
            prism::Ic0Factorization::backend, prism::Precision::mixed},
           // The folded SELL halves, which also form (r, z) under timing: total.
           {"ic0 device factor sell", "ic0", prism::TrisolveAlgorithm::automatic,
-           prism::Ic0Factorization::backend, prism::Precision::fp64, prism::ColorsetLayout::sell}};
+           prism::Ic0Factorization::backend, prism::Precision::fp64, prism::ColorsetLayout::sell},
+          {"block_ic", "block_ic", prism::TrisolveAlgorithm::automatic,
+           prism::Ic0Factorization::host, prism::Precision::fp64},
+          {"block_ic mixed", "block_ic", prism::TrisolveAlgorithm::automatic,
+           prism::Ic0Factorization::host, prism::Precision::mixed}};
 }
 
 prism::SolverConfig graph_config(const GraphPath& path, prism::GraphMode graph) {

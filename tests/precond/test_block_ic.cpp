@@ -12,6 +12,7 @@
 
 #include "common/test_matrices.hpp"
 #include "precond/block_ic/block_factor.hpp"
+#include "precond/block_ic/block_sweeps.hpp"
 #include "precond/ic0_pattern.hpp"
 
 #include <gtest/gtest.h>
@@ -175,6 +176,61 @@ TEST(BlockIc0, SolveInvertsTheFactor) {
     EXPECT_LE((back - prism::test::to_eigen(r)).norm(), 1e-12 * prism::test::to_eigen(r).norm());
     prism::precond::solve_block_ic0(f, r.data(), r.data());
     EXPECT_EQ(r, z);
+  }
+}
+
+/// A CSR matrix as a dense one.
+Eigen::MatrixXd dense_of(const CsrMatrix<double>& m) {
+  Eigen::MatrixXd d = Eigen::MatrixXd::Zero(m.rows, m.cols);
+  for (index_t i = 0; i < m.rows; ++i) {
+    for (index_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) d(i, m.col_idx[k]) = m.values[k];
+  }
+  return d;
+}
+
+// The four operators the backends apply give the block solve: t = F r, (I + W) y = t,
+// s = B y, (I + V) z = s, done here with dense arithmetic. Their triangles have the
+// unit diagonal where the color-set solves want it (last in a lower row, first in an
+// upper one), no entry inside a diagonal block, and a pattern that does not depend on
+// the values.
+TEST(BlockSweeps, ApplyTheBlockSolve) {
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    BlockFactor f = prism::precond::analyze_block_factor(c.a, c.blocks);
+    ASSERT_EQ(prism::precond::factor_block_ic0(c.a, 0.1, f), -1);
+    const prism::precond::BlockSweeps s = prism::precond::block_sweeps(f);
+    const std::vector<double> r = prism::test::random_vector(c.a.rows, 8);
+    std::vector<double> want(r.size());
+    prism::precond::solve_block_ic0(f, r.data(), want.data());
+
+    const Eigen::VectorXd t = dense_of(s.forward_diagonal) * prism::test::to_eigen(r);
+    const Eigen::VectorXd y = dense_of(s.forward).triangularView<Eigen::Lower>().solve(t);
+    const Eigen::VectorXd u = dense_of(s.backward_diagonal) * y;
+    const Eigen::VectorXd z = dense_of(s.backward).triangularView<Eigen::Upper>().solve(u);
+    const Eigen::VectorXd expected = prism::test::to_eigen(want);
+    EXPECT_LE((z - expected).norm(), 1e-12 * expected.norm());
+
+    const std::vector<index_t> of = c.blocks.block_of();
+    for (index_t i = 0; i < c.a.rows; ++i) {
+      const auto& fw = s.forward;
+      const auto& bw = s.backward;
+      ASSERT_EQ(fw.col_idx[fw.row_ptr[i + 1] - 1], i);
+      EXPECT_EQ(fw.values[fw.row_ptr[i + 1] - 1], 1.0);
+      ASSERT_EQ(bw.col_idx[bw.row_ptr[i]], i);
+      EXPECT_EQ(bw.values[bw.row_ptr[i]], 1.0);
+      for (index_t k = fw.row_ptr[i]; k + 1 < fw.row_ptr[i + 1]; ++k) {
+        EXPECT_LT(of[fw.col_idx[k]], of[i]);
+      }
+      for (index_t k = bw.row_ptr[i] + 1; k < bw.row_ptr[i + 1]; ++k) {
+        EXPECT_GT(of[bw.col_idx[k]], of[i]);
+      }
+    }
+    ASSERT_EQ(prism::precond::factor_block_ic0(c.a, 0.3, f), -1);
+    const prism::precond::BlockSweeps again = prism::precond::block_sweeps(f);
+    EXPECT_EQ(again.forward.col_idx, s.forward.col_idx);
+    EXPECT_EQ(again.backward.col_idx, s.backward.col_idx);
+    EXPECT_EQ(again.forward_diagonal.col_idx, s.forward_diagonal.col_idx);
+    EXPECT_EQ(again.backward_diagonal.row_ptr, s.backward_diagonal.row_ptr);
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -90,6 +91,27 @@ TEST(BlockIcSolve, SupernodesTakeFewerIterations) {
     const std::string* blocks = find_prefix(r.plan, "blocks: ");
     ASSERT_NE(blocks, nullptr);
     EXPECT_NE(blocks->find("supernodes of up to 48 rows"), std::string::npos) << *blocks;
+  }
+}
+
+// Blocks of one row are IC(0): the same preconditioner through other operators (the
+// inverted 1 x 1 blocks and a unit-diagonal triangle), so the same iterations up to
+// rounding.
+TEST(BlockIcSolve, BlocksOfOneRowIterateAsIc0) {
+  for (const CsrMatrix<double>& a :
+       {prism::poisson3d(9, 8, 7), prism::elasticity3d(4, 4, 3, 2, {1.0, 30.0})}) {
+    for (const prism::Ordering ordering : {prism::Ordering::color, prism::Ordering::natural}) {
+      prism::SolverConfig c = block_ic(1);
+      c.preconditioner.ordering = ordering;
+      const prism::SolveReport blocks = solve(c, a);
+      c.preconditioner.type = "ic0";
+      const prism::SolveReport ic0 = solve(c, a);
+      ASSERT_TRUE(blocks.converged()) << blocks.diagnosis;
+      EXPECT_EQ(blocks.factorization.shift, ic0.factorization.shift);
+      EXPECT_EQ(blocks.ordering.colors.count, ic0.ordering.colors.count);
+      // Rounding differs (a product with 1 / l_ii where ic0 divides by l_ii).
+      EXPECT_LE(std::abs(blocks.iterations - ic0.iterations), 1) << a.rows;
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 #include "precond/block_ic/block_factor.hpp"
+#include "precond/block_ic/block_sweeps.hpp"
 #include "precond/preconditioner.hpp"
 
 #include <prism/errors.hpp>
@@ -8,77 +9,119 @@
 namespace prism::precond {
 namespace {
 
-/// Block IC(0) on the solver's blocks (block_factor.hpp), factored and applied on the
-/// host: the reference path. On the cuda backend each apply copies r to the host and z
-/// back, which info() says (trisolve "host").
+/// Block IC(0) on the solver's blocks (block_factor.hpp), factored on the host and
+/// applied in the backend's memory as the four operators of block_sweeps.hpp: per half an
+/// SpMV with the inverted diagonal blocks and a color-set solve with a unit diagonal, so
+/// the apply only queues backend work (recordable: graphs and the device loop).
 class BlockIc final : public Preconditioner {
  public:
   BlockIc(backend::Backend& backend, const PreconditionerOptions& options)
-      : backend_(backend), shifts_(options.ic0) {}
+      : backend_(backend), options_(options) {}
   std::string name() const override { return "block_ic"; }
   void set_blocks(const BlockPartition& blocks) override { blocks_ = blocks; }
-  bool recordable() const override { return false; }
   void analyze(const CsrMatrix<double>& a) override {
     if (blocks_.rows() != a.rows) {
       throw Error("block_ic: analyze() needs the blocks of the " + std::to_string(a.rows) +
                   " rows (set_blocks)");
     }
     factor_ = analyze_block_factor(a, blocks_);
+    forward_diagonal_.reset();
+    backward_diagonal_.reset();
+    forward_.reset();
+    backward_.reset();
+    work_ = backend_.make_vector(a.rows);
+    step_ = backend_.make_vector(a.rows);
   }
   // The shift ladder of ic0 (Ic0Options): 0, then initial_shift doubled each retry.
   void factorize(const CsrMatrix<double>& a) override {
     report_ = FactorizationReport{};
     report_.performed = true;
+    const Ic0Options& shifts = options_.ic0;
     double shift = 0.0;
     index_t failed = -1;
-    for (int attempt = 0; attempt <= shifts_.max_shift_retries; ++attempt) {
+    for (int attempt = 0; attempt <= shifts.max_shift_retries; ++attempt) {
       failed = factor_block_ic0(a, shift, factor_);
       if (failed < 0) {
         report_.shift = shift;
         report_.retries = attempt;
+        load(block_sweeps(factor_));
         return;
       }
-      shift = attempt == 0 ? shifts_.initial_shift : 2.0 * shift;
+      shift = attempt == 0 ? shifts.initial_shift : 2.0 * shift;
     }
     std::ostringstream msg;
     msg << "block_ic: factorization broke down at block " << failed + 1 << " (rows "
         << factor_.blocks.ptr[failed] + 1 << " to " << factor_.blocks.ptr[failed + 1] << ") after "
-        << shifts_.max_shift_retries << " shift retries";
+        << shifts.max_shift_retries << " shift retries";
     throw NumericalError(msg.str());
   }
   void apply(const backend::Vector& r, backend::Vector& z, backend::PhaseTimer* timer,
              std::optional<backend::Scalar> dot) override {
     check_no_dot(name(), dot);
-    timed(timer, Phase::precond, [&] {
-      backend_.copy_to_host(r, host_);
-      solve_block_ic0(factor_, host_.data(), host_.data());
-      backend_.copy_from_host(host_, z);
+    timed(timer, Phase::lower_solve, [&] {
+      backend_.spmv(*forward_diagonal_, r, *step_);
+      forward_->solve(*step_, *work_);
+    });
+    timed(timer, Phase::upper_solve, [&] {
+      backend_.spmv(*backward_diagonal_, *work_, *step_);
+      backward_->solve(*step_, z);
     });
   }
-  /// Each factor value read twice (forward and backward), r read, z written, the work
-  /// vector swept four times.
+  /// Per half: the block diagonal SpMV (12 B per entry, x read, y written: 16 B/row) and
+  /// the color-set solve (the strict triangle at value + 4 B per entry, 4 B/row of row
+  /// pointers and 28 B/row of vectors and inverse diagonal, as ic0's).
   PhaseArray traffic() const override {
-    PhaseArray bytes{};
     const double n = factor_.blocks.rows();
-    bytes[static_cast<int>(Phase::precond)] =
-        16.0 * static_cast<double>(factor_.values.size()) + 48.0 * n;
+    const double value_bytes = options_.ic0.precision == Precision::mixed ? 4.0 : 8.0;
+    PhaseArray bytes{};
+    bytes[static_cast<int>(Phase::lower_solve)] =
+        12.0 * diagonal_nnz_ + 16.0 * n + (value_bytes + 4.0) * strict_nnz_ + 32.0 * n;
+    bytes[static_cast<int>(Phase::upper_solve)] = bytes[static_cast<int>(Phase::lower_solve)];
     return bytes;
   }
   PreconditionerInfo info() const override {
     PreconditionerInfo out;
-    out.trisolve = "host";
-    out.precision = "double";
+    out.trisolve = forward_ ? forward_->algorithm() : "";
+    out.trisolve_layout = forward_ ? forward_->layout() : "";
+    out.precision = std::string(to_string(options_.ic0.precision));
     out.factorization = report_;
     return out;
   }
 
  private:
+  /// The operators into the backend: made on the first factor (the triangular solves'
+  /// analysis once), new values on the same patterns after that.
+  void load(const BlockSweeps& sweeps) {
+    if (forward_) {
+      forward_diagonal_->update_values(sweeps.forward_diagonal.values);
+      forward_->update_values(sweeps.forward.values);
+      backward_diagonal_->update_values(sweeps.backward_diagonal.values);
+      backward_->update_values(sweeps.backward.values);
+      return;
+    }
+    const backend::TrisolveSpec spec{options_.trisolve, options_.ic0.precision,
+                                     options_.colorset_layout};
+    forward_diagonal_ = backend_.make_matrix(sweeps.forward_diagonal, SpmvAlgorithm::automatic);
+    backward_diagonal_ = backend_.make_matrix(sweeps.backward_diagonal, SpmvAlgorithm::automatic);
+    forward_ = backend_.make_triangular_solver(sweeps.forward, backend::Triangle::lower, spec);
+    backward_ = backend_.make_triangular_solver(sweeps.backward, backend::Triangle::upper, spec);
+    diagonal_nnz_ = static_cast<double>(sweeps.forward_diagonal.nnz());
+    strict_nnz_ = static_cast<double>(sweeps.forward.nnz() - sweeps.forward.rows);
+  }
+
   backend::Backend& backend_;
-  Ic0Options shifts_;
+  PreconditionerOptions options_;
   BlockPartition blocks_;
   BlockFactor factor_;
   FactorizationReport report_;
-  std::vector<double> host_;
+  std::unique_ptr<backend::Matrix> forward_diagonal_;
+  std::unique_ptr<backend::Matrix> backward_diagonal_;
+  std::unique_ptr<backend::TriangularSolver> forward_;
+  std::unique_ptr<backend::TriangularSolver> backward_;
+  std::unique_ptr<backend::Vector> work_;  // y = L_s^{-1} S r
+  std::unique_ptr<backend::Vector> step_;  // F r, then B y
+  double diagonal_nnz_ = 0.0;
+  double strict_nnz_ = 0.0;
 };
 
 }  // namespace
