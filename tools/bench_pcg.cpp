@@ -58,7 +58,15 @@ struct Config {
   prism::ColorsetLayout layout = prism::ColorsetLayout::automatic;
   prism::ColoringMethod coloring = prism::ColoringMethod::greedy;
   int colors = 8;  ///< level_cyclic only
+  int supernode = 0;  ///< block_ic only: the largest supernode (0: node blocks)
 };
+
+Config block_ic(std::string name, int supernode, prism::Precision precision) {
+  Config c{std::move(name), "block_ic", prism::Ordering::color};
+  c.supernode = supernode;
+  c.precision = precision;
+  return c;
+}
 
 // ic0-color-cusparse and ic0-color solve with the same colored factor: cuSPARSE alone
 // (SpSV + SpMV) against prism's own kernels (auto: colorset and csr_vector on the GPU).
@@ -100,7 +108,14 @@ const std::vector<Config> kAllConfigs{
     {"ic0-cyclic8-mixed", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::automatic,
      prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::automatic, prism::Precision::mixed,
      prism::GraphMode::automatic, prism::ColorsetLayout::automatic,
-     prism::ColoringMethod::level_cyclic, 8}};
+     prism::ColoringMethod::level_cyclic, 8},
+    // Block IC(0) on the node blocks found from the pattern, and on supernodes.
+    block_ic("block_ic", 0, prism::Precision::fp64),
+    block_ic("block_ic-mixed", 0, prism::Precision::mixed),
+    block_ic("block_ic-sn12", 12, prism::Precision::fp64),
+    block_ic("block_ic-sn24", 24, prism::Precision::fp64),
+    block_ic("block_ic-sn48", 48, prism::Precision::fp64),
+    block_ic("block_ic-sn24-mixed", 24, prism::Precision::mixed)};
 
 struct Result {
   std::string problem, config, backend, device, trisolve;
@@ -153,6 +168,8 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   config.preconditioner.colorset_layout = c.layout;
   config.preconditioner.coloring.method = c.coloring;
   config.preconditioner.coloring.colors = c.colors;
+  config.preconditioner.block_ic.supernode = c.supernode;
+  config.preconditioner.block_ic.precision = c.precision;
   config.solver.timing = prism::TimingMode::phases;
   config.solver.graph = prism::GraphMode::off;
   prism::Solver solver(config);
@@ -371,7 +388,7 @@ void print_row(const Result& r) {
 int main(int argc, char** argv) {
   int repeats = 5;
   std::string json_path, dump_dir,
-      configs = ",none,jacobi,ic0-natural,ic0-color-cusparse,ic0-color,ic0-color-launches,";
+      configs = ",none,jacobi,ic0-natural,ic0-color-cusparse,ic0-color,ic0-color-launches,block_ic,";
   bool eigen = true;
   prism::BackendKind backend = prism::BackendKind::automatic;
   std::vector<std::string> problems;

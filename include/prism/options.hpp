@@ -153,6 +153,8 @@ struct BlockIcOptions {
   /// into dense diagonal blocks of up to this many rows (aggregate_blocks); 0: the blocks
   /// as they are.
   int supernode = 0;
+  /// mixed: the off-diagonal blocks of the solves in float (the color-set solves).
+  Precision precision = Precision::fp64;
 };
 
 struct PreconditionerOptions {

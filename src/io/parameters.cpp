@@ -285,7 +285,7 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
   t.push_back(choice("preconditioner.type", preconditioners,
                      "none: plain CG; jacobi: diagonal scaling; ic0: incomplete Cholesky with no "
                      "fill-in; block_ic: block incomplete Cholesky on blocks of unknowns (FEM "
-                     "nodes), dense inside a block (runs on the host for now).",
+                     "nodes), dense inside a block.",
                      "jacobi", preconditioner_type));
   t.push_back(enumerated<Ordering>(
       "preconditioner.ordering",
@@ -383,6 +383,11 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
                    })),
                0),
       4096));
+  t.push_back(enumerated<Precision>(
+      "preconditioner.block_ic.precision",
+      "Precision of the stored off-diagonal blocks of the solves: double, or mixed (float, "
+      "double sums; needs trisolve colorset or auto).",
+      "mixed", [](const ProblemSpec& s) { return s.config.preconditioner.block_ic.precision; }));
 }
 
 /// The backend and what the CLI prints and writes.

@@ -524,6 +524,7 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
     const Map block_ic = r.section(*e, "preconditioner.block_ic");
     r.read(block_ic, "block_size", options.block_ic.block_size);
     r.read(block_ic, "supernode", options.block_ic.supernode);
+    r.read(block_ic, "precision", options.block_ic.precision);
   }
 }
 

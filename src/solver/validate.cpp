@@ -76,6 +76,13 @@ std::optional<ConfigViolation> check_combinations(const SolverConfig& config) {
                            "auto, got " +
                                name(to_string(p.trisolve))};
   }
+  if (p.type == "block_ic" && p.block_ic.precision == Precision::mixed && !colorset) {
+    return ConfigViolation{{"preconditioner.block_ic.precision", "preconditioner.trisolve"},
+                           "preconditioner.block_ic.precision: mixed stores the factor for the "
+                           "color-set solves and needs preconditioner.trisolve: colorset or "
+                           "auto, got " +
+                               name(to_string(p.trisolve))};
+  }
   if (p.ic0.factorization == Ic0Factorization::backend && !colorset) {
     return ConfigViolation{{"preconditioner.ic0.factorization", "preconditioner.trisolve"},
                            "preconditioner.ic0.factorization: backend solves with the color-set "

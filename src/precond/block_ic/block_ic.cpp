@@ -72,7 +72,7 @@ class BlockIc final : public Preconditioner {
   /// pointers and 28 B/row of vectors and inverse diagonal, as ic0's).
   PhaseArray traffic() const override {
     const double n = factor_.blocks.rows();
-    const double value_bytes = options_.ic0.precision == Precision::mixed ? 4.0 : 8.0;
+    const double value_bytes = options_.block_ic.precision == Precision::mixed ? 4.0 : 8.0;
     PhaseArray bytes{};
     bytes[static_cast<int>(Phase::lower_solve)] =
         12.0 * diagonal_nnz_ + 16.0 * n + (value_bytes + 4.0) * strict_nnz_ + 32.0 * n;
@@ -83,7 +83,7 @@ class BlockIc final : public Preconditioner {
     PreconditionerInfo out;
     out.trisolve = forward_ ? forward_->algorithm() : "";
     out.trisolve_layout = forward_ ? forward_->layout() : "";
-    out.precision = std::string(to_string(options_.ic0.precision));
+    out.precision = std::string(to_string(options_.block_ic.precision));
     out.factorization = report_;
     return out;
   }
@@ -99,7 +99,7 @@ class BlockIc final : public Preconditioner {
       backward_->update_values(sweeps.backward.values);
       return;
     }
-    const backend::TrisolveSpec spec{options_.trisolve, options_.ic0.precision,
+    const backend::TrisolveSpec spec{options_.trisolve, options_.block_ic.precision,
                                      options_.colorset_layout};
     forward_diagonal_ = backend_.make_matrix(sweeps.forward_diagonal, SpmvAlgorithm::automatic);
     backward_diagonal_ = backend_.make_matrix(sweeps.backward_diagonal, SpmvAlgorithm::automatic);
