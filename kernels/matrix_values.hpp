@@ -22,6 +22,10 @@ namespace prism::kernels::reference {
 /// before the others (any non-finite value makes the tolerance meaningless).
 index_t first_bad_value(index_t n, const double* values, const index_t* mirror);
 
+/// The largest |x_i| over the finite x_i (0 when none): where a solve's vectors lie, to
+/// scale them into the range where their squared norms are finite.
+double largest_finite_magnitude(index_t n, const double* x);
+
 /// x_i = 1 / x_i; returns the first i whose x_i is not positive or not finite (x is then
 /// unspecified), -1 when all are.
 index_t invert_positive(index_t n, double* x);

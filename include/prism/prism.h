@@ -77,6 +77,35 @@ prism_status prism_solver_refactor(prism_solver* solver, const double* values);
 prism_status prism_solver_solve(prism_solver* solver, const double* b, double* x,
                                 prism_solve_info* info);
 
+/* prism_solver_solve with b and x (n entries each, not overlapping) in memory the backend
+ * reads: device or managed memory on the solver's GPU for "cuda" (e.g. what a GPU assembly
+ * wrote; synchronize its stream first), host memory for "cpu". Nothing is copied through
+ * the host; the result equals prism_solver_solve's bit for bit. Host memory on "cuda" is
+ * PRISM_ERROR_MATRIX with the vector named. */
+prism_status prism_solver_solve_on_backend(prism_solver* solver, const double* b, double* x,
+                                           prism_solve_info* info);
+
+/* z = M^{-1} r (n entries each, host memory, not overlapping) with the preconditioner the
+ * solves iterate with: for a Krylov method of the caller's own. */
+prism_status prism_solver_apply_preconditioner(prism_solver* solver, const double* r, double* z);
+
+/* The same with r and z in memory the backend reads, as prism_solver_solve_on_backend. */
+prism_status prism_solver_apply_preconditioner_on_backend(prism_solver* solver, const double* r,
+                                                          double* z);
+
+/* A caller's preconditioner: writes z = M^{-1} r for r and z of n entries in the backend's
+ * memory (device pointers on "cuda", host pointers on "cpu"), in the caller's ordering;
+ * returns 0, or non-zero to stop the solve (it then fails with PRISM_ERROR_OTHER and a
+ * message giving the value). On "cuda" the solver's work is done before the call, and the
+ * callback's own GPU work must be done when it returns. */
+typedef int (*prism_preconditioner_fn)(const double* r, double* z, int32_t n, void* context);
+
+/* Makes `apply` (with `context` passed through) the preconditioner of a solver created with
+ * "preconditioner: {type: user}"; call it before prism_solver_setup, which fails with
+ * PRISM_ERROR_CONFIG for type user without one. NULL removes it. */
+prism_status prism_solver_set_preconditioner(prism_solver* solver, prism_preconditioner_fn apply,
+                                             void* context);
+
 /* "cpu" or "cuda": where the solver computes. */
 const char* prism_solver_backend(const prism_solver* solver);
 

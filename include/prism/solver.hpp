@@ -8,6 +8,7 @@
 #include <prism/options.hpp>
 #include <prism/report.hpp>
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -25,6 +26,10 @@ namespace prism {
 ///   prism::SolveReport r = solver.solve(b, x);   // x: initial guess in, solution out
 ///   solver.refactor(A_new);          // same pattern, new values
 /// @endcode
+/// On a GPU, solve_on_backend() takes b and x in device memory, and
+/// apply_preconditioner_on_backend() gives the preconditioner alone, for a Krylov method of
+/// the caller's own; set_preconditioner_callback() plugs the caller's preconditioner into
+/// prism's PCG (`preconditioner.type: user`).
 class Solver {
  public:
   explicit Solver(SolverConfig config);
@@ -68,6 +73,45 @@ class Solver {
   /// Solves with x as the initial guess; x holds the solution on return. b is not
   /// modified. Non-convergence is reported in the status, not thrown.
   SolveReport solve(const std::vector<double>& b, std::vector<double>& x);
+
+  /// solve() on vectors in the backend's memory, with no host copy: `b` and `x` each hold
+  /// `count` (= rows) doubles in the caller's ordering, in memory the backend reads (cuda:
+  /// device or managed memory on the solver's device, e.g. what a GPU assembly wrote; cpu:
+  /// host memory). x is the initial guess on entry and the solution on return; b is only
+  /// read; the two must not overlap. The result (x, iterations, report) is the same, bit for
+  /// bit, as solve() with the same values in host vectors. Any reordering runs in the
+  /// backend's memory. The solver works on its own stream: whatever writes b and x must
+  /// have finished (cuda: synchronize the writer's stream first); x is complete on return.
+  /// Throws InvalidMatrixError naming the cause: a wrong count, a null pointer, memory the
+  /// backend cannot read, b and x overlapping.
+  SolveReport solve_on_backend(const double* b, double* x, std::size_t count);
+
+  /// z = M^{-1} r with the preconditioner the solves iterate with (the one of the last
+  /// setup() or refactor()), on host vectors in the caller's ordering: for a Krylov method
+  /// of the caller's own. z is resized to r's size. On the cuda backend r and z pass
+  /// through the device; apply_preconditioner_on_backend() avoids that.
+  /// Throws InvalidMatrixError on a wrong size.
+  void apply_preconditioner(const std::vector<double>& r, std::vector<double>& z);
+
+  /// apply_preconditioner() on backend memory, as solve_on_backend() takes it: `r` and `z`
+  /// each hold `count` (= rows) doubles, in the caller's ordering, and must not overlap;
+  /// z is complete on return. Throws as solve_on_backend() does.
+  void apply_preconditioner_on_backend(const double* r, double* z, std::size_t count);
+
+  /// The caller's preconditioner, z = M^{-1} r, for `preconditioner.type: user`. It gets
+  /// `n` (= rows) doubles of r and of z in the backend's memory (cuda: device pointers;
+  /// cpu: host pointers) in the caller's ordering (type user takes the natural ordering),
+  /// must write all of z and must not keep the pointers. It is called with the solver's
+  /// queued work done; on cuda, whatever it queues on other streams must have finished when
+  /// it returns (synchronize them). What it throws passes through solve(). It is never
+  /// recorded into a CUDA graph, so a solve with it runs its operations one by one
+  /// (`graph: on` or `loop` is a ConfigError). M must be symmetric positive definite for PCG
+  /// to converge.
+  using PreconditionerCallback = std::function<void(const double* r, double* z, std::size_t n)>;
+  /// Sets (or, with an empty function, removes) the callback for type user; it applies
+  /// from the next call on. setup() with type user and no callback throws ConfigError, as
+  /// does a solve after the callback was removed.
+  void set_preconditioner_callback(PreconditionerCallback apply);
 
   /// Replaces the stopping rule and timing options for the next solves (the
   /// preconditioner and backend stay as constructed).

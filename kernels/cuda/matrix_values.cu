@@ -78,6 +78,26 @@ __global__ void symmetry_check(index_t n, const double* __restrict__ values,
   }
 }
 
+/// Per block, the largest finite |x_i|; then block 0 of a second launch takes the max.
+__global__ void magnitude_partials(index_t n, const double* __restrict__ x,
+                                   double* __restrict__ partials) {
+  double a = 0.0;
+  for (index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += static_cast<index_t>(gridDim.x) * kThreads) {
+    const double v = x[i];
+    if (isfinite(v)) a = fmax(a, fabs(v));
+  }
+  a = block_max<kThreads>(a);
+  if (threadIdx.x == 0) partials[blockIdx.x] = a;
+}
+
+__global__ void max_partials(const double* __restrict__ partials, int count, double* largest) {
+  double a = 0.0;
+  for (int i = threadIdx.x; i < count; i += kThreads) a = fmax(a, partials[i]);
+  a = block_max<kThreads>(a);
+  if (threadIdx.x == 0) *largest = a;
+}
+
 __global__ void invert_positive_kernel(index_t n, double* __restrict__ x, int* first_bad) {
   const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= n) return;
@@ -102,6 +122,19 @@ void first_bad_value(index_t n, const double* values, const index_t* mirror, dou
   check_verdict<<<1, kThreads, 0, stream>>>(partials, partials2, blocks, scratch);
   PRISM_CUDA_CHECK_LAUNCH();
   symmetry_check<<<blocks, kThreads, 0, stream>>>(n, values, mirror, scratch, first_bad);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void largest_finite_magnitude(index_t n, const double* x, double* partials, double* largest,
+                              cudaStream_t stream) {
+  if (n == 0) {
+    PRISM_CUDA_CHECK(cudaMemsetAsync(largest, 0, sizeof(double), stream));
+    return;
+  }
+  const int blocks = std::min(blocks_for(n), kReductionBlocks);
+  magnitude_partials<<<blocks, kThreads, 0, stream>>>(n, x, partials);
+  PRISM_CUDA_CHECK_LAUNCH();
+  max_partials<<<1, kThreads, 0, stream>>>(partials, blocks, largest);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

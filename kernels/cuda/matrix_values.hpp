@@ -20,6 +20,11 @@ inline constexpr int kNoBadEntry = 0x7f7f7f7f;
 void first_bad_value(index_t n, const double* values, const index_t* mirror, double* partials,
                      double* partials2, double* scratch, int* first_bad, cudaStream_t stream);
 
+/// *largest = reference::largest_finite_magnitude(n, x) (exact: a max, in any order).
+/// `partials`: kReductionBlocks doubles (blas1.hpp).
+void largest_finite_magnitude(index_t n, const double* x, double* partials, double* largest,
+                              cudaStream_t stream);
+
 /// x_i = 1 / x_i where x_i is positive and finite; *first_bad = the smallest i where it is
 /// not (kNoBadEntry when none).
 void invert_positive(index_t n, double* x, int* first_bad, cudaStream_t stream);

@@ -20,6 +20,14 @@ index_t first_bad_value(index_t n, const double* values, const index_t* mirror) 
   return -1;
 }
 
+double largest_finite_magnitude(index_t n, const double* x) {
+  double largest = 0.0;
+  for (index_t i = 0; i < n; ++i) {
+    if (std::isfinite(x[i])) largest = std::max(largest, std::abs(x[i]));
+  }
+  return largest;
+}
+
 index_t invert_positive(index_t n, double* x) {
   for (index_t i = 0; i < n; ++i) {
     if (!(x[i] > 0.0) || !std::isfinite(x[i])) return i;

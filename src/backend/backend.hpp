@@ -135,6 +135,8 @@ class ValueOperations {
     queue_value_check(values, mirror);
     return value_check_result();
   }
+  /// The largest |v| over the finite values of values[0, count) (0 when none); waits.
+  virtual double largest_finite_magnitude(const double* values, std::size_t count) = 0;
   /// Copies `count` values from the backend's memory to the host; waits.
   virtual void copy_to_host(const double* src, std::size_t count, std::vector<double>& dst) = 0;
   /// Waits until every operation queued so far is done.
@@ -157,6 +159,13 @@ class Backend : public CgOperations,
   virtual std::string device_name() const = 0;
 
   virtual std::unique_ptr<Vector> make_vector(index_t n) = 0;
+  /// A vector over n doubles at `data`, memory the backend reads (reads()) and the caller
+  /// owns and keeps alive for the view's life; nothing is copied.
+  virtual std::unique_ptr<Vector> view(double* data, index_t n) = 0;
+  /// view() of memory the backend only reads through it (b of a solve).
+  std::unique_ptr<const Vector> view_input(const double* data, index_t n) {
+    return view(const_cast<double*>(data), n);  // the view is only handed out as const
+  }
   /// The algorithm `spmv: auto` takes for `a` (returned unchanged when not automatic).
   virtual SpmvAlgorithm pick_spmv(const CsrMatrix<double>& a, SpmvAlgorithm requested) const = 0;
   /// An algorithm the backend does not have throws ConfigError; `automatic` takes

@@ -21,11 +21,22 @@ namespace {
 
 namespace ref = prism::kernels::reference;
 
+/// Its own values, or a view of the caller's (Backend::view).
 class CpuVector final : public Vector {
  public:
-  explicit CpuVector(index_t n) : data(static_cast<std::size_t>(n), 0.0) {}
-  index_t size() const override { return static_cast<index_t>(data.size()); }
-  std::vector<double> data;
+  explicit CpuVector(index_t n)
+      : owned_(static_cast<std::size_t>(n), 0.0), data_(owned_.data()), size_(n) {}
+  CpuVector(double* data, index_t n) : data_(data), size_(n) {}
+  CpuVector(const CpuVector&) = delete;  // data_ may point into owned_
+  CpuVector& operator=(const CpuVector&) = delete;
+  index_t size() const override { return size_; }
+  double* data() override { return data_; }
+  const double* data() const override { return data_; }
+
+ private:
+  std::vector<double> owned_;  // empty for a view
+  double* data_;
+  index_t size_;
 };
 
 void check_value_count(std::size_t expected, std::size_t got) {
@@ -97,9 +108,9 @@ class CpuTriangularSolver final : public TriangularSolver {
   }
   void solve(const Vector& b, Vector& x) override {
     if (triangle_ == Triangle::lower) {
-      ref::lower_solve(matrix_.view(), cast(b).data.data(), cast(x).data.data());
+      ref::lower_solve(matrix_.view(), cast(b).data(), cast(x).data());
     } else {
-      ref::upper_solve_reversed(matrix_.view(), cast(b).data.data(), cast(x).data.data());
+      ref::upper_solve_reversed(matrix_.view(), cast(b).data(), cast(x).data());
     }
   }
 
@@ -137,8 +148,7 @@ class CpuColorsetSolver final : public TriangularSolver {
   void update_values(const std::vector<double>& values) override { split_.update(values); }
   void solve(const Vector& b, Vector& x) override {
     ref::colorset_solve(split_.view(), split_.inverse_diagonal().data(), split_.block_ptr().data(),
-                        split_.num_blocks(), split_.lower(), cast(b).data.data(),
-                        cast(x).data.data());
+                        split_.num_blocks(), split_.lower(), cast(b).data(), cast(x).data());
   }
 
  private:
@@ -196,7 +206,7 @@ class CpuIc0Factor final : public Ic0Factor {
   void solve(Triangle triangle, const Vector& b, Vector& x) override {
     const SplitTriangle& s = triangle == Triangle::lower ? lower_split_ : upper_split_;
     ref::colorset_solve(s.view(), s.inverse_diagonal().data(), s.block_ptr().data(), s.num_blocks(),
-                        s.lower(), cast(b).data.data(), cast(x).data.data());
+                        s.lower(), cast(b).data(), cast(x).data());
   }
   // The halves form the dot as the CUDA engine does: (r, z) as |L^{-1} r|^2, here in
   // forward(), where work holds all of L^{-1} r; backward() is the plain solve.
@@ -204,7 +214,7 @@ class CpuIc0Factor final : public Ic0Factor {
   void forward(const Vector& r, Vector& work, Vector& z, std::optional<Scalar> dot) override {
     Ic0Factor::forward(r, work, z, dot);
     if (dot) {
-      const double* y = cast(work).data.data();
+      const double* y = cast(work).data();
       scalars_[static_cast<int>(*dot)] = ref::dot(work.size(), y, y);
     }
   }
@@ -306,6 +316,9 @@ class CpuBackend final : public Backend {
   std::string device_name() const override { return "host CPU (reference kernels, 1 thread)"; }
 
   std::unique_ptr<Vector> make_vector(index_t n) override { return std::make_unique<CpuVector>(n); }
+  std::unique_ptr<Vector> view(double* data, index_t n) override {
+    return std::make_unique<CpuVector>(data, n);
+  }
   /// The reference SpMV runs whatever is asked for (cusparse aside).
   SpmvAlgorithm pick_spmv(const CsrMatrix<double>&, SpmvAlgorithm requested) const override {
     return requested;
@@ -359,9 +372,11 @@ class CpuBackend final : public Backend {
       throw Error("copy_from_host: size " + std::to_string(src.size()) + " does not match " +
                   std::to_string(dst.size()));
     }
-    cast(dst).data = src;
+    std::copy(src.begin(), src.end(), cast(dst).data());
   }
-  void copy_to_host(const Vector& src, std::vector<double>& dst) override { dst = cast(src).data; }
+  void copy_to_host(const Vector& src, std::vector<double>& dst) override {
+    dst.assign(cast(src).data(), cast(src).data() + src.size());
+  }
 
   bool reads(const double*) const override { return true; }
   const double* stage(const std::vector<double>& values) override { return values.data(); }
@@ -370,14 +385,17 @@ class CpuBackend final : public Backend {
   }
   void gather(const double* src, const IndexMap& map, Vector& dst) override {
     check_map(map, dst, "gather");
-    ref::gather(dst.size(), cast(map).data.data(), src, cast(dst).data.data());
+    ref::gather(dst.size(), cast(map).data.data(), src, cast(dst).data());
   }
   void queue_value_check(const double* values, const IndexMap& mirror) override {
     check_result_ = ref::first_bad_value(mirror.size(), values, cast(mirror).data.data());
   }
   index_t value_check_result() override { return check_result_; }
   index_t invert_positive(Vector& x) override {
-    return ref::invert_positive(x.size(), cast(x).data.data());
+    return ref::invert_positive(x.size(), cast(x).data());
+  }
+  double largest_finite_magnitude(const double* values, std::size_t count) override {
+    return ref::largest_finite_magnitude(static_cast<index_t>(count), values);
   }
   void copy_to_host(const double* src, std::size_t count, std::vector<double>& dst) override {
     dst.assign(src, src + count);
@@ -385,7 +403,7 @@ class CpuBackend final : public Backend {
   void synchronize() override {}
 
   void spmv(const Matrix& a, const Vector& x, Vector& y) override {
-    ref::spmv(cast(a).view(), cast(x).data.data(), cast(y).data.data());
+    ref::spmv(cast(a).view(), cast(x).data(), cast(y).data());
   }
   void spmv_dot(const Matrix& a, const Vector& x, Vector& y, Scalar out) override {
     spmv(a, x, y);
@@ -394,45 +412,43 @@ class CpuBackend final : public Backend {
   bool fuses_spmv_dot(const Matrix&) const override { return false; }
   void dot(const Vector& x, const Vector& y, Scalar out) override {
     check_size(x, y, "dot");
-    s_[static_cast<int>(out)] = ref::dot(x.size(), cast(x).data.data(), cast(y).data.data());
+    s_[static_cast<int>(out)] = ref::dot(x.size(), cast(x).data(), cast(y).data());
   }
   void axpy(double a, const Vector& x, Vector& y) override {
     check_size(x, y, "axpy");
-    ref::axpy(x.size(), a, cast(x).data.data(), cast(y).data.data());
+    ref::axpy(x.size(), a, cast(x).data(), cast(y).data());
   }
   void copy(const Vector& x, Vector& y) override {
     check_size(x, y, "copy");
-    ref::copy(x.size(), cast(x).data.data(), cast(y).data.data());
+    ref::copy(x.size(), cast(x).data(), cast(y).data());
   }
   void pointwise_multiply(const Vector& d, const Vector& x, Vector& y) override {
     check_size(d, x, "pointwise_multiply");
-    ref::pointwise_multiply(x.size(), cast(d).data.data(), cast(x).data.data(),
-                            cast(y).data.data());
+    ref::pointwise_multiply(x.size(), cast(d).data(), cast(x).data(), cast(y).data());
   }
   void cg_update(const Vector& p, const Vector& q, Vector& x, Vector& r) override {
     check_size(p, x, "cg_update");
     const double rz = s_[static_cast<int>(Scalar::rz)];
     const double pq = s_[static_cast<int>(Scalar::pq)];
     const double alpha = positive(rz) && positive(pq) ? rz / pq : 0.0;
-    s_[static_cast<int>(Scalar::rr)] =
-        ref::cg_update(p.size(), alpha, cast(p).data.data(), cast(q).data.data(),
-                       cast(x).data.data(), cast(r).data.data());
+    s_[static_cast<int>(Scalar::rr)] = ref::cg_update(
+        p.size(), alpha, cast(p).data(), cast(q).data(), cast(x).data(), cast(r).data());
   }
   void cg_direction(const Vector& z, Vector& p) override {
     check_size(z, p, "cg_direction");
     double& rz = s_[static_cast<int>(Scalar::rz)];
     const double rz_new = s_[static_cast<int>(Scalar::rz_new)];
     const double beta = positive(rz) ? rz_new / rz : 0.0;
-    ref::xpay(z.size(), cast(z).data.data(), beta, cast(p).data.data());
+    ref::xpay(z.size(), cast(z).data(), beta, cast(p).data());
     rz = rz_new;
   }
   void cg_step(const Matrix& a, const Vector& p, Vector& q, Vector& r) override {
     check_size(p, r, "cg_step");
     spmv(a, p, q);
-    const double pq = ref::dot(p.size(), cast(p).data.data(), cast(q).data.data());
+    const double pq = ref::dot(p.size(), cast(p).data(), cast(q).data());
     const double rz = s_[static_cast<int>(Scalar::rz_new)];
     const double alpha = positive(rz) && positive(pq) ? rz / pq : 0.0;
-    const double rr = ref::cg_residual(r.size(), alpha, cast(q).data.data(), cast(r).data.data());
+    const double rr = ref::cg_residual(r.size(), alpha, cast(q).data(), cast(r).data());
     s_[static_cast<int>(Scalar::pq)] = pq;
     s_[static_cast<int>(Scalar::alpha)] = alpha;
     s_[static_cast<int>(Scalar::rz)] = rz;
@@ -440,25 +456,22 @@ class CpuBackend final : public Backend {
   }
   void cg_direction_dot(const Vector& r, const Vector& z, Vector& p, Vector& x) override {
     check_size(z, p, "cg_direction_dot");
-    const double rz_new = ref::dot(r.size(), cast(r).data.data(), cast(z).data.data());
+    const double rz_new = ref::dot(r.size(), cast(r).data(), cast(z).data());
     const double rz = s_[static_cast<int>(Scalar::rz)];
     const double beta = positive(rz) ? rz_new / rz : 0.0;
-    ref::axpy(x.size(), s_[static_cast<int>(Scalar::alpha)], cast(p).data.data(),
-              cast(x).data.data());
-    ref::xpay(z.size(), cast(z).data.data(), beta, cast(p).data.data());
+    ref::axpy(x.size(), s_[static_cast<int>(Scalar::alpha)], cast(p).data(), cast(x).data());
+    ref::xpay(z.size(), cast(z).data(), beta, cast(p).data());
     s_[static_cast<int>(Scalar::rz_new)] = rz_new;
   }
   void cg_direction_x(const Vector& z, Vector& p, Vector& x) override {
     check_size(z, p, "cg_direction_x");
     const double rz = s_[static_cast<int>(Scalar::rz)];
     const double beta = positive(rz) ? s_[static_cast<int>(Scalar::rz_new)] / rz : 0.0;
-    ref::axpy(x.size(), s_[static_cast<int>(Scalar::alpha)], cast(p).data.data(),
-              cast(x).data.data());
-    ref::xpay(z.size(), cast(z).data.data(), beta, cast(p).data.data());
+    ref::axpy(x.size(), s_[static_cast<int>(Scalar::alpha)], cast(p).data(), cast(x).data());
+    ref::xpay(z.size(), cast(z).data(), beta, cast(p).data());
   }
   void cg_finish(const Vector& p, Vector& x) override {
-    ref::axpy(x.size(), s_[static_cast<int>(Scalar::alpha)], cast(p).data.data(),
-              cast(x).data.data());
+    ref::axpy(x.size(), s_[static_cast<int>(Scalar::alpha)], cast(p).data(), cast(x).data());
   }
   ScalarValues read_scalars() override { return s_; }
   bool can_record() const override { return false; }

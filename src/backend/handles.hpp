@@ -24,11 +24,15 @@ enum class Scalar : int {
 inline constexpr int kNumScalars = kernels::kCgScalarCount;
 using ScalarValues = std::array<double, kNumScalars>;
 
-/// A vector living in the backend's memory.
+/// A vector living in the backend's memory: its own, or a view of memory the caller owns
+/// (Backend::view).
 class Vector {
  public:
   virtual ~Vector() = default;
   virtual index_t size() const = 0;
+  /// The values where the backend's kernels read them (a user's preconditioner gets these).
+  virtual double* data() = 0;
+  virtual const double* data() const = 0;
 };
 
 /// The values of the matrix given to Solver::setup(), arriving in the backend's memory

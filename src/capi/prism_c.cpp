@@ -76,6 +76,27 @@ int solve_status(prism::SolveStatus s) {
   return PRISM_SOLVE_BREAKDOWN;
 }
 
+void fill_info(const prism::SolveReport& report, prism_solve_info* info) {
+  if (info == nullptr) return;
+  info->status = solve_status(report.status);
+  info->iterations = report.iterations;
+  info->relative_residual = report.relative_residual;
+  info->true_relative_residual = report.true_relative_residual;
+  info->solve_seconds = report.solve_seconds;
+}
+
+/// The checks every call on two vectors of a set-up solver makes; PRISM_OK when they pass.
+prism_status check_vectors(const char* call, const prism_solver* solver, const double* in,
+                           const double* out) {
+  if (solver == nullptr || in == nullptr || out == nullptr) {
+    return fail(PRISM_ERROR_ARGUMENT, std::string(call) + ": a NULL solver or vector");
+  }
+  if (!solver->ready) {
+    return fail(PRISM_ERROR_ARGUMENT, std::string(call) + ": call prism_solver_setup first");
+  }
+  return PRISM_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -166,25 +187,71 @@ prism_status prism_solver_refactor(prism_solver* solver, const double* values) {
 
 prism_status prism_solver_solve(prism_solver* solver, const double* b, double* x,
                                 prism_solve_info* info) {
-  if (solver == nullptr || b == nullptr || x == nullptr) {
-    return fail(PRISM_ERROR_ARGUMENT, "prism_solver_solve: a NULL solver or vector");
-  }
-  if (!solver->ready) {
-    return fail(PRISM_ERROR_ARGUMENT, "prism_solver_solve: call prism_solver_setup first");
-  }
+  if (const prism_status s = check_vectors("prism_solver_solve", solver, b, x)) return s;
   return guarded([&] {
     const std::size_t n = static_cast<std::size_t>(solver->a.rows);
     const std::vector<double> rhs(b, b + n);
     std::vector<double> solution(x, x + n);
     const prism::SolveReport report = solver->solver.solve(rhs, solution);
     std::copy(solution.begin(), solution.end(), x);
-    if (info != nullptr) {
-      info->status = solve_status(report.status);
-      info->iterations = report.iterations;
-      info->relative_residual = report.relative_residual;
-      info->true_relative_residual = report.true_relative_residual;
-      info->solve_seconds = report.solve_seconds;
+    fill_info(report, info);
+  });
+}
+
+prism_status prism_solver_solve_on_backend(prism_solver* solver, const double* b, double* x,
+                                           prism_solve_info* info) {
+  if (const prism_status s = check_vectors("prism_solver_solve_on_backend", solver, b, x)) {
+    return s;
+  }
+  return guarded([&] {
+    const std::size_t n = static_cast<std::size_t>(solver->a.rows);
+    fill_info(solver->solver.solve_on_backend(b, x, n), info);
+  });
+}
+
+prism_status prism_solver_apply_preconditioner(prism_solver* solver, const double* r, double* z) {
+  if (const prism_status s = check_vectors("prism_solver_apply_preconditioner", solver, r, z)) {
+    return s;
+  }
+  return guarded([&] {
+    const std::size_t n = static_cast<std::size_t>(solver->a.rows);
+    std::vector<double> out;
+    solver->solver.apply_preconditioner(std::vector<double>(r, r + n), out);
+    std::copy(out.begin(), out.end(), z);
+  });
+}
+
+prism_status prism_solver_apply_preconditioner_on_backend(prism_solver* solver, const double* r,
+                                                          double* z) {
+  if (const prism_status s =
+          check_vectors("prism_solver_apply_preconditioner_on_backend", solver, r, z)) {
+    return s;
+  }
+  return guarded([&] {
+    const std::size_t n = static_cast<std::size_t>(solver->a.rows);
+    solver->solver.apply_preconditioner_on_backend(r, z, n);
+  });
+}
+
+prism_status prism_solver_set_preconditioner(prism_solver* solver, prism_preconditioner_fn apply,
+                                             void* context) {
+  if (solver == nullptr) {
+    return fail(PRISM_ERROR_ARGUMENT, "prism_solver_set_preconditioner: solver is NULL");
+  }
+  return guarded([&] {
+    if (apply == nullptr) {
+      solver->solver.set_preconditioner_callback({});
+      return;
     }
+    // A C callback cannot throw: its non-zero return becomes the exception the solve turns
+    // into a status.
+    solver->solver.set_preconditioner_callback(
+        [apply, context](const double* r, double* z, std::size_t n) {
+          const int code = apply(r, z, static_cast<int32_t>(n), context);
+          if (code != 0) {
+            throw prism::Error("the preconditioner callback returned " + std::to_string(code));
+          }
+        });
   });
 }
 

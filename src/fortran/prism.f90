@@ -24,7 +24,22 @@ module prism
   end type prism_solve_info
 
   public :: prism_solver_create, prism_solver_setup, prism_solver_refactor, &
-    prism_solver_solve, prism_solver_destroy, prism_last_error
+    prism_solver_solve, prism_solver_destroy, prism_last_error, &
+    prism_solver_solve_on_backend, prism_solver_apply_preconditioner, &
+    prism_solver_apply_preconditioner_on_backend, prism_solver_set_preconditioner, &
+    prism_preconditioner_fn
+
+  !> The form of a caller's preconditioner (prism_solver_set_preconditioner, type user):
+  !> z = M^{-1} r on n values at r and z in the backend's memory (host addresses on the
+  !> cpu backend: c_f_pointer them); returns 0, or non-zero to stop the solve.
+  abstract interface
+    function prism_preconditioner_fn(r, z, n, context) bind(c) result(status)
+      import :: c_ptr, c_int, c_int32_t
+      type(c_ptr), value :: r, z, context
+      integer(c_int32_t), value :: n
+      integer(c_int) :: status
+    end function prism_preconditioner_fn
+  end interface
 
   interface
     function c_create(config, solver) bind(c, name="prism_solver_create") result(status)
@@ -61,6 +76,41 @@ module prism
       type(prism_solve_info), intent(out) :: info
       integer(c_int) :: status
     end function prism_solver_solve
+
+    !> b and x are addresses in the backend's memory (device memory on cuda, e.g. from
+    !> CUDA Fortran or OpenACC's host_data use_device; c_loc of host arrays on cpu).
+    function prism_solver_solve_on_backend(solver, b, x, info) &
+        bind(c, name="prism_solver_solve_on_backend") result(status)
+      import :: c_ptr, c_int, prism_solve_info
+      type(c_ptr), value :: solver, b, x
+      type(prism_solve_info), intent(out) :: info
+      integer(c_int) :: status
+    end function prism_solver_solve_on_backend
+
+    function prism_solver_apply_preconditioner(solver, r, z) &
+        bind(c, name="prism_solver_apply_preconditioner") result(status)
+      import :: c_ptr, c_int, c_double
+      type(c_ptr), value :: solver
+      real(c_double), dimension(*), intent(in) :: r
+      real(c_double), dimension(*), intent(out) :: z
+      integer(c_int) :: status
+    end function prism_solver_apply_preconditioner
+
+    function prism_solver_apply_preconditioner_on_backend(solver, r, z) &
+        bind(c, name="prism_solver_apply_preconditioner_on_backend") result(status)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: solver, r, z
+      integer(c_int) :: status
+    end function prism_solver_apply_preconditioner_on_backend
+
+    !> apply: c_funloc of a prism_preconditioner_fn (c_null_funptr removes it).
+    function prism_solver_set_preconditioner(solver, apply, context) &
+        bind(c, name="prism_solver_set_preconditioner") result(status)
+      import :: c_ptr, c_funptr, c_int
+      type(c_ptr), value :: solver, context
+      type(c_funptr), value :: apply
+      integer(c_int) :: status
+    end function prism_solver_set_preconditioner
 
     subroutine prism_solver_destroy(solver) bind(c, name="prism_solver_destroy")
       import :: c_ptr

@@ -285,7 +285,8 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
   t.push_back(choice("preconditioner.type", preconditioners,
                      "none: plain CG; jacobi: diagonal scaling; ic0: incomplete Cholesky with no "
                      "fill-in; block_ic: block incomplete Cholesky on blocks of unknowns (FEM "
-                     "nodes), dense inside a block.",
+                     "nodes), dense inside a block; user: the embedding code's own, a callback "
+                     "(Solver::set_preconditioner_callback), so not from a problem file.",
                      "jacobi", preconditioner_type));
   t.push_back(enumerated<Ordering>(
       "preconditioner.ordering",

@@ -13,6 +13,7 @@
 
 #include "backend/backend.hpp"
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -40,6 +41,13 @@ class BackendFactorization {
   virtual void finish() { throw Error("no queued numeric setup"); }
 };
 
+/// The name of the preconditioner a caller supplies as a callback (precond/user.cpp).
+inline constexpr const char* kUserPreconditioner = "user";
+
+/// z = M^{-1} r on n doubles in the backend's memory: a caller's preconditioner
+/// (Solver::PreconditionerCallback).
+using UserApply = std::function<void(const double* r, double* z, std::size_t n)>;
+
 /// What a preconditioner reports about itself (SolveReport's fields).
 struct PreconditionerInfo {
   std::string trisolve;               ///< triangular solve algorithm ("" without one)
@@ -55,6 +63,8 @@ class Preconditioner {
   /// The blocks of the solver's order, before analyze(); called only for preconditioners
   /// registered as working on blocks (Registry::uses_blocks).
   virtual void set_blocks(const BlockPartition& blocks) { static_cast<void>(blocks); }
+  /// The caller's M^{-1} (type `user` only; the others have their own).
+  virtual void set_callback(UserApply apply) { static_cast<void>(apply); }
   /// Pattern-only work; a.values may be ignored.
   virtual void analyze(const CsrMatrix<double>& a) = 0;
   /// Numeric setup on the analyzed pattern (may be called again with new values).
@@ -130,5 +140,7 @@ std::unique_ptr<Preconditioner> make_ic0(backend::Backend& backend,
                                          const PreconditionerOptions& options);
 std::unique_ptr<Preconditioner> make_block_ic(backend::Backend& backend,
                                               const PreconditionerOptions& options);
+std::unique_ptr<Preconditioner> make_user(backend::Backend& backend,
+                                          const PreconditionerOptions& options);
 
 }  // namespace prism::precond

@@ -11,6 +11,7 @@ Registry::Registry() {
   add("jacobi", make_jacobi);
   add("ic0", make_ic0);
   add("block_ic", make_block_ic, true);
+  add(kUserPreconditioner, make_user);
 }
 
 Registry& Registry::instance() {

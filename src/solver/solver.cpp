@@ -15,7 +15,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <numeric>
+#include <utility>
 
 namespace prism {
 namespace {
@@ -27,16 +29,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// 0 where the largest |b_i| and |x_i| lie in [2^-400, 2^400], where the squares the
-/// norms sum cannot overflow or underflow; else the exponent of the largest, so that
+/// 0 where `largest` (the largest finite |b_i| and |x_i|) lies in [2^-400, 2^400], where
+/// the squares the norms sum cannot overflow or underflow; else its exponent, so that
 /// scaling by 2^-exponent brings it near 1.
-int safe_exponent(const std::vector<double>& b, const std::vector<double>& x) {
-  double largest = 0.0;
-  for (const std::vector<double>* v : {&b, &x}) {
-    for (const double value : *v) {
-      if (std::isfinite(value)) largest = std::max(largest, std::abs(value));
-    }
-  }
+int safe_exponent(double largest) {
   if (largest == 0.0) return 0;
   const int exponent = std::ilogb(largest);
   return exponent > 400 || exponent < -400 ? exponent : 0;
@@ -59,6 +55,21 @@ std::string describe_blocks(const CsrMatrix<double>& a, const BlockPartition& bl
                 static_cast<long long>(sizes.min_size), static_cast<long long>(sizes.max_size),
                 kind.c_str(), 100.0 * diagonal_block_weight(a, blocks));
   return text;
+}
+
+/// The largest finite |v_i| (0 when none): the rule of Backend::largest_finite_magnitude.
+double largest_finite(const std::vector<double>& v) {
+  double largest = 0.0;
+  for (const double value : v) {
+    if (std::isfinite(value)) largest = std::max(largest, std::abs(value));
+  }
+  return largest;
+}
+
+/// Whether [a, a + n) and [b, b + n) share an element.
+bool overlap(const double* a, const double* b, std::size_t n) {
+  const std::less<const double*> before;
+  return n > 0 && before(a, b + n) && before(b, a + n);
 }
 
 }  // namespace
@@ -96,8 +107,43 @@ struct Solver::Impl {
   OrderingReport ordering;
   FactorizationReport factorization;
   bool ready = false;
-  std::string backend_choice;  // how backend: auto chose, "" for an explicit backend
-  Monitor monitor;             // set_monitor(); empty: none
+  std::string backend_choice;         // how backend: auto chose, "" for an explicit backend
+  Monitor monitor;                    // set_monitor(); empty: none
+  PreconditionerCallback user_apply;  // set_preconditioner_callback(): type user's M^{-1}
+
+  // Vectors that arrive in the backend's memory (solve_on_backend, apply_preconditioner*):
+  // the reordering both ways as gather maps, and the preconditioner's work vectors (a
+  // caller's Krylov method applies it every iteration), made on first use.
+  std::unique_ptr<backend::IndexMap> order_map;    // ordered[i] = v[permutation[i]]
+  std::unique_ptr<backend::IndexMap> unorder_map;  // v[j] = ordered[inverse[j]]
+  std::unique_ptr<backend::Vector> apply_r, apply_z;
+
+  void require_ready(const char* call) const {
+    if (!ready) throw Error(std::string(call) + "() called before a successful setup()");
+    require_callback(call);
+  }
+  void require_callback(const char* call) const {
+    if (config.preconditioner.type != precond::kUserPreconditioner || user_apply) return;
+    throw ConfigError(std::string(call) +
+                      ": preconditioner: user needs a callback: call "
+                      "Solver::set_preconditioner_callback (C: prism_solver_set_preconditioner)");
+  }
+  /// The checks of two vectors the caller hands over in the backend's memory.
+  void check_backend_vectors(const char* call, const double* in, const char* in_name,
+                             const double* out, const char* out_name, std::size_t count) const;
+  /// dst = factor * src with src in the caller's order, dst in the solver's.
+  void to_solver_order(const backend::Vector& src, backend::Vector& dst, double factor);
+  /// dst = factor * src with src in the solver's order, dst in the caller's.
+  void to_caller_order(const backend::Vector& src, backend::Vector& dst, double factor);
+  /// factor * v in a new vector (a power of two: exact, as solve()'s host scaling).
+  std::unique_ptr<backend::Vector> scaled(const backend::Vector& v, double factor);
+  void make_apply_work() {
+    if (apply_r) return;
+    apply_r = backend->make_vector(ordered.rows);
+    apply_z = backend->make_vector(ordered.rows);
+  }
+  /// PCG on b and x in the solver's order, scaled by `factor`, and its report.
+  SolveReport run(const backend::Vector& b, backend::Vector& x, double factor);
 
   /// setup() on the current backend.
   void set_up(const CsrMatrix<double>& a);
@@ -107,12 +153,20 @@ struct Solver::Impl {
 
   /// Drops everything that lives in the backend's memory, so the backend can go.
   void release_backend_objects() {
+    release_vector_objects();
     refactor_recording.reset();
     refactor_recording_values = refactor_last_values = nullptr;
     mirror_map.reset();
     device_matrix.reset();
     preconditioner.reset();
     ready = false;
+  }
+
+  void release_vector_objects() {
+    order_map.reset();
+    unorder_map.reset();
+    apply_r.reset();
+    apply_z.reset();
   }
 
   void factorize_and_upload(const CsrMatrix<double>& a) {
@@ -204,6 +258,8 @@ void Solver::Impl::order_blocks(const CsrMatrix<double>& a, BlockPartition& bloc
 void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   Impl& s = *this;
   s.ready = false;
+  require_callback("setup");
+  s.release_vector_objects();
   s.setup = SetupReport{};
   s.ordering = OrderingReport{};
   s.refactor_recording.reset();
@@ -274,6 +330,7 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   s.plan = solver::resolve_plan(s.config, *s.backend, s.ordered, s.ordering_reasons);
   s.preconditioner =
       precond::Registry::instance().create(popt.type, *s.backend, s.plan.preconditioner);
+  s.preconditioner->set_callback(s.user_apply);
   s.ordering.levels = set_stats(level_sets(s.ordered).level_ptr);
   if (blocked) {
     s.plan.reasons.push_back(describe_blocks(s.ordered, blocks, popt.block_ic));
@@ -403,9 +460,72 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
   }
 }
 
+void Solver::Impl::check_backend_vectors(const char* call, const double* in, const char* in_name,
+                                         const double* out, const char* out_name,
+                                         std::size_t count) const {
+  const std::string where = std::string(call) + ": ";
+  const index_t n = ordered.rows;
+  if (count != static_cast<std::size_t>(n)) {
+    throw InvalidMatrixError(where + "count is " + std::to_string(count) + ", the matrix has " +
+                             std::to_string(n) + " rows");
+  }
+  const auto check = [&](const double* v, const char* name) {
+    if (v == nullptr) throw InvalidMatrixError(where + name + " is a null pointer");
+    if (!backend->reads(v)) {
+      throw InvalidMatrixError(where + name + " is not in memory the " + backend->name() +
+                               " backend reads (for cuda: device or managed memory)");
+    }
+  };
+  check(in, in_name);
+  check(out, out_name);
+  if (overlap(in, out, count)) {
+    throw InvalidMatrixError(where + in_name + " and " + out_name + " overlap; " + out_name +
+                             " must be an array of its own");
+  }
+}
+
+std::unique_ptr<backend::Vector> Solver::Impl::scaled(const backend::Vector& v, double factor) {
+  auto constant = backend->make_vector(v.size());
+  backend->copy_from_host(std::vector<double>(static_cast<std::size_t>(v.size()), factor),
+                          *constant);
+  auto out = backend->make_vector(v.size());
+  backend->pointwise_multiply(*constant, v, *out);
+  return out;
+}
+
+void Solver::Impl::to_solver_order(const backend::Vector& src, backend::Vector& dst,
+                                   double factor) {
+  const std::unique_ptr<backend::Vector> scaled_src = factor != 1.0 ? scaled(src, factor) : nullptr;
+  const backend::Vector& from = scaled_src ? *scaled_src : src;
+  if (!permuted) {
+    backend->copy(from, dst);
+    return;
+  }
+  if (!order_map) order_map = backend->make_index_map(permutation);
+  backend->gather(from.data(), *order_map, dst);
+}
+
+void Solver::Impl::to_caller_order(const backend::Vector& src, backend::Vector& dst,
+                                   double factor) {
+  const std::unique_ptr<backend::Vector> scaled_src = factor != 1.0 ? scaled(src, factor) : nullptr;
+  const backend::Vector& from = scaled_src ? *scaled_src : src;
+  if (!permuted) {
+    backend->copy(from, dst);
+    return;
+  }
+  if (!unorder_map) {
+    std::vector<index_t> inverse(permutation.size());
+    for (std::size_t i = 0; i < permutation.size(); ++i) {
+      inverse[permutation[i]] = static_cast<index_t>(i);
+    }
+    unorder_map = backend->make_index_map(inverse);
+  }
+  backend->gather(from.data(), *unorder_map, dst);
+}
+
 SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) {
   Impl& s = *impl_;
-  if (!s.ready) throw Error("solve() called before a successful setup()");
+  s.require_ready("solve");
   const index_t n = s.ordered.rows;
   if (static_cast<index_t>(b.size()) != n) {
     throw InvalidMatrixError("solve: right-hand side has " + std::to_string(b.size()) +
@@ -417,10 +537,11 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
                              " entries, the matrix " + std::to_string(n) + " rows");
   }
 
-  // Into the solver's order: v_ordered[i] = v[permutation[i]].
-  // Into the solver's order, scaled by a power of two (exact) where ||b||^2 or ||x||^2
-  // would leave the range of doubles; the iterates scale with b, x comes back unscaled.
-  const double factor = std::ldexp(1.0, -safe_exponent(b, x));
+  // Into the solver's order, v_ordered[i] = v[permutation[i]], scaled by a power of two
+  // (exact) where ||b||^2 or ||x||^2 would leave the range of doubles; the iterates scale
+  // with b, x comes back unscaled.
+  const double factor =
+      std::ldexp(1.0, -safe_exponent(std::max(largest_finite(b), largest_finite(x))));
   const double unscale = 1.0 / factor;
   std::vector<double> b_ordered(b.size());
   std::vector<double> x_ordered(x.size());
@@ -434,19 +555,7 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
   auto x_dev = be.make_vector(n);
   be.copy_from_host(b_ordered, *b_dev);
   be.copy_from_host(x_ordered, *x_dev);
-
-  std::string run_reason;
-  const bool monitored = static_cast<bool>(s.monitor);
-  const solver::RunMode mode = solver::resolve_run_mode(s.config.solver, be, &run_reason,
-                                                        s.preconditioner->recordable(), monitored);
-  // The monitor sees the residuals of the caller's b, not of the scaled one.
-  const Monitor unscaled = [&](const IterationRecord& record) {
-    IterationRecord out = record;
-    out.residual_norm *= unscale;
-    return s.monitor(out);
-  };
-  solver::PcgResult result = solver::pcg(be, *s.device_matrix, *s.preconditioner, *b_dev, *x_dev,
-                                         s.config.solver, mode, monitored ? &unscaled : nullptr);
+  SolveReport report = s.run(*b_dev, *x_dev, factor);
 
   be.copy_to_host(*x_dev, x_ordered);
   if (s.permuted) {
@@ -457,6 +566,96 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
       for (double& xi : x) xi *= unscale;
     }
   }
+  return report;
+}
+
+SolveReport Solver::solve_on_backend(const double* b, double* x, std::size_t count) {
+  Impl& s = *impl_;
+  s.require_ready("solve_on_backend");
+  s.check_backend_vectors("solve_on_backend", b, "b", x, "x", count);
+  backend::Backend& be = *s.backend;
+  const index_t n = s.ordered.rows;
+  // solve()'s scaling, with the largest magnitudes found where the vectors are.
+  const double largest =
+      std::max(be.largest_finite_magnitude(b, count), be.largest_finite_magnitude(x, count));
+  const double factor = std::ldexp(1.0, -safe_exponent(largest));
+  const std::unique_ptr<const backend::Vector> b_view = be.view_input(b, n);
+  const std::unique_ptr<backend::Vector> x_view = be.view(x, n);
+  if (!s.permuted && factor == 1.0) {
+    SolveReport report = s.run(*b_view, *x_view, factor);  // in the caller's x itself
+    be.synchronize();
+    return report;
+  }
+  auto b_work = be.make_vector(n);
+  auto x_work = be.make_vector(n);
+  s.to_solver_order(*b_view, *b_work, factor);
+  s.to_solver_order(*x_view, *x_work, factor);
+  SolveReport report = s.run(*b_work, *x_work, factor);
+  s.to_caller_order(*x_work, *x_view, 1.0 / factor);
+  be.synchronize();
+  return report;
+}
+
+void Solver::apply_preconditioner(const std::vector<double>& r, std::vector<double>& z) {
+  Impl& s = *impl_;
+  s.require_ready("apply_preconditioner");
+  const index_t n = s.ordered.rows;
+  if (static_cast<index_t>(r.size()) != n) {
+    throw InvalidMatrixError("apply_preconditioner: r has " + std::to_string(r.size()) +
+                             " entries, the matrix " + std::to_string(n) + " rows");
+  }
+  std::vector<double> ordered(r.size());
+  for (index_t i = 0; i < n; ++i) ordered[i] = r[s.permuted ? s.permutation[i] : i];
+  backend::Backend& be = *s.backend;
+  s.make_apply_work();
+  be.copy_from_host(ordered, *s.apply_r);
+  s.preconditioner->apply(*s.apply_r, *s.apply_z);
+  be.copy_to_host(*s.apply_z, ordered);
+  z.resize(r.size());
+  for (index_t i = 0; i < n; ++i) z[s.permuted ? s.permutation[i] : i] = ordered[i];
+}
+
+void Solver::apply_preconditioner_on_backend(const double* r, double* z, std::size_t count) {
+  Impl& s = *impl_;
+  s.require_ready("apply_preconditioner_on_backend");
+  s.check_backend_vectors("apply_preconditioner_on_backend", r, "r", z, "z", count);
+  backend::Backend& be = *s.backend;
+  const index_t n = s.ordered.rows;
+  const std::unique_ptr<const backend::Vector> r_view = be.view_input(r, n);
+  const std::unique_ptr<backend::Vector> z_view = be.view(z, n);
+  if (s.permuted) {
+    s.make_apply_work();
+    s.to_solver_order(*r_view, *s.apply_r, 1.0);
+    s.preconditioner->apply(*s.apply_r, *s.apply_z);
+    s.to_caller_order(*s.apply_z, *z_view, 1.0);
+  } else {
+    s.preconditioner->apply(*r_view, *z_view);
+  }
+  be.synchronize();
+}
+
+void Solver::set_preconditioner_callback(PreconditionerCallback apply) {
+  impl_->user_apply = std::move(apply);
+  if (impl_->preconditioner) impl_->preconditioner->set_callback(impl_->user_apply);
+}
+
+SolveReport Solver::Impl::run(const backend::Vector& b, backend::Vector& x, double factor) {
+  Impl& s = *this;
+  const double unscale = 1.0 / factor;
+  backend::Backend& be = *s.backend;
+  std::string run_reason;
+  const bool monitored = static_cast<bool>(s.monitor);
+  const solver::RunMode mode = solver::resolve_run_mode(s.config.solver, be, &run_reason,
+                                                        s.preconditioner->recordable(), monitored);
+  // The monitor sees the residuals of the caller's b, not of the scaled one.
+  const Monitor unscaled = [&](const IterationRecord& record) {
+    IterationRecord out = record;
+    out.residual_norm *= unscale;
+    return s.monitor(out);
+  };
+  solver::PcgResult result = solver::pcg(be, *s.device_matrix, *s.preconditioner, b, x,
+                                         s.config.solver, mode, monitored ? &unscaled : nullptr);
+  const index_t n = s.ordered.rows;
 
   SolveReport report;
   report.backend = be.name();

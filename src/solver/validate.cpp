@@ -89,6 +89,12 @@ std::optional<ConfigViolation> check_combinations(const SolverConfig& config) {
                            "solves and needs preconditioner.trisolve: colorset or auto, got " +
                                name(to_string(p.trisolve))};
   }
+  if (p.type == "user" && p.ordering == Ordering::color) {
+    return ConfigViolation{{"preconditioner.ordering", "preconditioner.type"},
+                           "preconditioner.ordering: color with preconditioner.type: user; the "
+                           "callback works on vectors in the caller's ordering: use natural or "
+                           "auto"};
+  }
   if (p.type == "block_ic" && (p.coloring.method != ColoringMethod::greedy || p.coloring.balance)) {
     return ConfigViolation{{"preconditioner.coloring.method", "preconditioner.type"},
                            "preconditioner.coloring: block_ic colors its blocks greedily "

@@ -1,5 +1,6 @@
-/* The C API from C: create from a YAML text, set up, solve, refactor, and every kind of
- * bad call answered with a status and a message, never an abort. */
+/* The C API from C: create from a YAML text, set up, solve, refactor, the preconditioner
+ * as a component, and every kind of bad call answered with a status and a message, never
+ * an abort. */
 #include <prism/prism.h>
 
 #include <math.h>
@@ -52,11 +53,65 @@ static double residual(const double* b, const double* x) {
   return sqrt(rr / bb);
 }
 
+/* Jacobi for the matrix above: z = r / 2.5, as 1 / a_ii times r_i (jacobi's arithmetic). */
+static int jacobi(const double* r, double* z, int32_t n, void* context) {
+  const double* scale = (const double*)context;
+  for (int32_t i = 0; i < n; ++i) z[i] = (1.0 / (2.5 * *scale)) * r[i];
+  return 0;
+}
+
+static int failing(const double* r, double* z, int32_t n, void* context) {
+  (void)r, (void)z, (void)n, (void)context;
+  return 7;
+}
+
+/* The preconditioner alone, a caller's preconditioner in the PCG, solves on backend memory
+ * (host memory on the cpu backend). */
+static void preconditioner_component(const double* b) {
+  prism_solver *builtin = NULL, *user = NULL;
+  double r[N], z[N], x_builtin[N], x[N], scale = 1.0;
+  prism_solve_info info_builtin, info;
+  laplacian(1.0);
+  CHECK(prism_solver_create("preconditioner: jacobi\nbackend: cpu", &builtin) == PRISM_OK);
+  CHECK(prism_solver_setup(builtin, N, row_ptr, col_idx, values) == PRISM_OK);
+  for (int i = 0; i < N; ++i) r[i] = 0.5 + i;
+  CHECK(prism_solver_apply_preconditioner(builtin, r, z) == PRISM_OK);
+  for (int i = 0; i < N; ++i) CHECK(z[i] == (1.0 / 2.5) * r[i]);
+  CHECK(prism_solver_apply_preconditioner_on_backend(builtin, r, r) == PRISM_ERROR_MATRIX);
+  CHECK(strstr(prism_last_error(), "r and z overlap") != NULL);
+
+  memset(x_builtin, 0, sizeof x_builtin);
+  CHECK(prism_solver_solve(builtin, b, x_builtin, &info_builtin) == PRISM_OK);
+  memset(x, 0, sizeof x);
+  CHECK(prism_solver_solve_on_backend(builtin, b, x, &info) == PRISM_OK);
+  CHECK(info.iterations == info_builtin.iterations);
+  CHECK(memcmp(x, x_builtin, sizeof x) == 0);
+
+  CHECK(prism_solver_create("preconditioner: user\nbackend: cpu", &user) == PRISM_OK);
+  CHECK(prism_solver_setup(user, N, row_ptr, col_idx, values) == PRISM_ERROR_CONFIG);
+  CHECK(strstr(prism_last_error(), "prism_solver_set_preconditioner") != NULL);
+  CHECK(prism_solver_set_preconditioner(user, jacobi, &scale) == PRISM_OK);
+  CHECK(prism_solver_setup(user, N, row_ptr, col_idx, values) == PRISM_OK);
+  memset(x, 0, sizeof x);
+  CHECK(prism_solver_solve(user, b, x, &info) == PRISM_OK);
+  CHECK(info.status == PRISM_SOLVE_CONVERGED);
+  CHECK(info.iterations == info_builtin.iterations);
+  CHECK(memcmp(x, x_builtin, sizeof x) == 0);
+  CHECK(prism_solver_set_preconditioner(user, failing, NULL) == PRISM_OK);
+  memset(x, 0, sizeof x);
+  CHECK(prism_solver_solve(user, b, x, &info) == PRISM_ERROR_OTHER);
+  CHECK(strstr(prism_last_error(), "callback returned 7") != NULL);
+  CHECK(prism_solver_set_preconditioner(NULL, jacobi, NULL) == PRISM_ERROR_ARGUMENT);
+  prism_solver_destroy(user);
+  prism_solver_destroy(builtin);
+}
+
 int main(void) {
   prism_solver* solver = NULL;
   double b[N], x[N], x_first[N];
   prism_solve_info info;
   for (int i = 0; i < N; ++i) b[i] = 1.0 + (i % 7);
+  preconditioner_component(b);
 
   CHECK(prism_solver_create("solver: {tolerance: 1.0e-10}\npreconditioner: ic0\nbackend: cpu",
                             &solver) == PRISM_OK);

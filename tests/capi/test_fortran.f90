@@ -1,14 +1,33 @@
-! The Fortran module from Fortran: create, set up, solve, refactor, and a bad
-! configuration answered with a status and a message.
+! The Fortran module from Fortran: create, set up, solve, refactor, the preconditioner as
+! a component (alone, and a Fortran callback in the PCG), a solve on backend memory, and a
+! bad configuration answered with a status and a message.
+module test_callbacks
+  use, intrinsic :: iso_c_binding
+  implicit none
+contains
+  !> Jacobi for the test matrix (diagonal 2.5), as jacobi computes it: (1 / a_ii) r_i.
+  integer(c_int) function jacobi(r, z, n, context) bind(c)
+    type(c_ptr), value :: r, z, context
+    integer(c_int32_t), value :: n
+    real(c_double), pointer :: rv(:), zv(:)
+    call c_f_pointer(r, rv, [n])
+    call c_f_pointer(z, zv, [n])
+    zv = (1.0d0 / 2.5d0) * rv
+    jacobi = 0
+  end function jacobi
+end module test_callbacks
+
 program test_fortran
   use, intrinsic :: iso_c_binding
   use prism
+  use test_callbacks
   implicit none
   integer, parameter :: n = 40
   integer(c_int32_t) :: row_ptr(n + 1), col_idx(3 * n)
-  real(c_double) :: values(3 * n), b(n), x(n), x_first(n)
-  type(c_ptr) :: solver, bad
-  type(prism_solve_info) :: info
+  real(c_double) :: values(3 * n), x_first(n), z(n), x_jacobi(n)
+  real(c_double), target :: b(n), x(n)
+  type(c_ptr) :: solver, bad, user
+  type(prism_solve_info) :: info, info_jacobi
   integer :: i, k, failures
   failures = 0
 
@@ -46,6 +65,33 @@ program test_fortran
   call check(prism_solver_solve(solver, b, x, info) == PRISM_OK, "solve after refactor")
   call check(maxval(abs(2 * x - x_first)) <= 1.0d-8 * maxval(abs(x_first)), "x halves")
   call prism_solver_destroy(solver)
+  values = values / 2
+
+  call check(prism_solver_create("preconditioner: jacobi" // new_line('a') // "backend: cpu", &
+                                 solver) == PRISM_OK, "create jacobi")
+  call check(prism_solver_setup(solver, int(n, c_int32_t), row_ptr, col_idx, values) &
+             == PRISM_OK, "setup jacobi")
+  call check(prism_solver_apply_preconditioner(solver, b, z) == PRISM_OK, "apply")
+  call check(all(z == (1.0d0 / 2.5d0) * b), "jacobi is b / diag")
+  x_jacobi = 0
+  call check(prism_solver_solve(solver, b, x_jacobi, info_jacobi) == PRISM_OK, "solve jacobi")
+  x = 0
+  call check(prism_solver_solve_on_backend(solver, c_loc(b), c_loc(x), info) == PRISM_OK, &
+             "solve on backend")
+  call check(all(x == x_jacobi), "backend solve equals host solve")
+  call prism_solver_destroy(solver)
+
+  call check(prism_solver_create("preconditioner: user" // new_line('a') // "backend: cpu", &
+                                 user) == PRISM_OK, "create user")
+  call check(prism_solver_set_preconditioner(user, c_funloc(jacobi), c_null_ptr) == PRISM_OK, &
+             "set preconditioner")
+  call check(prism_solver_setup(user, int(n, c_int32_t), row_ptr, col_idx, values) &
+             == PRISM_OK, "setup user")
+  x = 0
+  call check(prism_solver_solve(user, b, x, info) == PRISM_OK, "solve user")
+  call check(info%iterations == info_jacobi%iterations, "user iterations")
+  call check(all(x == x_jacobi), "user solution")
+  call prism_solver_destroy(user)
 
   call check(prism_solver_create("solver: {tolerance: 2}", bad) == PRISM_ERROR_CONFIG, &
              "bad config")

@@ -1,4 +1,5 @@
 #include "kernels/blas1.hpp"
+#include "kernels/matrix_values.hpp"
 #include "kernels/spmv.hpp"
 #include "kernels/trisolve.hpp"
 
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -206,6 +208,16 @@ TEST(ReferenceKernels, SpmvWithEmptyRowsWritesZero) {
   std::vector<double> y(4, 99.0);
   ref::spmv(a, x.data(), y.data());
   EXPECT_EQ(y, (std::vector<double>{-2.0, 0.0, 15.0, 0.0}));
+}
+
+// Infinities and NaN are skipped; none finite (or none at all) gives 0.
+TEST(ReferenceKernels, LargestFiniteMagnitudeSkipsNonFiniteValues) {
+  namespace ref = prism::kernels::reference;
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> v = {1.0, -7.5, inf, std::nan(""), 3.0, -inf};
+  EXPECT_EQ(ref::largest_finite_magnitude(static_cast<prism::index_t>(v.size()), v.data()), 7.5);
+  EXPECT_EQ(ref::largest_finite_magnitude(1, v.data() + 2), 0.0);
+  EXPECT_EQ(ref::largest_finite_magnitude(0, nullptr), 0.0);
 }
 
 }  // namespace

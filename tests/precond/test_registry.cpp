@@ -10,7 +10,7 @@ namespace {
 
 TEST(PreconditionerRegistry, ListsTheBuiltInPreconditioners) {
   const std::vector<std::string> names = prism::preconditioner_names();
-  EXPECT_EQ(names, (std::vector<std::string>{"none", "jacobi", "ic0", "block_ic"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"none", "jacobi", "ic0", "block_ic", "user"}));
   EXPECT_TRUE(prism::precond::Registry::instance().uses_blocks("block_ic"));
   EXPECT_FALSE(prism::precond::Registry::instance().uses_blocks("ic0"));
 }

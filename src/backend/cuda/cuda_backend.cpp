@@ -330,6 +330,9 @@ class CudaBackend final : public Backend {
     }
     return v;
   }
+  std::unique_ptr<Vector> view(double* data, index_t n) override {
+    return std::make_unique<CudaVector>(data, n);
+  }
   SpmvAlgorithm pick_spmv(const CsrMatrix<double>& a, SpmvAlgorithm requested) const override {
     return requested == SpmvAlgorithm::automatic ? pick_spmv_algorithm(a) : requested;
   }
@@ -430,6 +433,15 @@ class CudaBackend final : public Backend {
   index_t invert_positive(Vector& x) override {
     k::invert_positive(x.size(), cast(x).data(), flag_.data(), stream_.get());
     return read_flag(flag_);
+  }
+  double largest_finite_magnitude(const double* values, std::size_t count) override {
+    k::largest_finite_magnitude(static_cast<index_t>(count), values, partials_.data(),
+                                largest_.data(), stream_.get());
+    double largest = 0.0;
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(&largest, largest_.data(), sizeof(double),
+                                     cudaMemcpyDeviceToHost, stream_.get()));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    return largest;
   }
   void copy_to_host(const double* src, std::size_t count, std::vector<double>& dst) override {
     dst.resize(count);
@@ -596,7 +608,8 @@ class CudaBackend final : public Backend {
   PinnedBuffer<double> host_scalars_;
   Event scalars_ready_;
   DeviceBuffer<double> check_scratch_{2};
-  DeviceBuffer<double> staged_;  // stage(): host values refactor() hands to the device path
+  DeviceBuffer<double> largest_{1};  // largest_finite_magnitude's result
+  DeviceBuffer<double> staged_;      // stage(): host values refactor() hands to the device path
   DeviceBuffer<int> flag_{1};
   DeviceBuffer<int> check_flag_{1};  // queue_value_check's, kept while other checks run
   PinnedBuffer<int> host_flag_{1};
