@@ -155,6 +155,9 @@ struct BlockIcOptions {
   int supernode = 0;
   /// mixed: the off-diagonal blocks of the solves in float (the color-set solves).
   Precision precision = Precision::fp64;
+  /// Where the factorization and the solves' operators are computed: host, backend (in
+  /// its memory, block row by block row of a color at once), or automatic.
+  Ic0Factorization factorization = Ic0Factorization::automatic;
 };
 
 struct PreconditionerOptions {

@@ -145,4 +145,41 @@ void invert_positive(index_t n, double* x, int* first_bad, cudaStream_t stream) 
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
+namespace {
+
+template <typename T>
+__global__ void gather_values_kernel(index_t n, const double* __restrict__ src,
+                                     const index_t* __restrict__ map, T* __restrict__ dst) {
+  const index_t k = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (k < n) dst[k] = map[k] >= 0 ? static_cast<T>(src[map[k]]) : T(0);
+}
+
+template <typename T>
+__global__ void gather_inverse_kernel(index_t n, const double* __restrict__ src,
+                                      const index_t* __restrict__ map, T* __restrict__ dst) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i < n) dst[i] = static_cast<T>(1.0 / src[map[i]]);
+}
+
+}  // namespace
+
+template <typename T>
+void gather_values(index_t n, const double* src, const index_t* map, T* dst, cudaStream_t stream) {
+  if (n == 0) return;
+  gather_values_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(n, src, map, dst);
+  PRISM_CUDA_CHECK(cudaGetLastError());
+}
+
+template <typename T>
+void gather_inverse(index_t n, const double* src, const index_t* map, T* dst, cudaStream_t stream) {
+  if (n == 0) return;
+  gather_inverse_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(n, src, map, dst);
+  PRISM_CUDA_CHECK(cudaGetLastError());
+}
+
+template void gather_values<float>(index_t, const double*, const index_t*, float*, cudaStream_t);
+template void gather_values<double>(index_t, const double*, const index_t*, double*, cudaStream_t);
+template void gather_inverse<float>(index_t, const double*, const index_t*, float*, cudaStream_t);
+template void gather_inverse<double>(index_t, const double*, const index_t*, double*, cudaStream_t);
+
 }  // namespace prism::kernels::cuda

@@ -29,4 +29,12 @@ void largest_finite_magnitude(index_t n, const double* x, double* partials, doub
 /// not (kNoBadEntry when none).
 void invert_positive(index_t n, double* x, int* first_bad, cudaStream_t stream);
 
+/// dst[k] = T(src[map[k]]) for k < n (0 where map[k] < 0): values into a solve's storage.
+template <typename T>
+void gather_values(index_t n, const double* src, const index_t* map, T* dst, cudaStream_t stream);
+
+/// dst[i] = T(1 / src[map[i]]) for i < n: an inverted diagonal into a solve's storage.
+template <typename T>
+void gather_inverse(index_t n, const double* src, const index_t* map, T* dst, cudaStream_t stream);
+
 }  // namespace prism::kernels::cuda

@@ -104,6 +104,8 @@ class FactorOperations {
                                                      const std::vector<index_t>& upper_source,
                                                      const std::vector<index_t>& lower_source,
                                                      const TrisolveSpec& spec) = 0;
+  /// Block IC(0) factored in the backend's memory on `plan` (cpu: the reference kernels).
+  virtual std::unique_ptr<BlockIcFactor> make_block_ic_factor(const kernels::BlockIcPlan& plan) = 0;
   /// y = d .* x
   virtual void pointwise_multiply(const Vector& d, const Vector& x, Vector& y) = 0;
   /// x = 1 / x; the first i with x_i not positive or not finite, -1 when none; waits.

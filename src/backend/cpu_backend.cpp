@@ -1,4 +1,5 @@
 #include "backend/cpu_backend.hpp"
+#include "backend/host_block_ic_factor.hpp"
 #include "backend/split_triangle.hpp"
 
 #include <prism/errors.hpp>
@@ -106,6 +107,9 @@ class CpuTriangularSolver final : public TriangularSolver {
     check_value_count(at_.size(), values.size());
     for (std::size_t k = 0; k < values.size(); ++k) matrix_.csr.values[at_[k]] = values[k];
   }
+  void update_values_on_backend(const double* values) override {
+    update_values(std::vector<double>(values, values + nnz()));
+  }
   void solve(const Vector& b, Vector& x) override {
     if (triangle_ == Triangle::lower) {
       ref::lower_solve(matrix_.view(), cast(b).data(), cast(x).data());
@@ -146,6 +150,9 @@ class CpuColorsetSolver final : public TriangularSolver {
   index_t nnz() const override { return nnz_; }
   std::string algorithm() const override { return "colorset"; }
   void update_values(const std::vector<double>& values) override { split_.update(values); }
+  void update_values_on_backend(const double* values) override {
+    split_.update(std::vector<double>(values, values + nnz_));
+  }
   void solve(const Vector& b, Vector& x) override {
     ref::colorset_solve(split_.view(), split_.inverse_diagonal().data(), split_.block_ptr().data(),
                         split_.num_blocks(), split_.lower(), cast(b).data(), cast(x).data());
@@ -366,6 +373,9 @@ class CpuBackend final : public Backend {
                                              const TrisolveSpec& spec) override {
     return std::make_unique<CpuIc0Factor>(lower, upper, upper_source, lower_source, spec.precision,
                                           s_);
+  }
+  std::unique_ptr<BlockIcFactor> make_block_ic_factor(const kernels::BlockIcPlan& plan) override {
+    return make_host_block_ic_factor(plan);
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {

@@ -7,6 +7,7 @@
 #include <prism/options.hpp>
 
 #include "backend/handles.hpp"
+#include "kernels/block_ic.hpp"
 #include "kernels/ic0.hpp"
 
 #include <optional>
@@ -39,8 +40,38 @@ class TriangularSolver {
   virtual std::string layout() const { return "csr"; }
   /// Replaces the values, same pattern (refactor); reuses the analysis.
   virtual void update_values(const std::vector<double>& values) = 0;
+  /// The same with the values in the backend's memory, in the order of the triangle given
+  /// at creation (cuda: the color-set solves only).
+  virtual void update_values_on_backend(const double* values) {
+    static_cast<void>(values);
+    throw Error("triangular solve '" + algorithm() + "': no values from the backend's memory");
+  }
   /// Solves T x = b.
   virtual void solve(const Vector& b, Vector& x) = 0;
+};
+
+/// The values of block IC(0)'s four operators (precond/block_ic/block_sweeps.hpp) in the
+/// backend's memory, each in the CSR order of its operator.
+struct BlockIcOperators {
+  const double* forward_diagonal = nullptr;
+  const double* forward = nullptr;
+  const double* backward_diagonal = nullptr;
+  const double* backward = nullptr;
+};
+
+/// Block IC(0) factored in the backend's memory on a plan (kernels/block_ic.hpp): load()
+/// once per set of values, attempt() per shift of the host's ladder, then operators().
+class BlockIcFactor {
+ public:
+  virtual ~BlockIcFactor() = default;
+  /// Scales A's values, entry k of the planned matrix being a.values[(*a.source)[k]] (or
+  /// a.values[k] without a source), which must stay valid through the attempts; a
+  /// diagonal that is not positive is reported by the next attempt (bad_input).
+  virtual void load(const SourceValues& a) = 0;
+  /// Factors the loaded matrix + shift I (on the scaled diagonal); waits for the verdict.
+  virtual kernels::BlockIcStatus attempt(double shift) = 0;
+  /// After a successful attempt: the operators' values (valid until the next attempt).
+  virtual BlockIcOperators operators() = 0;
 };
 
 /// An IC(0) factor computed and applied in the backend's memory, one independent block

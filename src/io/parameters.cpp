@@ -389,6 +389,13 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
       "Precision of the stored off-diagonal blocks of the solves: double, or mixed (float, "
       "double sums; needs trisolve colorset or auto).",
       "mixed", [](const ProblemSpec& s) { return s.config.preconditioner.block_ic.precision; }));
+  t.push_back(enumerated<Ic0Factorization>(
+      "preconditioner.block_ic.factorization",
+      "Where the factor and the solves' operators are computed: host (then uploaded), backend "
+      "(in the backend's memory, the block rows of a color at once; needs trisolve colorset or "
+      "auto), or auto (backend on a GPU).",
+      "host",
+      [](const ProblemSpec& s) { return s.config.preconditioner.block_ic.factorization; }));
 }
 
 /// The backend and what the CLI prints and writes.

@@ -59,6 +59,23 @@ void resolve_ic0(const backend::Backend& backend, const CsrMatrix<double>& order
                          " backend)");
 }
 
+/// block_ic: where the factorization runs. On a GPU the block rows of a color are
+/// factored together there and the operators of the solves formed in place; elsewhere, or
+/// with solves that are not the color-set ones, the host factors.
+void resolve_block_ic(const backend::Backend& backend, Plan& plan) {
+  PreconditionerOptions& p = plan.preconditioner;
+  if (p.block_ic.factorization != Ic0Factorization::automatic) return;
+  const bool colorset =
+      p.trisolve == TrisolveAlgorithm::automatic || p.trisolve == TrisolveAlgorithm::colorset;
+  const bool device = backend.kind() == backend::Backend::Kind::device && colorset;
+  p.block_ic.factorization = device ? Ic0Factorization::backend : Ic0Factorization::host;
+  if (device && p.trisolve == TrisolveAlgorithm::automatic)
+    p.trisolve = TrisolveAlgorithm::colorset;
+  plan.reasons.push_back(
+      "block_ic.factorization: " + std::string(to_string(p.block_ic.factorization)) +
+      (device ? " (color-set solves, a GPU)" : " (backend " + backend.name() + ")"));
+}
+
 }  // namespace
 
 const char* run_mode_name(RunMode mode) {
@@ -97,6 +114,7 @@ Plan resolve_plan(const SolverConfig& config, const backend::Backend& backend,
                                      backend.name() + " backend's choice for this pattern)");
   }
   if (plan.preconditioner.type == "ic0") resolve_ic0(backend, ordered, plan);
+  if (plan.preconditioner.type == "block_ic") resolve_block_ic(backend, plan);
   return plan;
 }
 

@@ -83,6 +83,14 @@ std::optional<ConfigViolation> check_combinations(const SolverConfig& config) {
                            "auto, got " +
                                name(to_string(p.trisolve))};
   }
+  if (p.type == "block_ic" && p.block_ic.factorization == Ic0Factorization::backend &&
+      !colorset) {
+    return ConfigViolation{{"preconditioner.block_ic.factorization", "preconditioner.trisolve"},
+                           "preconditioner.block_ic.factorization: backend writes the color-set "
+                           "solves' storage and needs preconditioner.trisolve: colorset or auto, "
+                           "got " +
+                               name(to_string(p.trisolve))};
+  }
   if (p.ic0.factorization == Ic0Factorization::backend && !colorset) {
     return ConfigViolation{{"preconditioner.ic0.factorization", "preconditioner.trisolve"},
                            "preconditioner.ic0.factorization: backend solves with the color-set "

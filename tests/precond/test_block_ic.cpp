@@ -11,7 +11,9 @@
 #include <prism/generators.hpp>
 
 #include "common/test_matrices.hpp"
+#include "kernels/block_ic.hpp"
 #include "precond/block_ic/block_factor.hpp"
+#include "precond/block_ic/block_plan.hpp"
 #include "precond/block_ic/block_sweeps.hpp"
 #include "precond/ic0_pattern.hpp"
 
@@ -232,6 +234,79 @@ TEST(BlockSweeps, ApplyTheBlockSolve) {
     EXPECT_EQ(again.forward_diagonal.col_idx, s.forward_diagonal.col_idx);
     EXPECT_EQ(again.backward_diagonal.row_ptr, s.backward_diagonal.row_ptr);
   }
+}
+
+/// The block IC(0) kernels' reference on the plan: scale, load with `shift`, factor,
+/// operators.
+struct KernelRun {
+  prism::kernels::BlockIcStatus status;
+  prism::precond::BlockSweeps out;
+};
+KernelRun run_kernels(const CsrMatrix<double>& a, const BlockFactor& f, double shift) {
+  namespace ref = prism::kernels::reference;
+  KernelRun run{{}, prism::precond::block_sweeps_pattern(f)};
+  const prism::kernels::BlockIcPlan plan = prism::precond::block_ic_plan(a, f, run.out);
+  const prism::kernels::BlockIcView view = plan.view();
+  std::vector<double> scale(a.rows), values(plan.value_count), inverse(plan.inverse_count);
+  EXPECT_EQ(ref::block_ic_scale(view, a.values.data(), nullptr, scale.data()), -1);
+  ref::block_ic_load(view, a.values.data(), nullptr, scale.data(), shift, plan.value_count,
+                     values.data());
+  run.status = ref::block_ic_factor(view, plan.level_ptr, values.data(), inverse.data());
+  if (!run.status.ok()) return run;
+  ref::block_ic_operators(view, values.data(), inverse.data(), scale.data(),
+                          run.out.forward_diagonal.values.data(), run.out.forward.values.data(),
+                          run.out.backward_diagonal.values.data(), run.out.backward.values.data());
+  return run;
+}
+
+double max_relative_difference(const std::vector<double>& got, const std::vector<double>& want) {
+  double worst = 0.0, largest = 0.0;
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    worst = std::max(worst, std::abs(got[k] - want[k]));
+    largest = std::max(largest, std::abs(want[k]));
+  }
+  return largest > 0.0 ? worst / largest : worst;
+}
+
+// The kernels' reference (level by level, the device's order of operations) gives the
+// operators of the host factor on every awkward case, and their patterns are those of
+// block_sweeps_pattern.
+TEST(BlockIcKernels, ReferenceEqualsTheHostFactorsOperators) {
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    BlockFactor f = prism::precond::analyze_block_factor(c.a, c.blocks);
+    ASSERT_EQ(prism::precond::factor_block_ic0(c.a, 0.1, f), -1);
+    const prism::precond::BlockSweeps want = prism::precond::block_sweeps(f);
+    const KernelRun got = run_kernels(c.a, f, 0.1);
+    ASSERT_TRUE(got.status.ok());
+    EXPECT_EQ(got.out.forward.col_idx, want.forward.col_idx);
+    EXPECT_EQ(got.out.backward.col_idx, want.backward.col_idx);
+    EXPECT_LE(max_relative_difference(got.out.forward.values, want.forward.values), 1e-12);
+    EXPECT_LE(max_relative_difference(got.out.backward.values, want.backward.values), 1e-12);
+    EXPECT_LE(
+        max_relative_difference(got.out.forward_diagonal.values, want.forward_diagonal.values),
+        1e-12);
+    EXPECT_LE(
+        max_relative_difference(got.out.backward_diagonal.values, want.backward_diagonal.values),
+        1e-12);
+  }
+}
+
+// A block that is not positive definite fails in the kernels as on the host; the level
+// order reports a block of the first level with a failure.
+TEST(BlockIcKernels, ReferenceReportsTheBlockThatIsNotPositiveDefinite) {
+  const CsrMatrix<double> a = prism::csr_from_triplets(4, 4,
+                                                       {{0, 0, 4.0},
+                                                        {1, 1, 4.0},
+                                                        {2, 2, 1.0},
+                                                        {2, 3, 2.0},
+                                                        {3, 2, 2.0},
+                                                        {3, 3, 1.0},
+                                                        {0, 2, 0.5},
+                                                        {2, 0, 0.5}});
+  const BlockFactor f = prism::precond::analyze_block_factor(a, prism::uniform_blocks(4, 2));
+  EXPECT_EQ(run_kernels(a, f, 0.0).status.failed_block, 1);
+  EXPECT_TRUE(run_kernels(a, f, 2.0).status.ok());
 }
 
 // A 2 x 2 diagonal block [[1, 2], [2, 1]] (positive diagonal, indefinite) breaks down;

@@ -4,6 +4,7 @@
 
 #include <prism/errors.hpp>
 #include <prism/generators.hpp>
+#include <prism/matrix_market.hpp>
 #include <prism/solver.hpp>
 
 #include "common/test_matrices.hpp"
@@ -113,6 +114,55 @@ TEST(BlockIcSolve, BlocksOfOneRowIterateAsIc0) {
       EXPECT_LE(std::abs(blocks.iterations - ic0.iterations), 1) << a.rows;
     }
   }
+}
+
+// The factorization in the backend's memory (on the cpu backend: the kernels' reference,
+// level by level) iterates as the host's, also with supernodes, a shift, and mixed
+// precision; refactor_on_backend takes the same path.
+TEST(BlockIcSolve, BackendFactorizationIteratesAsTheHosts) {
+  const CsrMatrix<double> a = prism::elasticity3d(5, 4, 4, 2, {1.0, 100.0});
+  for (const int supernode : {0, 12}) {
+    for (const prism::Precision precision : {prism::Precision::fp64, prism::Precision::mixed}) {
+      SCOPED_TRACE(std::to_string(supernode) + " " + std::string(prism::to_string(precision)));
+      prism::SolverConfig c = block_ic(0);
+      c.preconditioner.block_ic.supernode = supernode;
+      c.preconditioner.block_ic.precision = precision;
+      c.preconditioner.block_ic.factorization = prism::Ic0Factorization::host;
+      const prism::SolveReport host = solve(c, a);
+      c.preconditioner.block_ic.factorization = prism::Ic0Factorization::backend;
+      const prism::SolveReport backend = solve(c, a);
+      ASSERT_TRUE(backend.converged()) << backend.diagnosis;
+      EXPECT_LE(std::abs(backend.iterations - host.iterations), 1);
+      EXPECT_EQ(backend.factorization.shift, host.factorization.shift);
+
+      prism::Solver s(c);
+      s.setup(a);
+      const CsrMatrix<double> scaled = prism::test::scaled_and_shifted(a, 3.0, 0.5);
+      s.refactor_on_backend(scaled.values.data(), scaled.values.size());
+      prism::Solver host_values(c);  // the same blocks (supernodes depend on the values)
+      host_values.setup(a);
+      host_values.refactor(scaled);
+      std::vector<double> x1, x2;
+      const std::vector<double> b = prism::test::random_vector(a.rows, 5);
+      EXPECT_EQ(s.solve(b, x1).iterations, host_values.solve(b, x2).iterations);
+      EXPECT_EQ(x1, x2);
+    }
+  }
+}
+
+// A matrix whose node blocks need the shift: the backend's ladder finds the host's shift.
+TEST(BlockIcSolve, BackendFactorizationTakesTheShiftLadder) {
+  const CsrMatrix<double> a =
+      prism::read_matrix_market(std::string(PRISM_TEST_DATA_DIR) + "/bcsstk08.mtx");
+  prism::SolverConfig c = block_ic(2);
+  c.solver.max_iterations = 5000;
+  c.preconditioner.block_ic.factorization = prism::Ic0Factorization::host;
+  const prism::SolveReport host = solve(c, a);
+  c.preconditioner.block_ic.factorization = prism::Ic0Factorization::backend;
+  const prism::SolveReport backend = solve(c, a);
+  EXPECT_EQ(backend.factorization.shift, host.factorization.shift);
+  EXPECT_EQ(backend.factorization.retries, host.factorization.retries);
+  EXPECT_LE(std::abs(backend.iterations - host.iterations), 2);
 }
 
 TEST(BlockIcSolve, RefusesColoringsItDoesNotHave) {

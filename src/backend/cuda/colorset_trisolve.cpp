@@ -4,6 +4,7 @@
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/ic0.hpp"
+#include "kernels/cuda/matrix_values.hpp"
 #include "kernels/cuda/sell.hpp"
 #include "kernels/sell.hpp"
 
@@ -81,6 +82,31 @@ void DeviceColorset::upload(const SplitTriangle& split, cudaStream_t stream) {
     fill(values32_, inverse32_, 0.0f);
   } else {
     fill(values_, inverse_, 0.0);
+  }
+}
+
+void DeviceColorset::update_from(const SplitTriangle& split, const double* values,
+                                 cudaStream_t stream) {
+  if (first_scaled_) throw Error("color-set triangle: a scaled first range takes no values");
+  if (from_triangle_.size() == 0 && !host_source_.empty()) {
+    std::vector<index_t> from(host_source_.size());
+    for (std::size_t k = 0; k < from.size(); ++k) {
+      from[k] = host_source_[k] >= 0 ? split.strict_source()[host_source_[k]] : -1;
+    }
+    from_triangle_ = kernels::cuda::upload_and_wait(from, stream);
+  }
+  if (diagonal_from_triangle_.size() == 0) {
+    diagonal_from_triangle_ = kernels::cuda::upload_and_wait(split.diagonal_source(), stream);
+  }
+  const auto stored = static_cast<index_t>(host_source_.size());
+  if (precision_ == Precision::mixed) {
+    kernels::cuda::gather_values(stored, values, from_triangle_.data(), values32_.data(), stream);
+    kernels::cuda::gather_inverse(rows_, values, diagonal_from_triangle_.data(), inverse32_.data(),
+                                  stream);
+  } else {
+    kernels::cuda::gather_values(stored, values, from_triangle_.data(), values_.data(), stream);
+    kernels::cuda::gather_inverse(rows_, values, diagonal_from_triangle_.data(), inverse_.data(),
+                                  stream);
   }
 }
 
@@ -200,6 +226,10 @@ class ColorsetTrisolve final : public TriangularSolver {
   void update_values(const std::vector<double>& values) override {
     split_.update(values);
     device_.upload(split_, stream_);
+  }
+
+  void update_values_on_backend(const double* values) override {
+    device_.update_from(split_, values, stream_);
   }
 
   void solve(const Vector& b, Vector& x) override {

@@ -33,6 +33,9 @@ class DeviceColorset {
   /// Values from the host: split's strict values and inverse diagonal (rounded already
   /// when mixed). Synchronizes: the host vectors may change afterwards.
   void upload(const SplitTriangle& split, cudaStream_t stream);
+  /// Values in device memory, in the order of the triangle `split` was made from (its
+  /// entries, diagonal included): gathered into the storage, the diagonal inverted.
+  void update_from(const SplitTriangle& split, const double* values, cudaStream_t stream);
   /// dest[p] = the stored entry that holds entry p of the factor (through the
   /// strict_to_factor map given at construction; -1 where none), p < factor_entries.
   std::vector<index_t> factor_destinations(std::size_t factor_entries) const;
@@ -98,6 +101,8 @@ class DeviceColorset {
   std::vector<index_t> range_ptr_, range_slice_;
   std::vector<index_t> host_source_;         // stored entry <- strict CSR entry
   std::vector<index_t> host_factor_source_;  // stored entry <- factor entry (or empty)
+  // update_from's maps: stored entry <- triangle entry (-1: padding), row <- its diagonal.
+  kernels::cuda::DeviceBuffer<index_t> from_triangle_, diagonal_from_triangle_;
   kernels::cuda::DeviceBuffer<double> values_, inverse_;
   kernels::cuda::DeviceBuffer<float> values32_, inverse32_;
 };

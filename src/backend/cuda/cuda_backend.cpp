@@ -3,6 +3,7 @@
 #include <prism/errors.hpp>
 
 #include "backend/cuda/colorset_trisolve.hpp"
+#include "backend/cuda/cuda_block_ic_factor.hpp"
 #include "backend/cuda/cuda_handles.hpp"
 #include "backend/cuda/cuda_ic0_factor.hpp"
 #include "backend/cuda/cuda_timer.hpp"
@@ -376,6 +377,9 @@ class CudaBackend final : public Backend {
     throw ConfigError("trisolve '" + std::string(to_string(algorithm)) +
                       "' runs on the cpu backend only; the cuda backend has: auto, cusparse, "
                       "colorset");
+  }
+  std::unique_ptr<BlockIcFactor> make_block_ic_factor(const kernels::BlockIcPlan& plan) override {
+    return make_cuda_block_ic_factor(plan, stream_.get());
   }
   std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
                                              const CsrMatrix<double>& upper,

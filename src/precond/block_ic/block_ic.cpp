@@ -1,19 +1,23 @@
 #include "precond/block_ic/block_factor.hpp"
+#include "precond/block_ic/block_plan.hpp"
 #include "precond/block_ic/block_sweeps.hpp"
 #include "precond/preconditioner.hpp"
 
 #include <prism/errors.hpp>
 
+#include <numeric>
 #include <sstream>
 
 namespace prism::precond {
 namespace {
 
-/// Block IC(0) on the solver's blocks (block_factor.hpp), factored on the host and
-/// applied in the backend's memory as the four operators of block_sweeps.hpp: per half an
-/// SpMV with the inverted diagonal blocks and a color-set solve with a unit diagonal, so
-/// the apply only queues backend work (recordable: graphs and the device loop).
-class BlockIc final : public Preconditioner {
+/// Block IC(0) on the solver's blocks (block_factor.hpp), applied in the backend's memory
+/// as the four operators of block_sweeps.hpp: per half an SpMV with the inverted diagonal
+/// blocks and a color-set solve with a unit diagonal, so the apply only queues backend
+/// work (recordable: graphs and the device loop). With factorization `backend` (engine_)
+/// the factor and the operators are computed in the backend's memory (kernels/block_ic.hpp)
+/// and nothing goes through the host; with `host` the host factors and uploads.
+class BlockIc final : public Preconditioner, public BackendFactorization {
  public:
   BlockIc(backend::Backend& backend, const PreconditionerOptions& options)
       : backend_(backend), options_(options) {}
@@ -25,35 +29,37 @@ class BlockIc final : public Preconditioner {
                   " rows (set_blocks)");
     }
     factor_ = analyze_block_factor(a, blocks_);
-    forward_diagonal_.reset();
-    backward_diagonal_.reset();
-    forward_.reset();
-    backward_.reset();
+    const BlockSweeps pattern = block_sweeps_pattern(factor_);
+    make_operators(pattern);
     work_ = backend_.make_vector(a.rows);
     step_ = backend_.make_vector(a.rows);
+    engine_.reset();
+    if (options_.block_ic.factorization == Ic0Factorization::backend) {
+      engine_ = backend_.make_block_ic_factor(block_ic_plan(a, factor_, pattern));
+      diagonal_source_.resize(pattern.forward_diagonal.values.size());
+      std::iota(diagonal_source_.begin(), diagonal_source_.end(), index_t{0});
+    }
   }
   // The shift ladder of ic0 (Ic0Options): 0, then initial_shift doubled each retry.
   void factorize(const CsrMatrix<double>& a) override {
-    report_ = FactorizationReport{};
-    report_.performed = true;
-    const Ic0Options& shifts = options_.ic0;
-    double shift = 0.0;
-    index_t failed = -1;
-    for (int attempt = 0; attempt <= shifts.max_shift_retries; ++attempt) {
-      failed = factor_block_ic0(a, shift, factor_);
-      if (failed < 0) {
-        report_.shift = shift;
-        report_.retries = attempt;
-        load(block_sweeps(factor_));
-        return;
-      }
-      shift = attempt == 0 ? shifts.initial_shift : 2.0 * shift;
+    if (engine_) {
+      factorize(backend::SourceValues{backend_.stage(a.values), nullptr});
+      return;
     }
-    std::ostringstream msg;
-    msg << "block_ic: factorization broke down at block " << failed + 1 << " (rows "
-        << factor_.blocks.ptr[failed] + 1 << " to " << factor_.blocks.ptr[failed + 1] << ") after "
-        << shifts.max_shift_retries << " shift retries";
-    throw NumericalError(msg.str());
+    ladder([&](double shift) {
+      const index_t failed = factor_block_ic0(a, shift, factor_);
+      if (failed < 0) load(block_sweeps(factor_));
+      return kernels::BlockIcStatus{failed, false};
+    });
+  }
+  BackendFactorization* backend_factorization() override { return engine_ ? this : nullptr; }
+  void factorize(const backend::SourceValues& a) override {
+    engine_->load(a);
+    ladder([&](double shift) {
+      const kernels::BlockIcStatus status = engine_->attempt(shift);
+      if (status.ok()) load(engine_->operators());
+      return status;
+    });
   }
   void apply(const backend::Vector& r, backend::Vector& z, backend::PhaseTimer* timer,
              std::optional<backend::Scalar> dot) override {
@@ -89,24 +95,61 @@ class BlockIc final : public Preconditioner {
   }
 
  private:
-  /// The operators into the backend: made on the first factor (the triangular solves'
-  /// analysis once), new values on the same patterns after that.
-  void load(const BlockSweeps& sweeps) {
-    if (forward_) {
-      forward_diagonal_->update_values(sweeps.forward_diagonal.values);
-      forward_->update_values(sweeps.forward.values);
-      backward_diagonal_->update_values(sweeps.backward_diagonal.values);
-      backward_->update_values(sweeps.backward.values);
-      return;
+  /// Runs `attempt` on the shift ladder until one succeeds; the report says which shift.
+  template <typename Attempt>
+  void ladder(Attempt&& attempt) {
+    report_ = FactorizationReport{};
+    report_.performed = true;
+    const Ic0Options& shifts = options_.ic0;
+    double shift = 0.0;
+    kernels::BlockIcStatus status;
+    for (int retry = 0; retry <= shifts.max_shift_retries; ++retry) {
+      status = attempt(shift);
+      if (status.ok()) {
+        report_.shift = shift;
+        report_.retries = retry;
+        return;
+      }
+      if (status.bad_input) break;
+      shift = retry == 0 ? shifts.initial_shift : 2.0 * shift;
     }
+    const index_t b = status.failed_block;
+    std::ostringstream msg;
+    msg << "block_ic: factorization broke down at block " << b + 1 << " (rows "
+        << factor_.blocks.ptr[b] + 1 << " to " << factor_.blocks.ptr[b + 1] << ")";
+    if (status.bad_input) {
+      msg << ": a diagonal entry is not positive";
+    } else {
+      msg << " after " << shifts.max_shift_retries << " shift retries";
+    }
+    throw NumericalError(msg.str());
+  }
+  /// The operators in the backend, on their patterns (the triangular solves' analysis
+  /// once per pattern).
+  void make_operators(const BlockSweeps& pattern) {
     const backend::TrisolveSpec spec{options_.trisolve, options_.block_ic.precision,
                                      options_.colorset_layout};
-    forward_diagonal_ = backend_.make_matrix(sweeps.forward_diagonal, SpmvAlgorithm::automatic);
-    backward_diagonal_ = backend_.make_matrix(sweeps.backward_diagonal, SpmvAlgorithm::automatic);
-    forward_ = backend_.make_triangular_solver(sweeps.forward, backend::Triangle::lower, spec);
-    backward_ = backend_.make_triangular_solver(sweeps.backward, backend::Triangle::upper, spec);
-    diagonal_nnz_ = static_cast<double>(sweeps.forward_diagonal.nnz());
-    strict_nnz_ = static_cast<double>(sweeps.forward.nnz() - sweeps.forward.rows);
+    forward_diagonal_ = backend_.make_matrix(pattern.forward_diagonal, SpmvAlgorithm::automatic);
+    backward_diagonal_ = backend_.make_matrix(pattern.backward_diagonal, SpmvAlgorithm::automatic);
+    forward_ = backend_.make_triangular_solver(pattern.forward, backend::Triangle::lower, spec);
+    backward_ = backend_.make_triangular_solver(pattern.backward, backend::Triangle::upper, spec);
+    diagonal_nnz_ = static_cast<double>(pattern.forward_diagonal.nnz());
+    strict_nnz_ = static_cast<double>(pattern.forward.nnz() - pattern.forward.rows);
+  }
+  /// New operator values from the host.
+  void load(const BlockSweeps& sweeps) {
+    forward_diagonal_->update_values(sweeps.forward_diagonal.values);
+    forward_->update_values(sweeps.forward.values);
+    backward_diagonal_->update_values(sweeps.backward_diagonal.values);
+    backward_->update_values(sweeps.backward.values);
+  }
+  /// ... or from the backend's memory (F and B have the same pattern sizes).
+  void load(const backend::BlockIcOperators& op) {
+    forward_diagonal_->update_values(backend::SourceValues{op.forward_diagonal, &diagonal_source_});
+    backward_diagonal_->update_values(
+        backend::SourceValues{op.backward_diagonal, &diagonal_source_});
+    forward_->update_values_on_backend(op.forward);
+    backward_->update_values_on_backend(op.backward);
   }
 
   backend::Backend& backend_;
@@ -118,8 +161,10 @@ class BlockIc final : public Preconditioner {
   std::unique_ptr<backend::Matrix> backward_diagonal_;
   std::unique_ptr<backend::TriangularSolver> forward_;
   std::unique_ptr<backend::TriangularSolver> backward_;
-  std::unique_ptr<backend::Vector> work_;  // y = L_s^{-1} S r
-  std::unique_ptr<backend::Vector> step_;  // F r, then B y
+  std::unique_ptr<backend::Vector> work_;           // y = L_s^{-1} S r
+  std::unique_ptr<backend::Vector> step_;           // F r, then B y
+  std::unique_ptr<backend::BlockIcFactor> engine_;  // factorization: backend
+  std::vector<index_t> diagonal_source_;            // 0, 1, ...: F's and B's values in order
   double diagonal_nnz_ = 0.0;
   double strict_nnz_ = 0.0;
 };

@@ -31,15 +31,16 @@ CsrMatrix<double> empty_like(index_t n) {
   return m;
 }
 
-}  // namespace
-
-BlockSweeps block_sweeps(const BlockFactor& f) {
+/// The operators; with `values` false only their patterns (zeros, unit diagonals).
+BlockSweeps build(const BlockFactor& f, bool values) {
   const index_t n = f.blocks.rows();
   const index_t count = f.blocks.count();
   const auto& ptr = f.blocks.ptr;
   std::vector<std::vector<double>> inverse(static_cast<std::size_t>(count));
-  for (index_t b = 0; b < count; ++b)
-    inverse[b] = invert_lower(&f.values[f.diagonal[b]], f.size(b));
+  for (index_t b = 0; b < count; ++b) {
+    inverse[b] = values ? invert_lower(&f.values[f.diagonal[b]], f.size(b))
+                        : std::vector<double>(static_cast<std::size_t>(f.size(b)) * f.size(b));
+  }
 
   // The transpose's block pattern: for each block J, the entries e with col[e] = J, by
   // ascending block row I (a counting sort keeps the row order).
@@ -98,13 +99,23 @@ BlockSweeps block_sweeps(const BlockFactor& f) {
           double s = 0.0;
           for (index_t m = r; m < rows; ++m) s += inv[m * rows + r] * l[c * rows + m];
           out.backward.col_idx.push_back(ptr[i] + c);
-          out.backward.values.push_back(f.scale[row] * s / f.scale[ptr[i] + c]);
+          out.backward.values.push_back(values ? f.scale[row] * s / f.scale[ptr[i] + c] : 0.0);
         }
       }
       close_row(out.backward, row);
     }
   }
   return out;
+}
+
+}  // namespace
+
+BlockSweeps block_sweeps(const BlockFactor& f) {
+  return build(f, true);
+}
+
+BlockSweeps block_sweeps_pattern(const BlockFactor& f) {
+  return build(f, false);
 }
 
 }  // namespace prism::precond

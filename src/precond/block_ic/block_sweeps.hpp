@@ -28,4 +28,8 @@ struct BlockSweeps {
 /// The four operators of a factored `f`.
 BlockSweeps block_sweeps(const BlockFactor& f);
 
+/// Their patterns alone (f need not be factored): zeros, and the unit diagonals of I + W
+/// and I + V; the same patterns as block_sweeps(f) gives.
+BlockSweeps block_sweeps_pattern(const BlockFactor& f);
+
 }  // namespace prism::precond

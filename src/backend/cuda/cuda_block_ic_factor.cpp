@@ -1,0 +1,139 @@
+#include "backend/cuda/cuda_block_ic_factor.hpp"
+
+#include "kernels/cuda/block_ic.hpp"
+#include "kernels/cuda/device_memory.hpp"
+#include "kernels/cuda/matrix_values.hpp"
+
+#include <array>
+
+namespace prism::backend::cuda {
+namespace {
+
+using kernels::cuda::DeviceBuffer;
+using kernels::cuda::upload_and_wait;
+
+class CudaBlockIcFactor final : public BlockIcFactor {
+ public:
+  CudaBlockIcFactor(const kernels::BlockIcPlan& plan, cudaStream_t stream)
+      : stream_(stream),
+        level_ptr_(plan.level_ptr),
+        value_count_(plan.value_count),
+        block_ptr_(plan.block_ptr),
+        block_ptr_d_(upload_and_wait(plan.block_ptr, stream)),
+        row_ptr_(upload_and_wait(plan.row_ptr, stream)),
+        col_(upload_and_wait(plan.col, stream)),
+        entry_row_(upload_and_wait(plan.entry_row, stream)),
+        transpose_prefix_(upload_and_wait(plan.transpose_prefix, stream)),
+        offset_(upload_and_wait(plan.offset, stream)),
+        diagonal_(upload_and_wait(plan.diagonal, stream)),
+        inverse_offset_(upload_and_wait(plan.inverse, stream)),
+        scatter_(upload_and_wait(plan.scatter, stream)),
+        a_row_ptr_(upload_and_wait(plan.a_row_ptr, stream)),
+        a_col_(upload_and_wait(plan.a_col, stream)),
+        a_diagonal_(upload_and_wait(plan.a_diagonal, stream)),
+        forward_ptr_(upload_and_wait(plan.forward_ptr, stream)),
+        backward_ptr_(upload_and_wait(plan.backward_ptr, stream)),
+        forward_diagonal_ptr_(upload_and_wait(plan.forward_diagonal_ptr, stream)),
+        backward_diagonal_ptr_(upload_and_wait(plan.backward_diagonal_ptr, stream)),
+        level_blocks_(upload_and_wait(plan.level_blocks, stream)),
+        scale_(static_cast<std::size_t>(plan.rows)),
+        values_(static_cast<std::size_t>(plan.value_count)),
+        inverse_(static_cast<std::size_t>(plan.inverse_count)),
+        forward_diagonal_(static_cast<std::size_t>(plan.forward_diagonal_ptr.back())),
+        forward_(static_cast<std::size_t>(plan.forward_ptr.back())),
+        backward_diagonal_(static_cast<std::size_t>(plan.backward_diagonal_ptr.back())),
+        backward_(static_cast<std::size_t>(plan.backward_ptr.back())),
+        verdicts_(std::max<std::size_t>(1, plan.level_ptr.size())) {
+    view_.rows = plan.rows;
+    view_.blocks = plan.blocks();
+    view_.entries = plan.entries();
+    view_.block_ptr = block_ptr_d_.data();
+    view_.row_ptr = row_ptr_.data();
+    view_.col = col_.data();
+    view_.entry_row = entry_row_.data();
+    view_.offset = offset_.data();
+    view_.diagonal = diagonal_.data();
+    view_.inverse = inverse_offset_.data();
+    view_.transpose_prefix = transpose_prefix_.data();
+    view_.a_row_ptr = a_row_ptr_.data();
+    view_.a_col = a_col_.data();
+    view_.scatter = scatter_.data();
+    view_.a_diagonal = a_diagonal_.data();
+    view_.forward_ptr = forward_ptr_.data();
+    view_.backward_ptr = backward_ptr_.data();
+    view_.forward_diagonal_ptr = forward_diagonal_ptr_.data();
+    view_.backward_diagonal_ptr = backward_diagonal_ptr_.data();
+    view_.level_blocks = level_blocks_.data();
+  }
+
+  // verdicts_: [0] the scaling's bad row, [1 + l] level l's failed block.
+  void load(const SourceValues& a) override {
+    if (a.source != nullptr && a.source != host_source_) {
+      source_ = upload_and_wait(*a.source, stream_);
+      host_source_ = a.source;
+    }
+    a_ = a.values;
+    use_source_ = a.source != nullptr;
+    kernels::cuda::block_ic_scale(view_, a_, use_source_ ? source_.data() : nullptr, scale_.data(),
+                                  verdicts_.data(), stream_);
+  }
+  kernels::BlockIcStatus attempt(double shift) override {
+    kernels::cuda::block_ic_load(view_, a_, use_source_ ? source_.data() : nullptr, scale_.data(),
+                                 shift, value_count_, values_.data(), stream_);
+    kernels::cuda::block_ic_factor(view_, level_ptr_, values_.data(), inverse_.data(),
+                                   verdicts_.data() + 1, stream_);
+    // The first verdict and the last level's (which carries the first failing level's).
+    const std::size_t levels = level_ptr_.size() - 1;
+    std::array<int, 2> v{kernels::cuda::kNoBadEntry, kernels::cuda::kNoBadEntry};
+    PRISM_CUDA_CHECK(
+        cudaMemcpyAsync(&v[0], verdicts_.data(), sizeof(int), cudaMemcpyDeviceToHost, stream_));
+    if (levels > 0) {
+      PRISM_CUDA_CHECK(cudaMemcpyAsync(&v[1], verdicts_.data() + levels, sizeof(int),
+                                       cudaMemcpyDeviceToHost, stream_));
+    }
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (v[0] != kernels::cuda::kNoBadEntry) return {block_of(v[0]), true};
+    if (v[1] != kernels::cuda::kNoBadEntry) return {v[1], false};
+    kernels::cuda::block_ic_operators(view_, values_.data(), inverse_.data(), scale_.data(),
+                                      forward_diagonal_.data(), forward_.data(),
+                                      backward_diagonal_.data(), backward_.data(), stream_);
+    return {};
+  }
+  BlockIcOperators operators() override {
+    return {forward_diagonal_.data(), forward_.data(), backward_diagonal_.data(), backward_.data()};
+  }
+
+ private:
+  index_t block_of(index_t row) const {
+    index_t b = 0;
+    while (block_ptr_[b + 1] <= row) ++b;
+    return b;
+  }
+
+  cudaStream_t stream_;
+  std::vector<index_t> level_ptr_;
+  std::int64_t value_count_;
+  std::vector<index_t> block_ptr_;
+  DeviceBuffer<index_t> block_ptr_d_, row_ptr_, col_, entry_row_, transpose_prefix_;
+  DeviceBuffer<std::int64_t> offset_, diagonal_, inverse_offset_, scatter_;
+  DeviceBuffer<index_t> a_row_ptr_, a_col_, a_diagonal_;
+  DeviceBuffer<index_t> forward_ptr_, backward_ptr_, forward_diagonal_ptr_, backward_diagonal_ptr_;
+  DeviceBuffer<index_t> level_blocks_;
+  DeviceBuffer<double> scale_, values_, inverse_;
+  DeviceBuffer<double> forward_diagonal_, forward_, backward_diagonal_, backward_;
+  DeviceBuffer<int> verdicts_;
+  DeviceBuffer<index_t> source_;
+  const std::vector<index_t>* host_source_ = nullptr;
+  bool use_source_ = false;
+  const double* a_ = nullptr;
+  kernels::BlockIcView view_;
+};
+
+}  // namespace
+
+std::unique_ptr<BlockIcFactor> make_cuda_block_ic_factor(const kernels::BlockIcPlan& plan,
+                                                         cudaStream_t stream) {
+  return std::make_unique<CudaBlockIcFactor>(plan, stream);
+}
+
+}  // namespace prism::backend::cuda

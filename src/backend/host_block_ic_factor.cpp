@@ -1,0 +1,64 @@
+#include "backend/host_block_ic_factor.hpp"
+
+namespace prism::backend {
+namespace {
+
+namespace ref = kernels::reference;
+
+class HostBlockIcFactor final : public BlockIcFactor {
+ public:
+  explicit HostBlockIcFactor(const kernels::BlockIcPlan& plan)
+      : plan_(plan),
+        view_(plan_.view()),
+        scale_(static_cast<std::size_t>(plan.rows)),
+        values_(static_cast<std::size_t>(plan.value_count)),
+        inverse_(static_cast<std::size_t>(plan.inverse_count)),
+        forward_diagonal_(plan.forward_diagonal_ptr.back()),
+        forward_(plan.forward_ptr.back()),
+        backward_diagonal_(plan.backward_diagonal_ptr.back()),
+        backward_(plan.backward_ptr.back()) {}
+
+  void load(const SourceValues& a) override {
+    a_ = a.values;
+    source_ = a.source != nullptr ? a.source->data() : nullptr;
+    bad_row_ = ref::block_ic_scale(view_, a_, source_, scale_.data());
+  }
+  kernels::BlockIcStatus attempt(double shift) override {
+    if (bad_row_ >= 0) return {block_of(bad_row_), true};
+    ref::block_ic_load(view_, a_, source_, scale_.data(), shift, plan_.value_count, values_.data());
+    const kernels::BlockIcStatus status =
+        ref::block_ic_factor(view_, plan_.level_ptr, values_.data(), inverse_.data());
+    if (status.ok()) {
+      ref::block_ic_operators(view_, values_.data(), inverse_.data(), scale_.data(),
+                              forward_diagonal_.data(), forward_.data(), backward_diagonal_.data(),
+                              backward_.data());
+    }
+    return status;
+  }
+  BlockIcOperators operators() override {
+    return {forward_diagonal_.data(), forward_.data(), backward_diagonal_.data(), backward_.data()};
+  }
+
+ private:
+  index_t block_of(index_t row) const {
+    index_t b = 0;
+    while (plan_.block_ptr[b + 1] <= row) ++b;
+    return b;
+  }
+
+  kernels::BlockIcPlan plan_;
+  kernels::BlockIcView view_;  // into plan_
+  const double* a_ = nullptr;
+  const index_t* source_ = nullptr;
+  index_t bad_row_ = -1;
+  std::vector<double> scale_, values_, inverse_;
+  std::vector<double> forward_diagonal_, forward_, backward_diagonal_, backward_;
+};
+
+}  // namespace
+
+std::unique_ptr<BlockIcFactor> make_host_block_ic_factor(const kernels::BlockIcPlan& plan) {
+  return std::make_unique<HostBlockIcFactor>(plan);
+}
+
+}  // namespace prism::backend
