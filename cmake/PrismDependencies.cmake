@@ -4,6 +4,15 @@
 find_package(Boost 1.74 CONFIG REQUIRED)
 find_package(ZLIB REQUIRED)
 find_package(Threads REQUIRED)
+# The threaded host kernels; without OpenMP they run on one thread (GCC always has it,
+# Clang needs libomp-dev).
+find_package(OpenMP COMPONENTS CXX)
+if(OpenMP_CXX_FOUND)
+  set(PRISM_HAVE_OPENMP ON)
+else()
+  set(PRISM_HAVE_OPENMP OFF)
+  message(WARNING "OpenMP not found: the cpu backend's threaded kernels will run on one thread")
+endif()
 find_package(yaml-cpp REQUIRED)
 # yaml-cpp 0.7 exports `yaml-cpp`, 0.8 exports `yaml-cpp::yaml-cpp`.
 if(TARGET yaml-cpp::yaml-cpp)

@@ -2,7 +2,7 @@
 #   find_package(prism) ; target_link_libraries(app PRIVATE prism::prism)
 include(CMakePackageConfigHelpers)
 
-set(_prism_targets prism_core prism_kernels_ref)
+set(_prism_targets prism_core prism_kernels_ref prism_kernels_host)
 if(PRISM_HAVE_CUDA)
   list(APPEND _prism_targets prism_kernels_cuda)
 endif()

@@ -3,11 +3,16 @@
 // time to solution (median of --repeats solves timed as a whole) and the per-phase
 // breakdown (one extra solve with per-phase events), against the bytes-moved bound (the
 // timed solves' modeled bytes) at the device-to-device copy bandwidth measured in the
-// same run; Eigen's IncompleteCholesky CG on the CPU as a peer. Prints a table, writes
-// JSON.
+// same run (on the cpu backend: a host copy on all its threads); Eigen's
+// IncompleteCholesky CG on the CPU as a peer (its SpMV on Eigen's OpenMP threads,
+// --eigen-threads, default all). Prints a table, writes JSON.
 //
 //   bench_pcg [--repeats N] [--json FILE] [--dump-dir DIR] [--no-eigen]
-//             [--backend auto|cpu|cuda] [--configs LIST] PROBLEM.yaml...
+//             [--backend auto|cpu|cuda] [--cpu-kernels threaded,reference]
+//             [--eigen-threads N] [--configs LIST] PROBLEM.yaml...
+// --cpu-kernels (backend cpu): the kernels to run each configuration with, one row each
+// (reference rows are named CONFIG-ref); the threads are the machine's or
+// PRISM_HOST_THREADS.
 // refactor_on_backend() is timed as the median of max(--repeats, 10) calls on one device
 // buffer (the way a time loop calls it), refactor() from the host of --repeats calls.
 // --dump-dir writes each matrix and right-hand side as raw binary for
@@ -18,8 +23,10 @@
 #include <prism/problem.hpp>
 #include <prism/solver.hpp>
 
+#include "common/parallel.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_writer.hpp"
+#include "kernels/host/threaded.hpp"
 
 #if defined(PRISM_BENCH_CUDA)
 #include <cuda_runtime.h>
@@ -118,7 +125,7 @@ const std::vector<Config> kAllConfigs{
     block_ic("block_ic-sn24-mixed", 24, prism::Precision::mixed)};
 
 struct Result {
-  std::string problem, config, backend, device, trisolve;
+  std::string problem, config, backend, device, trisolve, cpu_kernels;
   bool graph = false;        ///< the timed solves replayed a CUDA graph
   bool device_loop = false;  ///< ... as a device-side loop (convergence tested there)
   long long rows = 0, nnz = 0;
@@ -155,10 +162,27 @@ void dump_binary(const std::string& dir, const std::string& name, const prism::P
   if (!m || !r) throw prism::IoError("cannot write the binary dump in " + dir);
 }
 
+/// Bytes/s of a large host copy on every host thread (16 B an element, as STREAM's copy
+/// counts them), the best of five; the cpu backend's bound.
+double host_copy_bandwidth() {
+  const prism::index_t n = prism::index_t{1} << 26;  // 512 MiB an array
+  std::vector<double> a(static_cast<std::size_t>(n), 1.0), b(static_cast<std::size_t>(n), 0.0);
+  const int threads = prism::common::host_threads();
+  prism::kernels::host::copy(threads, n, a.data(), b.data());  // first touch
+  double best = 0.0;
+  for (int i = 0; i < 5; ++i) {
+    const auto start = clock_type::now();
+    prism::kernels::host::copy(threads, n, a.data(), b.data());
+    best = std::max(best, 16.0 * n / since(start));
+  }
+  return best;
+}
+
 Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const Config& c,
-                 prism::BackendKind backend, int repeats) {
+                 prism::BackendKind backend, prism::CpuKernels kernels, int repeats) {
   prism::SolverConfig config = spec.config;
   config.backend = backend;
+  config.cpu_kernels = kernels;
   config.preconditioner.type = c.preconditioner;
   config.preconditioner.ordering = c.ordering;
   config.preconditioner.trisolve = c.trisolve;
@@ -192,6 +216,10 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   const prism::SolveReport phased = solver.solve(p.b, x);
   r.backend = phased.backend;
   r.device = phased.device;
+  if (r.backend == "cpu") {
+    r.cpu_kernels = std::string(prism::to_string(kernels));
+    if (kernels == prism::CpuKernels::reference) r.config += "-ref";
+  }
   r.trisolve = phased.trisolve;
   r.colors = phased.ordering.colors.count;
   r.levels = phased.ordering.levels.count;
@@ -275,7 +303,7 @@ Result run_eigen(const prism::ProblemSpec& spec, const prism::Problem& p) {
   r.problem = spec.name;
   r.config = "eigen-ic-cg";
   r.backend = "eigen";
-  r.device = "host CPU, 1 thread";
+  r.device = "host CPU, " + std::to_string(Eigen::nbThreads()) + " threads (SpMV)";
   r.rows = p.a.rows;
   r.nnz = p.a.nnz();
   std::vector<Eigen::Triplet<double>> t;
@@ -285,10 +313,11 @@ Result run_eigen(const prism::ProblemSpec& spec, const prism::Problem& p) {
       t.emplace_back(i, p.a.col_idx[k], p.a.values[k]);
     }
   }
-  Eigen::SparseMatrix<double> a(p.a.rows, p.a.cols);
+  // Row-major with Lower | Upper: the form whose SpMV Eigen runs on its OpenMP threads.
+  Eigen::SparseMatrix<double, Eigen::RowMajor> a(p.a.rows, p.a.cols);
   a.setFromTriplets(t.begin(), t.end());
-  Eigen::ConjugateGradient<Eigen::SparseMatrix<double>, Eigen::Lower | Eigen::Upper,
-                           Eigen::IncompleteCholesky<double>>
+  Eigen::ConjugateGradient<Eigen::SparseMatrix<double, Eigen::RowMajor>,
+                           Eigen::Lower | Eigen::Upper, Eigen::IncompleteCholesky<double>>
       cg;
   cg.setTolerance(spec.config.solver.tolerance);
   cg.setMaxIterations(spec.config.solver.max_iterations);
@@ -316,6 +345,7 @@ void write_json(const std::string& path, const std::vector<Result>& results) {
     w.key("config").value(r.config);
     w.key("backend").value(r.backend);
     w.key("device").value(r.device);
+    if (!r.cpu_kernels.empty()) w.key("cpu_kernels").value(r.cpu_kernels);
     w.key("trisolve").value(r.trisolve);
     w.key("graph").value(r.graph);
     w.key("device_loop").value(r.device_loop);
@@ -383,6 +413,21 @@ void print_row(const Result& r) {
       per_it > 0 ? r.refactor_backend_wall / per_it : 0.0, r.colors);
 }
 
+std::vector<prism::CpuKernels> parse_kernels(const std::string& list) {
+  std::vector<prism::CpuKernels> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    prism::CpuKernels k{};
+    if (!prism::from_string(list.substr(start, comma - start), k)) {
+      throw prism::ConfigError("bad --cpu-kernels (a list of threaded, reference)");
+    }
+    out.push_back(k);
+    start = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -391,6 +436,7 @@ int main(int argc, char** argv) {
       configs = ",none,jacobi,ic0-natural,ic0-color-cusparse,ic0-color,ic0-color-launches,block_ic,";
   bool eigen = true;
   prism::BackendKind backend = prism::BackendKind::automatic;
+  std::vector<prism::CpuKernels> cpu_kernels{prism::CpuKernels::threaded};
   std::vector<std::string> problems;
   try {
     for (int i = 1; i < argc; ++i) {
@@ -411,6 +457,10 @@ int main(int argc, char** argv) {
         configs = "," + next() + ",";
       } else if (a == "--backend") {
         if (!prism::from_string(next(), backend)) throw prism::ConfigError("bad --backend");
+      } else if (a == "--cpu-kernels") {
+        cpu_kernels = parse_kernels(next());
+      } else if (a == "--eigen-threads") {
+        Eigen::setNbThreads(std::max(1, std::stoi(next())));
       } else {
         problems.push_back(a);
       }
@@ -424,20 +474,30 @@ int main(int argc, char** argv) {
                 "setup s", "bound us", "% bound", "factor s", "refac s", "refac f s", "refac dev",
                 "dev/it", "colors");
     std::vector<Result> results;
+    double host_bandwidth = 0.0;  // measured before the first cpu row
     for (const std::string& file : problems) {
       const prism::ProblemSpec spec = prism::load_problem_file(file);
       const prism::Problem p = prism::assemble_problem(spec);
       if (!dump_dir.empty()) dump_binary(dump_dir, spec.name, p);
       for (const Config& c : kAllConfigs) {
         if (configs.find("," + c.name + ",") == std::string::npos) continue;
-        try {
-          results.push_back(run_prism(spec, p, c, backend, repeats));
-        } catch (const prism::ConfigError& e) {  // e.g. cusparse on the cpu backend
-          std::printf("%-16s %-23s skipped: %s\n", spec.name.c_str(), c.name.c_str(), e.what());
-          continue;
+        for (prism::CpuKernels kernels : cpu_kernels) {
+          // The kernels choice only matters on the cpu backend.
+          if (backend != prism::BackendKind::cpu && kernels != cpu_kernels.front()) continue;
+          try {
+            results.push_back(run_prism(spec, p, c, backend, kernels, repeats));
+          } catch (const prism::ConfigError& e) {  // e.g. cusparse on the cpu backend
+            std::printf("%-16s %-23s skipped: %s\n", spec.name.c_str(), c.name.c_str(), e.what());
+            continue;
+          }
+          Result& r = results.back();
+          if (r.backend == "cpu") {
+            if (host_bandwidth == 0.0) host_bandwidth = host_copy_bandwidth();
+            r.bandwidth = host_bandwidth;
+          }
+          print_row(r);
+          std::fflush(stdout);
         }
-        print_row(results.back());
-        std::fflush(stdout);
       }
       if (eigen) {
         results.push_back(run_eigen(spec, p));
@@ -446,8 +506,10 @@ int main(int argc, char** argv) {
       }
     }
     if (!results.empty() && results.front().bandwidth > 0.0) {
-      std::printf("device %s, device-to-device copy bandwidth %.0f GB/s (measured in this run)\n",
-                  results.front().device.c_str(), results.front().bandwidth / 1e9);
+      const bool host = results.front().backend == "cpu";
+      std::printf("device %s, %s copy bandwidth %.0f GB/s (measured in this run)\n",
+                  results.front().device.c_str(), host ? "host" : "device-to-device",
+                  results.front().bandwidth / 1e9);
     }
     if (!json_path.empty()) write_json(json_path, results);
   } catch (const std::exception& e) {

@@ -12,8 +12,15 @@ namespace prism {
 /// Where the PCG iterations run.
 enum class BackendKind {
   automatic,  ///< "auto": the CUDA backend when a GPU is present, else the CPU
-  cpu,        ///< "cpu": the reference backend, runs everywhere
+  cpu,        ///< "cpu": the host's cores (SolverConfig::cpu_kernels), runs everywhere
   cuda,       ///< "cuda": NVIDIA GPU; an error when none is present
+};
+
+/// The kernels of the cpu backend.
+enum class CpuKernels {
+  threaded,   ///< "threaded": every host thread (PRISM_HOST_THREADS caps them), sums in a
+              ///< fixed order, so results do not depend on the number of threads
+  reference,  ///< "reference": the reference kernels on one thread, the oracle of the others
 };
 
 /// Symmetric reordering applied before the preconditioner is set up.
@@ -41,23 +48,24 @@ enum class ColoringMethod {
 
 /// Sparse triangular solve algorithm of the IC(0) preconditioner.
 enum class TrisolveAlgorithm {
-  automatic,  ///< "auto": cpu: reference; cuda: colorset when the factor splits into few
+  automatic,  ///< "auto": cpu: colorset (threaded kernels) or reference (reference
+              ///< kernels); cuda: colorset when the factor splits into few
               ///< independent row blocks (ordering: color), else cusparse
   reference,  ///< "reference": row-by-row substitution on the CPU (the oracle)
   cusparse,   ///< "cusparse": cusparseSpSV, the level-set baseline (Naumov 2011), cuda only
   colorset,   ///< "colorset": one parallel step per independent block of rows (a color;
-              ///< Suchoski 2012); cpu (reference twin) and cuda
+              ///< Suchoski 2012); cpu (threaded, or the reference twin) and cuda
 };
 
 /// Sparse matrix-vector product algorithm.
 enum class SpmvAlgorithm {
-  automatic,   ///< "auto": cpu: reference; cuda: sell unless the SELL-32 padding is large
+  automatic,   ///< "auto": cpu: its CSR SpMV; cuda: sell unless the SELL-32 padding is large
                ///< (more than 1.5 stored entries a nonzero), then cusparse
   cusparse,    ///< "cusparse": cusparseSpMV (CSR_ALG2), cuda only
   csr_vector,  ///< "csr_vector": prism's kernel, a power-of-two group of threads per row
-               ///< sized from the mean row length; cuda (the cpu runs the reference)
+               ///< sized from the mean row length; cuda (the cpu runs its CSR SpMV)
   sell,        ///< "sell": prism's kernel on the SELL-32 layout (kernels/sell.hpp), one
-               ///< thread per row; cuda (the cpu runs the reference)
+               ///< thread per row; cuda (the cpu runs its CSR SpMV)
 };
 
 /// Storage of the strict triangle in the GPU color-set solves.
@@ -191,6 +199,8 @@ struct SolverConfig {
   SolverOptions solver;
   PreconditionerOptions preconditioner;
   BackendKind backend = BackendKind::automatic;
+  /// The kernels the cpu backend runs (also where `auto` falls back to it).
+  CpuKernels cpu_kernels = CpuKernels::threaded;
 };
 
 }  // namespace prism

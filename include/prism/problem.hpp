@@ -84,10 +84,10 @@ struct ProblemSpec {
 ProblemSpec load_problem_file(const std::string& path,
                               const std::vector<std::string>& overrides = {});
 
-/// The solver, preconditioner and backend of a YAML text, as a problem file gives them
-/// (the same keys, checks and messages, at "<config>:LINE:COL"), with no matrix: for an
-/// application that configures prism from its own input or the C API. An empty text
-/// gives the defaults. Throws ConfigError.
+/// The solver, preconditioner, backend and cpu_kernels of a YAML text, as a problem file
+/// gives them (the same keys, checks and messages, at "<config>:LINE:COL"), with no
+/// matrix: for an application that configures prism from its own input or the C API. An
+/// empty text gives the defaults. Throws ConfigError.
 SolverConfig parse_solver_config(const std::string& text);
 
 /// The assembled problem.

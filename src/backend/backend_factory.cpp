@@ -21,11 +21,12 @@ bool cuda_available() {
 
 namespace backend {
 
-std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* reason) {
+std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* reason,
+                                      CpuKernels cpu_kernels) {
   reason->clear();
   switch (kind) {
     case BackendKind::cpu:
-      return make_cpu_backend();
+      return make_cpu_backend(cpu_kernels);
     case BackendKind::automatic:
 #ifdef PRISM_HAVE_CUDA
       if (cuda_available()) {
@@ -38,12 +39,12 @@ std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* reason) {
         } catch (const BackendError& e) {
           *reason =
               std::string("backend: auto chose cpu: the CUDA device cannot be used: ") + e.what();
-          return make_cpu_backend();
+          return make_cpu_backend(cpu_kernels);
         }
       }
 #endif
       *reason = "backend: auto chose cpu: no CUDA device";
-      return make_cpu_backend();
+      return make_cpu_backend(cpu_kernels);
     case BackendKind::cuda:
 #ifdef PRISM_HAVE_CUDA
       return make_cuda_backend();

@@ -1,5 +1,6 @@
 #include "backend/cpu_backend.hpp"
 #include "backend/host_block_ic_factor.hpp"
+#include "backend/host_kernels.hpp"
 #include "backend/split_triangle.hpp"
 
 #include <prism/errors.hpp>
@@ -56,10 +57,12 @@ class CpuIndexMap final : public IndexMap {
 
 class CpuMatrix final : public Matrix {
  public:
-  explicit CpuMatrix(const CsrMatrix<double>& a) : csr(a) {}
+  /// `algorithm`: "reference", or "csr" for the threaded kernels' SpMV.
+  explicit CpuMatrix(const CsrMatrix<double>& a, std::string algorithm = "reference")
+      : csr(a), algorithm_(std::move(algorithm)) {}
   index_t rows() const override { return csr.rows; }
   index_t nnz() const override { return csr.nnz(); }
-  std::string algorithm() const override { return "reference"; }
+  std::string algorithm() const override { return algorithm_; }
   void update_values(const std::vector<double>& values) override {
     check_value_count(csr.values.size(), values.size());
     csr.values = values;
@@ -73,6 +76,9 @@ class CpuMatrix final : public Matrix {
     return {csr.rows, csr.cols, csr.row_ptr.data(), csr.col_idx.data(), csr.values.data()};
   }
   CsrMatrix<double> csr;
+
+ private:
+  std::string algorithm_;
 };
 
 const CpuVector& cast(const Vector& v) {
@@ -141,11 +147,13 @@ class CpuTriangularSolver final : public TriangularSolver {
   Triangle triangle_;
 };
 
-/// The color-set reference: block by block, the twin of the CUDA color-set kernels.
+/// The color-set solve, block by block (the twin of the CUDA color-set kernels): the
+/// reference's, or the rows of each block on the threads.
 class CpuColorsetSolver final : public TriangularSolver {
  public:
-  CpuColorsetSolver(const CsrMatrix<double>& t, Triangle triangle, Precision precision)
-      : split_(t, triangle, precision), nnz_(t.nnz()) {}
+  CpuColorsetSolver(const CsrMatrix<double>& t, Triangle triangle, Precision precision,
+                    const HostKernels& kernels)
+      : split_(t, triangle, precision), nnz_(t.nnz()), k_(kernels) {}
   index_t rows() const override { return split_.strict().rows; }
   index_t nnz() const override { return nnz_; }
   std::string algorithm() const override { return "colorset"; }
@@ -154,13 +162,14 @@ class CpuColorsetSolver final : public TriangularSolver {
     split_.update(std::vector<double>(values, values + nnz_));
   }
   void solve(const Vector& b, Vector& x) override {
-    ref::colorset_solve(split_.view(), split_.inverse_diagonal().data(), split_.block_ptr().data(),
-                        split_.num_blocks(), split_.lower(), cast(b).data(), cast(x).data());
+    k_.colorset_solve(split_.view(), split_.inverse_diagonal().data(), split_.block_ptr().data(),
+                      split_.num_blocks(), split_.lower(), cast(b).data(), cast(x).data());
   }
 
  private:
   SplitTriangle split_;
   index_t nnz_;
+  const HostKernels& k_;  // the backend's
 };
 
 /// The color-set IC(0) engine on the host: the reference factorization, the color-set
@@ -169,8 +178,9 @@ class CpuIc0Factor final : public Ic0Factor {
  public:
   CpuIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
                const std::vector<index_t>& upper_source, const std::vector<index_t>& lower_source,
-               Precision precision, ScalarValues& scalars)
+               Precision precision, ScalarValues& scalars, const HostKernels& kernels)
       : scalars_(scalars),
+        k_(kernels),
         lower_(lower),
         upper_(upper),
         upper_source_(upper_source),
@@ -212,8 +222,8 @@ class CpuIc0Factor final : public Ic0Factor {
 
   void solve(Triangle triangle, const Vector& b, Vector& x) override {
     const SplitTriangle& s = triangle == Triangle::lower ? lower_split_ : upper_split_;
-    ref::colorset_solve(s.view(), s.inverse_diagonal().data(), s.block_ptr().data(), s.num_blocks(),
-                        s.lower(), cast(b).data(), cast(x).data());
+    k_.colorset_solve(s.view(), s.inverse_diagonal().data(), s.block_ptr().data(), s.num_blocks(),
+                      s.lower(), cast(b).data(), cast(x).data());
   }
   // The halves form the dot as the CUDA engine does: (r, z) as |L^{-1} r|^2, here in
   // forward(), where work holds all of L^{-1} r; backward() is the plain solve.
@@ -222,7 +232,7 @@ class CpuIc0Factor final : public Ic0Factor {
     Ic0Factor::forward(r, work, z, dot);
     if (dot) {
       const double* y = cast(work).data();
-      scalars_[static_cast<int>(*dot)] = ref::dot(work.size(), y, y);
+      scalars_[static_cast<int>(*dot)] = k_.dot(work.size(), y, y);
     }
   }
 
@@ -231,6 +241,7 @@ class CpuIc0Factor final : public Ic0Factor {
     return {lower_.rows, lower_.cols, lower_.row_ptr.data(), lower_.col_idx.data(), nullptr};
   }
   ScalarValues& scalars_;  // the backend's CG scalars
+  const HostKernels& k_;   // the backend's
   CsrMatrix<double> lower_;
   CsrMatrix<double> upper_;
   std::vector<index_t> upper_source_;
@@ -318,15 +329,16 @@ class CpuLoop final : public Loop {
 
 class CpuBackend final : public Backend {
  public:
+  explicit CpuBackend(std::unique_ptr<HostKernels> kernels) : k_(std::move(kernels)) {}
   std::string name() const override { return "cpu"; }
   Kind kind() const override { return Kind::host; }
-  std::string device_name() const override { return "host CPU (reference kernels, 1 thread)"; }
+  std::string device_name() const override { return "host CPU (" + k_->description() + ")"; }
 
   std::unique_ptr<Vector> make_vector(index_t n) override { return std::make_unique<CpuVector>(n); }
   std::unique_ptr<Vector> view(double* data, index_t n) override {
     return std::make_unique<CpuVector>(data, n);
   }
-  /// The reference SpMV runs whatever is asked for (cusparse aside).
+  /// The one CSR SpMV runs whatever is asked for (cusparse aside).
   SpmvAlgorithm pick_spmv(const CsrMatrix<double>&, SpmvAlgorithm requested) const override {
     return requested;
   }
@@ -335,13 +347,13 @@ class CpuBackend final : public Backend {
     if (algorithm == SpmvAlgorithm::cusparse) {
       throw ConfigError("spmv 'cusparse' needs the cuda backend; the cpu backend has: auto");
     }
-    return std::make_unique<CpuMatrix>(a);
+    return std::make_unique<CpuMatrix>(a, threaded() ? "csr" : "reference");
   }
-  /// The row-by-row reference, unless the factor is float: only the color-set solve
-  /// stores it so.
+  /// The color-set solve on threads; with the reference kernels the row-by-row
+  /// reference, unless the factor is float: only the color-set solve stores it so.
   TrisolveAlgorithm pick_trisolve(int, Precision precision) const override {
-    return precision == Precision::mixed ? TrisolveAlgorithm::colorset
-                                         : TrisolveAlgorithm::reference;
+    return threaded() || precision == Precision::mixed ? TrisolveAlgorithm::colorset
+                                                       : TrisolveAlgorithm::reference;
   }
   std::unique_ptr<TriangularSolver> make_triangular_solver(const CsrMatrix<double>& t,
                                                            Triangle triangle,
@@ -352,14 +364,16 @@ class CpuBackend final : public Backend {
       if (algorithm != TrisolveAlgorithm::automatic && algorithm != TrisolveAlgorithm::colorset) {
         throw_mixed_needs_colorset(algorithm);
       }
-      return std::make_unique<CpuColorsetSolver>(t, triangle, precision);
+      return std::make_unique<CpuColorsetSolver>(t, triangle, precision, *k_);
     }
     switch (algorithm) {
       case TrisolveAlgorithm::automatic:
+        if (threaded()) return std::make_unique<CpuColorsetSolver>(t, triangle, precision, *k_);
+        return std::make_unique<CpuTriangularSolver>(t, triangle);
       case TrisolveAlgorithm::reference:
         return std::make_unique<CpuTriangularSolver>(t, triangle);
       case TrisolveAlgorithm::colorset:
-        return std::make_unique<CpuColorsetSolver>(t, triangle, precision);
+        return std::make_unique<CpuColorsetSolver>(t, triangle, precision, *k_);
       case TrisolveAlgorithm::cusparse:
         break;
     }
@@ -372,7 +386,7 @@ class CpuBackend final : public Backend {
                                              const std::vector<index_t>& lower_source,
                                              const TrisolveSpec& spec) override {
     return std::make_unique<CpuIc0Factor>(lower, upper, upper_source, lower_source, spec.precision,
-                                          s_);
+                                          s_, *k_);
   }
   std::unique_ptr<BlockIcFactor> make_block_ic_factor(const kernels::BlockIcPlan& plan) override {
     return make_host_block_ic_factor(plan);
@@ -395,17 +409,17 @@ class CpuBackend final : public Backend {
   }
   void gather(const double* src, const IndexMap& map, Vector& dst) override {
     check_map(map, dst, "gather");
-    ref::gather(dst.size(), cast(map).data.data(), src, cast(dst).data());
+    k_->gather(dst.size(), cast(map).data.data(), src, cast(dst).data());
   }
   void queue_value_check(const double* values, const IndexMap& mirror) override {
-    check_result_ = ref::first_bad_value(mirror.size(), values, cast(mirror).data.data());
+    check_result_ = k_->first_bad_value(mirror.size(), values, cast(mirror).data.data());
   }
   index_t value_check_result() override { return check_result_; }
   index_t invert_positive(Vector& x) override {
-    return ref::invert_positive(x.size(), cast(x).data());
+    return k_->invert_positive(x.size(), cast(x).data());
   }
   double largest_finite_magnitude(const double* values, std::size_t count) override {
-    return ref::largest_finite_magnitude(static_cast<index_t>(count), values);
+    return k_->largest_finite_magnitude(static_cast<index_t>(count), values);
   }
   void copy_to_host(const double* src, std::size_t count, std::vector<double>& dst) override {
     dst.assign(src, src + count);
@@ -413,35 +427,34 @@ class CpuBackend final : public Backend {
   void synchronize() override {}
 
   void spmv(const Matrix& a, const Vector& x, Vector& y) override {
-    ref::spmv(cast(a).view(), cast(x).data(), cast(y).data());
+    k_->spmv(cast(a).view(), cast(x).data(), cast(y).data());
   }
   void spmv_dot(const Matrix& a, const Vector& x, Vector& y, Scalar out) override {
-    spmv(a, x, y);
-    dot(x, y, out);
+    s_[static_cast<int>(out)] = k_->spmv_dot(cast(a).view(), cast(x).data(), cast(y).data());
   }
-  bool fuses_spmv_dot(const Matrix&) const override { return false; }
+  bool fuses_spmv_dot(const Matrix&) const override { return k_->fuses_spmv_dot(); }
   void dot(const Vector& x, const Vector& y, Scalar out) override {
     check_size(x, y, "dot");
-    s_[static_cast<int>(out)] = ref::dot(x.size(), cast(x).data(), cast(y).data());
+    s_[static_cast<int>(out)] = k_->dot(x.size(), cast(x).data(), cast(y).data());
   }
   void axpy(double a, const Vector& x, Vector& y) override {
     check_size(x, y, "axpy");
-    ref::axpy(x.size(), a, cast(x).data(), cast(y).data());
+    k_->axpy(x.size(), a, cast(x).data(), cast(y).data());
   }
   void copy(const Vector& x, Vector& y) override {
     check_size(x, y, "copy");
-    ref::copy(x.size(), cast(x).data(), cast(y).data());
+    k_->copy(x.size(), cast(x).data(), cast(y).data());
   }
   void pointwise_multiply(const Vector& d, const Vector& x, Vector& y) override {
     check_size(d, x, "pointwise_multiply");
-    ref::pointwise_multiply(x.size(), cast(d).data(), cast(x).data(), cast(y).data());
+    k_->pointwise_multiply(x.size(), cast(d).data(), cast(x).data(), cast(y).data());
   }
   void cg_update(const Vector& p, const Vector& q, Vector& x, Vector& r) override {
     check_size(p, x, "cg_update");
     const double rz = s_[static_cast<int>(Scalar::rz)];
     const double pq = s_[static_cast<int>(Scalar::pq)];
     const double alpha = positive(rz) && positive(pq) ? rz / pq : 0.0;
-    s_[static_cast<int>(Scalar::rr)] = ref::cg_update(
+    s_[static_cast<int>(Scalar::rr)] = k_->cg_update(
         p.size(), alpha, cast(p).data(), cast(q).data(), cast(x).data(), cast(r).data());
   }
   void cg_direction(const Vector& z, Vector& p) override {
@@ -449,16 +462,15 @@ class CpuBackend final : public Backend {
     double& rz = s_[static_cast<int>(Scalar::rz)];
     const double rz_new = s_[static_cast<int>(Scalar::rz_new)];
     const double beta = positive(rz) ? rz_new / rz : 0.0;
-    ref::xpay(z.size(), cast(z).data(), beta, cast(p).data());
+    k_->xpay(z.size(), cast(z).data(), beta, cast(p).data());
     rz = rz_new;
   }
   void cg_step(const Matrix& a, const Vector& p, Vector& q, Vector& r) override {
     check_size(p, r, "cg_step");
-    spmv(a, p, q);
-    const double pq = ref::dot(p.size(), cast(p).data(), cast(q).data());
+    const double pq = k_->spmv_dot(cast(a).view(), cast(p).data(), cast(q).data());
     const double rz = s_[static_cast<int>(Scalar::rz_new)];
     const double alpha = positive(rz) && positive(pq) ? rz / pq : 0.0;
-    const double rr = ref::cg_residual(r.size(), alpha, cast(q).data(), cast(r).data());
+    const double rr = k_->cg_residual(r.size(), alpha, cast(q).data(), cast(r).data());
     s_[static_cast<int>(Scalar::pq)] = pq;
     s_[static_cast<int>(Scalar::alpha)] = alpha;
     s_[static_cast<int>(Scalar::rz)] = rz;
@@ -466,22 +478,22 @@ class CpuBackend final : public Backend {
   }
   void cg_direction_dot(const Vector& r, const Vector& z, Vector& p, Vector& x) override {
     check_size(z, p, "cg_direction_dot");
-    const double rz_new = ref::dot(r.size(), cast(r).data(), cast(z).data());
+    const double rz_new = k_->dot(r.size(), cast(r).data(), cast(z).data());
     const double rz = s_[static_cast<int>(Scalar::rz)];
     const double beta = positive(rz) ? rz_new / rz : 0.0;
-    ref::axpy(x.size(), s_[static_cast<int>(Scalar::alpha)], cast(p).data(), cast(x).data());
-    ref::xpay(z.size(), cast(z).data(), beta, cast(p).data());
+    k_->axpy_xpay(x.size(), s_[static_cast<int>(Scalar::alpha)], beta, cast(z).data(),
+                  cast(p).data(), cast(x).data());
     s_[static_cast<int>(Scalar::rz_new)] = rz_new;
   }
   void cg_direction_x(const Vector& z, Vector& p, Vector& x) override {
     check_size(z, p, "cg_direction_x");
     const double rz = s_[static_cast<int>(Scalar::rz)];
     const double beta = positive(rz) ? s_[static_cast<int>(Scalar::rz_new)] / rz : 0.0;
-    ref::axpy(x.size(), s_[static_cast<int>(Scalar::alpha)], cast(p).data(), cast(x).data());
-    ref::xpay(z.size(), cast(z).data(), beta, cast(p).data());
+    k_->axpy_xpay(x.size(), s_[static_cast<int>(Scalar::alpha)], beta, cast(z).data(),
+                  cast(p).data(), cast(x).data());
   }
   void cg_finish(const Vector& p, Vector& x) override {
-    ref::axpy(x.size(), s_[static_cast<int>(Scalar::alpha)], cast(p).data(), cast(x).data());
+    k_->axpy(x.size(), s_[static_cast<int>(Scalar::alpha)], cast(p).data(), cast(x).data());
   }
   ScalarValues read_scalars() override { return s_; }
   bool can_record() const override { return false; }
@@ -498,6 +510,9 @@ class CpuBackend final : public Backend {
   double reference_bandwidth() override { return 0.0; }
 
  private:
+  bool threaded() const { return k_->kind() == CpuKernels::threaded; }
+
+  std::unique_ptr<HostKernels> k_;
   ScalarValues s_{};
   CpuTimer timer_;
   index_t check_result_ = -1;  // the last queue_value_check's verdict
@@ -505,8 +520,8 @@ class CpuBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend() {
-  return std::make_unique<CpuBackend>();
+std::unique_ptr<Backend> make_cpu_backend(CpuKernels kernels, int threads) {
+  return std::make_unique<CpuBackend>(make_host_kernels(kernels, threads));
 }
 
 }  // namespace prism::backend

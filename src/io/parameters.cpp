@@ -265,7 +265,7 @@ void add_solver_keys(std::vector<Parameter>& t) {
   t.push_back(enumerated<SpmvAlgorithm>(
       "solver.spmv",
       "Sparse matrix-vector product: cusparse (cuda only), csr_vector or sell (prism's kernels; "
-      "the cpu runs the reference); auto picks per backend.",
+      "the cpu runs its one CSR SpMV); auto picks per backend.",
       "csr_vector", [](const ProblemSpec& s) { return s.config.solver.spmv; }));
   t.push_back(enumerated<GraphMode>(
       "solver.graph",
@@ -405,6 +405,12 @@ void add_run_keys(std::vector<Parameter>& t) {
       "Where the iterations run: cpu, cuda, or auto (cuda when a GPU is usable and the "
       "problem fits its memory, else cpu).",
       "cpu", [](const ProblemSpec& s) { return s.config.backend; }));
+  t.push_back(enumerated<CpuKernels>(
+      "cpu_kernels",
+      "Kernels of the cpu backend: threaded (every host thread, PRISM_HOST_THREADS caps them; "
+      "sums in a fixed order, so the results do not depend on the thread count) or reference "
+      "(one thread, the plain kernels every other kernel is tested against).",
+      "reference", [](const ProblemSpec& s) { return s.config.cpu_kernels; }));
 
   t.push_back(section("output",
                       "Files the CLI writes; paths are relative to the current "
@@ -530,8 +536,9 @@ std::vector<const Parameter*> parameters_in(std::string_view section) {
 }
 
 bool is_solver_config_key(std::string_view key) {
-  // SolverConfig is exactly the solver, preconditioner and backend sections.
-  return key == "backend" || key.rfind("solver.", 0) == 0 || key.rfind("preconditioner.", 0) == 0;
+  // SolverConfig is exactly the solver, preconditioner, backend and cpu_kernels keys.
+  return key == "backend" || key == "cpu_kernels" || key.rfind("solver.", 0) == 0 ||
+         key.rfind("preconditioner.", 0) == 0;
 }
 
 std::string Parameter::parent() const {

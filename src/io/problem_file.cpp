@@ -731,6 +731,7 @@ ProblemSpec load_problem_file(const std::string& path, const std::vector<std::st
     read_preconditioner(r, *e, spec.config.preconditioner);
   }
   r.read(top, "backend", spec.config.backend);
+  r.read(top, "cpu_kernels", spec.config.cpu_kernels);
   if (const Entry* e = top.find("output")) read_output(r, *e, spec.output);
   if (const Entry* e = top.find("logging")) read_logging(r, *e, spec.logging);
 
@@ -750,12 +751,13 @@ SolverConfig parse_solver_config(const std::string& text) {
   const YAML::Node document = parse_text(text, r);
   SolverConfig config;
   if (document.IsNull()) return config;
-  static const std::vector<std::string> keys{"solver", "preconditioner", "backend"};
+  static const std::vector<std::string> keys{"solver", "preconditioner", "backend", "cpu_kernels"};
   const Map top = r.section(document, document.Mark(), "", &keys);
   if (const Entry* e = top.find("solver")) read_solver(r, *e, config.solver);
   if (const Entry* e = top.find("preconditioner"))
     read_preconditioner(r, *e, config.preconditioner);
   r.read(top, "backend", config.backend);
+  r.read(top, "cpu_kernels", config.cpu_kernels);
   if (const auto violation = find_violation(config)) {
     r.fail(r.position_of(violation->keys), violation->message);
   }

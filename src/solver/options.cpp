@@ -13,6 +13,13 @@ const std::vector<std::pair<BackendKind, std::string_view>>& enum_names<BackendK
 }
 
 template <>
+const std::vector<std::pair<CpuKernels, std::string_view>>& enum_names<CpuKernels>() {
+  static const std::vector<std::pair<CpuKernels, std::string_view>> names{
+      {CpuKernels::threaded, "threaded"}, {CpuKernels::reference, "reference"}};
+  return names;
+}
+
+template <>
 const std::vector<std::pair<Ordering, std::string_view>>& enum_names<Ordering>() {
   static const std::vector<std::pair<Ordering, std::string_view>> names{
       {Ordering::automatic, "auto"}, {Ordering::natural, "natural"}, {Ordering::color, "color"}};
@@ -137,6 +144,7 @@ std::string allowed_names() {
   template std::string allowed_names<E>();
 
 PRISM_INSTANTIATE_ENUM(BackendKind)
+PRISM_INSTANTIATE_ENUM(CpuKernels)
 PRISM_INSTANTIATE_ENUM(Ordering)
 PRISM_INSTANTIATE_ENUM(VertexOrder)
 PRISM_INSTANTIATE_ENUM(ColoringMethod)

@@ -198,7 +198,8 @@ Solver::Solver(SolverConfig config) : impl_(std::make_unique<Impl>()) {
   validate(impl_->config);
   precond::Registry::instance().require(popt.type);
   popt.ordering = solver::resolve_ordering(popt, impl_->ordering_reasons);
-  impl_->backend = backend::make_backend(impl_->config.backend, &impl_->backend_choice);
+  impl_->backend = backend::make_backend(impl_->config.backend, &impl_->backend_choice,
+                                         impl_->config.cpu_kernels);
 }
 
 Solver::~Solver() = default;
@@ -238,7 +239,7 @@ void Solver::setup(const CsrMatrix<double>& a) {
     // `auto` takes the GPU when there is one; a problem too large for it goes to the CPU.
     if (!automatic || s.backend->kind() != backend::Backend::Kind::device) throw;
     s.release_backend_objects();
-    s.backend = backend::make_backend(BackendKind::cpu, &s.backend_choice);
+    s.backend = backend::make_backend(BackendKind::cpu, &s.backend_choice, s.config.cpu_kernels);
     s.backend_choice = std::string("backend: auto fell back to cpu: ") + e.what();
     s.set_up(a);
   }

@@ -422,6 +422,7 @@ TEST(Pcg, ColorsetReferenceSolvesLikeRowByRowReference) {
   const CsrMatrix<double> a = prism::poisson3d(14, 13, 12);
   const std::vector<double> b = random_vector(a.rows, 4);
   prism::SolverConfig c = config("ic0", prism::Ordering::color);
+  c.cpu_kernels = prism::CpuKernels::reference;  // whose trisolve auto is row by row
   prism::Solver reference(c);
   c.preconditioner.trisolve = prism::TrisolveAlgorithm::colorset;
   prism::Solver colorset(c);

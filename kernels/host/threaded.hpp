@@ -1,0 +1,69 @@
+#pragma once
+// The threaded host kernels: the reference kernels' operations (kernels/blas1.hpp,
+// spmv.hpp, colorset.hpp, matrix_values.hpp) on `threads` host threads (OpenMP when
+// prism is built with it, else one). Each element and each row is computed as the
+// reference computes it; only the sums differ: every reduction runs over fixed chunks of
+// kReductionChunk entries (four interleaved partial sums inside a chunk, the chunk sums
+// then added in order), so its result is the same bit for bit for any thread count.
+// Traffic per call as the reference's.
+
+#include "kernels/csr_view.hpp"
+
+namespace prism::kernels::host {
+
+/// Entries per partial sum of a reduction: fixed, so sums do not depend on the threads.
+inline constexpr index_t kReductionChunk = 1024;
+
+/// Whether the threads are real: prism was built with OpenMP.
+bool threads_available();
+
+/// x . y
+double dot(int threads, index_t n, const double* x, const double* y);
+
+/// y += a x
+void axpy(int threads, index_t n, double a, const double* x, double* y);
+
+/// y = x + b y
+void xpay(int threads, index_t n, const double* x, double b, double* y);
+
+/// x += a p, then p = z + b p (one pass; the bits of axpy then xpay)
+void axpy_xpay(int threads, index_t n, double a, double b, const double* z, double* p, double* x);
+
+/// x += alpha p ; r -= alpha q ; returns r . r
+double cg_update(int threads, index_t n, double alpha, const double* p, const double* q, double* x,
+                 double* r);
+
+/// r -= alpha q ; returns r . r
+double cg_residual(int threads, index_t n, double alpha, const double* q, double* r);
+
+/// y = d .* x
+void pointwise_multiply(int threads, index_t n, const double* d, const double* x, double* y);
+
+/// y = x
+void copy(int threads, index_t n, const double* x, double* y);
+
+/// y[i] = x[perm[i]]
+void gather(int threads, index_t n, const index_t* perm, const double* x, double* y);
+
+/// y = A x, the rows in parts of about equal nonzeros.
+void spmv(int threads, CsrView<double> a, const double* x, double* y);
+
+/// y = A x; returns x . y (one pass; the bits of spmv then dot).
+double spmv_dot(int threads, CsrView<double> a, const double* x, double* y);
+
+/// reference::colorset_solve with the rows of each large block in parallel; runs of small
+/// blocks (a natural order's) go to one thread, so they cost no synchronisation each.
+void colorset_solve(int threads, CsrView<double> strict, const double* inverse_diagonal,
+                    const index_t* block_ptr, int num_blocks, bool lower, const double* b,
+                    double* x);
+
+/// reference::first_bad_value
+index_t first_bad_value(int threads, index_t n, const double* values, const index_t* mirror);
+
+/// reference::largest_finite_magnitude
+double largest_finite_magnitude(int threads, index_t n, const double* x);
+
+/// reference::invert_positive
+index_t invert_positive(int threads, index_t n, double* x);
+
+}  // namespace prism::kernels::host

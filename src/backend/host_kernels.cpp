@@ -1,0 +1,141 @@
+#include "backend/host_kernels.hpp"
+
+#include "common/parallel.hpp"
+#include "kernels/blas1.hpp"
+#include "kernels/colorset.hpp"
+#include "kernels/host/threaded.hpp"
+#include "kernels/matrix_values.hpp"
+#include "kernels/spmv.hpp"
+
+namespace prism::backend {
+namespace {
+
+namespace ref = prism::kernels::reference;
+namespace host = prism::kernels::host;
+using kernels::CsrView;
+
+class ReferenceKernels final : public HostKernels {
+ public:
+  std::string description() const override { return "reference kernels, 1 thread"; }
+  CpuKernels kind() const override { return CpuKernels::reference; }
+  int threads() const override { return 1; }
+  void spmv(CsrView<double> a, const double* x, double* y) const override { ref::spmv(a, x, y); }
+  double spmv_dot(CsrView<double> a, const double* x, double* y) const override {
+    ref::spmv(a, x, y);
+    return ref::dot(a.rows, x, y);
+  }
+  bool fuses_spmv_dot() const override { return false; }
+  double dot(index_t n, const double* x, const double* y) const override {
+    return ref::dot(n, x, y);
+  }
+  void axpy(index_t n, double a, const double* x, double* y) const override {
+    ref::axpy(n, a, x, y);
+  }
+  void xpay(index_t n, const double* x, double b, double* y) const override {
+    ref::xpay(n, x, b, y);
+  }
+  void axpy_xpay(index_t n, double a, double b, const double* z, double* p,
+                 double* x) const override {
+    ref::axpy(n, a, p, x);
+    ref::xpay(n, z, b, p);
+  }
+  double cg_update(index_t n, double alpha, const double* p, const double* q, double* x,
+                   double* r) const override {
+    return ref::cg_update(n, alpha, p, q, x, r);
+  }
+  double cg_residual(index_t n, double alpha, const double* q, double* r) const override {
+    return ref::cg_residual(n, alpha, q, r);
+  }
+  void pointwise_multiply(index_t n, const double* d, const double* x, double* y) const override {
+    ref::pointwise_multiply(n, d, x, y);
+  }
+  void copy(index_t n, const double* x, double* y) const override { ref::copy(n, x, y); }
+  void gather(index_t n, const index_t* perm, const double* x, double* y) const override {
+    ref::gather(n, perm, x, y);
+  }
+  void colorset_solve(CsrView<double> strict, const double* inverse_diagonal,
+                      const index_t* block_ptr, int num_blocks, bool lower, const double* b,
+                      double* x) const override {
+    ref::colorset_solve(strict, inverse_diagonal, block_ptr, num_blocks, lower, b, x);
+  }
+  index_t first_bad_value(index_t n, const double* values, const index_t* mirror) const override {
+    return ref::first_bad_value(n, values, mirror);
+  }
+  double largest_finite_magnitude(index_t n, const double* x) const override {
+    return ref::largest_finite_magnitude(n, x);
+  }
+  index_t invert_positive(index_t n, double* x) const override {
+    return ref::invert_positive(n, x);
+  }
+};
+
+class ThreadedKernels final : public HostKernels {
+ public:
+  explicit ThreadedKernels(int threads) : t_(threads) {}
+  std::string description() const override {
+    return "threaded kernels, " + std::to_string(t_) + (t_ == 1 ? " thread" : " threads");
+  }
+  CpuKernels kind() const override { return CpuKernels::threaded; }
+  int threads() const override { return t_; }
+  void spmv(CsrView<double> a, const double* x, double* y) const override {
+    host::spmv(t_, a, x, y);
+  }
+  double spmv_dot(CsrView<double> a, const double* x, double* y) const override {
+    return host::spmv_dot(t_, a, x, y);
+  }
+  bool fuses_spmv_dot() const override { return true; }
+  double dot(index_t n, const double* x, const double* y) const override {
+    return host::dot(t_, n, x, y);
+  }
+  void axpy(index_t n, double a, const double* x, double* y) const override {
+    host::axpy(t_, n, a, x, y);
+  }
+  void xpay(index_t n, const double* x, double b, double* y) const override {
+    host::xpay(t_, n, x, b, y);
+  }
+  void axpy_xpay(index_t n, double a, double b, const double* z, double* p,
+                 double* x) const override {
+    host::axpy_xpay(t_, n, a, b, z, p, x);
+  }
+  double cg_update(index_t n, double alpha, const double* p, const double* q, double* x,
+                   double* r) const override {
+    return host::cg_update(t_, n, alpha, p, q, x, r);
+  }
+  double cg_residual(index_t n, double alpha, const double* q, double* r) const override {
+    return host::cg_residual(t_, n, alpha, q, r);
+  }
+  void pointwise_multiply(index_t n, const double* d, const double* x, double* y) const override {
+    host::pointwise_multiply(t_, n, d, x, y);
+  }
+  void copy(index_t n, const double* x, double* y) const override { host::copy(t_, n, x, y); }
+  void gather(index_t n, const index_t* perm, const double* x, double* y) const override {
+    host::gather(t_, n, perm, x, y);
+  }
+  void colorset_solve(CsrView<double> strict, const double* inverse_diagonal,
+                      const index_t* block_ptr, int num_blocks, bool lower, const double* b,
+                      double* x) const override {
+    host::colorset_solve(t_, strict, inverse_diagonal, block_ptr, num_blocks, lower, b, x);
+  }
+  index_t first_bad_value(index_t n, const double* values, const index_t* mirror) const override {
+    return host::first_bad_value(t_, n, values, mirror);
+  }
+  double largest_finite_magnitude(index_t n, const double* x) const override {
+    return host::largest_finite_magnitude(t_, n, x);
+  }
+  index_t invert_positive(index_t n, double* x) const override {
+    return host::invert_positive(t_, n, x);
+  }
+
+ private:
+  int t_;
+};
+
+}  // namespace
+
+std::unique_ptr<HostKernels> make_host_kernels(CpuKernels kind, int threads) {
+  if (kind == CpuKernels::reference) return std::make_unique<ReferenceKernels>();
+  if (!host::threads_available()) threads = 1;
+  return std::make_unique<ThreadedKernels>(threads > 0 ? threads : common::host_threads());
+}
+
+}  // namespace prism::backend

@@ -1,0 +1,55 @@
+#pragma once
+// The kernels of the cpu backend, chosen once per backend: the reference kernels
+// (kernels/reference, one thread, the oracle of every other kernel) or the threaded ones
+// (kernels/host, the same operations on every host thread, sums in a fixed order).
+
+#include <prism/options.hpp>
+
+#include "kernels/csr_view.hpp"
+
+#include <memory>
+#include <string>
+
+namespace prism::backend {
+
+/// The operations as kernels/blas1.hpp, spmv.hpp, colorset.hpp and matrix_values.hpp
+/// declare them, with the fused ones the backend's CG steps take.
+class HostKernels {
+ public:
+  virtual ~HostKernels() = default;
+  /// "reference kernels, 1 thread", "threaded kernels, 16 threads".
+  virtual std::string description() const = 0;
+  virtual CpuKernels kind() const = 0;
+  virtual int threads() const = 0;
+
+  virtual void spmv(kernels::CsrView<double> a, const double* x, double* y) const = 0;
+  /// y = A x; returns x . y (reference: spmv then dot)
+  virtual double spmv_dot(kernels::CsrView<double> a, const double* x, double* y) const = 0;
+  /// Whether spmv_dot() is one pass.
+  virtual bool fuses_spmv_dot() const = 0;
+  virtual double dot(index_t n, const double* x, const double* y) const = 0;
+  virtual void axpy(index_t n, double a, const double* x, double* y) const = 0;
+  virtual void xpay(index_t n, const double* x, double b, double* y) const = 0;
+  /// x += a p, then p = z + b p
+  virtual void axpy_xpay(index_t n, double a, double b, const double* z, double* p,
+                         double* x) const = 0;
+  virtual double cg_update(index_t n, double alpha, const double* p, const double* q, double* x,
+                           double* r) const = 0;
+  virtual double cg_residual(index_t n, double alpha, const double* q, double* r) const = 0;
+  virtual void pointwise_multiply(index_t n, const double* d, const double* x, double* y) const = 0;
+  virtual void copy(index_t n, const double* x, double* y) const = 0;
+  virtual void gather(index_t n, const index_t* perm, const double* x, double* y) const = 0;
+  virtual void colorset_solve(kernels::CsrView<double> strict, const double* inverse_diagonal,
+                              const index_t* block_ptr, int num_blocks, bool lower, const double* b,
+                              double* x) const = 0;
+  virtual index_t first_bad_value(index_t n, const double* values, const index_t* mirror) const = 0;
+  virtual double largest_finite_magnitude(index_t n, const double* x) const = 0;
+  virtual index_t invert_positive(index_t n, double* x) const = 0;
+};
+
+/// The reference kernels, or the threaded ones on `threads` threads (0:
+/// common::host_threads(), the machine's or PRISM_HOST_THREADS; one where prism was built
+/// without OpenMP).
+std::unique_ptr<HostKernels> make_host_kernels(CpuKernels kind, int threads = 0);
+
+}  // namespace prism::backend
