@@ -13,6 +13,8 @@ DATA_FILES = {
     "dense_triangular.json": "KERNELS=dense_triangular bash tools/gpu_kernels.sh",
     "batched_factor.json": "KERNELS=batched_factor bash tools/gpu_kernels.sh",
     "tridiagonal.json": "KERNELS=tridiagonal bash tools/gpu_kernels.sh",
+    "fem.json": "bash tools/gpu_bench_fem.sh",
+    "cupy_fem.json": "bash tools/gpu_bench_fem.sh",
 }
 
 

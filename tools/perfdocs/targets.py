@@ -29,6 +29,13 @@ def pcg_block(data):
             + "\n\n" + pcg_tables(rows))
 
 
+def fem_block(data):
+    rows = data.get("fem.json")["results"] + data.get("cupy_fem.json")["results"]
+    return (measured_line(data, ["fem.json", "cupy_fem.json"],
+                          bandwidth_text(bandwidths(data.get("fem.json")["results"])))
+            + "\n\n" + pcg_tables(rows))
+
+
 def phases_block(data):
     rows = data.get("prism.json")["results"]
     return (measured_line(data, ["prism.json"], f"configuration `{DEFAULT_CONFIG}`, µs per "
@@ -59,6 +66,7 @@ DOC_BLOCKS = {
         "pcg": pcg_block,
         "pcg-phases": phases_block,
         "pcg-setup": setup_block,
+        "fem": fem_block,
         "trisolve": trisolve_block,
     },
     "docs/kernels/colorset.md": {"coloring": coloring_block},
