@@ -24,3 +24,9 @@ run(${WORK_DIR}/build/c_consumer)
 if(EXISTS ${WORK_DIR}/build/f_consumer)
   run(${WORK_DIR}/build/f_consumer)
 endif()
+# The FEM example as a user builds it (C++17, the package's own settings), on a small mesh.
+run(${CMAKE_COMMAND} -S ${EXAMPLE_SOURCE} -B ${WORK_DIR}/example -G ${GENERATOR}
+    -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix ${_extra})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/example)
+run(${WORK_DIR}/example/fem_heat 40)
