@@ -92,4 +92,21 @@ void block_ic_operators(const BlockIcView& p, const double* values, const double
                         const double* scale, double* forward_diagonal, double* forward,
                         double* backward_diagonal, double* backward);
 
+// The independent steps of block_ic_factor and block_ic_operators, which the threaded
+// twins (kernels/host) run at once on several blocks.
+
+/// Block row `block` of the factor (its block columns already factored); false when its
+/// diagonal block is not positive definite.
+bool block_ic_factor_row(const BlockIcView& p, index_t block, double* values, double* inverse);
+
+/// Block b's rows of F and B, and the unit diagonals of I + W and I + V.
+void block_ic_block_operators(const BlockIcView& p, index_t b, const double* inverse,
+                              const double* scale, double* forward_diagonal, double* forward,
+                              double* backward_diagonal, double* backward);
+
+/// Entry e's values in I + W and I + V.
+void block_ic_entry_operators(const BlockIcView& p, index_t e, const double* values,
+                              const double* inverse, const double* scale, double* forward,
+                              double* backward);
+
 }  // namespace prism::kernels::reference

@@ -127,6 +127,32 @@ std::vector<T> scan_parts(int threads, index_t n, T empty, const Scan& scan) {
   return results;
 }
 
+/// body(rank, begin, end) on contiguous parts of [0, n) of at least `grain` items each
+/// (one part when n < 2 grain), one per thread of a team of at most `threads`; returns
+/// the team's size. For work per item far above a vector element's: rows of a
+/// factorization, dense blocks.
+template <typename Body>
+int for_items(int threads, index_t n, index_t grain, const Body& body) {
+  const int team = static_cast<int>(std::clamp<index_t>(n / grain, 1, std::max(threads, 1)));
+  run_team(team, [&](int rank, int size) {
+    const index_t begin = part_start(n, rank, size), end = part_start(n, rank + 1, size);
+    if (begin < end) body(rank, begin, end);
+  });
+  return team;
+}
+
+/// scan(begin, end) on the parts of for_items; the results in part order (`empty` for a
+/// thread without a part).
+template <typename T, typename Scan>
+std::vector<T> scan_items(int threads, index_t n, index_t grain, T empty, const Scan& scan) {
+  std::vector<T> results(static_cast<std::size_t>(std::max(threads, 1)), empty);
+  const int team = for_items(threads, n, grain, [&](int rank, index_t begin, index_t end) {
+    results[static_cast<std::size_t>(rank)] = scan(begin, end);
+  });
+  results.resize(static_cast<std::size_t>(team), empty);
+  return results;
+}
+
 /// The least index that scan(begin, end) reports over the parts of [0, n) (each returns
 /// the first index of its part that qualifies, or -1); -1 when none does.
 template <typename Scan>

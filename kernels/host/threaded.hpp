@@ -1,13 +1,19 @@
 #pragma once
 // The threaded host kernels: the reference kernels' operations (kernels/blas1.hpp,
-// spmv.hpp, colorset.hpp, matrix_values.hpp) on `threads` host threads (OpenMP when
-// prism is built with it, else one). Each element and each row is computed as the
-// reference computes it; only the sums differ: every reduction runs over fixed chunks of
-// kReductionChunk entries (four interleaved partial sums inside a chunk, the chunk sums
-// then added in order), so its result is the same bit for bit for any thread count.
-// Traffic per call as the reference's.
+// spmv.hpp, colorset.hpp, matrix_values.hpp, ic0.hpp, block_ic.hpp) on `threads` host
+// threads (OpenMP when prism is built with it, else one). Each element and each row is
+// computed as the reference computes it; only the sums differ: every reduction runs over
+// fixed chunks of kReductionChunk entries (four interleaved partial sums inside a chunk,
+// the chunk sums then added in order), so its result is the same bit for bit for any
+// thread count. The factorizations have no such sums: their factors and verdicts are the
+// reference's. Traffic per call as the reference's.
 
+#include "kernels/block_ic.hpp"
 #include "kernels/csr_view.hpp"
+#include "kernels/ic0.hpp"
+
+#include <cstdint>
+#include <vector>
 
 namespace prism::kernels::host {
 
@@ -56,6 +62,37 @@ double spmv_dot(int threads, CsrView<double> a, const double* x, double* y);
 void colorset_solve(int threads, CsrView<double> strict, const double* inverse_diagonal,
                     const index_t* block_ptr, int num_blocks, bool lower, const double* b,
                     double* x);
+
+/// reference::ic0_scale
+Ic0Status ic0_scale(int threads, CsrView<double> lower, const index_t* source, const double* a,
+                    double* scaled, double* row_scale);
+
+/// reference::ic0_factorize with the rows of each large block in parallel. The rows of
+/// block k, [block_ptr[k], block_ptr[k + 1]), must read only rows of earlier blocks (a
+/// multicolor order's colors; SplitTriangle's blocks of the lower triangle). The same
+/// factor and verdict: the smallest failing row of the first block with one (later
+/// blocks are not computed).
+Ic0Status ic0_factorize(int threads, CsrView<double> lower, const index_t* block_ptr,
+                        int num_blocks, double* values, double shift);
+
+/// reference::block_ic_scale
+index_t block_ic_scale(int threads, const BlockIcView& p, const double* a, const index_t* source,
+                       double* scale);
+
+/// reference::block_ic_load
+void block_ic_load(int threads, const BlockIcView& p, const double* a, const index_t* source,
+                   const double* scale, double shift, std::int64_t value_count, double* values);
+
+/// reference::block_ic_factor with the block rows of each level in parallel (the
+/// reference's block rows, so its bits and its verdict).
+BlockIcStatus block_ic_factor(int threads, const BlockIcView& p,
+                              const std::vector<index_t>& level_ptr, double* values,
+                              double* inverse);
+
+/// reference::block_ic_operators, the blocks and then the entries in parallel.
+void block_ic_operators(int threads, const BlockIcView& p, const double* values,
+                        const double* inverse, const double* scale, double* forward_diagonal,
+                        double* forward, double* backward_diagonal, double* backward);
 
 /// reference::first_bad_value
 index_t first_bad_value(int threads, index_t n, const double* values, const index_t* mirror);

@@ -39,10 +39,12 @@ double entry(const double* a, const index_t* source, index_t k) {
   return a[source != nullptr ? source[k] : k];
 }
 
-/// Block row I of the factor, as one warp of the device kernel computes it: the
-/// off-diagonal blocks in order (Schur updates from the entries left of them, then times
-/// L_JJ^{-T}), the diagonal block's Schur complement and Cholesky factor, and its inverse.
-bool factor_block_row(const BlockIcView& p, index_t block, double* values, double* inverse) {
+}  // namespace
+
+// As one warp of the device kernel computes it: the off-diagonal blocks in order (Schur
+// updates from the entries left of them, then times L_JJ^{-T}), the diagonal block's
+// Schur complement and Cholesky factor, and its inverse.
+bool block_ic_factor_row(const BlockIcView& p, index_t block, double* values, double* inverse) {
   const index_t bi = p.block_ptr[block + 1] - p.block_ptr[block];
   const auto size = [&](index_t b) { return p.block_ptr[b + 1] - p.block_ptr[b]; };
   for (index_t e = p.row_ptr[block]; e < p.row_ptr[block + 1]; ++e) {
@@ -118,8 +120,6 @@ bool factor_block_row(const BlockIcView& p, index_t block, double* values, doubl
   return true;
 }
 
-}  // namespace
-
 index_t block_ic_scale(const BlockIcView& p, const double* a, const index_t* source,
                        double* scale) {
   for (index_t i = 0; i < p.rows; ++i) {
@@ -148,7 +148,7 @@ BlockIcStatus block_ic_factor(const BlockIcView& p, const std::vector<index_t>& 
     BlockIcStatus status;
     for (index_t k = level_ptr[l]; k < level_ptr[l + 1]; ++k) {
       const index_t block = p.level_blocks[k];
-      if (!factor_block_row(p, block, values, inverse) &&
+      if (!block_ic_factor_row(p, block, values, inverse) &&
           (status.failed_block < 0 || block < status.failed_block)) {
         status.failed_block = block;
       }
@@ -158,43 +158,56 @@ BlockIcStatus block_ic_factor(const BlockIcView& p, const std::vector<index_t>& 
   return {};
 }
 
+void block_ic_block_operators(const BlockIcView& p, index_t b, const double* inverse,
+                              const double* scale, double* forward_diagonal, double* forward,
+                              double* backward_diagonal, double* backward) {
+  const index_t bi = p.block_ptr[b + 1] - p.block_ptr[b], first = p.block_ptr[b];
+  const double* inv = inverse + p.inverse[b];
+  for (index_t r = 0; r < bi; ++r) {
+    const index_t row = first + r;
+    for (index_t c = 0; c <= r; ++c) {
+      forward_diagonal[p.forward_diagonal_ptr[row] + c] = inv[r * bi + c] * scale[first + c];
+    }
+    for (index_t c = r; c < bi; ++c) {
+      backward_diagonal[p.backward_diagonal_ptr[row] + c - r] = scale[row] * inv[c * bi + r];
+    }
+    forward[p.forward_ptr[row + 1] - 1] = 1.0;
+    backward[p.backward_ptr[row]] = 1.0;
+  }
+}
+
+void block_ic_entry_operators(const BlockIcView& p, index_t e, const double* values,
+                              const double* inverse, const double* scale, double* forward,
+                              double* backward) {
+  const auto size = [&](index_t b) { return p.block_ptr[b + 1] - p.block_ptr[b]; };
+  const index_t i = p.entry_row[e], j = p.col[e];
+  const index_t bi = size(i), bj = size(j), pi = p.block_ptr[i], pj = p.block_ptr[j];
+  const double* l = values + p.offset[e];
+  const double* inv_i = inverse + p.inverse[i];
+  const double* inv_j = inverse + p.inverse[j];
+  const std::int64_t before = (p.offset[e] - p.offset[p.row_ptr[i]]) / bi;
+  for (index_t r = 0; r < bi; ++r) {
+    for (index_t c = 0; c < bj; ++c) {
+      double w = 0.0;  // W_IJ = L_II^{-1} L_IJ
+      for (index_t m = 0; m <= r; ++m) w += inv_i[r * bi + m] * l[m * bj + c];
+      forward[p.forward_ptr[pi + r] + before + c] = w;
+      double v = 0.0;  // V_JI[c][r] = s_c (L_JJ^{-T} L_IJ^T)[c][r] / s_r
+      for (index_t m = c; m < bj; ++m) v += inv_j[m * bj + c] * l[r * bj + m];
+      backward[p.backward_ptr[pj + c] + 1 + p.transpose_prefix[e] + r] =
+          scale[pj + c] * v / scale[pi + r];
+    }
+  }
+}
+
 void block_ic_operators(const BlockIcView& p, const double* values, const double* inverse,
                         const double* scale, double* forward_diagonal, double* forward,
                         double* backward_diagonal, double* backward) {
-  const auto size = [&](index_t b) { return p.block_ptr[b + 1] - p.block_ptr[b]; };
   for (index_t b = 0; b < p.blocks; ++b) {
-    const index_t bi = size(b), first = p.block_ptr[b];
-    const double* inv = inverse + p.inverse[b];
-    for (index_t r = 0; r < bi; ++r) {
-      const index_t row = first + r;
-      for (index_t c = 0; c <= r; ++c) {
-        forward_diagonal[p.forward_diagonal_ptr[row] + c] = inv[r * bi + c] * scale[first + c];
-      }
-      for (index_t c = r; c < bi; ++c) {
-        backward_diagonal[p.backward_diagonal_ptr[row] + c - r] = scale[row] * inv[c * bi + r];
-      }
-      forward[p.forward_ptr[row + 1] - 1] = 1.0;
-      backward[p.backward_ptr[row]] = 1.0;
-    }
+    block_ic_block_operators(p, b, inverse, scale, forward_diagonal, forward, backward_diagonal,
+                             backward);
   }
   for (index_t e = 0; e < p.entries; ++e) {
-    const index_t i = p.entry_row[e], j = p.col[e];
-    const index_t bi = size(i), bj = size(j), pi = p.block_ptr[i], pj = p.block_ptr[j];
-    const double* l = values + p.offset[e];
-    const double* inv_i = inverse + p.inverse[i];
-    const double* inv_j = inverse + p.inverse[j];
-    const std::int64_t before = (p.offset[e] - p.offset[p.row_ptr[i]]) / bi;
-    for (index_t r = 0; r < bi; ++r) {
-      for (index_t c = 0; c < bj; ++c) {
-        double w = 0.0;  // W_IJ = L_II^{-1} L_IJ
-        for (index_t m = 0; m <= r; ++m) w += inv_i[r * bi + m] * l[m * bj + c];
-        forward[p.forward_ptr[pi + r] + before + c] = w;
-        double v = 0.0;  // V_JI[c][r] = s_c (L_JJ^{-T} L_IJ^T)[c][r] / s_r
-        for (index_t m = c; m < bj; ++m) v += inv_j[m * bj + c] * l[r * bj + m];
-        backward[p.backward_ptr[pj + c] + 1 + p.transpose_prefix[e] + r] =
-            scale[pj + c] * v / scale[pi + r];
-      }
-    }
+    block_ic_entry_operators(p, e, values, inverse, scale, forward, backward);
   }
 }
 

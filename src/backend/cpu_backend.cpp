@@ -172,8 +172,9 @@ class CpuColorsetSolver final : public TriangularSolver {
   const HostKernels& k_;  // the backend's
 };
 
-/// The color-set IC(0) engine on the host: the reference factorization, the color-set
-/// reference solves. The twin of the CUDA engine, so its logic is tested everywhere.
+/// The color-set IC(0) engine on the host: the backend's kernels factor color by color
+/// (the threaded ones a color's rows at once) and run the color-set solves. The twin of
+/// the CUDA engine, so its logic is tested everywhere.
 class CpuIc0Factor final : public Ic0Factor {
  public:
   CpuIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
@@ -198,13 +199,15 @@ class CpuIc0Factor final : public Ic0Factor {
     scaled_.resize(lower_.values.size());
     row_scale_.resize(static_cast<std::size_t>(lower_.rows));
     loaded_ =
-        ref::ic0_scale(pattern(), from_values_.data(), a.values, scaled_.data(), row_scale_.data());
+        k_.ic0_scale(pattern(), from_values_.data(), a.values, scaled_.data(), row_scale_.data());
   }
 
   kernels::Ic0Status attempt(double shift) override {
     if (!loaded_.ok()) return loaded_;
     lower_.values = scaled_;
-    return ref::ic0_factorize(pattern(), lower_.values.data(), shift);
+    // The lower solve's blocks: a row reads only rows of earlier blocks.
+    return k_.ic0_factorize(pattern(), lower_split_.block_ptr().data(), lower_split_.num_blocks(),
+                            lower_.values.data(), shift);
   }
 
   void finish() override {
@@ -389,7 +392,7 @@ class CpuBackend final : public Backend {
                                           s_, *k_);
   }
   std::unique_ptr<BlockIcFactor> make_block_ic_factor(const kernels::BlockIcPlan& plan) override {
-    return make_host_block_ic_factor(plan);
+    return make_host_block_ic_factor(plan, *k_);
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {

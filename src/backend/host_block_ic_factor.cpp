@@ -3,12 +3,11 @@
 namespace prism::backend {
 namespace {
 
-namespace ref = kernels::reference;
-
 class HostBlockIcFactor final : public BlockIcFactor {
  public:
-  explicit HostBlockIcFactor(const kernels::BlockIcPlan& plan)
-      : plan_(plan),
+  HostBlockIcFactor(const kernels::BlockIcPlan& plan, const HostKernels& kernels)
+      : k_(kernels),
+        plan_(plan),
         view_(plan_.view()),
         scale_(static_cast<std::size_t>(plan.rows)),
         values_(static_cast<std::size_t>(plan.value_count)),
@@ -21,17 +20,17 @@ class HostBlockIcFactor final : public BlockIcFactor {
   void load(const SourceValues& a) override {
     a_ = a.values;
     source_ = a.source != nullptr ? a.source->data() : nullptr;
-    bad_row_ = ref::block_ic_scale(view_, a_, source_, scale_.data());
+    bad_row_ = k_.block_ic_scale(view_, a_, source_, scale_.data());
   }
   kernels::BlockIcStatus attempt(double shift) override {
     if (bad_row_ >= 0) return {block_of(bad_row_), true};
-    ref::block_ic_load(view_, a_, source_, scale_.data(), shift, plan_.value_count, values_.data());
+    k_.block_ic_load(view_, a_, source_, scale_.data(), shift, plan_.value_count, values_.data());
     const kernels::BlockIcStatus status =
-        ref::block_ic_factor(view_, plan_.level_ptr, values_.data(), inverse_.data());
+        k_.block_ic_factor(view_, plan_.level_ptr, values_.data(), inverse_.data());
     if (status.ok()) {
-      ref::block_ic_operators(view_, values_.data(), inverse_.data(), scale_.data(),
-                              forward_diagonal_.data(), forward_.data(), backward_diagonal_.data(),
-                              backward_.data());
+      k_.block_ic_operators(view_, values_.data(), inverse_.data(), scale_.data(),
+                            forward_diagonal_.data(), forward_.data(), backward_diagonal_.data(),
+                            backward_.data());
     }
     return status;
   }
@@ -46,6 +45,7 @@ class HostBlockIcFactor final : public BlockIcFactor {
     return b;
   }
 
+  const HostKernels& k_;  // the backend's
   kernels::BlockIcPlan plan_;
   kernels::BlockIcView view_;  // into plan_
   const double* a_ = nullptr;
@@ -57,8 +57,9 @@ class HostBlockIcFactor final : public BlockIcFactor {
 
 }  // namespace
 
-std::unique_ptr<BlockIcFactor> make_host_block_ic_factor(const kernels::BlockIcPlan& plan) {
-  return std::make_unique<HostBlockIcFactor>(plan);
+std::unique_ptr<BlockIcFactor> make_host_block_ic_factor(const kernels::BlockIcPlan& plan,
+                                                         const HostKernels& kernels) {
+  return std::make_unique<HostBlockIcFactor>(plan, kernels);
 }
 
 }  // namespace prism::backend

@@ -2,8 +2,10 @@
 
 #include "common/parallel.hpp"
 #include "kernels/blas1.hpp"
+#include "kernels/block_ic.hpp"
 #include "kernels/colorset.hpp"
 #include "kernels/host/threaded.hpp"
+#include "kernels/ic0.hpp"
 #include "kernels/matrix_values.hpp"
 #include "kernels/spmv.hpp"
 
@@ -12,6 +14,7 @@ namespace {
 
 namespace ref = prism::kernels::reference;
 namespace host = prism::kernels::host;
+using kernels::BlockIcView;
 using kernels::CsrView;
 
 class ReferenceKernels final : public HostKernels {
@@ -66,6 +69,34 @@ class ReferenceKernels final : public HostKernels {
   }
   index_t invert_positive(index_t n, double* x) const override {
     return ref::invert_positive(n, x);
+  }
+  kernels::Ic0Status ic0_scale(CsrView<double> lower, const index_t* source, const double* a,
+                               double* scaled, double* row_scale) const override {
+    return ref::ic0_scale(lower, source, a, scaled, row_scale);
+  }
+  kernels::Ic0Status ic0_factorize(CsrView<double> lower, const index_t*, int, double* values,
+                                   double shift) const override {
+    return ref::ic0_factorize(lower, values, shift);
+  }
+  index_t block_ic_scale(const BlockIcView& p, const double* a, const index_t* source,
+                         double* scale) const override {
+    return ref::block_ic_scale(p, a, source, scale);
+  }
+  void block_ic_load(const BlockIcView& p, const double* a, const index_t* source,
+                     const double* scale, double shift, std::int64_t value_count,
+                     double* values) const override {
+    ref::block_ic_load(p, a, source, scale, shift, value_count, values);
+  }
+  kernels::BlockIcStatus block_ic_factor(const BlockIcView& p,
+                                         const std::vector<index_t>& level_ptr, double* values,
+                                         double* inverse) const override {
+    return ref::block_ic_factor(p, level_ptr, values, inverse);
+  }
+  void block_ic_operators(const BlockIcView& p, const double* values, const double* inverse,
+                          const double* scale, double* forward_diagonal, double* forward,
+                          double* backward_diagonal, double* backward) const override {
+    ref::block_ic_operators(p, values, inverse, scale, forward_diagonal, forward, backward_diagonal,
+                            backward);
   }
 };
 
@@ -124,6 +155,34 @@ class ThreadedKernels final : public HostKernels {
   }
   index_t invert_positive(index_t n, double* x) const override {
     return host::invert_positive(t_, n, x);
+  }
+  kernels::Ic0Status ic0_scale(CsrView<double> lower, const index_t* source, const double* a,
+                               double* scaled, double* row_scale) const override {
+    return host::ic0_scale(t_, lower, source, a, scaled, row_scale);
+  }
+  kernels::Ic0Status ic0_factorize(CsrView<double> lower, const index_t* block_ptr, int num_blocks,
+                                   double* values, double shift) const override {
+    return host::ic0_factorize(t_, lower, block_ptr, num_blocks, values, shift);
+  }
+  index_t block_ic_scale(const BlockIcView& p, const double* a, const index_t* source,
+                         double* scale) const override {
+    return host::block_ic_scale(t_, p, a, source, scale);
+  }
+  void block_ic_load(const BlockIcView& p, const double* a, const index_t* source,
+                     const double* scale, double shift, std::int64_t value_count,
+                     double* values) const override {
+    host::block_ic_load(t_, p, a, source, scale, shift, value_count, values);
+  }
+  kernels::BlockIcStatus block_ic_factor(const BlockIcView& p,
+                                         const std::vector<index_t>& level_ptr, double* values,
+                                         double* inverse) const override {
+    return host::block_ic_factor(t_, p, level_ptr, values, inverse);
+  }
+  void block_ic_operators(const BlockIcView& p, const double* values, const double* inverse,
+                          const double* scale, double* forward_diagonal, double* forward,
+                          double* backward_diagonal, double* backward) const override {
+    host::block_ic_operators(t_, p, values, inverse, scale, forward_diagonal, forward,
+                             backward_diagonal, backward);
   }
 
  private:

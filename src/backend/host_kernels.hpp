@@ -5,15 +5,17 @@
 
 #include <prism/options.hpp>
 
+#include "kernels/block_ic.hpp"
 #include "kernels/csr_view.hpp"
+#include "kernels/ic0.hpp"
 
 #include <memory>
 #include <string>
 
 namespace prism::backend {
 
-/// The operations as kernels/blas1.hpp, spmv.hpp, colorset.hpp and matrix_values.hpp
-/// declare them, with the fused ones the backend's CG steps take.
+/// The operations as kernels/blas1.hpp, spmv.hpp, colorset.hpp, matrix_values.hpp,
+/// ic0.hpp and block_ic.hpp declare them, with the fused ones the backend's CG steps take.
 class HostKernels {
  public:
   virtual ~HostKernels() = default;
@@ -45,6 +47,26 @@ class HostKernels {
   virtual index_t first_bad_value(index_t n, const double* values, const index_t* mirror) const = 0;
   virtual double largest_finite_magnitude(index_t n, const double* x) const = 0;
   virtual index_t invert_positive(index_t n, double* x) const = 0;
+
+  virtual kernels::Ic0Status ic0_scale(kernels::CsrView<double> lower, const index_t* source,
+                                       const double* a, double* scaled,
+                                       double* row_scale) const = 0;
+  /// The rows of block k of `block_ptr` read only rows of earlier blocks (the threaded
+  /// kernels factor a block's rows at once; the reference ignores the blocks).
+  virtual kernels::Ic0Status ic0_factorize(kernels::CsrView<double> lower, const index_t* block_ptr,
+                                           int num_blocks, double* values, double shift) const = 0;
+  virtual index_t block_ic_scale(const kernels::BlockIcView& p, const double* a,
+                                 const index_t* source, double* scale) const = 0;
+  virtual void block_ic_load(const kernels::BlockIcView& p, const double* a, const index_t* source,
+                             const double* scale, double shift, std::int64_t value_count,
+                             double* values) const = 0;
+  virtual kernels::BlockIcStatus block_ic_factor(const kernels::BlockIcView& p,
+                                                 const std::vector<index_t>& level_ptr,
+                                                 double* values, double* inverse) const = 0;
+  virtual void block_ic_operators(const kernels::BlockIcView& p, const double* values,
+                                  const double* inverse, const double* scale,
+                                  double* forward_diagonal, double* forward,
+                                  double* backward_diagonal, double* backward) const = 0;
 };
 
 /// The reference kernels, or the threaded ones on `threads` threads (0:

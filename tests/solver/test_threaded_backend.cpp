@@ -61,6 +61,7 @@ struct Setting {
   prism::TimingMode timing = prism::TimingMode::phases;
   prism::Ic0Factorization factorization = prism::Ic0Factorization::automatic;
   prism::Precision precision = prism::Precision::fp64;
+  prism::Ic0Factorization block_ic_factorization = prism::Ic0Factorization::automatic;
 };
 
 std::string name_of(const ::testing::TestParamInfo<Setting>& info) {
@@ -75,6 +76,7 @@ prism::SolverConfig config(const Setting& s, prism::CpuKernels kernels) {
   c.preconditioner.ordering = s.ordering;
   c.preconditioner.ic0.factorization = s.factorization;
   c.preconditioner.ic0.precision = s.precision;
+  c.preconditioner.block_ic.factorization = s.block_ic_factorization;
   c.solver.timing = s.timing;
   c.solver.tolerance = 1e-10;
   c.solver.max_iterations = 20000;
@@ -124,6 +126,9 @@ TEST_P(ThreadedBackend, EqualsTheReferenceOnOneTwoAndFourThreads) {
                 std::string::npos)
           << r.device;
       ASSERT_TRUE(r.converged());
+      // The factorizations give the reference's verdicts, so its shift and retries.
+      EXPECT_EQ(r.factorization.shift, ref.report.factorization.shift);
+      EXPECT_EQ(r.factorization.retries, ref.report.factorization.retries);
       if (c.well_conditioned) {
         EXPECT_EQ(r.iterations, ref.report.iterations);
       } else {
@@ -145,20 +150,59 @@ TEST_P(ThreadedBackend, EqualsTheReferenceOnOneTwoAndFourThreads) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllPreconditioners, ThreadedBackend,
-    ::testing::Values(Setting{"none", "none", prism::Ordering::natural},
-                      Setting{"jacobi", "jacobi", prism::Ordering::natural},
-                      Setting{"ic0_natural", "ic0", prism::Ordering::natural},
-                      Setting{"ic0_color", "ic0"},
-                      Setting{"ic0_color_total", "ic0", prism::Ordering::color,
-                              prism::TimingMode::total},
-                      Setting{"ic0_backend_factor", "ic0", prism::Ordering::color,
-                              prism::TimingMode::phases, prism::Ic0Factorization::backend},
-                      Setting{"ic0_backend_factor_total", "ic0", prism::Ordering::color,
-                              prism::TimingMode::total, prism::Ic0Factorization::backend},
-                      Setting{"ic0_mixed", "ic0", prism::Ordering::color, prism::TimingMode::phases,
-                              prism::Ic0Factorization::automatic, prism::Precision::mixed},
-                      Setting{"block_ic", "block_ic", prism::Ordering::color}),
+    ::testing::Values(
+        Setting{"none", "none", prism::Ordering::natural},
+        Setting{"jacobi", "jacobi", prism::Ordering::natural},
+        Setting{"ic0_natural", "ic0", prism::Ordering::natural}, Setting{"ic0_color", "ic0"},
+        Setting{"ic0_color_total", "ic0", prism::Ordering::color, prism::TimingMode::total},
+        Setting{"ic0_host_factor", "ic0", prism::Ordering::color, prism::TimingMode::phases,
+                prism::Ic0Factorization::host},
+        Setting{"ic0_backend_factor", "ic0", prism::Ordering::color, prism::TimingMode::phases,
+                prism::Ic0Factorization::backend},
+        Setting{"ic0_natural_backend_factor", "ic0", prism::Ordering::natural,
+                prism::TimingMode::phases, prism::Ic0Factorization::backend},
+        Setting{"ic0_backend_factor_total", "ic0", prism::Ordering::color, prism::TimingMode::total,
+                prism::Ic0Factorization::backend},
+        Setting{"ic0_mixed", "ic0", prism::Ordering::color, prism::TimingMode::phases,
+                prism::Ic0Factorization::automatic, prism::Precision::mixed},
+        Setting{"block_ic", "block_ic", prism::Ordering::color},
+        Setting{"block_ic_backend_factor", "block_ic", prism::Ordering::color,
+                prism::TimingMode::phases, prism::Ic0Factorization::automatic,
+                prism::Precision::fp64, prism::Ic0Factorization::backend},
+        Setting{"block_ic_natural_backend_factor", "block_ic", prism::Ordering::natural,
+                prism::TimingMode::phases, prism::Ic0Factorization::automatic,
+                prism::Precision::fp64, prism::Ic0Factorization::backend}),
     name_of);
+
+// IC(0) and block IC(0) of bcsstk13 break down without a shift: the factorizations on the
+// backend take the reference's verdicts, so its shift after the same retries, and the
+// same factor (the solves agree as on the other matrices).
+TEST(ThreadedBackendFactorization, ThatNeedsAShiftTakesTheReferencesShift) {
+  const std::string path = prism::test::shared_matrix("bcsstk13.mtx.gz");
+  if (path.empty()) GTEST_SKIP() << "shared/matrices/bcsstk13.mtx.gz not available";
+  const CsrMatrix<double> a = prism::read_matrix_market(path);
+  const std::vector<double> b = random_vector(a.rows, 5);
+  const Setting settings[] = {{"ic0", "ic0", prism::Ordering::color, prism::TimingMode::phases,
+                               prism::Ic0Factorization::backend},
+                              {"ic0_natural", "ic0", prism::Ordering::natural,
+                               prism::TimingMode::phases, prism::Ic0Factorization::backend},
+                              {"block_ic", "block_ic", prism::Ordering::color,
+                               prism::TimingMode::phases, prism::Ic0Factorization::automatic,
+                               prism::Precision::fp64, prism::Ic0Factorization::backend}};
+  for (const Setting& s : settings) {
+    SCOPED_TRACE(s.name);
+    const Outcome ref = solve(s, prism::CpuKernels::reference, a, b);
+    EXPECT_GT(ref.report.factorization.retries, 0);
+    for (int threads : {1, 2, 4}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads");
+      const prism::test::ScopedHostThreads scoped(threads);
+      const prism::SolveReport r = solve(s, prism::CpuKernels::threaded, a, b).report;
+      EXPECT_EQ(r.factorization.retries, ref.report.factorization.retries);
+      EXPECT_EQ(r.factorization.shift, ref.report.factorization.shift);
+      EXPECT_EQ(r.converged(), ref.report.converged());
+    }
+  }
+}
 
 TEST(ThreadedBackendSelection, ProblemFileKeyAndDefault) {
   EXPECT_EQ(prism::SolverConfig{}.cpu_kernels, prism::CpuKernels::threaded);
