@@ -25,9 +25,9 @@ enum class CpuKernels {
 
 /// Symmetric reordering applied before the preconditioner is set up.
 enum class Ordering {
-  automatic,  ///< "auto": color for ic0 (whose factor and solves it parallelises), natural
-              ///< for the others (jacobi, none), which it would only cost set-up and
-              ///< SpMV locality; Solver resolves it (resolved_ordering)
+  automatic,  ///< "auto": color for ic0, block_ic and type auto (whose factor and solves
+              ///< it parallelises), natural for the others (jacobi, none), which it would
+              ///< only cost set-up and SpMV locality; Solver resolves it (resolved_ordering)
   natural,    ///< "natural": the user's ordering
   color,      ///< "color": multicolor ordering (colors by decreasing size)
 };
@@ -152,7 +152,7 @@ struct Ic0Options {
 /// Options of the block IC(0) preconditioner (`block_ic`): BIC(0) on blocks of
 /// consecutive unknowns, dense inside a block, with ic0's scaling and shift retry
 /// (PreconditionerOptions::ic0's initial_shift and max_shift_retries, which a problem
-/// file sets for ic0 only: there block_ic takes their defaults).
+/// file sets for types ic0 and auto only: with type block_ic it takes their defaults).
 struct BlockIcOptions {
   /// Unknowns per block (per FEM node), the last block shorter where it does not divide
   /// the rows; 0: node blocks found from the pattern (runs of rows with one pattern).
@@ -169,7 +169,11 @@ struct BlockIcOptions {
 };
 
 struct PreconditionerOptions {
-  std::string type = "ic0";  ///< a registered name: "none", "jacobi", "ic0", "block_ic"
+  /// A registered name ("none", "jacobi", "ic0", "block_ic", "user") or "auto": block_ic
+  /// where the matrix has node blocks (of 2 rows or more on average, or block_ic.block_size
+  /// >= 2) and the other options allow it, else ic0; Solver::setup resolves it per matrix
+  /// and SolveReport::plan says why. The options of the type it picks apply.
+  std::string type = "auto";
   Ordering ordering = Ordering::automatic;
   ColoringOptions coloring;
   TrisolveAlgorithm trisolve = TrisolveAlgorithm::automatic;
@@ -179,7 +183,8 @@ struct PreconditionerOptions {
 };
 
 /// The ordering a preconditioner runs with: `ordering` itself unless it is `automatic`,
-/// then `color` for "ic0" and `natural` for every other type.
+/// then `color` for "ic0", "block_ic" and "auto" (both of its choices), `natural` for
+/// every other type.
 Ordering resolved_ordering(const PreconditionerOptions& options);
 
 /// Stopping rule and limits of the conjugate gradient iteration.

@@ -86,14 +86,14 @@ const char* status_name(SolveStatus status);
 struct SolveReport {
   std::string backend;          ///< "cpu" or "cuda"
   std::string device;           ///< the device, in words
-  std::string preconditioner;   ///< registered name
+  std::string preconditioner;   ///< registered name (for type auto: the type it chose)
   std::string trisolve;         ///< triangular solve algorithm used by ic0 ("" otherwise)
   std::string trisolve_layout;  ///< storage of the factor in the solves, "csr" or "sell"
   std::string spmv;             ///< SpMV algorithm used ("reference", "cusparse", "sell", ...)
   std::string precision;        ///< ic0 factor precision, "double" or "mixed" ("" otherwise)
   /// Every `auto` choice the solver resolved, with its reason ("spmv: sell (...)"): the
-  /// ordering, the SpMV, ic0's triangular solve and factorization place, how the
-  /// iterations run.
+  /// preconditioner type, the ordering, the SpMV, ic0's triangular solve and factorization
+  /// place, how the iterations run.
   std::vector<std::string> plan;
   index_t rows = 0;
   index_t nnz = 0;

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/console_report.hpp"
+#include "solver/preconditioner_choice.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -47,7 +48,7 @@ int info_command(const std::vector<std::string>& args) {
   CsrMatrix<double> a;
   MatrixMarketInfo mm;
   bool pattern = false;
-  // The solve's preconditioner options: a matrix file alone gets the defaults (ic0).
+  // The solve's preconditioner options: a matrix file alone gets the defaults (auto).
   PreconditionerOptions solve_options;
   if (has_suffix(path, ".yaml") || has_suffix(path, ".yml")) {
     const ProblemSpec spec = load_problem_file(path);
@@ -71,6 +72,10 @@ int info_command(const std::vector<std::string>& args) {
                                                                       "unsymmetric values");
   if (!pattern) spdlog::info("diagonal       {}", diagonal_description(a));
   if (!props.square) return 0;
+  // What the solve would set up: auto resolved on this matrix.
+  const solver::TypeChoice choice = solver::resolve_type(solve_options, a);
+  spdlog::info("{}", choice.reason.empty() ? "preconditioner: " + choice.type : choice.reason);
+  solve_options.type = choice.type;
 
   spdlog::info("");
   spdlog::info("{:<34} {:>7} {:>9} {:>11} {:>9} {:>11} {:>10}", "ordering", "sets", "min", "mean",

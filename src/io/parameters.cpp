@@ -275,7 +275,8 @@ void add_solver_keys(std::vector<Parameter>& t) {
 }
 
 void add_preconditioner_keys(std::vector<Parameter>& t) {
-  const std::vector<std::string> preconditioners = preconditioner_names();
+  std::vector<std::string> preconditioners = preconditioner_names();
+  preconditioners.insert(preconditioners.begin(), "auto");  // resolved per matrix, not registered
   const Getter preconditioner_type = [](const ProblemSpec& s) {
     return s.config.preconditioner.type;
   };
@@ -283,16 +284,19 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
                               "The preconditioner: a map, or a type name alone.", "jacobi",
                               preconditioner_type));
   t.push_back(choice("preconditioner.type", preconditioners,
-                     "none: plain CG; jacobi: diagonal scaling; ic0: incomplete Cholesky with no "
-                     "fill-in; block_ic: block incomplete Cholesky on blocks of unknowns (FEM "
-                     "nodes), dense inside a block; user: the embedding code's own, a callback "
+                     "auto: block_ic where the matrix has node blocks (2 rows or more on average, "
+                     "or block_ic.block_size >= 2) and the ordering and coloring allow it, else "
+                     "ic0 (the report's plan says which and why); none: plain CG; jacobi: diagonal "
+                     "scaling; ic0: incomplete Cholesky with no fill-in; block_ic: block "
+                     "incomplete Cholesky on blocks of unknowns (FEM nodes), dense inside a "
+                     "block; user: the embedding code's own, a callback "
                      "(Solver::set_preconditioner_callback), so not from a problem file.",
                      "jacobi", preconditioner_type));
   t.push_back(enumerated<Ordering>(
       "preconditioner.ordering",
       "Symmetric reordering before set-up: color (multicolor; block_ic colors its blocks), "
-      "natural, or auto (color for ic0 and block_ic, natural otherwise; a coloring map makes "
-      "it color).",
+      "natural, or auto (color for ic0, block_ic and auto, natural otherwise; a coloring map "
+      "makes it color).",
       "natural", [](const ProblemSpec& s) { return s.config.preconditioner.ordering; }));
   t.push_back(section("preconditioner.coloring", "How the rows are colored (ordering color).",
                       "{balance: true}"));
@@ -330,9 +334,11 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
       "preconditioner.colorset_layout",
       "Storage of the triangle in the GPU color-set solves: csr, sell (SELL-32), or auto.", "csr",
       [](const ProblemSpec& s) { return s.config.preconditioner.colorset_layout; }));
-  t.push_back(only_for(section("preconditioner.ic0", "Options of the IC(0) factorization.",
+  t.push_back(only_for(section("preconditioner.ic0",
+                               "Options of the IC(0) factorization (with type auto: its shift "
+                               "keys apply to block_ic too, the others where auto picks ic0).",
                                "{max_shift_retries: 5}"),
-                       "type", {"ic0"}));
+                       "type", {"ic0", "auto"}));
   t.push_back(above(
       key("preconditioner.ic0.initial_shift", Type::real,
           "First diagonal shift tried when the factorization breaks down (doubled each retry).",
@@ -361,9 +367,11 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
       "mixed", [](const ProblemSpec& s) { return s.config.preconditioner.ic0.precision; }));
   t.push_back(only_for(section("preconditioner.block_ic",
                                "Options of the block IC(0) preconditioner (the factor's scaling "
-                               "and shift retries are those of ic0's defaults).",
+                               "and shift retries are those of ic0's defaults; with type auto: "
+                               "where auto picks block_ic, and block_size >= 2 makes it pick "
+                               "block_ic).",
                                "{block_size: 3}"),
-                       "type", {"block_ic"}));
+                       "type", {"block_ic", "auto"}));
   t.push_back(at_most(
       at_least(key("preconditioner.block_ic.block_size", Type::integer,
                    "Unknowns per block (per FEM node: 3 for solids, 6 for shells); the last "

@@ -28,7 +28,8 @@ const std::vector<std::pair<Ordering, std::string_view>>& enum_names<Ordering>()
 
 Ordering resolved_ordering(const PreconditionerOptions& options) {
   if (options.ordering != Ordering::automatic) return options.ordering;
-  return options.type == "ic0" || options.type == "block_ic" ? Ordering::color : Ordering::natural;
+  const std::string& t = options.type;
+  return t == "ic0" || t == "block_ic" || t == "auto" ? Ordering::color : Ordering::natural;
 }
 
 template <>

@@ -1,5 +1,6 @@
 #include "solver/plan.hpp"
 
+#include "solver/preconditioner_choice.hpp"
 #include "solver/validate.hpp"
 
 #include <prism/errors.hpp>
@@ -93,9 +94,10 @@ const char* run_mode_name(RunMode mode) {
 Ordering resolve_ordering(const PreconditionerOptions& options, std::vector<std::string>& reasons) {
   if (options.ordering != Ordering::automatic) return options.ordering;
   const Ordering ordering = resolved_ordering(options);
+  const std::string factor = options.type == kAutoType ? "ic0 or block_ic" : options.type;
   reasons.push_back("ordering: " + std::string(to_string(ordering)) +
                     (ordering == Ordering::color
-                         ? " (the " + options.type + " factor and solves run color by color)"
+                         ? " (the " + factor + " factor and solves run color by color)"
                          : " (preconditioner " + options.type + " gains nothing from colors)"));
   return ordering;
 }

@@ -29,7 +29,8 @@ struct Plan {
   std::vector<std::string> reasons;               ///< "key: value (why)", one per auto choice
 };
 
-/// The ordering, before the matrix is reordered: color for ic0, natural for the others.
+/// The ordering, before the matrix is reordered: color for ic0, block_ic and auto,
+/// natural for the others.
 Ordering resolve_ordering(const PreconditionerOptions& options, std::vector<std::string>& reasons);
 
 /// The rest, on the matrix in the solver's order: the SpMV algorithm, and for ic0 the

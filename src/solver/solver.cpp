@@ -9,6 +9,7 @@
 #include "precond/preconditioner.hpp"
 #include "solver/pcg.hpp"
 #include "solver/plan.hpp"
+#include "solver/preconditioner_choice.hpp"
 #include "solver/validate.hpp"
 
 #include <algorithm>
@@ -76,6 +77,7 @@ bool overlap(const double* a, const double* b, std::size_t n) {
 
 struct Solver::Impl {
   SolverConfig config;
+  std::string type;                           // the registered type set up (auto resolved)
   std::vector<std::string> ordering_reasons;  // why the ordering is what it is
   solver::Plan plan;                          // the set-up's resolved choices
   std::unique_ptr<backend::Backend> backend;
@@ -196,7 +198,7 @@ Solver::Solver(SolverConfig config) : impl_(std::make_unique<Impl>()) {
   PreconditionerOptions& popt = impl_->config.preconditioner;
   // Fail on a bad configuration or an unknown preconditioner before any matrix work.
   validate(impl_->config);
-  precond::Registry::instance().require(popt.type);
+  if (popt.type != solver::kAutoType) precond::Registry::instance().require(popt.type);
   popt.ordering = solver::resolve_ordering(popt, impl_->ordering_reasons);
   impl_->backend = backend::make_backend(impl_->config.backend, &impl_->backend_choice,
                                          impl_->config.cpu_kernels);
@@ -280,12 +282,13 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   const PreconditionerOptions& popt = s.config.preconditioner;
   s.permuted = popt.ordering == Ordering::color;
   s.ordering.ordering = std::string(to_string(popt.ordering));
-  const bool blocked = precond::Registry::instance().uses_blocks(popt.type);
+  t = std::chrono::steady_clock::now();  // choosing the type counts as ordering work
+  solver::TypeChoice choice = solver::resolve_type(popt, a);
+  s.type = choice.type;
+  const bool blocked = precond::Registry::instance().uses_blocks(s.type);
   BlockPartition blocks;
   if (blocked) {
-    t = std::chrono::steady_clock::now();
-    blocks = popt.block_ic.block_size > 0 ? uniform_blocks(a.rows, popt.block_ic.block_size)
-                                          : find_node_blocks(a);
+    blocks = choice.blocks ? std::move(*choice.blocks) : solver::node_blocks(a, popt.block_ic);
     std::vector<index_t> grouping;  // rows: each supernode made consecutive
     if (popt.block_ic.supernode > 0) {
       Aggregation supernodes = aggregate_blocks(a, blocks, popt.block_ic.supernode);
@@ -301,7 +304,6 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
     }
     s.setup.coloring_seconds = seconds_since(t);
   } else if (s.permuted) {
-    t = std::chrono::steady_clock::now();
     const bool cyclic = popt.coloring.method == ColoringMethod::level_cyclic;
     Coloring coloring = cyclic ? level_cyclic_coloring(a, popt.coloring.colors)
                                : color_matrix(a, popt.coloring.vertex_order);
@@ -328,9 +330,13 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   s.setup.permutation_seconds = seconds_since(t);
 
   t = std::chrono::steady_clock::now();
-  s.plan = solver::resolve_plan(s.config, *s.backend, s.ordered, s.ordering_reasons);
+  SolverConfig resolved = s.config;
+  resolved.preconditioner.type = s.type;
+  std::vector<std::string> reasons = s.ordering_reasons;
+  if (!choice.reason.empty()) reasons.insert(reasons.begin(), choice.reason);
+  s.plan = solver::resolve_plan(resolved, *s.backend, s.ordered, std::move(reasons));
   s.preconditioner =
-      precond::Registry::instance().create(popt.type, *s.backend, s.plan.preconditioner);
+      precond::Registry::instance().create(s.type, *s.backend, s.plan.preconditioner);
   s.preconditioner->set_callback(s.user_apply);
   s.ordering.levels = set_stats(level_sets(s.ordered).level_ptr);
   if (blocked) {

@@ -76,15 +76,16 @@ std::optional<ConfigViolation> check_combinations(const SolverConfig& config) {
                            "auto, got " +
                                name(to_string(p.trisolve))};
   }
-  if (p.type == "block_ic" && p.block_ic.precision == Precision::mixed && !colorset) {
+  // block_ic's options are checked where they may apply: type auto may pick block_ic.
+  const bool block_ic = p.type == "block_ic" || p.type == "auto";
+  if (block_ic && p.block_ic.precision == Precision::mixed && !colorset) {
     return ConfigViolation{{"preconditioner.block_ic.precision", "preconditioner.trisolve"},
                            "preconditioner.block_ic.precision: mixed stores the factor for the "
                            "color-set solves and needs preconditioner.trisolve: colorset or "
                            "auto, got " +
                                name(to_string(p.trisolve))};
   }
-  if (p.type == "block_ic" && p.block_ic.factorization == Ic0Factorization::backend &&
-      !colorset) {
+  if (block_ic && p.block_ic.factorization == Ic0Factorization::backend && !colorset) {
     return ConfigViolation{{"preconditioner.block_ic.factorization", "preconditioner.trisolve"},
                            "preconditioner.block_ic.factorization: backend writes the color-set "
                            "solves' storage and needs preconditioner.trisolve: colorset or auto, "

@@ -29,6 +29,7 @@ TEST(GpuSolveBackendFactorization, MatchesHostFactorizationAndRefactors) {
   const std::vector<double> b = random_vector(a.rows, 6);
   prism::SolverConfig config;
   config.backend = prism::BackendKind::cuda;
+  config.preconditioner.type = "ic0";
   config.solver.tolerance = 1e-10;
   prism::Solver host(config);
   config.preconditioner.ic0.factorization = prism::Ic0Factorization::backend;
@@ -131,6 +132,7 @@ TEST(GpuSolveMixed, ConvergesWithinTwoIterationsOfDouble) {
     prism::SolverConfig config;
     config.backend = prism::BackendKind::cuda;
     config.solver.tolerance = 1e-10;
+    config.preconditioner.type = "ic0";
     config.preconditioner.ic0.factorization = factorization;
     prism::Solver full(config);
     config.preconditioner.ic0.precision = prism::Precision::mixed;

@@ -53,9 +53,10 @@ struct FileStemName {
   }
 };
 
-/// Every preconditioner with both orderings: the parameters of the whole-solve suites.
+/// Every preconditioner type (auto too) with both orderings: the parameters of the
+/// whole-solve suites.
 inline auto all_preconditioners_and_orderings() {
-  return ::testing::Combine(::testing::Values("none", "jacobi", "ic0", "block_ic"),
+  return ::testing::Combine(::testing::Values("none", "jacobi", "ic0", "block_ic", "auto"),
                             ::testing::Values(Ordering::natural, Ordering::color));
 }
 

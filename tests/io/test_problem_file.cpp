@@ -44,7 +44,7 @@ TEST(ProblemFile, MinimalFileTakesEveryDefault) {
   EXPECT_EQ(spec.initial_guess.kind, defaults.initial_guess.kind);
   EXPECT_EQ(spec.config.solver.tolerance, defaults.config.solver.tolerance);
   EXPECT_EQ(spec.config.solver.max_iterations, defaults.config.solver.max_iterations);
-  EXPECT_EQ(spec.config.preconditioner.type, "ic0");
+  EXPECT_EQ(spec.config.preconditioner.type, "auto");
   EXPECT_EQ(spec.config.preconditioner.ordering, prism::Ordering::automatic);
   EXPECT_EQ(prism::resolved_ordering(spec.config.preconditioner), prism::Ordering::color);
   EXPECT_EQ(spec.config.preconditioner.coloring.vertex_order, prism::VertexOrder::natural);
@@ -370,7 +370,39 @@ TEST(SolverConfigText, ReadsTheSolverPreconditionerAndBackend) {
   EXPECT_EQ(c.backend, prism::BackendKind::cpu);
   const prism::SolverConfig defaults = prism::parse_solver_config("");
   EXPECT_EQ(defaults.solver.tolerance, prism::SolverConfig{}.solver.tolerance);
-  EXPECT_EQ(defaults.preconditioner.type, "ic0");
+  EXPECT_EQ(defaults.preconditioner.type, "auto");
+}
+
+// Type auto: the default, a name alone, and with the options of either type it may pick;
+// the explicit types still take only their own.
+TEST(SolverConfigText, AutoTakesTheOptionsOfIc0AndBlockIc) {
+  EXPECT_EQ(prism::parse_solver_config("preconditioner: auto").preconditioner.type, "auto");
+  const prism::SolverConfig given = prism::parse_solver_config(
+      "preconditioner: {block_ic: {block_size: 6}, ic0: {initial_shift: 0.01}}");
+  EXPECT_EQ(given.preconditioner.type, "auto");
+  EXPECT_EQ(given.preconditioner.block_ic.block_size, 6);
+  EXPECT_EQ(given.preconditioner.ic0.initial_shift, 0.01);
+  const prism::SolverConfig typed = prism::parse_solver_config(
+      "preconditioner: {type: auto, block_ic: {supernode: 24}, ic0: {precision: mixed}}");
+  EXPECT_EQ(typed.preconditioner.block_ic.supernode, 24);
+  EXPECT_EQ(typed.preconditioner.ic0.precision, prism::Precision::mixed);
+  const auto message = [](const std::string& text) {
+    try {
+      prism::parse_solver_config(text);
+    } catch (const prism::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string ic0 = message("preconditioner: {type: ic0, block_ic: {block_size: 3}}");
+  EXPECT_NE(ic0.find("key 'block_ic' does not apply to preconditioner type ic0"), std::string::npos)
+      << ic0;
+  const std::string block_ic = message("preconditioner: {type: block_ic, ic0: {}}");
+  EXPECT_NE(block_ic.find("key 'ic0' does not apply to preconditioner type block_ic"),
+            std::string::npos)
+      << block_ic;
+  const std::string bad = message("preconditioner: automatic");
+  EXPECT_NE(bad.find("allowed: auto | none | jacobi | ic0 | block_ic"), std::string::npos) << bad;
 }
 
 TEST(SolverConfigText, ErrorsNameTheLineAndTheKey) {

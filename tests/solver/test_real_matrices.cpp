@@ -68,6 +68,7 @@ TEST(RealMatrix, IndefiniteSharedBus1138IsReportedAsBreakdown) {
   for (auto ordering : {prism::Ordering::natural, prism::Ordering::color}) {
     prism::SolverConfig config;
     config.backend = prism::BackendKind::cpu;
+    config.preconditioner.type = "ic0";
     config.preconditioner.ordering = ordering;
     prism::Solver solver(config);
     solver.setup(a);
