@@ -187,7 +187,8 @@ class Backend : public CgOperations,
 
 /// Creates the backend for a kind; `automatic` resolves to cuda when a device is
 /// usable, else cpu, and says why in *reason ("" for an explicit kind). Throws
-/// BackendError for `cuda` when no CUDA device is usable (none, busy or lost). A cpu
+/// BackendError for `cuda` when no CUDA device is usable (none, busy or lost). `reason`
+/// may be null. A cpu
 /// backend runs `cpu_kernels`.
 std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* reason,
                                       CpuKernels cpu_kernels = CpuKernels::threaded);

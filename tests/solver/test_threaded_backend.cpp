@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,11 @@ struct Setting {
   prism::Precision precision = prism::Precision::fp64;
   prism::Ic0Factorization block_ic_factorization = prism::Ic0Factorization::automatic;
 };
+
+/// Names a Setting in GoogleTest's output (without it, ctest lists its bytes).
+void PrintTo(const Setting& s, std::ostream* os) {
+  *os << s.name;
+}
 
 std::string name_of(const ::testing::TestParamInfo<Setting>& info) {
   return info.param.name;
