@@ -35,4 +35,7 @@ Ic0Status ic0_scale(CsrView<double> lower, const index_t* source, const double* 
 /// with the sums over the common pattern of rows i and k. Stops at the first bad pivot.
 Ic0Status ic0_factorize(CsrView<double> lower, double* values, double shift);
 
+/// Row i of ic0_factorize (rows it reads, k < i, already factored): its status.
+Ic0Status ic0_factor_row(CsrView<double> lower, double* values, double shift, index_t i);
+
 }  // namespace prism::kernels::reference

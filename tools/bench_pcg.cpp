@@ -64,7 +64,7 @@ struct Config {
   prism::GraphMode graph = prism::GraphMode::automatic;  ///< of the timed solves
   prism::ColorsetLayout layout = prism::ColorsetLayout::automatic;
   prism::ColoringMethod coloring = prism::ColoringMethod::greedy;
-  int colors = 8;  ///< level_cyclic only
+  int colors = 8;     ///< level_cyclic only
   int supernode = 0;  ///< block_ic only: the largest supernode (0: node blocks)
 };
 
@@ -433,7 +433,8 @@ std::vector<prism::CpuKernels> parse_kernels(const std::string& list) {
 int main(int argc, char** argv) {
   int repeats = 5;
   std::string json_path, dump_dir,
-      configs = ",none,jacobi,ic0-natural,ic0-color-cusparse,ic0-color,ic0-color-launches,block_ic,";
+      configs =
+          ",none,jacobi,ic0-natural,ic0-color-cusparse,ic0-color,ic0-color-launches,block_ic,";
   bool eigen = true;
   prism::BackendKind backend = prism::BackendKind::automatic;
   std::vector<prism::CpuKernels> cpu_kernels{prism::CpuKernels::threaded};

@@ -58,8 +58,8 @@ const char* prism_status_name(int status);
 const char* prism_solve_status_name(int status);
 
 /* A solver configured by a YAML text with the problem file's solver, preconditioner,
- * backend and cpu_kernels keys (docs/problem-file.md), e.g. "solver: {tolerance: 1.0e-10}\nbackend: cpu";
- * NULL or "" for the defaults. */
+ * backend and cpu_kernels keys (docs/problem-file.md), e.g. "solver: {tolerance: 1.0e-10}\nbackend:
+ * cpu"; NULL or "" for the defaults. */
 prism_status prism_solver_create(const char* config_yaml, prism_solver** solver);
 
 /* Checks, orders, analyzes and factors A (n rows, row_ptr[n] stored entries) and moves it

@@ -10,45 +10,11 @@ namespace {
 /// calling thread, with the small blocks next to it.
 constexpr index_t kRowsPerThread = 128;
 
-/// Row i of the factor, as reference::ic0_factorize computes it; false (and `status`)
-/// on a bad pivot.
+/// Row i of the factor, the reference's own; false (and `status`) on a bad pivot.
 bool factor_row(const CsrView<double>& lower, double* values, double shift, index_t i,
                 Ic0Status& status) {
-  const index_t* ptr = lower.row_ptr;
-  const index_t* col = lower.col_idx;
-  const index_t begin = ptr[i];
-  const index_t diag = ptr[i + 1] - 1;
-  if (diag < begin || col[diag] != i) {
-    status = Ic0Status{i, 0.0};
-    return false;
-  }
-  for (index_t e = begin; e < diag; ++e) {
-    const index_t k = col[e];
-    const index_t k_diag = ptr[k + 1] - 1;
-    double sum = values[e];
-    index_t p = begin;
-    index_t q = ptr[k];
-    while (p < e && q < k_diag) {
-      if (col[p] < col[q]) {
-        ++p;
-      } else if (col[q] < col[p]) {
-        ++q;
-      } else {
-        sum -= values[p] * values[q];
-        ++p;
-        ++q;
-      }
-    }
-    values[e] = sum / values[k_diag];
-  }
-  double pivot = values[diag] + shift;
-  for (index_t e = begin; e < diag; ++e) pivot -= values[e] * values[e];
-  if (!(pivot > 0.0) || !std::isfinite(pivot)) {
-    status = Ic0Status{i, pivot};
-    return false;
-  }
-  values[diag] = std::sqrt(pivot);
-  return true;
+  status = reference::ic0_factor_row(lower, values, shift, i);
+  return status.ok();
 }
 
 /// Rows [begin, end) in order, stopping at the first bad pivot (the reference's verdict).

@@ -24,42 +24,48 @@ Ic0Status ic0_scale(CsrView<double> lower, const index_t* source, const double* 
   return Ic0Status{};
 }
 
-Ic0Status ic0_factorize(CsrView<double> lower, double* values, double shift) {
+Ic0Status ic0_factor_row(CsrView<double> lower, double* values, double shift, index_t i) {
   const index_t* ptr = lower.row_ptr;
   const index_t* col = lower.col_idx;
-  for (index_t i = 0; i < lower.rows; ++i) {
-    const index_t begin = ptr[i];
-    const index_t diag = ptr[i + 1] - 1;
-    // A row without its diagonal has no pivot to take; report it as a zero pivot
-    // rather than read another row's entry.
-    if (diag < begin || col[diag] != i) return Ic0Status{i, 0.0};
+  const index_t begin = ptr[i];
+  const index_t diag = ptr[i + 1] - 1;
+  // A row without its diagonal has no pivot to take; report it as a zero pivot rather
+  // than read another row's entry.
+  if (diag < begin || col[diag] != i) return Ic0Status{i, 0.0};
 
-    // Up-looking: entries of row i left of position e are already final, so each
-    // l_ik uses finished values of both row i and row k.
-    for (index_t e = begin; e < diag; ++e) {
-      const index_t k = col[e];
-      const index_t k_diag = ptr[k + 1] - 1;
-      double sum = values[e];
-      index_t p = begin;
-      index_t q = ptr[k];
-      while (p < e && q < k_diag) {
-        if (col[p] < col[q]) {
-          ++p;
-        } else if (col[q] < col[p]) {
-          ++q;
-        } else {
-          sum -= values[p] * values[q];
-          ++p;
-          ++q;
-        }
+  // Up-looking: entries of row i left of position e are already final, so each l_ik
+  // uses finished values of both row i and row k.
+  for (index_t e = begin; e < diag; ++e) {
+    const index_t k = col[e];
+    const index_t k_diag = ptr[k + 1] - 1;
+    double sum = values[e];
+    index_t p = begin;
+    index_t q = ptr[k];
+    while (p < e && q < k_diag) {
+      if (col[p] < col[q]) {
+        ++p;
+      } else if (col[q] < col[p]) {
+        ++q;
+      } else {
+        sum -= values[p] * values[q];
+        ++p;
+        ++q;
       }
-      values[e] = sum / values[k_diag];
     }
+    values[e] = sum / values[k_diag];
+  }
 
-    double pivot = values[diag] + shift;
-    for (index_t e = begin; e < diag; ++e) pivot -= values[e] * values[e];
-    if (!(pivot > 0.0) || !std::isfinite(pivot)) return Ic0Status{i, pivot};
-    values[diag] = std::sqrt(pivot);
+  double pivot = values[diag] + shift;
+  for (index_t e = begin; e < diag; ++e) pivot -= values[e] * values[e];
+  if (!(pivot > 0.0) || !std::isfinite(pivot)) return Ic0Status{i, pivot};
+  values[diag] = std::sqrt(pivot);
+  return Ic0Status{};
+}
+
+Ic0Status ic0_factorize(CsrView<double> lower, double* values, double shift) {
+  for (index_t i = 0; i < lower.rows; ++i) {
+    const Ic0Status status = ic0_factor_row(lower, values, shift, i);
+    if (!status.ok()) return status;
   }
   return Ic0Status{};
 }

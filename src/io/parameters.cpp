@@ -402,8 +402,7 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
       "Where the factor and the solves' operators are computed: host (then uploaded), backend "
       "(in the backend's memory, the block rows of a color at once; needs trisolve colorset or "
       "auto), or auto (backend on a GPU).",
-      "host",
-      [](const ProblemSpec& s) { return s.config.preconditioner.block_ic.factorization; }));
+      "host", [](const ProblemSpec& s) { return s.config.preconditioner.block_ic.factorization; }));
 }
 
 /// The backend and what the CLI prints and writes.

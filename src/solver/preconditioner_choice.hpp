@@ -26,9 +26,8 @@ struct TypeChoice {
 
 /// `options.type`, or for auto: block_ic where A's node blocks have 2 rows or more on
 /// average (or block_ic.block_size >= 2) and the other options let block_ic run (greedy,
-/// unbalanced coloring; ordering color), else ic0. On an H200, block_ic took 5-38% less
-/// time to 1e-8 than ic0 on elasticity, shell and stiffness matrices; on blocks of 1 row
-/// it is ic0 with extra passes. A must be square.
+/// unbalanced coloring; ordering color), else ic0: on blocks of 1 row block_ic is ic0 with
+/// extra passes (docs/how-it-works.md gives the measured basis). A must be square.
 TypeChoice resolve_type(const PreconditionerOptions& options, const CsrMatrix<double>& a);
 
 }  // namespace prism::solver
