@@ -137,6 +137,9 @@ struct Solver::Impl {
   void to_solver_order(const backend::Vector& src, backend::Vector& dst, double factor);
   /// dst = factor * src with src in the solver's order, dst in the caller's.
   void to_caller_order(const backend::Vector& src, backend::Vector& dst, double factor);
+  /// dst = factor * src, gathered through `map` (nullptr: the same order).
+  void reorder(const backend::Vector& src, backend::Vector& dst, double factor,
+               const backend::IndexMap* map);
   /// factor * v in a new vector (a power of two: exact, as solve()'s host scaling).
   std::unique_ptr<backend::Vector> scaled(const backend::Vector& v, double factor);
   void make_apply_work() {
@@ -500,34 +503,29 @@ std::unique_ptr<backend::Vector> Solver::Impl::scaled(const backend::Vector& v, 
   return out;
 }
 
-void Solver::Impl::to_solver_order(const backend::Vector& src, backend::Vector& dst,
-                                   double factor) {
+void Solver::Impl::reorder(const backend::Vector& src, backend::Vector& dst, double factor,
+                           const backend::IndexMap* map) {
   const std::unique_ptr<backend::Vector> scaled_src = factor != 1.0 ? scaled(src, factor) : nullptr;
   const backend::Vector& from = scaled_src ? *scaled_src : src;
-  if (!permuted) {
+  if (map == nullptr) {
     backend->copy(from, dst);
-    return;
+  } else {
+    backend->gather(from.data(), *map, dst);
   }
-  if (!order_map) order_map = backend->make_index_map(permutation);
-  backend->gather(from.data(), *order_map, dst);
+}
+
+void Solver::Impl::to_solver_order(const backend::Vector& src, backend::Vector& dst,
+                                   double factor) {
+  if (permuted && !order_map) order_map = backend->make_index_map(permutation);
+  reorder(src, dst, factor, permuted ? order_map.get() : nullptr);
 }
 
 void Solver::Impl::to_caller_order(const backend::Vector& src, backend::Vector& dst,
                                    double factor) {
-  const std::unique_ptr<backend::Vector> scaled_src = factor != 1.0 ? scaled(src, factor) : nullptr;
-  const backend::Vector& from = scaled_src ? *scaled_src : src;
-  if (!permuted) {
-    backend->copy(from, dst);
-    return;
+  if (permuted && !unorder_map) {
+    unorder_map = backend->make_index_map(inverse_permutation(permutation));
   }
-  if (!unorder_map) {
-    std::vector<index_t> inverse(permutation.size());
-    for (std::size_t i = 0; i < permutation.size(); ++i) {
-      inverse[permutation[i]] = static_cast<index_t>(i);
-    }
-    unorder_map = backend->make_index_map(inverse);
-  }
-  backend->gather(from.data(), *unorder_map, dst);
+  reorder(src, dst, factor, permuted ? unorder_map.get() : nullptr);
 }
 
 SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) {
