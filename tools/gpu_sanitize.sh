@@ -3,7 +3,8 @@
 # every CUDA test executable (out-of-bounds and misaligned accesses, leaks of device
 # memory, failing API calls), racecheck and synccheck on the kernels that share memory
 # between threads (color-set solves and factorization, batched factors, dense
-# triangular solves, tridiagonal solves). Arguments pick the tools (default: all three).
+# triangular solves, tridiagonal solves, block IC(0) factorization). Arguments pick the
+# tools (default: all three).
 # The sanitizers slow the tests 10 to 100 times: by default the largest cases are left
 # out; SANITIZE_FULL=1 runs every test. Measured on an H200: memcheck of all of
 # test_cuda_backend 275 s, of all of test_tridiagonal_cuda 213 s; racecheck of
@@ -48,15 +49,15 @@ run() {
 }
 
 big='TridiagonalCuda.OneHugeSystem:TridiagonalCuda.MillionSystems'
-run memcheck test_cuda_backend 'CudaBackendTest.*:GpuSolveRefactor.*:GpuSolveGraph.*'
+run memcheck test_cuda_backend 'CudaBackendTest.*:GpuSolveRefactor.*:GpuSolveGraph.*:CudaBlockIc*'
 run memcheck test_tridiagonal_cuda "*:-$big"
 run memcheck test_dense_triangular_cuda
 run memcheck test_batched_factor_cuda
 # Kernels that share memory between threads, at their small and awkward sizes.
-run racecheck test_cuda_backend 'CudaBackendTest.Colorset*:CudaBackendTest.*Ic0*'
+run racecheck test_cuda_backend 'CudaBackendTest.Colorset*:CudaBackendTest.*Ic0*:CudaBlockIcKernels.*'
 run racecheck test_tridiagonal_cuda \
   'TridiagonalCuda.PlantedCases:TridiagonalCuda.*PathEdges*:TridiagonalCuda.SeveralWarps*:TridiagonalCuda.ClusterOnePass*'
 run racecheck test_batched_factor_cuda 'BatchedFactorCuda.Potrf*'
 run racecheck test_dense_triangular_cuda 'DenseTrsvCuda*'
-run synccheck test_cuda_backend 'CudaBackendTest.Colorset*:CudaBackendTest.*Ic0*'
+run synccheck test_cuda_backend 'CudaBackendTest.Colorset*:CudaBackendTest.*Ic0*:CudaBlockIcKernels.*'
 exit $status
