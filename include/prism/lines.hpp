@@ -1,0 +1,81 @@
+#pragma once
+/// @file
+/// Lines: chains of strongly coupled unknowns, found from the matrix alone, for line
+/// smoothers and line-block preconditioners whose diagonal blocks are tridiagonal. The
+/// construction follows Mavriplis' implicit lines for stretched unstructured meshes (each
+/// vertex joins its strongest edges where they dominate the others; J. Comput. Phys. 145,
+/// 1998), with the symmetric strength of smoothed aggregation (|a_ij| / sqrt(a_ii a_jj),
+/// Vanek, Mandel and Brezina, Computing 56, 1996) in place of edge weights, and links kept
+/// only where both rows choose each other, so that the result does not depend on the
+/// numbering of the unknowns.
+
+#include <prism/blocks.hpp>
+#include <prism/csr_matrix.hpp>
+#include <prism/report.hpp>
+
+#include <limits>
+#include <vector>
+
+namespace prism {
+
+/// Thresholds of find_lines(); each is checked (ConfigError) on use.
+struct LineOptions {
+  /// A row's chosen couplings (its strongest one or two) must each be at least this
+  /// many times stronger than every coupling it does not choose; > 1. At 4 the couplings
+  /// left out are all "weak" in the sense of classical AMG (below a quarter of the
+  /// weakest chosen one, Ruge-Stueben theta = 0.25), and exact ties never pass, so a row
+  /// with three equal couplings (isotropic Laplacian) chooses none.
+  double dominance = 4.0;
+  /// Smallest strength |a_ij| / sqrt(a_ii a_jj) a link may have; in [0, 1). A chain of
+  /// links no stronger than s has a scaled block within [1 - 2s, 1 + 2s] (Gershgorin),
+  /// so below 0.1 an exact line solve gains at most a factor 1.5 over the diagonal.
+  double min_strength = 0.1;
+  /// Longest line; a longer chain is cut into ceil(length / max_length) pieces of
+  /// nearly equal length. >= 1.
+  index_t max_length = std::numeric_limits<index_t>::max();
+};
+
+/// What find_lines() found.
+struct LineReport {
+  SetStats lengths;            ///< number of lines and their lengths (min, mean, max)
+  index_t linked_rows = 0;     ///< rows in lines of length >= 2
+  double inside_weight = 0.0;  ///< share of sum_{i != j} |a_ij| between consecutive rows
+                               ///< of a line (0 when A has no off-diagonal weight)
+};
+
+/// A partition of the unknowns into lines.
+struct Lines {
+  std::vector<index_t> permutation;  ///< rows: permutation[new] = old; each line's rows
+                                     ///< consecutive and in chain order
+  BlockPartition lines;              ///< the lines, in the new row order
+  LineReport report;
+};
+
+/// Lines of strong couplings. Row i chooses its k strongest off-diagonal couplings
+/// (strength s_ij = |a_ij| / sqrt(a_ii a_jj)), k <= 2 the largest for which each chosen
+/// one is >= min_strength and >= dominance times every coupling not chosen; rows i and j
+/// are linked when each chooses the other. Every row then has at most two links, so the
+/// links form chains and cycles; a cycle is cut at its weakest link. A chain longer than
+/// max_length is cut into pieces; rows without links are lines of length 1. Lines are
+/// ordered by their smallest row, each read from its end with the smaller row index.
+///
+/// Numbering: choices are made by strength thresholds, never by picking among equals, so
+/// permuting A symmetrically permutes the lines (same rows, same chain order up to
+/// reversal). Exact ties matter in two places only: a cycle whose weakest links tie is cut
+/// at the tied link with the smallest row index, and a chain cut by max_length whose
+/// strengths read the same from both ends, where equal pieces cannot fall symmetrically,
+/// is cut starting from the end with the smaller row index.
+///
+/// On the 7-point anisotropic Laplacian with one strong axis the lines are the grid lines
+/// of that axis; on the isotropic Laplacian every row has at least three equal couplings,
+/// so every line has length 1; with two equally strong axes (planes) likewise. O(nnz +
+/// rows). Throws InvalidMatrixError if A is not square or a diagonal entry is not
+/// positive and finite, ConfigError on bad options.
+Lines find_lines(const CsrMatrix<double>& a, const LineOptions& options = {});
+
+/// The share of sum_{i != j} |a_ij| that couples consecutive rows of a line (the part a
+/// tridiagonal line solve takes in), 0 when A has none. `a` and `lines` in the same
+/// order. Throws InvalidMatrixError if the lines do not fit A.
+double line_weight(const CsrMatrix<double>& a, const BlockPartition& lines);
+
+}  // namespace prism
