@@ -66,6 +66,10 @@ enum class SpmvAlgorithm {
                ///< sized from the mean row length; cuda (the cpu runs its CSR SpMV)
   sell,        ///< "sell": prism's kernel on the SELL-32 layout (kernels/sell.hpp), one
                ///< thread per row; cuda (the cpu runs its CSR SpMV)
+  bsr,         ///< "bsr": prism's kernel on b x b blocks (kernels/bsr.hpp), a warp per block
+               ///< row, for matrices whose node blocks (find_node_blocks) all have b >= 2
+               ///< rows; where they do not, the choice of auto (the matrix's algorithm()
+               ///< says so); cuda (the cpu runs its CSR SpMV)
 };
 
 /// Storage of the strict triangle in the GPU color-set solves.

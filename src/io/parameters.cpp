@@ -264,8 +264,9 @@ void add_solver_keys(std::vector<Parameter>& t) {
       "total", [](const ProblemSpec& s) { return s.config.solver.timing; }));
   t.push_back(enumerated<SpmvAlgorithm>(
       "solver.spmv",
-      "Sparse matrix-vector product: cusparse (cuda only), csr_vector or sell (prism's kernels; "
-      "the cpu runs its one CSR SpMV); auto picks per backend.",
+      "Sparse matrix-vector product: cusparse (cuda only), csr_vector, sell or bsr (prism's "
+      "kernels; bsr on uniform node blocks, else auto's choice; the cpu runs its one CSR SpMV); "
+      "auto picks per backend.",
       "csr_vector", [](const ProblemSpec& s) { return s.config.solver.spmv; }));
   t.push_back(enumerated<GraphMode>(
       "solver.graph",

@@ -64,7 +64,8 @@ const std::vector<std::pair<SpmvAlgorithm, std::string_view>>& enum_names<SpmvAl
       {SpmvAlgorithm::automatic, "auto"},
       {SpmvAlgorithm::cusparse, "cusparse"},
       {SpmvAlgorithm::csr_vector, "csr_vector"},
-      {SpmvAlgorithm::sell, "sell"}};
+      {SpmvAlgorithm::sell, "sell"},
+      {SpmvAlgorithm::bsr, "bsr"}};
   return names;
 }
 

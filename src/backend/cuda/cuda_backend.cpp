@@ -11,7 +11,9 @@
 #include "backend/cuda/cusparse_trisolve.hpp"
 #include "backend/cuda/device_csr.hpp"
 #include "backend/split_triangle.hpp"
+#include "kernels/bsr.hpp"
 #include "kernels/cuda/blas1.hpp"
+#include "kernels/cuda/bsr.hpp"
 #include "kernels/cuda/cg_loop.hpp"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
@@ -20,8 +22,12 @@
 #include "kernels/cuda/spmv.hpp"
 #include "kernels/sell.hpp"
 
+#include <prism/blocks.hpp>
+
 #include <algorithm>
+#include <cstdio>
 #include <functional>
+#include <numeric>
 #include <vector>
 
 namespace prism::backend {
@@ -47,9 +53,26 @@ SpmvAlgorithm pick_spmv_algorithm(const CsrMatrix<double>& a) {
   return padding <= kernels::kSellAutoMaxPadding ? SpmvAlgorithm::sell : SpmvAlgorithm::cusparse;
 }
 
+/// `spmv: bsr`: the largest b in 2..8 (the sizes with a tuned kernel) that divides every
+/// node block (find_node_blocks) but the last, which the matrix's end may cut short: uniform
+/// node blocks of b rows give b, and so do runs of whole nodes that share a pattern. 0 where
+/// there is none.
+int pick_bsr_block_size(const CsrMatrix<double>& a) {
+  if (a.rows != a.cols || a.rows == 0) return 0;
+  const BlockPartition nodes = find_node_blocks(a);
+  index_t common = nodes.count() == 1 ? a.rows : 0;
+  for (index_t k = 0; k + 1 < nodes.count(); ++k) {
+    common = std::gcd(common, nodes.ptr[k + 1] - nodes.ptr[k]);
+  }
+  for (int b = 8; b >= 2; --b) {
+    if (common % b == 0) return b;
+  }
+  return 0;
+}
+
 /// y = A x with cusparseSpMV (CSR_ALG2, bit-wise deterministic run to run, preprocessed
-/// once) or prism's kernels: CSR-vector, or SELL-32 (a copy of the values in the SELL
-/// layout, refilled from the CSR values on the device by update_values()).
+/// once) or prism's kernels: CSR-vector, SELL-32 or BSR (a copy of the values in the SELL
+/// or BSR layout, refilled from the CSR values on the device by update_values()).
 class CudaMatrix final : public Matrix {
  public:
   CudaMatrix(const CsrMatrix<double>& a, SpmvAlgorithm algorithm, cusparseHandle_t handle,
@@ -60,6 +83,7 @@ class CudaMatrix final : public Matrix {
         threads_per_row_(kernels::cuda::spmv_threads_per_row(
             a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 1.0)),
         csr_(a, stream) {
+    if (algorithm_ == SpmvAlgorithm::bsr) make_bsr(a);
     if (algorithm_ == SpmvAlgorithm::automatic) algorithm_ = pick_spmv_algorithm(a);
     if (algorithm_ == SpmvAlgorithm::sell) {
       kernels::SellLayout sell = kernels::sell_layout(
@@ -74,29 +98,37 @@ class CudaMatrix final : public Matrix {
   }
   index_t rows() const override { return csr_.rows(); }
   index_t nnz() const override { return csr_.nnz(); }
-  std::string algorithm() const override { return std::string(to_string(algorithm_)); }
+  /// With `spmv: bsr` where BSR does not fit, the algorithm used and why not bsr.
+  std::string algorithm() const override {
+    const std::string name(to_string(algorithm_));
+    return bsr_fallback_.empty() ? name : name + " (" + bsr_fallback_ + ")";
+  }
   void update_values(const std::vector<double>& values) override {
     csr_.update_values(values);
     refill_sell();
+    refill_bsr();
   }
   /// One gather straight from the caller's values into the storage the SpMV reads: the
-  /// SELL values (the CSR copy then goes stale: no SELL kernel reads it), else the CSR
-  /// values.
+  /// SELL or BSR values (the CSR copy then goes stale: no SELL or BSR kernel reads it),
+  /// else the CSR values.
   void update_values(const SourceValues& a) override {
     if (static_cast<index_t>(a.source->size()) != csr_.nnz()) {
       throw InvalidMatrixError("update_values: expected " + std::to_string(csr_.nnz()) +
                                " values, got " + std::to_string(a.source->size()));
     }
+    const std::vector<index_t>* through =
+        is_sell() ? &host_sell_source_ : (is_bsr() ? &host_bsr_source_ : nullptr);
     if (from_values_.size() == 0) {
       from_values_ = k::upload_and_wait(
-          is_sell() ? compose_source(host_sell_source_, *a.source) : *a.source, stream_);
+          through != nullptr ? compose_source(*through, *a.source) : *a.source, stream_);
     }
-    double* out = is_sell() ? sell_values_.data() : csr_.values();
+    double* out = is_sell() ? sell_values_.data() : (is_bsr() ? bsr_values_.data() : csr_.values());
     k::gather_values(static_cast<index_t>(from_values_.size()), from_values_.data(), a.values, out,
                      stream_);
   }
 
   bool is_sell() const { return algorithm_ == SpmvAlgorithm::sell; }
+  bool is_bsr() const { return algorithm_ == SpmvAlgorithm::bsr; }
   /// SELL only: y = A x and the per-block parts of x . y in `partials`; returns their count.
   int multiply_dot(const CudaVector& x, CudaVector& y, double* partials) const {
     return kernels::cuda::sell_spmv_dot(csr_.rows(), sell_view(), x.data(), y.data(), partials,
@@ -110,6 +142,10 @@ class CudaMatrix final : public Matrix {
     }
     if (algorithm_ == SpmvAlgorithm::sell) {
       kernels::cuda::sell_spmv(csr_.rows(), sell_view(), x.data(), y.data(), stream_);
+      return;
+    }
+    if (algorithm_ == SpmvAlgorithm::bsr) {
+      kernels::cuda::bsr_spmv(bsr_view(), x.data(), y.data(), stream_);
       return;
     }
     const double one = 1.0, zero = 0.0;
@@ -141,6 +177,47 @@ class CudaMatrix final : public Matrix {
                                  csr_.values(), sell_values_.data(), stream_);
   }
 
+  /// `spmv: bsr`: the BSR copy of `a`, or where no block size fits or BSR pads beyond
+  /// kBsrMaxPadding, auto's choice with the reason kept for algorithm().
+  void make_bsr(const CsrMatrix<double>& a) {
+    const kernels::CsrView<double> pattern{a.rows, a.cols, a.row_ptr.data(), a.col_idx.data(),
+                                           nullptr};
+    const int b = pick_bsr_block_size(a);
+    kernels::BsrLayout layout;
+    if (b >= 2) layout = kernels::reference::bsr_pattern(pattern, b);
+    const double padding = b >= 2 ? kernels::bsr_padding(layout, a.nnz()) : 0.0;
+    if (b < 2 || padding > kernels::kBsrMaxPadding) {
+      char why[96];
+      if (b < 2) {
+        std::snprintf(why, sizeof why, "bsr: no common node block size of 2 to 8 rows");
+      } else {
+        std::snprintf(why, sizeof why, "bsr: %dx%d blocks would store %.2f values per nonzero", b,
+                      b, padding);
+      }
+      bsr_fallback_ = why;
+      algorithm_ = pick_spmv_algorithm(a);
+      return;
+    }
+    kernels::reference::bsr_map(pattern, layout);
+    bsr_block_size_ = b;
+    bsr_block_rows_ = layout.block_rows();
+    bsr_row_ptr_ = k::upload_and_wait(layout.block_row_ptr, stream_);
+    bsr_col_idx_ = k::upload_and_wait(layout.block_col_idx, stream_);
+    bsr_source_ = k::upload_and_wait(layout.source, stream_);
+    host_bsr_source_ = std::move(layout.source);
+    bsr_values_ = DeviceBuffer<double>(host_bsr_source_.size());
+    refill_bsr();
+  }
+  kernels::BsrView<double> bsr_view() const {
+    return {csr_.rows(),         csr_.view().cols,    bsr_block_size_,   bsr_block_rows_,
+            bsr_row_ptr_.data(), bsr_col_idx_.data(), bsr_values_.data()};
+  }
+  void refill_bsr() {
+    if (algorithm_ != SpmvAlgorithm::bsr) return;
+    kernels::cuda::bsr_gather(static_cast<index_t>(bsr_values_.size()), bsr_source_.data(),
+                              csr_.values(), bsr_values_.data(), stream_);
+  }
+
   cusparseHandle_t handle_;
   cudaStream_t stream_;
   SpmvAlgorithm algorithm_;
@@ -150,6 +227,12 @@ class CudaMatrix final : public Matrix {
   std::vector<index_t> host_sell_source_;
   DeviceBuffer<index_t> from_values_;  // update_values(SourceValues): storage <- values
   DeviceBuffer<double> sell_values_;
+  int bsr_block_size_ = 0;
+  index_t bsr_block_rows_ = 0;
+  DeviceBuffer<index_t> bsr_row_ptr_, bsr_col_idx_, bsr_source_;
+  std::vector<index_t> host_bsr_source_;
+  DeviceBuffer<double> bsr_values_;
+  std::string bsr_fallback_;  // spmv: bsr where it does not fit: why not
   mutable DeviceBuffer<char> buffer_;
   mutable bool prepared_ = false;
 };
