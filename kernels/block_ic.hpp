@@ -38,6 +38,12 @@ struct BlockIcView {
   const index_t* forward_diagonal_ptr = nullptr;   ///< ... of F
   const index_t* backward_diagonal_ptr = nullptr;  ///< ... of B
   const index_t* level_blocks = nullptr;           ///< the blocks, level by level
+  /// The transpose's block pattern, for the backward solve (block_ic_backward_row): block
+  /// J's entries e (col[e] = J) are transpose_entry[transpose_ptr[J] .. transpose_ptr[J + 1]),
+  /// by ascending block row.
+  const index_t* transpose_ptr = nullptr;
+  const index_t* transpose_entry = nullptr;
+  index_t uniform_block = 0;  ///< the blocks' size when all have one, else 0
 };
 
 /// The same arrays, owned, with the sizes and the levels (built once per pattern).
@@ -49,9 +55,16 @@ struct BlockIcPlan {
   std::vector<index_t> forward_ptr, backward_ptr, forward_diagonal_ptr, backward_diagonal_ptr;
   std::vector<index_t> level_ptr;  ///< level l: level_blocks[level_ptr[l] .. level_ptr[l + 1])
   std::vector<index_t> level_blocks;
+  std::vector<index_t> transpose_ptr, transpose_entry;
+  /// Whether the four operators are formed (block_ic.solve: inverted); without them the
+  /// operators' row pointers are empty and the factor is applied by block_ic_forward_row
+  /// and block_ic_backward_row (block_ic.solve: trsv).
+  bool operators = true;
+  bool float_solves = false;       ///< the trsv solves read a float copy of the factor
   std::int64_t value_count = 0;    ///< factor values
   std::int64_t inverse_count = 0;  ///< inverse values
   index_t largest_block = 0;
+  index_t uniform_block = 0;  ///< the blocks' size when all have one, else 0
 
   index_t blocks() const { return static_cast<index_t>(block_ptr.size()) - 1; }
   index_t entries() const { return static_cast<index_t>(col.size()); }
@@ -108,5 +121,28 @@ void block_ic_block_operators(const BlockIcView& p, index_t b, const double* inv
 void block_ic_entry_operators(const BlockIcView& p, index_t e, const double* values,
                               const double* inverse, const double* scale, double* forward,
                               double* backward);
+
+// The factor applied as it is (block_ic.solve: trsv), z = M^{-1} r = S L^{-T} L^{-1} S r
+// with the diagonal blocks' triangular solves done by substitution. The off-diagonal
+// blocks L_IJ are read from `blocks`, the factor's values in T (double, or float for
+// block_ic.precision: mixed), the diagonal blocks from `values` (double); sums in double.
+
+/// Block row I of the forward solve u = L^{-1} S r: u_I = L_II^{-1} (S_I r_I - sum_J L_IJ u_J),
+/// reading u of the block rows J < I that couple to I.
+template <typename T>
+void block_ic_forward_row(const BlockIcView& p, index_t block, const double* values,
+                          const T* blocks, const double* scale, const double* r, double* u);
+
+/// Block row J of the backward solve w = L^{-T} u, z = S w:
+/// w_J = L_JJ^{-T} (u_J - sum_I L_IJ^T w_I) over the block rows I > J that couple to J.
+template <typename T>
+void block_ic_backward_row(const BlockIcView& p, index_t block, const double* values,
+                           const T* blocks, const double* scale, const double* u, double* w,
+                           double* z);
+
+/// Both sweeps, block row by block row: u, then w and z.
+template <typename T>
+void block_ic_solve(const BlockIcView& p, const double* values, const T* blocks,
+                    const double* scale, const double* r, double* u, double* w, double* z);
 
 }  // namespace prism::kernels::reference

@@ -66,12 +66,15 @@ struct Config {
   prism::ColoringMethod coloring = prism::ColoringMethod::greedy;
   int colors = 8;     ///< level_cyclic only
   int supernode = 0;  ///< block_ic only: the largest supernode (0: node blocks)
+  prism::BlockIcSolve block_solve = prism::BlockIcSolve::inverted;  ///< block_ic only
 };
 
-Config block_ic(std::string name, int supernode, prism::Precision precision) {
+Config block_ic(std::string name, int supernode, prism::Precision precision,
+                prism::BlockIcSolve solve = prism::BlockIcSolve::inverted) {
   Config c{std::move(name), "block_ic", prism::Ordering::color};
   c.supernode = supernode;
   c.precision = precision;
+  c.block_solve = solve;
   return c;
 }
 
@@ -122,7 +125,11 @@ const std::vector<Config> kAllConfigs{
     block_ic("block_ic-sn12", 12, prism::Precision::fp64),
     block_ic("block_ic-sn24", 24, prism::Precision::fp64),
     block_ic("block_ic-sn48", 48, prism::Precision::fp64),
-    block_ic("block_ic-sn24-mixed", 24, prism::Precision::mixed)};
+    block_ic("block_ic-sn24-mixed", 24, prism::Precision::mixed),
+    block_ic("block_ic-trsv", 0, prism::Precision::fp64, prism::BlockIcSolve::trsv),
+    block_ic("block_ic-trsv-mixed", 0, prism::Precision::mixed, prism::BlockIcSolve::trsv),
+    block_ic("block_ic-sn12-trsv", 12, prism::Precision::fp64, prism::BlockIcSolve::trsv),
+    block_ic("block_ic-sn24-trsv", 24, prism::Precision::fp64, prism::BlockIcSolve::trsv)};
 
 struct Result {
   std::string problem, config, backend, device, trisolve, cpu_kernels;
@@ -194,6 +201,7 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   config.preconditioner.coloring.colors = c.colors;
   config.preconditioner.block_ic.supernode = c.supernode;
   config.preconditioner.block_ic.precision = c.precision;
+  config.preconditioner.block_ic.solve = c.block_solve;
   config.solver.timing = prism::TimingMode::phases;
   config.solver.graph = prism::GraphMode::off;
   prism::Solver solver(config);

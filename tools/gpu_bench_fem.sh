@@ -3,7 +3,7 @@
 # 40^3, bcsstk13, and matrices the suite does not generate (tools/unseen_matrices.py at
 # scale 3: tet_elasticity, its row-scaled twin, shell6) with jacobi, ic0 (greedy and
 # level-cyclic colorings), block_ic (node blocks in double and mixed precision, supernodes
-# of 12 and 24 rows), and CuPy CG with Jacobi on the same matrices. Writes fem.json,
+# of 12 and 24 rows; each with the inverted diagonal blocks and with -trsv), and CuPy CG with Jacobi on the same matrices. Writes fem.json,
 # cupy_fem.json, bench.log, table.md and run_info.json to $OUT (or out/bench_fem).
 #   device run (carry shared_data):  bash tools/gpu_bench_fem.sh [PROBLEM.yaml ...]
 # REPEATS=N timed solves per configuration (default 3); CONFIGS=a,b,... replaces the list.
@@ -26,7 +26,7 @@ if [ $# -eq 0 ]; then
     echo "gpu_bench_fem: no unseen matrices (tools/unseen_matrices.py needs NumPy and SciPy)"
   fi
 fi
-configs=${CONFIGS:-jacobi,ic0-color,ic0-cyclic8,block_ic,block_ic-mixed,block_ic-sn12,block_ic-sn24}
+configs=${CONFIGS:-jacobi,ic0-color,ic0-cyclic8,block_ic,block_ic-mixed,block_ic-sn12,block_ic-sn24,block_ic-trsv,block_ic-trsv-mixed,block_ic-sn12-trsv,block_ic-sn24-trsv}
 ./build-gpu/tools/bench_pcg --repeats "${REPEATS:-3}" --no-eigen --configs "$configs" \
   --json "$out/fem.json" --dump-dir /tmp/prism_fem_dump "$@" 2>&1 | tee "$out/bench.log"
 PYTHONUNBUFFERED=1 python3 tools/bench_cupy.py /tmp/prism_fem_dump --json "$out/cupy_fem.json" \

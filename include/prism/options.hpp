@@ -88,6 +88,15 @@ enum class Ic0Factorization {
               ///< solved with the color-set solves
 };
 
+/// How block_ic applies the diagonal blocks of its factor in the solves.
+enum class BlockIcSolve {
+  inverted,  ///< "inverted": the diagonal blocks inverted at set-up (Hogg's inversion), each
+             ///< half a block diagonal SpMV and a color-set solve with a unit diagonal
+  trsv,      ///< "trsv": the factor as it is (one column index per block), each half a
+             ///< launch per color, a warp per block row solving its diagonal block by
+             ///< substitution
+};
+
 /// Precision of the IC(0) factor in the triangular solves.
 enum class Precision {
   fp64,   ///< "double": factor and solves in double
@@ -165,8 +174,12 @@ struct BlockIcOptions {
   /// into dense diagonal blocks of up to this many rows (aggregate_blocks); 0: the blocks
   /// as they are.
   int supernode = 0;
-  /// mixed: the off-diagonal blocks of the solves in float (the color-set solves).
+  /// mixed: the off-diagonal blocks of the solves in float (solve inverted: the color-set
+  /// solves' operators W and V; trsv: the factor's blocks L_IJ), the diagonal blocks and
+  /// the sums in double.
   Precision precision = Precision::fp64;
+  /// How the solves apply the diagonal blocks.
+  BlockIcSolve solve = BlockIcSolve::inverted;
   /// Where the factorization and the solves' operators are computed: host, backend (in
   /// its memory, block row by block row of a color at once), or automatic.
   Ic0Factorization factorization = Ic0Factorization::automatic;

@@ -1,7 +1,8 @@
 #pragma once
 // Device twins of kernels/block_ic.hpp's reference kernels. A warp computes one block row
-// of the factor (its lanes take the block's rows) and one block of the operators; the
-// verdicts go to device ints, kNoBadEntry (matrix_values.hpp) when there is none.
+// of the factor (its lanes take the block's rows), one block of the operators, and one
+// block row of each solve; the verdicts go to device ints, kNoBadEntry
+// (matrix_values.hpp) when there is none.
 
 #include "kernels/block_ic.hpp"
 
@@ -31,5 +32,19 @@ void block_ic_factor(const BlockIcView& p, const std::vector<index_t>& level_ptr
 void block_ic_operators(const BlockIcView& p, const double* values, const double* inverse,
                         const double* scale, double* forward_diagonal, double* forward,
                         double* backward_diagonal, double* backward, cudaStream_t stream);
+
+/// The factor's solves (reference::block_ic_forward_row and block_ic_backward_row): a
+/// launch per level, a warp per block row; forward in level order, backward in reverse.
+template <typename T>
+void block_ic_forward(const BlockIcView& p, const std::vector<index_t>& level_ptr,
+                      const double* values, const T* blocks, const double* scale, const double* r,
+                      double* u, cudaStream_t stream);
+template <typename T>
+void block_ic_backward(const BlockIcView& p, const std::vector<index_t>& level_ptr,
+                       const double* values, const T* blocks, const double* scale, const double* u,
+                       double* w, double* z, cudaStream_t stream);
+
+/// out[k] = float(in[k]), k < n: the factor for mixed-precision solves.
+void narrow_values(std::int64_t n, const double* in, float* out, cudaStream_t stream);
 
 }  // namespace prism::kernels::cuda

@@ -112,4 +112,45 @@ void block_ic_operators(int threads, const BlockIcView& p, const double* values,
   });
 }
 
+template <typename T>
+void block_ic_forward(int threads, const BlockIcView& p, const std::vector<index_t>& level_ptr,
+                      const double* values, const T* blocks, const double* scale, const double* r,
+                      double* u) {
+  for (std::size_t l = 0; l + 1 < level_ptr.size(); ++l) {
+    const index_t first = level_ptr[l];
+    detail::for_items(
+        threads, level_ptr[l + 1] - first, kBlocksPerThread, [&](int, index_t begin, index_t end) {
+          for (index_t k = first + begin; k < first + end; ++k) {
+            ref::block_ic_forward_row(p, p.level_blocks[k], values, blocks, scale, r, u);
+          }
+        });
+  }
+}
+
+template <typename T>
+void block_ic_backward(int threads, const BlockIcView& p, const std::vector<index_t>& level_ptr,
+                       const double* values, const T* blocks, const double* scale, const double* u,
+                       double* w, double* z) {
+  for (std::size_t l = level_ptr.size(); l-- > 1;) {
+    const index_t first = level_ptr[l - 1];
+    detail::for_items(
+        threads, level_ptr[l] - first, kBlocksPerThread, [&](int, index_t begin, index_t end) {
+          for (index_t k = first + begin; k < first + end; ++k) {
+            ref::block_ic_backward_row(p, p.level_blocks[k], values, blocks, scale, u, w, z);
+          }
+        });
+  }
+}
+
+#define PRISM_BLOCK_IC_SOLVE(T)                                                             \
+  template void block_ic_forward<T>(int, const BlockIcView&, const std::vector<index_t>&,   \
+                                    const double*, const T*, const double*, const double*,  \
+                                    double*);                                               \
+  template void block_ic_backward<T>(int, const BlockIcView&, const std::vector<index_t>&,  \
+                                     const double*, const T*, const double*, const double*, \
+                                     double*, double*);
+PRISM_BLOCK_IC_SOLVE(double)
+PRISM_BLOCK_IC_SOLVE(float)
+#undef PRISM_BLOCK_IC_SOLVE
+
 }  // namespace prism::kernels::host

@@ -94,6 +94,17 @@ void block_ic_operators(int threads, const BlockIcView& p, const double* values,
                         const double* inverse, const double* scale, double* forward_diagonal,
                         double* forward, double* backward_diagonal, double* backward);
 
+/// reference::block_ic_solve's halves, the block rows of each level in parallel
+/// (forward in level order, backward in reverse): the reference's rows, so its bits.
+template <typename T>
+void block_ic_forward(int threads, const BlockIcView& p, const std::vector<index_t>& level_ptr,
+                      const double* values, const T* blocks, const double* scale, const double* r,
+                      double* u);
+template <typename T>
+void block_ic_backward(int threads, const BlockIcView& p, const std::vector<index_t>& level_ptr,
+                       const double* values, const T* blocks, const double* scale, const double* u,
+                       double* w, double* z);
+
 /// reference::first_bad_value
 index_t first_bad_value(int threads, index_t n, const double* values, const index_t* mirror);
 

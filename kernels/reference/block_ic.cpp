@@ -27,6 +27,9 @@ BlockIcView BlockIcPlan::view() const {
   v.forward_diagonal_ptr = forward_diagonal_ptr.data();
   v.backward_diagonal_ptr = backward_diagonal_ptr.data();
   v.level_blocks = level_blocks.data();
+  v.transpose_ptr = transpose_ptr.data();
+  v.transpose_entry = transpose_entry.data();
+  v.uniform_block = uniform_block;
   return v;
 }
 

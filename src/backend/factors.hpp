@@ -70,8 +70,17 @@ class BlockIcFactor {
   virtual void load(const SourceValues& a) = 0;
   /// Factors the loaded matrix + shift I (on the scaled diagonal); waits for the verdict.
   virtual kernels::BlockIcStatus attempt(double shift) = 0;
-  /// After a successful attempt: the operators' values (valid until the next attempt).
+  /// After a successful attempt: the operators' values (valid until the next attempt;
+  /// the plan's `operators`).
   virtual BlockIcOperators operators() = 0;
+  /// Takes a factor computed on the host instead (BlockFactor's values and scale, the
+  /// plan's layout), for the solves below.
+  virtual void set_factor(const std::vector<double>& values, const std::vector<double>& scale) = 0;
+  /// The factor's solves (block_ic.solve: trsv; in float with the plan's float_solves),
+  /// after a successful attempt or set_factor: u = L^{-1} S r, then w = L^{-T} u and
+  /// z = S w. Queued on the backend (recordable).
+  virtual void forward(const Vector& r, Vector& u) = 0;
+  virtual void backward(const Vector& u, Vector& w, Vector& z) = 0;
 };
 
 /// An IC(0) factor computed and applied in the backend's memory, one independent block

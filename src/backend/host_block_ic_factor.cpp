@@ -12,10 +12,10 @@ class HostBlockIcFactor final : public BlockIcFactor {
         scale_(static_cast<std::size_t>(plan.rows)),
         values_(static_cast<std::size_t>(plan.value_count)),
         inverse_(static_cast<std::size_t>(plan.inverse_count)),
-        forward_diagonal_(plan.forward_diagonal_ptr.back()),
-        forward_(plan.forward_ptr.back()),
-        backward_diagonal_(plan.backward_diagonal_ptr.back()),
-        backward_(plan.backward_ptr.back()) {}
+        forward_diagonal_(last(plan.forward_diagonal_ptr)),
+        forward_(last(plan.forward_ptr)),
+        backward_diagonal_(last(plan.backward_diagonal_ptr)),
+        backward_(last(plan.backward_ptr)) {}
 
   void load(const SourceValues& a) override {
     a_ = a.values;
@@ -27,7 +27,9 @@ class HostBlockIcFactor final : public BlockIcFactor {
     k_.block_ic_load(view_, a_, source_, scale_.data(), shift, plan_.value_count, values_.data());
     const kernels::BlockIcStatus status =
         k_.block_ic_factor(view_, plan_.level_ptr, values_.data(), inverse_.data());
-    if (status.ok()) {
+    if (status.ok() && !plan_.operators) {
+      narrow();
+    } else if (status.ok()) {
       k_.block_ic_operators(view_, values_.data(), inverse_.data(), scale_.data(),
                             forward_diagonal_.data(), forward_.data(), backward_diagonal_.data(),
                             backward_.data());
@@ -37,8 +39,40 @@ class HostBlockIcFactor final : public BlockIcFactor {
   BlockIcOperators operators() override {
     return {forward_diagonal_.data(), forward_.data(), backward_diagonal_.data(), backward_.data()};
   }
+  void set_factor(const std::vector<double>& values, const std::vector<double>& scale) override {
+    if (values.size() != values_.size() || scale.size() != scale_.size()) {
+      throw Error("block_ic: the host factor does not fit the plan");
+    }
+    values_ = values;
+    scale_ = scale;
+    narrow();
+  }
+  void forward(const Vector& r, Vector& u) override {
+    if (plan_.float_solves) {
+      k_.block_ic_forward(view_, plan_.level_ptr, values_.data(), narrow_.data(), scale_.data(),
+                          r.data(), u.data());
+    } else {
+      k_.block_ic_forward(view_, plan_.level_ptr, values_.data(), values_.data(), scale_.data(),
+                          r.data(), u.data());
+    }
+  }
+  void backward(const Vector& u, Vector& w, Vector& z) override {
+    if (plan_.float_solves) {
+      k_.block_ic_backward(view_, plan_.level_ptr, values_.data(), narrow_.data(), scale_.data(),
+                           u.data(), w.data(), z.data());
+    } else {
+      k_.block_ic_backward(view_, plan_.level_ptr, values_.data(), values_.data(), scale_.data(),
+                           u.data(), w.data(), z.data());
+    }
+  }
 
  private:
+  static std::size_t last(const std::vector<index_t>& ptr) {
+    return ptr.empty() ? 0 : static_cast<std::size_t>(ptr.back());
+  }
+  void narrow() {
+    if (plan_.float_solves) narrow_.assign(values_.begin(), values_.end());
+  }
   index_t block_of(index_t row) const {
     index_t b = 0;
     while (plan_.block_ptr[b + 1] <= row) ++b;
@@ -53,6 +87,7 @@ class HostBlockIcFactor final : public BlockIcFactor {
   index_t bad_row_ = -1;
   std::vector<double> scale_, values_, inverse_;
   std::vector<double> forward_diagonal_, forward_, backward_diagonal_, backward_;
+  std::vector<float> narrow_;  // the factor in float (float_solves)
 };
 
 }  // namespace

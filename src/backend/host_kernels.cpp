@@ -98,6 +98,43 @@ class ReferenceKernels final : public HostKernels {
     ref::block_ic_operators(p, values, inverse, scale, forward_diagonal, forward, backward_diagonal,
                             backward);
   }
+  void block_ic_forward(const BlockIcView& p, const std::vector<index_t>&, const double* values,
+                        const double* blocks, const double* scale, const double* r,
+                        double* u) const override {
+    forward(p, values, blocks, scale, r, u);
+  }
+  void block_ic_forward(const BlockIcView& p, const std::vector<index_t>&, const double* values,
+                        const float* blocks, const double* scale, const double* r,
+                        double* u) const override {
+    forward(p, values, blocks, scale, r, u);
+  }
+  void block_ic_backward(const BlockIcView& p, const std::vector<index_t>&, const double* values,
+                         const double* blocks, const double* scale, const double* u, double* w,
+                         double* z) const override {
+    backward(p, values, blocks, scale, u, w, z);
+  }
+  void block_ic_backward(const BlockIcView& p, const std::vector<index_t>&, const double* values,
+                         const float* blocks, const double* scale, const double* u, double* w,
+                         double* z) const override {
+    backward(p, values, blocks, scale, u, w, z);
+  }
+
+ private:
+  // Block row by block row in the natural order (the reference ignores the levels).
+  template <typename T>
+  static void forward(const BlockIcView& p, const double* values, const T* blocks,
+                      const double* scale, const double* r, double* u) {
+    for (index_t b = 0; b < p.blocks; ++b) {
+      ref::block_ic_forward_row(p, b, values, blocks, scale, r, u);
+    }
+  }
+  template <typename T>
+  static void backward(const BlockIcView& p, const double* values, const T* blocks,
+                       const double* scale, const double* u, double* w, double* z) {
+    for (index_t b = p.blocks - 1; b >= 0; --b) {
+      ref::block_ic_backward_row(p, b, values, blocks, scale, u, w, z);
+    }
+  }
 };
 
 class ThreadedKernels final : public HostKernels {
@@ -183,6 +220,26 @@ class ThreadedKernels final : public HostKernels {
                           double* backward_diagonal, double* backward) const override {
     host::block_ic_operators(t_, p, values, inverse, scale, forward_diagonal, forward,
                              backward_diagonal, backward);
+  }
+  void block_ic_forward(const BlockIcView& p, const std::vector<index_t>& level_ptr,
+                        const double* values, const double* blocks, const double* scale,
+                        const double* r, double* u) const override {
+    host::block_ic_forward(t_, p, level_ptr, values, blocks, scale, r, u);
+  }
+  void block_ic_forward(const BlockIcView& p, const std::vector<index_t>& level_ptr,
+                        const double* values, const float* blocks, const double* scale,
+                        const double* r, double* u) const override {
+    host::block_ic_forward(t_, p, level_ptr, values, blocks, scale, r, u);
+  }
+  void block_ic_backward(const BlockIcView& p, const std::vector<index_t>& level_ptr,
+                         const double* values, const double* blocks, const double* scale,
+                         const double* u, double* w, double* z) const override {
+    host::block_ic_backward(t_, p, level_ptr, values, blocks, scale, u, w, z);
+  }
+  void block_ic_backward(const BlockIcView& p, const std::vector<index_t>& level_ptr,
+                         const double* values, const float* blocks, const double* scale,
+                         const double* u, double* w, double* z) const override {
+    host::block_ic_backward(t_, p, level_ptr, values, blocks, scale, u, w, z);
   }
 
  private:

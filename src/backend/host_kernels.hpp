@@ -67,6 +67,24 @@ class HostKernels {
                                   const double* inverse, const double* scale,
                                   double* forward_diagonal, double* forward,
                                   double* backward_diagonal, double* backward) const = 0;
+  /// The factor's solves (block_ic.solve: trsv), the off-diagonal blocks in double or
+  /// float.
+  virtual void block_ic_forward(const kernels::BlockIcView& p,
+                                const std::vector<index_t>& level_ptr, const double* values,
+                                const double* blocks, const double* scale, const double* r,
+                                double* u) const = 0;
+  virtual void block_ic_forward(const kernels::BlockIcView& p,
+                                const std::vector<index_t>& level_ptr, const double* values,
+                                const float* blocks, const double* scale, const double* r,
+                                double* u) const = 0;
+  virtual void block_ic_backward(const kernels::BlockIcView& p,
+                                 const std::vector<index_t>& level_ptr, const double* values,
+                                 const double* blocks, const double* scale, const double* u,
+                                 double* w, double* z) const = 0;
+  virtual void block_ic_backward(const kernels::BlockIcView& p,
+                                 const std::vector<index_t>& level_ptr, const double* values,
+                                 const float* blocks, const double* scale, const double* u,
+                                 double* w, double* z) const = 0;
 };
 
 /// The reference kernels, or the threaded ones on `threads` threads (0:

@@ -398,6 +398,12 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
       "Precision of the stored off-diagonal blocks of the solves: double, or mixed (float, "
       "double sums; needs trisolve colorset or auto).",
       "mixed", [](const ProblemSpec& s) { return s.config.preconditioner.block_ic.precision; }));
+  t.push_back(enumerated<BlockIcSolve>(
+      "preconditioner.block_ic.solve",
+      "How the solves apply the diagonal blocks: inverted (inverted at set-up; per half a "
+      "block diagonal product and a color-set solve) or trsv (the factor as it is, a warp per "
+      "block row solving its diagonal block by substitution; trisolve does not apply).",
+      "trsv", [](const ProblemSpec& s) { return s.config.preconditioner.block_ic.solve; }));
   t.push_back(enumerated<Ic0Factorization>(
       "preconditioner.block_ic.factorization",
       "Where the factor and the solves' operators are computed: host (then uploaded), backend "

@@ -526,6 +526,7 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
     r.read(block_ic, "supernode", options.block_ic.supernode);
     r.read(block_ic, "precision", options.block_ic.precision);
     r.read(block_ic, "factorization", options.block_ic.factorization);
+    r.read(block_ic, "solve", options.block_ic.solve);
   }
 }
 

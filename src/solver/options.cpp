@@ -88,6 +88,13 @@ const std::vector<std::pair<Ic0Factorization, std::string_view>>& enum_names<Ic0
 }
 
 template <>
+const std::vector<std::pair<BlockIcSolve, std::string_view>>& enum_names<BlockIcSolve>() {
+  static const std::vector<std::pair<BlockIcSolve, std::string_view>> names{
+      {BlockIcSolve::inverted, "inverted"}, {BlockIcSolve::trsv, "trsv"}};
+  return names;
+}
+
+template <>
 const std::vector<std::pair<Precision, std::string_view>>& enum_names<Precision>() {
   static const std::vector<std::pair<Precision, std::string_view>> names{
       {Precision::fp64, "double"}, {Precision::mixed, "mixed"}};
@@ -156,6 +163,7 @@ PRISM_INSTANTIATE_ENUM(SpmvAlgorithm)
 PRISM_INSTANTIATE_ENUM(Ic0Factorization)
 PRISM_INSTANTIATE_ENUM(GraphMode)
 PRISM_INSTANTIATE_ENUM(Precision)
+PRISM_INSTANTIATE_ENUM(BlockIcSolve)
 PRISM_INSTANTIATE_ENUM(ColorsetLayout)
 #undef PRISM_INSTANTIATE_ENUM
 

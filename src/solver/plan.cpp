@@ -61,20 +61,25 @@ void resolve_ic0(const backend::Backend& backend, const CsrMatrix<double>& order
 }
 
 /// block_ic: where the factorization runs. On a GPU the block rows of a color are
-/// factored together there and the operators of the solves formed in place; elsewhere, or
-/// with solves that are not the color-set ones, the host factors.
+/// factored together there (and with solve inverted the operators of the solves formed in
+/// place); elsewhere, or with solves inverted that are not the color-set ones, the host
+/// factors.
 void resolve_block_ic(const backend::Backend& backend, Plan& plan) {
   PreconditionerOptions& p = plan.preconditioner;
   if (p.block_ic.factorization != Ic0Factorization::automatic) return;
-  const bool colorset =
-      p.trisolve == TrisolveAlgorithm::automatic || p.trisolve == TrisolveAlgorithm::colorset;
+  const bool colorset = p.block_ic.solve == BlockIcSolve::trsv ||
+                        p.trisolve == TrisolveAlgorithm::automatic ||
+                        p.trisolve == TrisolveAlgorithm::colorset;
   const bool device = backend.kind() == backend::Backend::Kind::device && colorset;
   p.block_ic.factorization = device ? Ic0Factorization::backend : Ic0Factorization::host;
-  if (device && p.trisolve == TrisolveAlgorithm::automatic)
+  if (device && p.trisolve == TrisolveAlgorithm::automatic &&
+      p.block_ic.solve == BlockIcSolve::inverted)
     p.trisolve = TrisolveAlgorithm::colorset;
+  const char* why =
+      p.block_ic.solve == BlockIcSolve::trsv ? " (a GPU)" : " (color-set solves, a GPU)";
   plan.reasons.push_back(
       "block_ic.factorization: " + std::string(to_string(p.block_ic.factorization)) +
-      (device ? " (color-set solves, a GPU)" : " (backend " + backend.name() + ")"));
+      (device ? why : " (backend " + backend.name() + ")"));
 }
 
 }  // namespace

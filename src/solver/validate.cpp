@@ -77,7 +77,9 @@ std::optional<ConfigViolation> check_combinations(const SolverConfig& config) {
                                name(to_string(p.trisolve))};
   }
   // block_ic's options are checked where they may apply: type auto may pick block_ic.
-  const bool block_ic = p.type == "block_ic" || p.type == "auto";
+  // Only solve inverted uses the color-set solves.
+  const bool block_ic =
+      (p.type == "block_ic" || p.type == "auto") && p.block_ic.solve == BlockIcSolve::inverted;
   if (block_ic && p.block_ic.precision == Precision::mixed && !colorset) {
     return ConfigViolation{{"preconditioner.block_ic.precision", "preconditioner.trisolve"},
                            "preconditioner.block_ic.precision: mixed stores the factor for the "

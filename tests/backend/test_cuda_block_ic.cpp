@@ -169,46 +169,111 @@ TEST(CudaBlockIcKernels, VerdictsAreThoseOfTheReference) {
   }
 }
 
+/// The factor's solves (block_ic.solve: trsv) of r: on the host by the reference, or on
+/// the device, each factoring `a` itself + shift 0.1 (the same factor up to rounding).
+std::vector<double> trsv_on_host(const prism::kernels::BlockIcPlan& plan,
+                                 const std::vector<double>& a, const std::vector<double>& r) {
+  namespace ref = prism::kernels::reference;
+  const prism::kernels::BlockIcView v = plan.view();
+  std::vector<double> scale(plan.rows), values(plan.value_count), inverse(plan.inverse_count);
+  EXPECT_LT(ref::block_ic_scale(v, a.data(), nullptr, scale.data()), 0);
+  ref::block_ic_load(v, a.data(), nullptr, scale.data(), 0.1, plan.value_count, values.data());
+  EXPECT_TRUE(ref::block_ic_factor(v, plan.level_ptr, values.data(), inverse.data()).ok());
+  std::vector<double> u(r.size()), w(r.size()), z(r.size());
+  if (plan.float_solves) {
+    const std::vector<float> narrow(values.begin(), values.end());
+    ref::block_ic_solve(v, values.data(), narrow.data(), scale.data(), r.data(), u.data(), w.data(),
+                        z.data());
+  } else {
+    ref::block_ic_solve(v, values.data(), values.data(), scale.data(), r.data(), u.data(), w.data(),
+                        z.data());
+  }
+  return z;
+}
+
+std::vector<double> trsv_on_device(prism::backend::Backend& backend,
+                                   const prism::kernels::BlockIcPlan& plan,
+                                   const std::vector<double>& a, const std::vector<double>& r) {
+  std::unique_ptr<prism::backend::BlockIcFactor> f = backend.make_block_ic_factor(plan);
+  const prism::test::DeviceValues values(a);
+  f->load(prism::backend::SourceValues{values.data(), nullptr});
+  EXPECT_TRUE(f->attempt(0.1).ok());
+  const auto n = static_cast<index_t>(r.size());
+  std::unique_ptr<prism::backend::Vector> rd = backend.make_vector(n), u = backend.make_vector(n),
+                                          w = backend.make_vector(n), z = backend.make_vector(n);
+  backend.copy_from_host(r, *rd);
+  f->forward(*rd, *u);
+  f->backward(*u, *w, *z);
+  std::vector<double> out;
+  backend.copy_to_host(*z, out);
+  return out;
+}
+
+// The solves of block_ic.solve trsv, a warp per block row, against the reference's rows,
+// in double and with the off-diagonal blocks in float.
+TEST(CudaBlockIcKernels, TrsvSolvesAreTheReference) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const std::unique_ptr<prism::backend::Backend> backend = cuda_backend();
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    const prism::precond::BlockFactor f = prism::precond::analyze_block_factor(c.a, c.blocks);
+    const std::vector<double> r = prism::test::random_vector(c.a.rows, 7);
+    for (const bool narrow : {false, true}) {
+      const prism::kernels::BlockIcPlan plan = prism::precond::block_ic_solve_plan(c.a, f, narrow);
+      const std::vector<double> want = trsv_on_host(plan, c.a.values, r);
+      EXPECT_LE(relative_difference(trsv_on_device(*backend, plan, c.a.values, r), want), 1e-12)
+          << (narrow ? "float" : "double");
+    }
+  }
+}
+
 // Whole solves: the factorization on the device iterates as the host's, with and without
-// supernodes and mixed precision, and refactor_on_backend equals refactor.
+// supernodes and mixed precision, with either solve, and refactor_on_backend equals
+// refactor.
 TEST(CudaBlockIcSolve, DeviceFactorizationIteratesAsTheHosts) {
   PRISM_SKIP_WITHOUT_GPU();
   const CsrMatrix<double> a = prism::elasticity3d(12, 10, 9, 3, {1.0, 100.0});
   const std::vector<double> b = prism::test::random_vector(a.rows, 4);
-  for (const int supernode : {0, 24}) {
-    for (const prism::Precision precision : {prism::Precision::fp64, prism::Precision::mixed}) {
-      SCOPED_TRACE(std::to_string(supernode) + " " + std::string(prism::to_string(precision)));
-      prism::SolverConfig c;
-      c.backend = prism::BackendKind::cuda;
-      c.preconditioner.type = "block_ic";
-      c.preconditioner.block_ic.supernode = supernode;
-      c.preconditioner.block_ic.precision = precision;
-      c.solver.tolerance = 1e-10;
-      c.preconditioner.block_ic.factorization = prism::Ic0Factorization::host;
-      prism::Solver host(c);
-      c.preconditioner.block_ic.factorization = prism::Ic0Factorization::automatic;
-      prism::Solver device(c);
-      host.setup(a);
-      device.setup(a);
-      std::vector<double> xh, xd;
-      const prism::SolveReport rh = host.solve(b, xh);
-      const prism::SolveReport rd = device.solve(b, xd);
-      ASSERT_TRUE(rd.converged()) << rd.diagnosis;
-      EXPECT_LE(std::abs(rd.iterations - rh.iterations), 2);
-      EXPECT_LE(prism::test::relative_residual(a, xd, b), 1e-9);
-      EXPECT_NE(std::find(rd.plan.begin(), rd.plan.end(),
-                          "block_ic.factorization: backend (color-set solves, a GPU)"),
-                rd.plan.end());
+  for (const prism::BlockIcSolve solve :
+       {prism::BlockIcSolve::inverted, prism::BlockIcSolve::trsv}) {
+    for (const int supernode : {0, 24}) {
+      for (const prism::Precision precision : {prism::Precision::fp64, prism::Precision::mixed}) {
+        SCOPED_TRACE(std::string(prism::to_string(solve)) + " " + std::to_string(supernode) + " " +
+                     std::string(prism::to_string(precision)));
+        prism::SolverConfig c;
+        c.backend = prism::BackendKind::cuda;
+        c.preconditioner.type = "block_ic";
+        c.preconditioner.block_ic.supernode = supernode;
+        c.preconditioner.block_ic.precision = precision;
+        c.preconditioner.block_ic.solve = solve;
+        c.solver.tolerance = 1e-10;
+        c.preconditioner.block_ic.factorization = prism::Ic0Factorization::host;
+        prism::Solver host(c);
+        c.preconditioner.block_ic.factorization = prism::Ic0Factorization::automatic;
+        prism::Solver device(c);
+        host.setup(a);
+        device.setup(a);
+        std::vector<double> xh, xd;
+        const prism::SolveReport rh = host.solve(b, xh);
+        const prism::SolveReport rd = device.solve(b, xd);
+        ASSERT_TRUE(rd.converged()) << rd.diagnosis;
+        EXPECT_LE(std::abs(rd.iterations - rh.iterations), 2);
+        EXPECT_LE(prism::test::relative_residual(a, xd, b), 1e-9);
+        const std::string why = solve == prism::BlockIcSolve::trsv
+                                    ? "block_ic.factorization: backend (a GPU)"
+                                    : "block_ic.factorization: backend (color-set solves, a GPU)";
+        EXPECT_NE(std::find(rd.plan.begin(), rd.plan.end(), why), rd.plan.end());
 
-      const CsrMatrix<double> scaled = prism::test::scaled_and_shifted(a, 2.0, 0.25);
-      const prism::test::DeviceValues values(scaled.values);
-      device.refactor_on_backend(values.data(), values.size());
-      prism::Solver again(c);
-      again.setup(a);
-      again.refactor(scaled);
-      std::vector<double> x1, x2;
-      EXPECT_EQ(device.solve(b, x1).iterations, again.solve(b, x2).iterations);
-      EXPECT_EQ(x1, x2);
+        const CsrMatrix<double> scaled = prism::test::scaled_and_shifted(a, 2.0, 0.25);
+        const prism::test::DeviceValues values(scaled.values);
+        device.refactor_on_backend(values.data(), values.size());
+        prism::Solver again(c);
+        again.setup(a);
+        again.refactor(scaled);
+        std::vector<double> x1, x2;
+        EXPECT_EQ(device.solve(b, x1).iterations, again.solve(b, x2).iterations);
+        EXPECT_EQ(x1, x2);
+      }
     }
   }
 }

@@ -15,6 +15,7 @@
 #include "kernels/block_ic.hpp"
 #include "kernels/host/threaded.hpp"
 #include "kernels/ic0.hpp"
+#include "kernels/spmv.hpp"
 #include "precond/block_ic/block_factor.hpp"
 #include "precond/block_ic/block_plan.hpp"
 #include "precond/block_ic/block_sweeps.hpp"
@@ -22,6 +23,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -334,6 +336,89 @@ TEST(HostFactorizations, BlockIcFactorAndOperatorsAreTheReferenceBits) {
       EXPECT_EQ(got.forward.values, want.forward.values) << t << " threads";
       EXPECT_EQ(got.backward_diagonal.values, want.backward_diagonal.values) << t << " threads";
       EXPECT_EQ(got.backward.values, want.backward.values) << t << " threads";
+    }
+  }
+}
+
+prism::kernels::CsrView<double> view_of(const CsrMatrix<double>& m) {
+  return {m.rows, m.cols, m.row_ptr.data(), m.col_idx.data(), m.values.data()};
+}
+
+/// z = the operators' apply (block_sweeps.hpp) of r, by plain substitution on their CSR.
+std::vector<double> apply_operators(const prism::precond::BlockSweeps& op,
+                                    const std::vector<double>& r) {
+  const index_t n = op.forward.rows;
+  std::vector<double> t(r.size()), y(r.size()), z(r.size());
+  prism::kernels::reference::spmv(view_of(op.forward_diagonal), r.data(), t.data());
+  for (index_t i = 0; i < n; ++i) {  // (I + W) y = t, the unit diagonal last
+    double s = t[i];
+    for (index_t k = op.forward.row_ptr[i]; k + 1 < op.forward.row_ptr[i + 1]; ++k) {
+      s -= op.forward.values[k] * y[op.forward.col_idx[k]];
+    }
+    y[i] = s;
+  }
+  prism::kernels::reference::spmv(view_of(op.backward_diagonal), y.data(), t.data());
+  for (index_t i = n - 1; i >= 0; --i) {  // (I + V) z = t, the unit diagonal first
+    double s = t[i];
+    for (index_t k = op.backward.row_ptr[i] + 1; k < op.backward.row_ptr[i + 1]; ++k) {
+      s -= op.backward.values[k] * z[op.backward.col_idx[k]];
+    }
+    z[i] = s;
+  }
+  return z;
+}
+
+/// z of the factor's own solves (block_ic.solve: trsv; the off-diagonal blocks from
+/// `values`): the reference, or by levels on `threads`.
+template <typename T>
+std::vector<double> trsv_solve(const BlockProblem& p, const std::vector<double>& exact,
+                               const std::vector<T>& values, const std::vector<double>& r,
+                               int threads) {
+  const prism::kernels::BlockIcView v = p.plan.view();
+  std::vector<double> u(r.size()), w(r.size()), z(r.size());
+  if (threads == 0) {
+    ref::block_ic_solve(v, exact.data(), values.data(), p.scale.data(), r.data(), u.data(),
+                        w.data(), z.data());
+  } else {
+    host::block_ic_forward(threads, v, p.plan.level_ptr, exact.data(), values.data(),
+                           p.scale.data(), r.data(), u.data());
+    host::block_ic_backward(threads, v, p.plan.level_ptr, exact.data(), values.data(),
+                            p.scale.data(), u.data(), w.data(), z.data());
+  }
+  return z;
+}
+
+double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double diff = 0.0, norm = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff = std::max(diff, std::abs(a[i] - b[i]));
+    norm = std::max(norm, std::abs(b[i]));
+  }
+  return norm > 0.0 ? diff / norm : diff;
+}
+
+// The two ways of applying one factor are the same M^{-1} (to rounding), on blocks of 1 to
+// 40 rows in colored and natural orders; the threaded levels give the reference's bits,
+// and the float factor its values to float rounding.
+TEST(HostFactorizations, BlockIcTrsvSolveEqualsTheInvertedOperators) {
+  for (const BlockCase& c : block_cases()) {
+    SCOPED_TRACE(c.name);
+    const BlockProblem p = block_problem(c, 0.1);
+    const BlockRun run = factor(p, p.loaded, 0);
+    ASSERT_TRUE(run.status.ok());
+    const std::vector<double> r = prism::test::random_vector(c.a.rows, 11);
+    const std::vector<double> want = apply_operators(operators(p, run, 0), r);
+    const std::vector<double> got = trsv_solve(p, run.values, run.values, r, 0);
+    EXPECT_LE(relative_difference(got, want), 1e-10);
+    for (int t : kThreads) {
+      EXPECT_EQ(trsv_solve(p, run.values, run.values, r, t), got) << t << " threads";
+    }
+    const std::vector<float> narrow(run.values.begin(), run.values.end());
+    const std::vector<double> low = trsv_solve(p, run.values, narrow, r, 0);
+    EXPECT_LE(relative_difference(low, got), 1e-3);
+    if (p.plan.entries() > 0) EXPECT_GT(relative_difference(low, got), 0.0);  // float read
+    for (int t : kThreads) {
+      EXPECT_EQ(trsv_solve(p, run.values, narrow, r, t), low) << t << " threads";
     }
   }
 }

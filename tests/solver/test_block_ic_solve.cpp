@@ -165,6 +165,59 @@ TEST(BlockIcSolve, BackendFactorizationTakesTheShiftLadder) {
   EXPECT_LE(std::abs(backend.iterations - host.iterations), 2);
 }
 
+// solve: trsv applies the same factor as the inverted operators: the same iterations up to
+// rounding (in double; mixed rounds other values), on both factorizations, with
+// supernodes; and refactor_on_backend equals refactor.
+TEST(BlockIcSolve, TrsvSolvesIterateAsTheInvertedOnes) {
+  const CsrMatrix<double> a = prism::elasticity3d(5, 4, 4, 2, {1.0, 100.0});
+  for (const int supernode : {0, 12}) {
+    for (const prism::Precision precision : {prism::Precision::fp64, prism::Precision::mixed}) {
+      for (const prism::Ic0Factorization where :
+           {prism::Ic0Factorization::host, prism::Ic0Factorization::backend}) {
+        SCOPED_TRACE(std::to_string(supernode) + " " + std::string(prism::to_string(precision)) +
+                     " " + std::string(prism::to_string(where)));
+        prism::SolverConfig c = block_ic(0);
+        c.preconditioner.block_ic.supernode = supernode;
+        c.preconditioner.block_ic.precision = precision;
+        c.preconditioner.block_ic.factorization = where;
+        const prism::SolveReport inverted = solve(c, a);
+        c.preconditioner.block_ic.solve = prism::BlockIcSolve::trsv;
+        const prism::SolveReport trsv = solve(c, a);
+        ASSERT_TRUE(trsv.converged()) << trsv.diagnosis;
+        // In mixed the two round different products to float (L_IJ, or L_II^{-1} L_IJ).
+        const int slack = precision == prism::Precision::fp64 ? 1 : 2 + inverted.iterations / 5;
+        EXPECT_LE(std::abs(trsv.iterations - inverted.iterations), slack);
+        EXPECT_EQ(trsv.factorization.shift, inverted.factorization.shift);
+
+        prism::Solver s(c);
+        s.setup(a);
+        const CsrMatrix<double> scaled = prism::test::scaled_and_shifted(a, 3.0, 0.5);
+        s.refactor_on_backend(scaled.values.data(), scaled.values.size());
+        prism::Solver again(c);
+        again.setup(a);
+        again.refactor(scaled);
+        std::vector<double> x1, x2;
+        const std::vector<double> b = prism::test::random_vector(a.rows, 5);
+        EXPECT_EQ(s.solve(b, x1).iterations, again.solve(b, x2).iterations);
+        EXPECT_EQ(x1, x2);
+      }
+    }
+  }
+}
+
+// With trsv the trisolve key does not apply: mixed precision and the backend
+// factorization take any trisolve.
+TEST(BlockIcSolve, TrsvTakesAnyTrisolve) {
+  prism::SolverConfig c = block_ic(0);
+  c.preconditioner.trisolve = prism::TrisolveAlgorithm::reference;
+  c.preconditioner.block_ic.precision = prism::Precision::mixed;
+  c.preconditioner.block_ic.factorization = prism::Ic0Factorization::backend;
+  EXPECT_THROW(prism::Solver{c}, prism::ConfigError);
+  c.preconditioner.block_ic.solve = prism::BlockIcSolve::trsv;
+  const prism::SolveReport r = solve(c, prism::elasticity3d(4, 3, 3, 1, {1.0}));
+  EXPECT_TRUE(r.converged()) << r.diagnosis;
+}
+
 TEST(BlockIcSolve, RefusesColoringsItDoesNotHave) {
   prism::SolverConfig c = block_ic(0);
   c.preconditioner.coloring.method = prism::ColoringMethod::level_cyclic;

@@ -36,13 +36,17 @@ class CudaBlockIcFactor final : public BlockIcFactor {
         forward_diagonal_ptr_(upload_and_wait(plan.forward_diagonal_ptr, stream)),
         backward_diagonal_ptr_(upload_and_wait(plan.backward_diagonal_ptr, stream)),
         level_blocks_(upload_and_wait(plan.level_blocks, stream)),
+        transpose_ptr_(upload_and_wait(plan.transpose_ptr, stream)),
+        transpose_entry_(upload_and_wait(plan.transpose_entry, stream)),
         scale_(static_cast<std::size_t>(plan.rows)),
         values_(static_cast<std::size_t>(plan.value_count)),
         inverse_(static_cast<std::size_t>(plan.inverse_count)),
-        forward_diagonal_(static_cast<std::size_t>(plan.forward_diagonal_ptr.back())),
-        forward_(static_cast<std::size_t>(plan.forward_ptr.back())),
-        backward_diagonal_(static_cast<std::size_t>(plan.backward_diagonal_ptr.back())),
-        backward_(static_cast<std::size_t>(plan.backward_ptr.back())),
+        forward_diagonal_(last(plan.forward_diagonal_ptr)),
+        forward_(last(plan.forward_ptr)),
+        backward_diagonal_(last(plan.backward_diagonal_ptr)),
+        backward_(last(plan.backward_ptr)),
+        narrow_(plan.float_solves ? static_cast<std::size_t>(plan.value_count) : 0),
+        operators_(plan.operators),
         verdicts_(std::max<std::size_t>(1, plan.level_ptr.size())) {
     view_.rows = plan.rows;
     view_.blocks = plan.blocks();
@@ -64,6 +68,9 @@ class CudaBlockIcFactor final : public BlockIcFactor {
     view_.forward_diagonal_ptr = forward_diagonal_ptr_.data();
     view_.backward_diagonal_ptr = backward_diagonal_ptr_.data();
     view_.level_blocks = level_blocks_.data();
+    view_.transpose_ptr = transpose_ptr_.data();
+    view_.transpose_entry = transpose_entry_.data();
+    view_.uniform_block = plan.uniform_block;
   }
 
   // verdicts_: [0] the scaling's bad row, [1 + l] level l's failed block.
@@ -94,16 +101,54 @@ class CudaBlockIcFactor final : public BlockIcFactor {
     PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     if (v[0] != kernels::cuda::kNoBadEntry) return {block_of(v[0]), true};
     if (v[1] != kernels::cuda::kNoBadEntry) return {v[1], false};
-    kernels::cuda::block_ic_operators(view_, values_.data(), inverse_.data(), scale_.data(),
-                                      forward_diagonal_.data(), forward_.data(),
-                                      backward_diagonal_.data(), backward_.data(), stream_);
+    if (operators_) {
+      kernels::cuda::block_ic_operators(view_, values_.data(), inverse_.data(), scale_.data(),
+                                        forward_diagonal_.data(), forward_.data(),
+                                        backward_diagonal_.data(), backward_.data(), stream_);
+    }
+    narrow();
     return {};
   }
   BlockIcOperators operators() override {
     return {forward_diagonal_.data(), forward_.data(), backward_diagonal_.data(), backward_.data()};
   }
+  void set_factor(const std::vector<double>& values, const std::vector<double>& scale) override {
+    if (values.size() != values_.size() || scale.size() != scale_.size()) {
+      throw Error("block_ic: the host factor does not fit the plan");
+    }
+    values_.upload(values.data(), stream_);
+    scale_.upload(scale.data(), stream_);
+    narrow();
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  void forward(const Vector& r, Vector& u) override {
+    if (narrow_.size() > 0) {
+      kernels::cuda::block_ic_forward(view_, level_ptr_, values_.data(), narrow_.data(),
+                                      scale_.data(), r.data(), u.data(), stream_);
+    } else {
+      kernels::cuda::block_ic_forward(view_, level_ptr_, values_.data(), values_.data(),
+                                      scale_.data(), r.data(), u.data(), stream_);
+    }
+  }
+  void backward(const Vector& u, Vector& w, Vector& z) override {
+    if (narrow_.size() > 0) {
+      kernels::cuda::block_ic_backward(view_, level_ptr_, values_.data(), narrow_.data(),
+                                       scale_.data(), u.data(), w.data(), z.data(), stream_);
+    } else {
+      kernels::cuda::block_ic_backward(view_, level_ptr_, values_.data(), values_.data(),
+                                       scale_.data(), u.data(), w.data(), z.data(), stream_);
+    }
+  }
 
  private:
+  static std::size_t last(const std::vector<index_t>& ptr) {
+    return ptr.empty() ? 0 : static_cast<std::size_t>(ptr.back());
+  }
+  void narrow() {
+    if (narrow_.size() > 0) {
+      kernels::cuda::narrow_values(value_count_, values_.data(), narrow_.data(), stream_);
+    }
+  }
   index_t block_of(index_t row) const {
     index_t b = 0;
     while (block_ptr_[b + 1] <= row) ++b;
@@ -118,9 +163,11 @@ class CudaBlockIcFactor final : public BlockIcFactor {
   DeviceBuffer<std::int64_t> offset_, diagonal_, inverse_offset_, scatter_;
   DeviceBuffer<index_t> a_row_ptr_, a_col_, a_diagonal_;
   DeviceBuffer<index_t> forward_ptr_, backward_ptr_, forward_diagonal_ptr_, backward_diagonal_ptr_;
-  DeviceBuffer<index_t> level_blocks_;
+  DeviceBuffer<index_t> level_blocks_, transpose_ptr_, transpose_entry_;
   DeviceBuffer<double> scale_, values_, inverse_;
   DeviceBuffer<double> forward_diagonal_, forward_, backward_diagonal_, backward_;
+  DeviceBuffer<float> narrow_;  // the factor in float (float_solves)
+  bool operators_;
   DeviceBuffer<int> verdicts_;
   DeviceBuffer<index_t> source_;
   const std::vector<index_t>* host_source_ = nullptr;

@@ -11,12 +11,14 @@
 namespace prism::precond {
 namespace {
 
-/// Block IC(0) on the solver's blocks (block_factor.hpp), applied in the backend's memory
-/// as the four operators of block_sweeps.hpp: per half an SpMV with the inverted diagonal
-/// blocks and a color-set solve with a unit diagonal, so the apply only queues backend
-/// work (recordable: graphs and the device loop). With factorization `backend` (engine_)
-/// the factor and the operators are computed in the backend's memory (kernels/block_ic.hpp)
-/// and nothing goes through the host; with `host` the host factors and uploads.
+/// Block IC(0) on the solver's blocks (block_factor.hpp), applied in the backend's memory,
+/// so the apply only queues backend work (recordable: graphs and the device loop):
+///  - solve inverted: as the four operators of block_sweeps.hpp, per half an SpMV with the
+///    inverted diagonal blocks and a color-set solve with a unit diagonal;
+///  - solve trsv: the factor as it is, by the engine's solves (kernels/block_ic.hpp).
+/// With factorization `backend` the factor (and the operators) are computed in the
+/// backend's memory by the engine and nothing goes through the host; with `host` the host
+/// factors and uploads.
 class BlockIc final : public Preconditioner, public BackendFactorization {
  public:
   BlockIc(backend::Backend& backend, const PreconditionerOptions& options)
@@ -29,11 +31,24 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
                   " rows (set_blocks)");
     }
     factor_ = analyze_block_factor(a, blocks_);
-    const BlockSweeps pattern = block_sweeps_pattern(factor_);
-    make_operators(pattern);
     work_ = backend_.make_vector(a.rows);
     step_ = backend_.make_vector(a.rows);
     engine_.reset();
+    if (trsv()) {
+      engine_ = backend_.make_block_ic_factor(
+          block_ic_solve_plan(a, factor_, options_.block_ic.precision == Precision::mixed));
+      diagonal_nnz_ = 0.0;  // the diagonal blocks' triangles, of b^2 stored values
+      double stored = 0.0;
+      for (index_t b = 0; b < factor_.blocks.count(); ++b) {
+        const double size = factor_.size(b);
+        diagonal_nnz_ += 0.5 * size * (size + 1.0);
+        stored += size * size;
+      }
+      strict_nnz_ = static_cast<double>(factor_.values.size()) - stored;
+      return;
+    }
+    const BlockSweeps pattern = block_sweeps_pattern(factor_);
+    make_operators(pattern);
     if (options_.block_ic.factorization == Ic0Factorization::backend) {
       engine_ = backend_.make_block_ic_factor(block_ic_plan(a, factor_, pattern));
       diagonal_source_.resize(pattern.forward_diagonal.values.size());
@@ -42,28 +57,36 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
   }
   // The shift ladder of ic0 (Ic0Options): 0, then initial_shift doubled each retry.
   void factorize(const CsrMatrix<double>& a) override {
-    if (engine_) {
+    if (backend_factorization() != nullptr) {
       factorize(backend::SourceValues{backend_.stage(a.values), nullptr});
       return;
     }
     ladder([&](double shift) {
       const index_t failed = factor_block_ic0(a, shift, factor_);
-      if (failed < 0) load(block_sweeps(factor_));
+      if (failed < 0 && trsv()) engine_->set_factor(factor_.values, factor_.scale);
+      if (failed < 0 && !trsv()) load(block_sweeps(factor_));
       return kernels::BlockIcStatus{failed, false};
     });
   }
-  BackendFactorization* backend_factorization() override { return engine_ ? this : nullptr; }
+  BackendFactorization* backend_factorization() override {
+    return engine_ && options_.block_ic.factorization == Ic0Factorization::backend ? this : nullptr;
+  }
   void factorize(const backend::SourceValues& a) override {
     engine_->load(a);
     ladder([&](double shift) {
       const kernels::BlockIcStatus status = engine_->attempt(shift);
-      if (status.ok()) load(engine_->operators());
+      if (status.ok() && !trsv()) load(engine_->operators());
       return status;
     });
   }
   void apply(const backend::Vector& r, backend::Vector& z, backend::PhaseTimer* timer,
              std::optional<backend::Scalar> dot) override {
     check_no_dot(name(), dot);
+    if (trsv()) {  // work_ = u, step_ = w
+      timed(timer, Phase::lower_solve, [&] { engine_->forward(r, *work_); });
+      timed(timer, Phase::upper_solve, [&] { engine_->backward(*work_, *step_, z); });
+      return;
+    }
     timed(timer, Phase::lower_solve, [&] {
       backend_.spmv(*forward_diagonal_, r, *step_);
       forward_->solve(*step_, *work_);
@@ -73,28 +96,33 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
       backward_->solve(*step_, z);
     });
   }
-  /// Per half: the block diagonal SpMV (12 B per entry, x read, y written: 16 B/row) and
-  /// the color-set solve (the strict triangle at value + 4 B per entry, 4 B/row of row
-  /// pointers and 28 B/row of vectors and inverse diagonal, as ic0's).
+  /// inverted, per half: the block diagonal SpMV (12 B per entry, x read, y written:
+  /// 16 B/row) and the color-set solve (the strict triangle at value + 4 B per entry,
+  /// 4 B/row of row pointers and 28 B/row of vectors and inverse diagonal, as ic0's).
+  /// trsv, per half: the factor's values once (the diagonal blocks' triangles), one
+  /// 4 B index per off-diagonal block, and 32 B/row of vectors (right-hand side, scale,
+  /// the solution written and read back).
   PhaseArray traffic() const override {
     const double n = factor_.blocks.rows();
     const double value_bytes = options_.block_ic.precision == Precision::mixed ? 4.0 : 8.0;
     PhaseArray bytes{};
     bytes[static_cast<int>(Phase::lower_solve)] =
-        12.0 * diagonal_nnz_ + 16.0 * n + (value_bytes + 4.0) * strict_nnz_ + 32.0 * n;
+        trsv() ? value_bytes * (diagonal_nnz_ + strict_nnz_) + 4.0 * factor_.col.size() + 32.0 * n
+               : 12.0 * diagonal_nnz_ + 16.0 * n + (value_bytes + 4.0) * strict_nnz_ + 32.0 * n;
     bytes[static_cast<int>(Phase::upper_solve)] = bytes[static_cast<int>(Phase::lower_solve)];
     return bytes;
   }
   PreconditionerInfo info() const override {
     PreconditionerInfo out;
-    out.trisolve = forward_ ? forward_->algorithm() : "";
-    out.trisolve_layout = forward_ ? forward_->layout() : "";
+    out.trisolve = trsv() ? "block_trsv" : forward_ ? forward_->algorithm() : "";
+    out.trisolve_layout = trsv() ? "blocks" : forward_ ? forward_->layout() : "";
     out.precision = std::string(to_string(options_.block_ic.precision));
     out.factorization = report_;
     return out;
   }
 
  private:
+  bool trsv() const { return options_.block_ic.solve == BlockIcSolve::trsv; }
   /// Runs `attempt` on the shift ladder until one succeeds; the report says which shift.
   template <typename Attempt>
   void ladder(Attempt&& attempt) {
@@ -161,9 +189,9 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
   std::unique_ptr<backend::Matrix> backward_diagonal_;
   std::unique_ptr<backend::TriangularSolver> forward_;
   std::unique_ptr<backend::TriangularSolver> backward_;
-  std::unique_ptr<backend::Vector> work_;           // y = L_s^{-1} S r
-  std::unique_ptr<backend::Vector> step_;           // F r, then B y
-  std::unique_ptr<backend::BlockIcFactor> engine_;  // factorization: backend
+  std::unique_ptr<backend::Vector> work_;           // y = L_s^{-1} S r (trsv: u)
+  std::unique_ptr<backend::Vector> step_;           // F r, then B y (trsv: w)
+  std::unique_ptr<backend::BlockIcFactor> engine_;  // factorization backend, or solve trsv
   std::vector<index_t> diagonal_source_;            // 0, 1, ...: F's and B's values in order
   double diagonal_nnz_ = 0.0;
   double strict_nnz_ = 0.0;

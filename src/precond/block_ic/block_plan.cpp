@@ -22,6 +22,19 @@ std::vector<index_t> transpose_prefix(const BlockFactor& f) {
   return prefix;
 }
 
+/// Block J's entries of the transpose, by ascending block row (a counting sort).
+void set_transpose(const BlockFactor& f, kernels::BlockIcPlan& plan) {
+  const index_t count = f.blocks.count();
+  plan.transpose_ptr.assign(static_cast<std::size_t>(count) + 1, 0);
+  for (const index_t j : f.col) ++plan.transpose_ptr[j + 1];
+  for (index_t b = 0; b < count; ++b) plan.transpose_ptr[b + 1] += plan.transpose_ptr[b];
+  plan.transpose_entry.resize(f.col.size());
+  std::vector<index_t> next(plan.transpose_ptr.begin(), plan.transpose_ptr.end() - 1);
+  for (index_t e = 0; e < static_cast<index_t>(f.col.size()); ++e) {
+    plan.transpose_entry[next[f.col[e]]++] = e;
+  }
+}
+
 void set_levels(const BlockFactor& f, kernels::BlockIcPlan& plan) {
   const index_t count = f.blocks.count();
   std::vector<index_t> level(static_cast<std::size_t>(count), 0);
@@ -44,7 +57,20 @@ void set_levels(const BlockFactor& f, kernels::BlockIcPlan& plan) {
 
 kernels::BlockIcPlan block_ic_plan(const CsrMatrix<double>& a, const BlockFactor& f,
                                    const BlockSweeps& sweeps) {
+  kernels::BlockIcPlan plan = block_ic_solve_plan(a, f, false);
+  plan.operators = true;
+  plan.forward_ptr = sweeps.forward.row_ptr;
+  plan.backward_ptr = sweeps.backward.row_ptr;
+  plan.forward_diagonal_ptr = sweeps.forward_diagonal.row_ptr;
+  plan.backward_diagonal_ptr = sweeps.backward_diagonal.row_ptr;
+  return plan;
+}
+
+kernels::BlockIcPlan block_ic_solve_plan(const CsrMatrix<double>& a, const BlockFactor& f,
+                                         bool float_solves) {
   kernels::BlockIcPlan plan;
+  plan.operators = false;
+  plan.float_solves = float_solves;
   plan.rows = a.rows;
   plan.block_ptr = f.blocks.ptr;
   plan.row_ptr = f.row_ptr;
@@ -61,6 +87,9 @@ kernels::BlockIcPlan block_ic_plan(const CsrMatrix<double>& a, const BlockFactor
     plan.inverse_count += static_cast<std::int64_t>(f.size(b)) * f.size(b);
     plan.largest_block = std::max(plan.largest_block, f.size(b));
   }
+  bool uniform = true;
+  for (index_t b = 0; b < count; ++b) uniform = uniform && f.size(b) == plan.largest_block;
+  plan.uniform_block = uniform ? plan.largest_block : 0;
   plan.value_count = static_cast<std::int64_t>(f.values.size());
   plan.transpose_prefix = transpose_prefix(f);
   plan.a_row_ptr = a.row_ptr;
@@ -74,11 +103,8 @@ kernels::BlockIcPlan block_ic_plan(const CsrMatrix<double>& a, const BlockFactor
       throw InvalidMatrixError("block_ic: row " + std::to_string(i + 1) + " has no diagonal entry");
     }
   }
-  plan.forward_ptr = sweeps.forward.row_ptr;
-  plan.backward_ptr = sweeps.backward.row_ptr;
-  plan.forward_diagonal_ptr = sweeps.forward_diagonal.row_ptr;
-  plan.backward_diagonal_ptr = sweeps.backward_diagonal.row_ptr;
   set_levels(f, plan);
+  set_transpose(f, plan);
   return plan;
 }
 

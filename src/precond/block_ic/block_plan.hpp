@@ -11,9 +11,15 @@
 namespace prism::precond {
 
 /// The plan for `a` (the analyzed matrix) on the pattern of `f` with the operators'
-/// patterns `sweeps`. The levels: a block row's level is one past the highest level of
-/// the block columns it reads (in a block-colored order, at most the colors).
+/// patterns `sweeps` (block_ic.solve: inverted). The levels: a block row's level is one
+/// past the highest level of the block columns it reads (in a block-colored order, at
+/// most the colors).
 kernels::BlockIcPlan block_ic_plan(const CsrMatrix<double>& a, const BlockFactor& f,
                                    const BlockSweeps& sweeps);
+
+/// The same without operators (block_ic.solve: trsv): the factor's own solves, in float
+/// with `float_solves`.
+kernels::BlockIcPlan block_ic_solve_plan(const CsrMatrix<double>& a, const BlockFactor& f,
+                                         bool float_solves);
 
 }  // namespace prism::precond
