@@ -125,7 +125,7 @@ __device__ double group_sum(double s) {
 /// The same forward row for blocks all of B rows, a group of G lanes per block row: each
 /// lane takes whole blocks L_IJ (B x B, contiguous) with their B values of u, so one pass
 /// reads the block row and B sums leave it; then every lane of the group substitutes
-/// through L_II (registers) and lane r writes row r. Groups past `count` idle through the
+/// through L_II (registers) and lane r % G writes row r. Groups past `count` idle through the
 /// shuffles (the whole warp takes part in them).
 template <typename T, int B, int G>
 __global__ void forward_uniform(BlockIcView p, index_t first, index_t count, const double* values,
@@ -160,7 +160,7 @@ __global__ void forward_uniform(BlockIcView p, index_t first, index_t count, con
 #pragma unroll
     for (int m = 0; m < row; ++m) t -= d[row * B + m] * y[m];
     y[row] = t / d[row * B + row];
-    if (lane == row) u[pi + row] = y[row];
+    if (lane == row % G) u[pi + row] = y[row];  // G may be fewer than B
   }
 }
 
@@ -201,7 +201,7 @@ __global__ void backward_uniform(BlockIcView p, index_t first, index_t count, co
 #pragma unroll
     for (int m = c + 1; m < B; ++m) t -= d[m * B + c] * y[m];
     y[c] = t / d[c * B + c];
-    if (lane == c) {
+    if (lane == c % G) {
       x[pj + c] = y[c];
       z[pj + c] = scale[pj + c] * y[c];
     }

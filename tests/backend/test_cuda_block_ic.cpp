@@ -62,6 +62,10 @@ std::vector<Case> cases() {
   out.push_back(
       {"natural order, many levels", prism::poisson2d(9, 7), prism::uniform_blocks(63, 2)});
   colored("diagonal: one color", prism::test::diagonal_only(11), prism::uniform_blocks(11, 3));
+  // Uniform blocks wider than the lanes given to a block row (few blocks per row).
+  colored("random blocks of 6", prism::test::random_symmetric(120, 150, 5),
+          prism::uniform_blocks(120, 6));
+  colored("poisson blocks of 3", prism::poisson2d(9, 6), prism::uniform_blocks(54, 3));
   return out;
 }
 
