@@ -10,6 +10,7 @@ and the outputs. The modules:
     dense_triangular  docs/kernels/dense_triangular.md
     batched_factor    docs/kernels/batched_factor.md
     tridiagonal       docs/kernels/tridiagonal.md
+    spmv              the SpMV comparison on node-block matrices (docs/performance.md)
     headline          the headline table (docs/performance.md, README.md)
     markers           the marker comments around generated blocks
     targets           which block goes where; rendering every target

@@ -9,6 +9,7 @@ from .headline import headline
 from .markers import BEGIN, END, README_BEGIN, README_END, replace_between
 from .pcg import (DEFAULT_CONFIG, bandwidth_text, bandwidths, coloring_table, pcg_tables,
                   phase_table, setup_table, trisolve_table)
+from .spmv import spmv_table
 from .tridiagonal import tridiagonal_table
 
 
@@ -33,6 +34,12 @@ def fem_block(data):
     rows = data.get("fem.json")["results"] + data.get("cupy_fem.json")["results"]
     return (measured_line(data, ["fem.json", "cupy_fem.json"],
                           bandwidth_text(bandwidths(data.get("fem.json")["results"])))
+            + "\n\n" + pcg_tables(rows))
+
+
+def fem_trsv_block(data):
+    rows = data.get("fem_trsv.json")["results"]
+    return (measured_line(data, ["fem_trsv.json"], bandwidth_text(bandwidths(rows)))
             + "\n\n" + pcg_tables(rows))
 
 
@@ -67,6 +74,8 @@ DOC_BLOCKS = {
         "pcg-phases": phases_block,
         "pcg-setup": setup_block,
         "fem": fem_block,
+        "fem-trsv": fem_trsv_block,
+        "spmv": spmv_table,
         "trisolve": trisolve_block,
     },
     "docs/kernels/colorset.md": {"coloring": coloring_block},
