@@ -8,8 +8,8 @@
 
 namespace prism::kernels {
 
-/// Relative tolerance of the symmetry check: |a_ij - a_ji| <= kSymmetryTolerance max|a|,
-/// the rule of prism::check_spd_candidate_values.
+/// Default relative tolerance of the symmetry check (solver.symmetry_tolerance):
+/// |a_ij - a_ji| <= tolerance * max|a|, the rule of prism::check_spd_candidate_values.
 inline constexpr double kSymmetryTolerance = 1e-12;
 
 }  // namespace prism::kernels
@@ -18,9 +18,9 @@ namespace prism::kernels::reference {
 
 /// The first entry k < n that the values check rejects, -1 when none: a value that is
 /// not finite, a diagonal entry (mirror[k] == k) that is not positive, or an entry with
-/// |v_k - v_mirror[k]| > kSymmetryTolerance * max_k |v_k|. Non-finite values are found
-/// before the others (any non-finite value makes the tolerance meaningless).
-index_t first_bad_value(index_t n, const double* values, const index_t* mirror);
+/// |v_k - v_mirror[k]| > tolerance * max_k |v_k|. Non-finite values are found before the
+/// others (any non-finite value makes the tolerance meaningless).
+index_t first_bad_value(index_t n, const double* values, const index_t* mirror, double tolerance);
 
 /// The largest |x_i| over the finite x_i (0 when none): where a solve's vectors lie, to
 /// scale them into the range where their squared norms are finite.

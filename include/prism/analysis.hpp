@@ -16,7 +16,8 @@ namespace prism {
 struct MatrixProperties {
   bool square = false;
   bool structurally_symmetric = false;
-  bool numerically_symmetric = false;  ///< |a_ij - a_ji| <= 1e-12 * max |a|
+  bool numerically_symmetric = false;  ///< |a_ij - a_ji| <= 1e-12 * max |a| (the default
+                                       ///< solver.symmetry_tolerance)
   bool full_diagonal = false;          ///< every diagonal entry stored
   bool positive_diagonal = false;      ///< every diagonal entry > 0
   index_t first_bad_row = -1;          ///< first row that breaks a property, or -1
@@ -27,8 +28,18 @@ struct MatrixProperties {
 MatrixProperties inspect_matrix(const CsrMatrix<double>& a);
 
 /// Throws InvalidMatrixError naming the first problem (and its row) unless the
-/// matrix is square, symmetric in structure and values, and has a positive diagonal.
-void check_spd_candidate(const CsrMatrix<double>& a);
+/// matrix is square, symmetric in structure and values (|a_ij - a_ji| <= symmetry_tolerance
+/// * max|a|), and has finite values and a positive diagonal.
+void check_spd_candidate(const CsrMatrix<double>& a, double symmetry_tolerance = 1e-12);
+
+/// The pattern part of check_spd_candidate (solver.check: pattern): square, consistent
+/// storage with sorted unique columns, symmetric structure, every diagonal entry stored;
+/// the values are not read.
+void check_pattern(const CsrMatrix<double>& a);
+
+/// The storage part alone (solver.check: none): square, row pointers and columns in
+/// range, columns sorted and unique, so that nothing prism runs reads out of bounds.
+void check_storage(const CsrMatrix<double>& a);
 
 /// For a structurally symmetric matrix, the entry holding a(j, i) for each entry
 /// k = a(i, j). Throws InvalidMatrixError on an entry without a mirror.
@@ -36,7 +47,8 @@ std::vector<index_t> mirror_entries(const CsrMatrix<double>& a);
 
 /// check_spd_candidate() for new values on a pattern it already accepted: one pass with
 /// the mirror map. On a problem it runs the full check, which names it.
-void check_spd_candidate_values(const CsrMatrix<double>& a, const std::vector<index_t>& mirror);
+void check_spd_candidate_values(const CsrMatrix<double>& a, const std::vector<index_t>& mirror,
+                                double symmetry_tolerance = 1e-12);
 
 /// A multicolor ordering. Colors are renumbered by decreasing size (color 0 is the
 /// largest); within a color, rows keep their original relative order.

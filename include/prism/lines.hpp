@@ -13,27 +13,9 @@
 #include <prism/csr_matrix.hpp>
 #include <prism/report.hpp>
 
-#include <limits>
 #include <vector>
 
 namespace prism {
-
-/// Thresholds of find_lines(); each is checked (ConfigError) on use.
-struct LineOptions {
-  /// A row's chosen couplings (its strongest one or two) must each be at least this
-  /// many times stronger than every coupling it does not choose; > 1. At 4 the couplings
-  /// left out are all "weak" in the sense of classical AMG (below a quarter of the
-  /// weakest chosen one, Ruge-Stueben theta = 0.25), and exact ties never pass, so a row
-  /// with three equal couplings (isotropic Laplacian) chooses none.
-  double dominance = 4.0;
-  /// Smallest strength |a_ij| / sqrt(a_ii a_jj) a link may have; in [0, 1). A chain of
-  /// links no stronger than s has a scaled block within [1 - 2s, 1 + 2s] (Gershgorin),
-  /// so below 0.1 an exact line solve gains at most a factor 1.5 over the diagonal.
-  double min_strength = 0.1;
-  /// Longest line; a longer chain is cut into ceil(length / max_length) pieces of
-  /// nearly equal length. >= 1.
-  index_t max_length = std::numeric_limits<index_t>::max();
-};
 
 /// What find_lines() found.
 struct LineReport {

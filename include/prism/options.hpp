@@ -3,6 +3,9 @@
 /// Solver, preconditioner and backend options: plain structs with documented
 /// defaults, and the enums behind every algorithm choice with their string names.
 
+#include <prism/types.hpp>
+
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -185,6 +188,24 @@ struct BlockIcOptions {
   Ic0Factorization factorization = Ic0Factorization::automatic;
 };
 
+/// Thresholds of find_lines() (include/prism/lines.hpp), the lines of line_jacobi; each
+/// is checked (ConfigError) on use.
+struct LineOptions {
+  /// A row's chosen couplings (its strongest one or two) must each be at least this
+  /// many times stronger than every coupling it does not choose; > 1. At 4 the couplings
+  /// left out are all "weak" in the sense of classical AMG (below a quarter of the
+  /// weakest chosen one, Ruge-Stueben theta = 0.25), and exact ties never pass, so a row
+  /// with three equal couplings (isotropic Laplacian) chooses none.
+  double dominance = 4.0;
+  /// Smallest strength |a_ij| / sqrt(a_ii a_jj) a link may have; in [0, 1). A chain of
+  /// links no stronger than s has a scaled block within [1 - 2s, 1 + 2s] (Gershgorin),
+  /// so below 0.1 an exact line solve gains at most a factor 1.5 over the diagonal.
+  double min_strength = 0.1;
+  /// Longest line; a longer chain is cut into ceil(length / max_length) pieces of
+  /// nearly equal length. >= 1.
+  index_t max_length = std::numeric_limits<index_t>::max();
+};
+
 struct PreconditionerOptions {
   /// A registered name ("none", "jacobi", "ic0", "block_ic", "user") or "auto": block_ic
   /// where the matrix has node blocks (of 2 rows or more on average, or block_ic.block_size
@@ -197,12 +218,23 @@ struct PreconditionerOptions {
   ColorsetLayout colorset_layout = ColorsetLayout::automatic;
   Ic0Options ic0;
   BlockIcOptions block_ic;
+  LineOptions lines;
 };
 
 /// The ordering a preconditioner runs with: `ordering` itself unless it is `automatic`,
 /// then `color` for "ic0", "block_ic" and "auto" (both of its choices), `natural` for
 /// every other type.
 Ordering resolved_ordering(const PreconditionerOptions& options);
+
+/// What setup() and refactor() check of the matrix.
+enum class MatrixCheck {
+  full,     ///< "full": storage, symmetric pattern and values (symmetry_tolerance), finite
+            ///< values, positive diagonal; new values again at each refactor
+  pattern,  ///< "pattern": storage, symmetric pattern, stored diagonal; values are not read
+            ///< (a bad value shows as a failed factorization or a CG breakdown)
+  none,     ///< "none": storage alone (nothing read out of bounds); the caller vouches for
+            ///< the rest
+};
 
 /// Stopping rule and limits of the conjugate gradient iteration.
 struct SolverOptions {
@@ -214,6 +246,9 @@ struct SolverOptions {
   TimingMode timing = TimingMode::phases;
   SpmvAlgorithm spmv = SpmvAlgorithm::automatic;
   GraphMode graph = GraphMode::automatic;
+  MatrixCheck check = MatrixCheck::full;
+  /// check full: |a_ij - a_ji| <= symmetry_tolerance * max|a|; in [0, 1).
+  double symmetry_tolerance = 1e-12;
 };
 
 /// Everything a Solver needs besides the matrix.

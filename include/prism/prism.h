@@ -7,7 +7,8 @@
  * used by one thread at a time; several solvers may run on several threads.
  *
  * Matrices are CSR with 0-based int32 indices, full storage (both triangles), sorted
- * columns, the diagonal stored: row i holds entries row_ptr[i] .. row_ptr[i + 1] - 1. */
+ * columns, the diagonal stored: row i holds entries row_ptr[i] .. row_ptr[i + 1] - 1;
+ * prism_solver_setup_view also takes int64 indices and one triangle. */
 #ifndef PRISM_PRISM_H
 #define PRISM_PRISM_H
 
@@ -70,6 +71,27 @@ prism_status prism_solver_setup(prism_solver* solver, int32_t n, const int32_t* 
 
 /* New values (row_ptr[n] of them, in the order given to setup) on the same pattern. */
 prism_status prism_solver_refactor(prism_solver* solver, const double* values);
+
+/* Which part of a symmetric matrix prism_solver_setup_view's arrays hold. */
+typedef enum prism_storage {
+  PRISM_STORAGE_FULL = 0,  /* both triangles */
+  PRISM_STORAGE_LOWER = 1, /* the entries with column <= row */
+  PRISM_STORAGE_UPPER = 2  /* the entries with column >= row */
+} prism_storage;
+
+/* prism_solver_setup on 64-bit indices, the full matrix or one triangle (storage: a
+ * prism_storage): row_ptr has n + 1 entries, col_idx and values row_ptr[n]; 0-based,
+ * the columns of each row sorted and unique. prism copies what it needs (a triangle
+ * mirrored, the indices narrowed to 32 bits: n and the full matrix's entries must stay
+ * below 2^31) and keeps no pointer into the arrays. A broken contract is
+ * PRISM_ERROR_MATRIX with the first problem named, rows and entries counted from 0. */
+prism_status prism_solver_setup_view(prism_solver* solver, int64_t n, const int64_t* row_ptr,
+                                     const int64_t* col_idx, const double* values, int storage);
+
+/* New values on the pattern given to setup, passed as to prism_solver_setup_view (the
+ * pattern is compared, not kept; a triangle's values are mirrored). */
+prism_status prism_solver_refactor_view(prism_solver* solver, int64_t n, const int64_t* row_ptr,
+                                        const int64_t* col_idx, const double* values, int storage);
 
 /* Solves A x = b; x (n entries) holds the initial guess on entry and the solution on
  * return. A solve that does not converge returns PRISM_OK with info->status saying why.

@@ -5,6 +5,7 @@
 #include <prism/types.hpp>
 
 #include <array>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,23 @@ struct FactorizationReport {
   int retries = 0;     ///< factorizations that broke down before the successful one
 };
 
+/// Memory after setup(), against the matrix it was given: what prism keeps for the solves
+/// and refactors. Measured at the end of setup(); a refactor keeps these figures.
+struct MemoryReport {
+  std::size_t input_bytes = 0;  ///< the matrix given to setup(): row_ptr, col_idx, values
+  /// Host memory the solver keeps, as its objects count the vectors they own (the
+  /// solver's maps and pattern, the preconditioner's, the backend objects'); on the cpu
+  /// backend this includes the matrix and factor the solves read.
+  std::size_t host_bytes = 0;
+  /// Device memory held by prism's allocations in the process when setup() ended (every
+  /// solver's, not cuSPARSE's or the CUDA context's own); 0 on the cpu backend.
+  std::size_t device_bytes = 0;
+  /// The process's resident set when setup() began and ended (Linux: /proc/self/statm;
+  /// 0 where the OS does not say): the difference includes what the allocator keeps.
+  std::size_t resident_before_bytes = 0;
+  std::size_t resident_after_bytes = 0;
+};
+
 /// Setup cost, split the way it is reused: analysis once per sparsity pattern,
 /// factorization once per set of values.
 struct SetupReport {
@@ -67,6 +85,7 @@ struct SetupReport {
   double analysis_seconds = 0.0;       ///< preconditioner symbolic analysis
   double factorization_seconds = 0.0;  ///< numeric factorization (all retries)
   double upload_seconds = 0.0;         ///< copying matrices to the backend
+  MemoryReport memory;                 ///< memory kept after setup()
 };
 
 /// Why the iteration stopped.

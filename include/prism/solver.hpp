@@ -5,6 +5,7 @@
 
 #include <prism/capabilities.hpp>
 #include <prism/csr_matrix.hpp>
+#include <prism/csr_view.hpp>
 #include <prism/options.hpp>
 #include <prism/report.hpp>
 
@@ -39,10 +40,26 @@ class Solver {
   Solver(const Solver&) = delete;
   Solver& operator=(const Solver&) = delete;
 
-  /// Checks A (square, symmetric, positive diagonal), orders it, analyzes and
-  /// factorizes the preconditioner, and moves everything to the backend.
+  /// Checks A as solver.check says (full, the default: square, symmetric to
+  /// solver.symmetry_tolerance, finite, positive diagonal; pattern: the pattern alone;
+  /// none: the storage alone), orders it, analyzes and factorizes the preconditioner,
+  /// and moves everything to the backend.
   /// Throws InvalidMatrixError, ConfigError, NumericalError or BackendError.
   void setup(const CsrMatrix<double>& a);
+
+  /// setup() on a view of the caller's arrays (int32 or int64 indices, full storage or one
+  /// triangle): builds the one full copy in prism's storage that setup() works from
+  /// (to_csr_matrix(): the view checked, indices narrowed, a triangle mirrored), frees it on
+  /// return and keeps no pointer into the caller's arrays. Throws InvalidMatrixError naming
+  /// the first break of the view's contract (counted from 0, with the fix), then as setup().
+  void setup(const CsrView32& a);
+  void setup(const CsrView64& a);
+
+  /// refactor() on a view with the pattern given to setup() (a triangle compares as the full
+  /// matrix it stands for, so either triangle of one pattern will do); builds the full matrix
+  /// once per call, as setup(view) does.
+  void refactor(const CsrView32& a);
+  void refactor(const CsrView64& a);
 
   /// New values on the sparsity pattern given to setup(): reuses the ordering,
   /// the analysis and every buffer. Throws InvalidMatrixError on a different pattern.
@@ -52,11 +69,14 @@ class Solver {
   void refactor(const CsrMatrix<double>& a);
 
   /// refactor() with the new values already in the backend's memory: `values` holds
-  /// `count` (= nnz) doubles in the entry order of the matrix given to setup(), in
+  /// `count` (= nnz) doubles in the entry order of the matrix given to setup() (after
+  /// setup(view) with one triangle: of the full matrix, in expand_triangle()'s order; the
+  /// triangle's own count is a ConfigError, as mapping it would need a map in the backend),
+  /// in
   /// memory the backend reads (cuda: device or managed memory on the solver's device,
   /// e.g. what a GPU assembly wrote; cpu: host memory). The values check (finite,
-  /// symmetric to 1e-12 of the largest entry, positive diagonal), the reordering, the
-  /// SpMV copy and the factorization run there, with no host copy, when the
+  /// symmetric to solver.symmetry_tolerance, positive diagonal; solver.check full), the
+  /// reordering, the SpMV copy and the factorization run there, with no host copy, when the
   /// preconditioner factors in the backend (none, jacobi, and ic0 with its
   /// factorization in the backend: the default on the GPU for a color order);
   /// otherwise the values pass through the host once. The values are read before

@@ -3,11 +3,19 @@
 
 #include "kernels/cuda/check.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <utility>
 #include <vector>
 
 namespace prism::kernels::cuda {
+
+/// Bytes of device memory the DeviceBuffers of this process hold now (SetupReport's
+/// device_bytes); every cudaMalloc prism keeps goes through DeviceBuffer.
+inline std::atomic<std::size_t>& device_bytes_held() {
+  static std::atomic<std::size_t> bytes{0};
+  return bytes;
+}
 
 /// n elements of T in device memory (cudaMalloc), freed on destruction.
 template <typename T>
@@ -15,16 +23,17 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t n) : size_(n) {
-    if (n > 0) PRISM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), n * sizeof(T)));
+    if (n > 0) {
+      PRISM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), n * sizeof(T)));
+      device_bytes_held() += n * sizeof(T);
+    }
   }
-  ~DeviceBuffer() {
-    if (data_) cudaFree(data_);
-  }
+  ~DeviceBuffer() { deallocate(); }
   DeviceBuffer(DeviceBuffer&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     if (this != &other) {
-      if (data_) cudaFree(data_);
+      deallocate();
       data_ = std::exchange(other.data_, nullptr);
       size_ = std::exchange(other.size_, 0);
     }
@@ -46,6 +55,11 @@ class DeviceBuffer {
   }
 
  private:
+  void deallocate() noexcept {
+    if (!data_) return;
+    cudaFree(data_);
+    device_bytes_held() -= size_ * sizeof(T);
+  }
   T* data_ = nullptr;
   std::size_t size_ = 0;
 };

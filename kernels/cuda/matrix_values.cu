@@ -43,10 +43,11 @@ __global__ void check_partials(index_t n, const double* __restrict__ values,
   if (threadIdx.x == 0) max_diff[blockIdx.x] = d;
 }
 
-/// scratch[0] = tolerance = kSymmetryTolerance * max|v|; scratch[1] = 1 when some entry
+/// scratch[0] = tolerance = relative * max|v|; scratch[1] = 1 when some entry
 /// may break the rule (max difference above the tolerance, or a bad diagonal), else 0.
 __global__ void check_verdict(const double* __restrict__ max_abs,
-                              const double* __restrict__ max_diff, int count, double* scratch) {
+                              const double* __restrict__ max_diff, int count, double relative,
+                              double* scratch) {
   double a = 0.0, d = 0.0;
   for (int i = threadIdx.x; i < count; i += kThreads) {
     a = fmax(a, max_abs[i]);
@@ -56,7 +57,7 @@ __global__ void check_verdict(const double* __restrict__ max_abs,
   __syncthreads();
   d = block_max<kThreads>(d);
   if (threadIdx.x == 0) {
-    const double tolerance = kSymmetryTolerance * a;
+    const double tolerance = relative * a;
     scratch[0] = tolerance;
     scratch[1] = d > tolerance ? 1.0 : 0.0;
   }
@@ -111,15 +112,16 @@ __global__ void invert_positive_kernel(index_t n, double* __restrict__ x, int* f
 
 }  // namespace
 
-void first_bad_value(index_t n, const double* values, const index_t* mirror, double* partials,
-                     double* partials2, double* scratch, int* first_bad, cudaStream_t stream) {
+void first_bad_value(index_t n, const double* values, const index_t* mirror, double tolerance,
+                     double* partials, double* partials2, double* scratch, int* first_bad,
+                     cudaStream_t stream) {
   PRISM_CUDA_CHECK(cudaMemsetAsync(first_bad, 0x7f, sizeof(int), stream));
   if (n == 0) return;
   const int blocks = std::min(blocks_for(n), kReductionBlocks);
   check_partials<<<blocks, kThreads, 0, stream>>>(n, values, mirror, partials, partials2,
                                                   first_bad);
   PRISM_CUDA_CHECK_LAUNCH();
-  check_verdict<<<1, kThreads, 0, stream>>>(partials, partials2, blocks, scratch);
+  check_verdict<<<1, kThreads, 0, stream>>>(partials, partials2, blocks, tolerance, scratch);
   PRISM_CUDA_CHECK_LAUNCH();
   symmetry_check<<<blocks, kThreads, 0, stream>>>(n, values, mirror, scratch, first_bad);
   PRISM_CUDA_CHECK_LAUNCH();

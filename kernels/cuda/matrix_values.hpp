@@ -12,13 +12,14 @@ namespace prism::kernels::cuda {
 /// The value of *first_bad when nothing was found (larger than any index prism accepts).
 inline constexpr int kNoBadEntry = 0x7f7f7f7f;
 
-/// *first_bad = reference::first_bad_value(n, values, mirror) (kNoBadEntry for -1).
+/// *first_bad = reference::first_bad_value(n, values, mirror, tolerance) (kNoBadEntry for -1).
 /// One pass finds non-finite values, max|v| and the largest |v - v_mirror| (a bad diagonal
 /// counts as infinite); only when that exceeds the tolerance does a second pass look for
 /// the smallest offending index (valid values cost one pass).
 /// `partials`, `partials2`: kReductionBlocks doubles each (blas1.hpp); `scratch`: 2 doubles.
-void first_bad_value(index_t n, const double* values, const index_t* mirror, double* partials,
-                     double* partials2, double* scratch, int* first_bad, cudaStream_t stream);
+void first_bad_value(index_t n, const double* values, const index_t* mirror, double tolerance,
+                     double* partials, double* partials2, double* scratch, int* first_bad,
+                     cudaStream_t stream);
 
 /// *largest = reference::largest_finite_magnitude(n, x) (exact: a max, in any order).
 /// `partials`: kReductionBlocks doubles (blas1.hpp).

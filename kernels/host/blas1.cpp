@@ -66,6 +66,10 @@ void copy(int threads, index_t n, const double* x, double* y) {
   });
 }
 
+void fill(int threads, index_t n, double value, double* x) {
+  for_parts(threads, n, [&](index_t begin, index_t end) { std::fill(x + begin, x + end, value); });
+}
+
 void gather(int threads, index_t n, const index_t* perm, const double* x, double* y) {
   for_parts(threads, n, [&](index_t begin, index_t end) {
     for (index_t i = begin; i < end; ++i) y[i] = x[perm[i]];

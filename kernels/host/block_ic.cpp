@@ -95,6 +95,26 @@ BlockIcStatus block_ic_factor(int threads, const BlockIcView& p,
   return {};
 }
 
+void block_ic_touch(int threads, const BlockIcView& p, const std::vector<index_t>& level_ptr,
+                    double* values, double* inverse) {
+  // Block row b's blocks are contiguous: its L_bJ in column order, then L_bb.
+  const auto touch_row = [&](index_t b) {
+    const std::int64_t size = p.block_ptr[b + 1] - p.block_ptr[b];
+    const std::int64_t end = p.diagonal[b] + size * size;
+    std::fill(values + (p.row_ptr[b] < p.row_ptr[b + 1] ? p.offset[p.row_ptr[b]] : p.diagonal[b]),
+              values + end, 0.0);
+    std::fill(inverse + p.inverse[b], inverse + p.inverse[b] + size * size, 0.0);
+  };
+  for (std::size_t l = 0; l + 1 < level_ptr.size(); ++l) {
+    const index_t first = level_ptr[l];
+    detail::for_items(threads, level_ptr[l + 1] - first, kBlocksPerThread,
+                      [&](int, index_t begin, index_t end) {
+                        for (index_t k = first + begin; k < first + end; ++k)
+                          touch_row(p.level_blocks[k]);
+                      });
+  }
+}
+
 void block_ic_operators(int threads, const BlockIcView& p, const double* values,
                         const double* inverse, const double* scale, double* forward_diagonal,
                         double* forward, double* backward_diagonal, double* backward) {

@@ -5,7 +5,8 @@
 
 namespace prism::kernels::host {
 
-index_t first_bad_value(int threads, index_t n, const double* values, const index_t* mirror) {
+index_t first_bad_value(int threads, index_t n, const double* values, const index_t* mirror,
+                        double relative) {
   // As the reference: a value that is not finite first, then the entries against the
   // tolerance of the largest magnitude (a maximum: the same for any split).
   const index_t not_finite = detail::first_index(threads, n, [&](index_t begin, index_t end) {
@@ -15,7 +16,7 @@ index_t first_bad_value(int threads, index_t n, const double* values, const inde
     return index_t{-1};
   });
   if (not_finite >= 0) return not_finite;
-  const double tolerance = kSymmetryTolerance * largest_finite_magnitude(threads, n, values);
+  const double tolerance = relative * largest_finite_magnitude(threads, n, values);
   return detail::first_index(threads, n, [&](index_t begin, index_t end) {
     for (index_t k = begin; k < end; ++k) {
       const bool bad =

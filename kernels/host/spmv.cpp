@@ -29,13 +29,31 @@ inline double row_product(const CsrView<double>& a, const double* x, index_t i) 
   return sum;
 }
 
-}  // namespace
-
-void spmv(int threads, CsrView<double> a, const double* x, double* y) {
+/// body(begin, end) on the rows of spmv's part of each thread.
+template <typename Body>
+void for_row_parts(int threads, const CsrView<double>& a, const Body& body) {
   const index_t chunks = chunk_count(a.rows);
   run_team(team_size(threads, chunks), [&](int rank, int size) {
     const index_t begin = chunk_begin(nnz_part_start(a, chunks, rank, size), a.rows);
     const index_t end = chunk_begin(nnz_part_start(a, chunks, rank + 1, size), a.rows);
+    if (begin < end) body(begin, end);
+  });
+}
+
+}  // namespace
+
+void copy_csr(int threads, CsrView<double> a, index_t* row_ptr, index_t* col_idx, double* values) {
+  row_ptr[a.rows] = a.row_ptr[a.rows];
+  for_row_parts(threads, a, [&](index_t begin, index_t end) {
+    std::copy(a.row_ptr + begin, a.row_ptr + end, row_ptr + begin);
+    const index_t first = a.row_ptr[begin], last = a.row_ptr[end];
+    std::copy(a.col_idx + first, a.col_idx + last, col_idx + first);
+    std::copy(a.values + first, a.values + last, values + first);
+  });
+}
+
+void spmv(int threads, CsrView<double> a, const double* x, double* y) {
+  for_row_parts(threads, a, [&](index_t begin, index_t end) {
     for (index_t i = begin; i < end; ++i) y[i] = row_product(a, x, i);
   });
 }

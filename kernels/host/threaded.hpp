@@ -51,11 +51,19 @@ void copy(int threads, index_t n, const double* x, double* y);
 /// y[i] = x[perm[i]]
 void gather(int threads, index_t n, const index_t* perm, const double* x, double* y);
 
+/// x = value, in the parts of the vector kernels: the first write of a new vector places
+/// each part's pages with the thread that updates it (first touch).
+void fill(int threads, index_t n, double value, double* x);
+
 /// y = A x, the rows in parts of about equal nonzeros.
 void spmv(int threads, CsrView<double> a, const double* x, double* y);
 
 /// y = A x; returns x . y (one pass; the bits of spmv then dot).
 double spmv_dot(int threads, CsrView<double> a, const double* x, double* y);
+
+/// Copies a's arrays (a.rows + 1 row pointers, then the entries) into new storage in the
+/// SpMV's parts of rows, so that each thread first touches the rows it multiplies.
+void copy_csr(int threads, CsrView<double> a, index_t* row_ptr, index_t* col_idx, double* values);
 
 /// reference::colorset_solve with the rows of each large block in parallel; runs of small
 /// blocks (a natural order's) go to one thread, so they cost no synchronisation each.
@@ -89,6 +97,12 @@ BlockIcStatus block_ic_factor(int threads, const BlockIcView& p,
                               const std::vector<index_t>& level_ptr, double* values,
                               double* inverse);
 
+/// Zeroes each block row's blocks of the factor (`values`) and of the inverted diagonal
+/// blocks (`inverse`) in block_ic_factor's parts of each level: the first touch of new
+/// storage, so a block row's pages sit with the thread that factors and solves it.
+void block_ic_touch(int threads, const BlockIcView& p, const std::vector<index_t>& level_ptr,
+                    double* values, double* inverse);
+
 /// reference::block_ic_operators, the blocks and then the entries in parallel.
 void block_ic_operators(int threads, const BlockIcView& p, const double* values,
                         const double* inverse, const double* scale, double* forward_diagonal,
@@ -105,8 +119,14 @@ void block_ic_backward(int threads, const BlockIcView& p, const std::vector<inde
                        const double* values, const T* blocks, const double* scale, const double* u,
                        double* w, double* z);
 
+/// reference::tridiagonal_solve of m contiguous systems of n rows, whole systems on each
+/// thread (the reference's bits).
+void tridiagonal_solve(int threads, index_t n, index_t m, const double* a, const double* b,
+                       const double* c, const double* d, double* x);
+
 /// reference::first_bad_value
-index_t first_bad_value(int threads, index_t n, const double* values, const index_t* mirror);
+index_t first_bad_value(int threads, index_t n, const double* values, const index_t* mirror,
+                        double tolerance);
 
 /// reference::largest_finite_magnitude
 double largest_finite_magnitude(int threads, index_t n, const double* x);

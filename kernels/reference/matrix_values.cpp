@@ -5,13 +5,13 @@
 
 namespace prism::kernels::reference {
 
-index_t first_bad_value(index_t n, const double* values, const index_t* mirror) {
+index_t first_bad_value(index_t n, const double* values, const index_t* mirror, double relative) {
   double largest = 0.0;
   for (index_t k = 0; k < n; ++k) {
     if (!std::isfinite(values[k])) return k;
     largest = std::max(largest, std::abs(values[k]));
   }
-  const double tolerance = kSymmetryTolerance * largest;
+  const double tolerance = relative * largest;
   for (index_t k = 0; k < n; ++k) {
     const bool bad =
         mirror[k] == k ? !(values[k] > 0.0) : std::abs(values[k] - values[mirror[k]]) > tolerance;

@@ -2,6 +2,7 @@
 #include <prism/errors.hpp>
 
 #include "common/parallel.hpp"
+#include "kernels/matrix_values.hpp"
 
 #include <algorithm>
 #include <array>
@@ -78,7 +79,7 @@ void merge_reports(Scan& scan, Scan& part) {
 // The row pointers come first (a row is only read where they are in order and within
 // the entries), then the columns of the rows before the first bad pointer; the first
 // bad row is reported.
-bool check_storage(const CsrMatrix<double>& a, Scan& scan) {
+bool scan_storage(const CsrMatrix<double>& a, Scan& scan) {
   const auto n = static_cast<std::size_t>(a.rows);
   if (a.rows < 0 || a.row_ptr.size() != n + 1 || a.row_ptr.front() != 0 ||
       a.row_ptr.back() != a.nnz() || a.values.size() != a.col_idx.size()) {
@@ -131,17 +132,18 @@ bool check_storage(const CsrMatrix<double>& a, Scan& scan) {
   return true;
 }
 
-Scan scan_matrix(const CsrMatrix<double>& a) {
+/// The checks; with `values` false only the pattern's (storage, mirrors, stored diagonal).
+Scan scan_matrix(const CsrMatrix<double>& a, double relative_tolerance, bool values) {
   Scan scan;
   MatrixProperties& p = scan.properties;
   p.square = a.rows == a.cols;
-  if (!p.square || !check_storage(a, scan)) return scan;
+  if (!p.square || !scan_storage(a, scan)) return scan;
 
   double max_abs = 0.0;
   for (const double v : a.values) {
     if (std::isfinite(v)) max_abs = std::max(max_abs, std::abs(v));
   }
-  const double tolerance = 1e-12 * max_abs;
+  const double tolerance = relative_tolerance * max_abs;
 
   std::vector<Scan> parts = in_row_parts<Scan>(a.rows, [&](index_t first, index_t last,
                                                            Scan& part) {
@@ -155,14 +157,14 @@ Scan scan_matrix(const CsrMatrix<double>& a) {
       for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
         const index_t j = a.col_idx[k];
         const double v = a.values[k];
-        if (!std::isfinite(v)) {
+        if (values && !std::isfinite(v)) {
           part.report(non_finite, i,
                       "matrix has a non-finite entry: a(" + one_based(i) + "," + one_based(j) +
                           ") = " + number(v));
         }
         if (j == i) {
           has_diagonal = true;
-          if (!(v > 0.0)) {
+          if (values && !(v > 0.0)) {
             q.positive_diagonal = false;
             part.report(
                 bad_diagonal, i,
@@ -182,7 +184,7 @@ Scan scan_matrix(const CsrMatrix<double>& a) {
           continue;
         }
         // Each pair is compared once, from its upper entry.
-        if (j < i) continue;
+        if (j < i || !values) continue;
         const double w = a.values[mirror - a.col_idx.data()];
         const double difference = std::abs(v - w);
         if (!(difference <= q.max_asymmetry)) {
@@ -220,21 +222,34 @@ Scan scan_matrix(const CsrMatrix<double>& a) {
   return scan;
 }
 
-}  // namespace
-
-MatrixProperties inspect_matrix(const CsrMatrix<double>& a) {
-  return scan_matrix(a).properties;
-}
-
-void check_spd_candidate(const CsrMatrix<double>& a) {
+void throw_first(const CsrMatrix<double>& a, const Scan& scan) {
   if (a.rows != a.cols) {
     throw InvalidMatrixError("matrix is not square (" + std::to_string(a.rows) + " x " +
                              std::to_string(a.cols) + ")");
   }
-  const Scan scan = scan_matrix(a);
   for (const std::string& message : scan.message) {
     if (!message.empty()) throw InvalidMatrixError(message);
   }
+}
+
+}  // namespace
+
+MatrixProperties inspect_matrix(const CsrMatrix<double>& a) {
+  return scan_matrix(a, kernels::kSymmetryTolerance, true).properties;
+}
+
+void check_spd_candidate(const CsrMatrix<double>& a, double symmetry_tolerance) {
+  throw_first(a, a.rows == a.cols ? scan_matrix(a, symmetry_tolerance, true) : Scan{});
+}
+
+void check_pattern(const CsrMatrix<double>& a) {
+  throw_first(a, a.rows == a.cols ? scan_matrix(a, 0.0, false) : Scan{});
+}
+
+void check_storage(const CsrMatrix<double>& a) {
+  Scan scan;
+  if (a.rows == a.cols) scan_storage(a, scan);
+  throw_first(a, scan);
 }
 
 }  // namespace prism
@@ -266,7 +281,8 @@ std::vector<index_t> mirror_entries(const CsrMatrix<double>& a) {
   return mirror;
 }
 
-void check_spd_candidate_values(const CsrMatrix<double>& a, const std::vector<index_t>& mirror) {
+void check_spd_candidate_values(const CsrMatrix<double>& a, const std::vector<index_t>& mirror,
+                                double symmetry_tolerance) {
   // Two passes in row parts on host threads: the largest |a| (and whether every value is
   // finite), then each entry against its mirror and each diagonal against 0.
   struct Part {
@@ -288,7 +304,7 @@ void check_spd_candidate_values(const CsrMatrix<double>& a, const std::vector<in
       ok = ok && part.good;
       largest = std::max(largest, part.largest);
     }
-    const double tolerance = 1e-12 * largest;
+    const double tolerance = symmetry_tolerance * largest;
     for (const Part& part : in_row_parts<Part>(a.rows, [&](index_t begin, index_t end, Part&part) {
            for (index_t i = begin; ok && part.good && i < end; ++i) {
              for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
@@ -304,7 +320,7 @@ void check_spd_candidate_values(const CsrMatrix<double>& a, const std::vector<in
     }
   }
   // The full check names the problem (and its row) exactly as at set-up.
-  if (!ok) check_spd_candidate(a);
+  if (!ok) check_spd_candidate(a, symmetry_tolerance);
 }
 
 }  // namespace prism

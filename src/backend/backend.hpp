@@ -106,6 +106,9 @@ class FactorOperations {
                                                      const TrisolveSpec& spec) = 0;
   /// Block IC(0) factored in the backend's memory on `plan` (cpu: the reference kernels).
   virtual std::unique_ptr<BlockIcFactor> make_block_ic_factor(const kernels::BlockIcPlan& plan) = 0;
+  /// Batched tridiagonal solves on `batches` (line preconditioners).
+  virtual std::unique_ptr<TridiagonalSolver> make_tridiagonal_solver(
+      const TridiagonalBatches& batches) = 0;
   /// y = d .* x
   virtual void pointwise_multiply(const Vector& d, const Vector& x, Vector& y) = 0;
   /// x = 1 / x; the first i with x_i not positive or not finite, -1 when none; waits.
@@ -129,12 +132,13 @@ class ValueOperations {
   virtual void gather(const double* src, const IndexMap& map, Vector& dst) = 0;
   /// Queues kernels::reference::first_bad_value over mirror.size() values; other work may
   /// be queued before its verdict is read with value_check_result().
-  virtual void queue_value_check(const double* values, const IndexMap& mirror) = 0;
+  virtual void queue_value_check(const double* values, const IndexMap& mirror,
+                                 double tolerance) = 0;
   /// The verdict of the last queued check (-1 when nothing is wrong); waits for it.
   virtual index_t value_check_result() = 0;
   /// The check, waited for.
-  index_t first_bad_value(const double* values, const IndexMap& mirror) {
-    queue_value_check(values, mirror);
+  index_t first_bad_value(const double* values, const IndexMap& mirror, double tolerance) {
+    queue_value_check(values, mirror, tolerance);
     return value_check_result();
   }
   /// The largest |v| over the finite values of values[0, count) (0 when none); waits.
@@ -159,6 +163,9 @@ class Backend : public CgOperations,
   virtual Kind kind() const = 0;
   /// The device, in words (the GPU's name, "host CPU ...").
   virtual std::string device_name() const = 0;
+  /// Whether the backend's factorizations run a color's (level's) rows at once, so that
+  /// `factorization: auto` puts them there: a GPU, the cpu backend's threaded kernels.
+  virtual bool factors_in_parallel() const { return kind() == Kind::device; }
 
   virtual std::unique_ptr<Vector> make_vector(index_t n) = 0;
   /// A vector over n doubles at `data`, memory the backend reads (reads()) and the caller
@@ -183,6 +190,10 @@ class Backend : public CgOperations,
   /// Achievable memory bandwidth in bytes/s (a large device-to-device copy, measured
   /// once on first call); 0 when the backend does not measure it.
   virtual double reference_bandwidth() = 0;
+
+  /// Device memory held now by prism's allocations in this process (every solver's; the
+  /// cuda backend counts its cudaMalloc calls); 0 on the cpu.
+  virtual std::size_t device_bytes() const { return 0; }
 };
 
 /// Creates the backend for a kind; `automatic` resolves to cuda when a device is

@@ -2,6 +2,8 @@
 #include "backend/host_block_ic_factor.hpp"
 #include "backend/host_kernels.hpp"
 #include "backend/split_triangle.hpp"
+#include "common/host_array.hpp"
+#include "common/memory.hpp"
 
 #include <prism/errors.hpp>
 
@@ -26,17 +28,21 @@ namespace ref = prism::kernels::reference;
 /// Its own values, or a view of the caller's (Backend::view).
 class CpuVector final : public Vector {
  public:
-  explicit CpuVector(index_t n)
-      : owned_(static_cast<std::size_t>(n), 0.0), data_(owned_.data()), size_(n) {}
+  /// Zeros, first written by `placement`'s threads in the parts its kernels update.
+  CpuVector(index_t n, const HostKernels& placement)
+      : owned_(static_cast<std::size_t>(n)), data_(owned_.data()), size_(n) {
+    placement.fill(n, 0.0, data_);
+  }
   CpuVector(double* data, index_t n) : data_(data), size_(n) {}
   CpuVector(const CpuVector&) = delete;  // data_ may point into owned_
   CpuVector& operator=(const CpuVector&) = delete;
   index_t size() const override { return size_; }
   double* data() override { return data_; }
   const double* data() const override { return data_; }
+  std::size_t host_bytes() const override { return common::bytes_of(owned_); }
 
  private:
-  std::vector<double> owned_;  // empty for a view
+  common::HostArray<double> owned_;  // empty for a view
   double* data_;
   index_t size_;
 };
@@ -52,32 +58,49 @@ class CpuIndexMap final : public IndexMap {
  public:
   explicit CpuIndexMap(std::vector<index_t> indices) : data(std::move(indices)) {}
   index_t size() const override { return static_cast<index_t>(data.size()); }
+  std::size_t host_bytes() const override { return common::bytes_of(data); }
   std::vector<index_t> data;
 };
 
 class CpuMatrix final : public Matrix {
  public:
+  /// A copy of `a`, first written by `placement`'s threads in its SpMV's parts of rows;
   /// `algorithm`: "reference", or "csr" for the threaded kernels' SpMV.
-  explicit CpuMatrix(const CsrMatrix<double>& a, std::string algorithm = "reference")
-      : csr(a), algorithm_(std::move(algorithm)) {}
-  index_t rows() const override { return csr.rows; }
-  index_t nnz() const override { return csr.nnz(); }
+  CpuMatrix(const CsrMatrix<double>& a, const HostKernels& placement, std::string algorithm)
+      : rows_(a.rows),
+        cols_(a.cols),
+        row_ptr_(a.row_ptr.size()),
+        col_idx_(a.col_idx.size()),
+        values_(a.values.size()),
+        algorithm_(std::move(algorithm)) {
+    if (a.row_ptr.empty()) return;
+    placement.copy_csr({a.rows, a.cols, a.row_ptr.data(), a.col_idx.data(), a.values.data()},
+                       row_ptr_.data(), col_idx_.data(), values_.data());
+  }
+  index_t rows() const override { return rows_; }
+  index_t nnz() const override { return static_cast<index_t>(values_.size()); }
   std::string algorithm() const override { return algorithm_; }
   void update_values(const std::vector<double>& values) override {
-    check_value_count(csr.values.size(), values.size());
-    csr.values = values;
+    check_value_count(values_.size(), values.size());
+    std::copy(values.begin(), values.end(), values_.begin());
   }
   void update_values(const SourceValues& a) override {
     const std::vector<index_t>& source = *a.source;
-    check_value_count(csr.values.size(), source.size());
-    for (std::size_t k = 0; k < source.size(); ++k) csr.values[k] = a.values[source[k]];
+    check_value_count(values_.size(), source.size());
+    for (std::size_t k = 0; k < source.size(); ++k) values_[k] = a.values[source[k]];
   }
   kernels::CsrView<double> view() const {
-    return {csr.rows, csr.cols, csr.row_ptr.data(), csr.col_idx.data(), csr.values.data()};
+    return {rows_, cols_, row_ptr_.data(), col_idx_.data(), values_.data()};
   }
-  CsrMatrix<double> csr;
+  double* values() { return values_.data(); }
+  std::size_t host_bytes() const override {
+    return common::bytes_of(row_ptr_) + common::bytes_of(col_idx_) + common::bytes_of(values_);
+  }
 
  private:
+  index_t rows_, cols_;
+  common::HostArray<index_t> row_ptr_, col_idx_;
+  common::HostArray<double> values_;
   std::string algorithm_;
 };
 
@@ -101,7 +124,9 @@ const CpuIndexMap& cast(const IndexMap& m) {
 class CpuTriangularSolver final : public TriangularSolver {
  public:
   CpuTriangularSolver(const CsrMatrix<double>& t, Triangle triangle)
-      : matrix_(triangle == Triangle::lower ? t : reversed_rows(t, at_)), triangle_(triangle) {}
+      : matrix_(triangle == Triangle::lower ? t : reversed_rows(t, at_), calling_thread(),
+                "reference"),
+        triangle_(triangle) {}
   index_t rows() const override { return matrix_.rows(); }
   index_t nnz() const override { return matrix_.nnz(); }
   std::string algorithm() const override { return "reference"; }
@@ -111,7 +136,8 @@ class CpuTriangularSolver final : public TriangularSolver {
       return;
     }
     check_value_count(at_.size(), values.size());
-    for (std::size_t k = 0; k < values.size(); ++k) matrix_.csr.values[at_[k]] = values[k];
+    double* stored = matrix_.values();
+    for (std::size_t k = 0; k < values.size(); ++k) stored[at_[k]] = values[k];
   }
   void update_values_on_backend(const double* values) override {
     update_values(std::vector<double>(values, values + nnz()));
@@ -123,8 +149,14 @@ class CpuTriangularSolver final : public TriangularSolver {
       ref::upper_solve_reversed(matrix_.view(), cast(b).data(), cast(x).data());
     }
   }
+  std::size_t host_bytes() const override { return common::bytes_of(at_) + matrix_.host_bytes(); }
 
  private:
+  // The substitution runs on the calling thread, so its copy is written there.
+  static const HostKernels& calling_thread() {
+    static const std::unique_ptr<HostKernels> reference = make_host_kernels(CpuKernels::reference);
+    return *reference;
+  }
   static CsrMatrix<double> reversed_rows(const CsrMatrix<double>& t, std::vector<index_t>& at) {
     CsrMatrix<double> r{t.rows, t.cols, {0}, {}, {}};
     r.row_ptr.reserve(t.row_ptr.size());
@@ -165,6 +197,7 @@ class CpuColorsetSolver final : public TriangularSolver {
     k_.colorset_solve(split_.view(), split_.inverse_diagonal().data(), split_.block_ptr().data(),
                       split_.num_blocks(), split_.lower(), cast(b).data(), cast(x).data());
   }
+  std::size_t host_bytes() const override { return split_.host_bytes(); }
 
  private:
   SplitTriangle split_;
@@ -182,8 +215,7 @@ class CpuIc0Factor final : public Ic0Factor {
                Precision precision, ScalarValues& scalars, const HostKernels& kernels)
       : scalars_(scalars),
         k_(kernels),
-        lower_(lower),
-        upper_(upper),
+        lower_{lower.rows, lower.cols, lower.row_ptr, lower.col_idx, {}},
         upper_source_(upper_source),
         lower_source_(lower_source),
         lower_split_(SplitTriangle::unit_values(lower, Triangle::lower, precision)),
@@ -196,7 +228,7 @@ class CpuIc0Factor final : public Ic0Factor {
   }
   void load(const SourceValues& a) override {
     if (from_values_.empty()) from_values_ = compose_source(lower_source_, *a.source);
-    scaled_.resize(lower_.values.size());
+    scaled_.resize(lower_.col_idx.size());
     row_scale_.resize(static_cast<std::size_t>(lower_.rows));
     loaded_ =
         k_.ic0_scale(pattern(), from_values_.data(), a.values, scaled_.data(), row_scale_.data());
@@ -216,11 +248,22 @@ class CpuIc0Factor final : public Ic0Factor {
         lower_.values[k] *= row_scale_[i];
       }
     }
-    for (std::size_t k = 0; k < upper_.values.size(); ++k) {
-      upper_.values[k] = lower_.values[upper_source_[k]];
+    std::vector<double> upper_values(upper_source_.size());
+    for (std::size_t k = 0; k < upper_values.size(); ++k) {
+      upper_values[k] = lower_.values[upper_source_[k]];
     }
     lower_split_.update(lower_.values);
-    upper_split_.update(upper_.values);
+    upper_split_.update(upper_values);
+    // The splits hold the factor now; the next load() and attempt() refill these.
+    common::release(lower_.values);
+    common::release(scaled_);
+    common::release(row_scale_);
+  }
+  std::size_t host_bytes() const override {
+    return common::bytes_of(lower_) + common::bytes_of(upper_source_) +
+           common::bytes_of(lower_source_) + common::bytes_of(from_values_) +
+           common::bytes_of(scaled_) + common::bytes_of(row_scale_) + lower_split_.host_bytes() +
+           upper_split_.host_bytes();
   }
 
   void solve(Triangle triangle, const Vector& b, Vector& x) override {
@@ -243,10 +286,9 @@ class CpuIc0Factor final : public Ic0Factor {
   kernels::CsrView<double> pattern() const {
     return {lower_.rows, lower_.cols, lower_.row_ptr.data(), lower_.col_idx.data(), nullptr};
   }
-  ScalarValues& scalars_;  // the backend's CG scalars
-  const HostKernels& k_;   // the backend's
-  CsrMatrix<double> lower_;
-  CsrMatrix<double> upper_;
+  ScalarValues& scalars_;    // the backend's CG scalars
+  const HostKernels& k_;     // the backend's
+  CsrMatrix<double> lower_;  // the pattern; values only between load() and finish()
   std::vector<index_t> upper_source_;
   std::vector<index_t> lower_source_;
   std::vector<index_t> from_values_;  // lower entry k reads a.values[from_values_[k]]
@@ -330,14 +372,46 @@ class CpuLoop final : public Loop {
   int max_iterations_;
 };
 
+/// The batches by the backend's kernels (reference Thomas, or whole systems per thread).
+class CpuTridiagonalSolver final : public TridiagonalSolver {
+ public:
+  CpuTridiagonalSolver(TridiagonalBatches batches, const HostKernels& kernels)
+      : batches_(std::move(batches)), k_(kernels) {}
+  void update_values(const std::vector<double>& lower, const std::vector<double>& diagonal,
+                     const std::vector<double>& upper) override {
+    lower_ = lower;
+    diagonal_ = diagonal;
+    upper_ = upper;
+  }
+  void solve(const Vector& r, Vector& z) override {
+    for (std::size_t k = 0; k < batches_.first.size(); ++k) {
+      const index_t at = batches_.first[k];
+      k_.tridiagonal_solve(batches_.length[k], batches_.count[k], lower_.data() + at,
+                           diagonal_.data() + at, upper_.data() + at, r.data() + at, z.data() + at);
+    }
+  }
+  std::size_t host_bytes() const override {
+    return common::bytes_of(lower_) + common::bytes_of(diagonal_) + common::bytes_of(upper_);
+  }
+
+ private:
+  TridiagonalBatches batches_;
+  const HostKernels& k_;  // the backend's
+  std::vector<double> lower_, diagonal_, upper_;
+};
+
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(std::unique_ptr<HostKernels> kernels) : k_(std::move(kernels)) {}
   std::string name() const override { return "cpu"; }
   Kind kind() const override { return Kind::host; }
   std::string device_name() const override { return "host CPU (" + k_->description() + ")"; }
+  /// The threaded kernels factor color by color (level by level); the reference row by row.
+  bool factors_in_parallel() const override { return threaded(); }
 
-  std::unique_ptr<Vector> make_vector(index_t n) override { return std::make_unique<CpuVector>(n); }
+  std::unique_ptr<Vector> make_vector(index_t n) override {
+    return std::make_unique<CpuVector>(n, *k_);
+  }
   std::unique_ptr<Vector> view(double* data, index_t n) override {
     return std::make_unique<CpuVector>(data, n);
   }
@@ -350,7 +424,7 @@ class CpuBackend final : public Backend {
     if (algorithm == SpmvAlgorithm::cusparse) {
       throw ConfigError("spmv 'cusparse' needs the cuda backend; the cpu backend has: auto");
     }
-    return std::make_unique<CpuMatrix>(a, threaded() ? "csr" : "reference");
+    return std::make_unique<CpuMatrix>(a, *k_, threaded() ? "csr" : "reference");
   }
   /// The color-set solve on threads; with the reference kernels the row-by-row
   /// reference, unless the factor is float: only the color-set solve stores it so.
@@ -394,6 +468,10 @@ class CpuBackend final : public Backend {
   std::unique_ptr<BlockIcFactor> make_block_ic_factor(const kernels::BlockIcPlan& plan) override {
     return make_host_block_ic_factor(plan, *k_);
   }
+  std::unique_ptr<TridiagonalSolver> make_tridiagonal_solver(
+      const TridiagonalBatches& batches) override {
+    return std::make_unique<CpuTridiagonalSolver>(batches, *k_);
+  }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {
       throw Error("copy_from_host: size " + std::to_string(src.size()) + " does not match " +
@@ -414,8 +492,8 @@ class CpuBackend final : public Backend {
     check_map(map, dst, "gather");
     k_->gather(dst.size(), cast(map).data.data(), src, cast(dst).data());
   }
-  void queue_value_check(const double* values, const IndexMap& mirror) override {
-    check_result_ = k_->first_bad_value(mirror.size(), values, cast(mirror).data.data());
+  void queue_value_check(const double* values, const IndexMap& mirror, double tolerance) override {
+    check_result_ = k_->first_bad_value(mirror.size(), values, cast(mirror).data.data(), tolerance);
   }
   index_t value_check_result() override { return check_result_; }
   index_t invert_positive(Vector& x) override {

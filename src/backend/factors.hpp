@@ -10,6 +10,7 @@
 #include "kernels/block_ic.hpp"
 #include "kernels/ic0.hpp"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,8 @@ class TriangularSolver {
   }
   /// Solves T x = b.
   virtual void solve(const Vector& b, Vector& x) = 0;
+  /// Host memory this object owns (SetupReport::host_bytes); device memory is not counted.
+  virtual std::size_t host_bytes() const { return 0; }
 };
 
 /// The values of block IC(0)'s four operators (precond/block_ic/block_sweeps.hpp) in the
@@ -81,6 +84,31 @@ class BlockIcFactor {
   /// z = S w. Queued on the backend (recordable).
   virtual void forward(const Vector& r, Vector& u) = 0;
   virtual void backward(const Vector& u, Vector& w, Vector& z) = 0;
+  /// Host memory this object owns (SetupReport::host_bytes); device memory is not counted.
+  virtual std::size_t host_bytes() const { return 0; }
+};
+
+/// Tridiagonal systems stored system after system in consecutive rows, grouped so that each
+/// batch holds systems of one length: batch k is count[k] systems of length[k] rows from
+/// row first[k] on (kernels/tridiagonal.hpp, contiguous layout), the batches in row order
+/// and covering rows [0, rows).
+struct TridiagonalBatches {
+  std::vector<index_t> first, length, count;
+  index_t rows = 0;
+};
+
+/// z = T^{-1} r for a block diagonal T of tridiagonal blocks (the batches' systems): the
+/// batched tridiagonal solver, a call per batch. Queued on the backend (recordable).
+class TridiagonalSolver {
+ public:
+  virtual ~TridiagonalSolver() = default;
+  /// T's sub-diagonal (lower[i] = t(i, i - 1), 0 at a system's first row), diagonal and
+  /// super-diagonal (upper[i] = t(i, i + 1), 0 at a system's last row), from the host.
+  virtual void update_values(const std::vector<double>& lower, const std::vector<double>& diagonal,
+                             const std::vector<double>& upper) = 0;
+  virtual void solve(const Vector& r, Vector& z) = 0;
+  /// Host memory this object owns (SetupReport::host_bytes); device memory is not counted.
+  virtual std::size_t host_bytes() const { return 0; }
 };
 
 /// An IC(0) factor computed and applied in the backend's memory, one independent block
@@ -150,6 +178,8 @@ class Ic0Factor {
   virtual double apply_bytes_saved() const { return 0.0; }
   /// Storage of the factor the solves read ("csr", or "sell" for SELL-32).
   virtual std::string layout() const { return "csr"; }
+  /// Host memory this object owns (SetupReport::host_bytes); device memory is not counted.
+  virtual std::size_t host_bytes() const { return 0; }
 
  protected:
   void check_no_dot(std::optional<Scalar> dot) const {

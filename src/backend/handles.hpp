@@ -7,6 +7,7 @@
 #include "kernels/cg_scalars.hpp"
 
 #include <array>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,8 @@ class Vector {
   /// The values where the backend's kernels read them (a user's preconditioner gets these).
   virtual double* data() = 0;
   virtual const double* data() const = 0;
+  /// Host memory this object owns (SetupReport::host_bytes); device memory is not counted.
+  virtual std::size_t host_bytes() const { return 0; }
 };
 
 /// The values of the matrix given to Solver::setup(), arriving in the backend's memory
@@ -60,6 +63,8 @@ class IndexMap {
  public:
   virtual ~IndexMap() = default;
   virtual index_t size() const = 0;
+  /// Host memory this object owns (SetupReport::host_bytes); device memory is not counted.
+  virtual std::size_t host_bytes() const { return 0; }
 };
 
 /// A CSR matrix living in the backend's memory, for SpMV.
@@ -75,6 +80,8 @@ class Matrix {
   /// The same with the values in the backend's memory; the first call composes and
   /// keeps the map from this matrix's storage to a.values (a.source fixed per pattern).
   virtual void update_values(const SourceValues& a) = 0;
+  /// Host memory this object owns (SetupReport::host_bytes); device memory is not counted.
+  virtual std::size_t host_bytes() const { return 0; }
 };
 
 }  // namespace prism::backend

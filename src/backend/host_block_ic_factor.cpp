@@ -1,5 +1,10 @@
 #include "backend/host_block_ic_factor.hpp"
 
+#include "common/host_array.hpp"
+#include "common/memory.hpp"
+
+#include <algorithm>
+
 namespace prism::backend {
 namespace {
 
@@ -15,7 +20,11 @@ class HostBlockIcFactor final : public BlockIcFactor {
         forward_diagonal_(last(plan.forward_diagonal_ptr)),
         forward_(last(plan.forward_ptr)),
         backward_diagonal_(last(plan.backward_diagonal_ptr)),
-        backward_(last(plan.backward_ptr)) {}
+        backward_(last(plan.backward_ptr)) {
+    // First touch: the factor's blocks by the threads that factor and solve them.
+    k_.fill(plan.rows, 0.0, scale_.data());
+    k_.block_ic_touch(view_, plan_.level_ptr, values_.data(), inverse_.data());
+  }
 
   void load(const SourceValues& a) override {
     a_ = a.values;
@@ -43,8 +52,8 @@ class HostBlockIcFactor final : public BlockIcFactor {
     if (values.size() != values_.size() || scale.size() != scale_.size()) {
       throw Error("block_ic: the host factor does not fit the plan");
     }
-    values_ = values;
-    scale_ = scale;
+    std::copy(values.begin(), values.end(), values_.begin());
+    std::copy(scale.begin(), scale.end(), scale_.begin());
     narrow();
   }
   void forward(const Vector& r, Vector& u) override {
@@ -66,7 +75,24 @@ class HostBlockIcFactor final : public BlockIcFactor {
     }
   }
 
+  std::size_t host_bytes() const override {
+    using common::bytes_of;
+    return plan_bytes(plan_) + bytes_of(scale_) + bytes_of(values_) + bytes_of(inverse_) +
+           bytes_of(forward_diagonal_) + bytes_of(forward_) + bytes_of(backward_diagonal_) +
+           bytes_of(backward_) + bytes_of(narrow_);
+  }
+
  private:
+  static std::size_t plan_bytes(const kernels::BlockIcPlan& p) {
+    using common::bytes_of;
+    return bytes_of(p.block_ptr) + bytes_of(p.row_ptr) + bytes_of(p.col) + bytes_of(p.entry_row) +
+           bytes_of(p.transpose_prefix) + bytes_of(p.offset) + bytes_of(p.diagonal) +
+           bytes_of(p.inverse) + bytes_of(p.scatter) + bytes_of(p.a_row_ptr) + bytes_of(p.a_col) +
+           bytes_of(p.a_diagonal) + bytes_of(p.forward_ptr) + bytes_of(p.backward_ptr) +
+           bytes_of(p.forward_diagonal_ptr) + bytes_of(p.backward_diagonal_ptr) +
+           bytes_of(p.level_ptr) + bytes_of(p.level_blocks) + bytes_of(p.transpose_ptr) +
+           bytes_of(p.transpose_entry);
+  }
   static std::size_t last(const std::vector<index_t>& ptr) {
     return ptr.empty() ? 0 : static_cast<std::size_t>(ptr.back());
   }
@@ -85,7 +111,7 @@ class HostBlockIcFactor final : public BlockIcFactor {
   const double* a_ = nullptr;
   const index_t* source_ = nullptr;
   index_t bad_row_ = -1;
-  std::vector<double> scale_, values_, inverse_;
+  common::HostArray<double> scale_, values_, inverse_;
   std::vector<double> forward_diagonal_, forward_, backward_diagonal_, backward_;
   std::vector<float> narrow_;  // the factor in float (float_solves)
 };

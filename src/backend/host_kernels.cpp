@@ -8,6 +8,7 @@
 #include "kernels/ic0.hpp"
 #include "kernels/matrix_values.hpp"
 #include "kernels/spmv.hpp"
+#include "kernels/tridiagonal.hpp"
 
 namespace prism::backend {
 namespace {
@@ -56,13 +57,24 @@ class ReferenceKernels final : public HostKernels {
   void gather(index_t n, const index_t* perm, const double* x, double* y) const override {
     ref::gather(n, perm, x, y);
   }
+  // The first writes on the calling thread alone: the threaded kernels' on a team of one.
+  void fill(index_t n, double value, double* x) const override { host::fill(1, n, value, x); }
+  void copy_csr(CsrView<double> a, index_t* row_ptr, index_t* col_idx,
+                double* values) const override {
+    host::copy_csr(1, a, row_ptr, col_idx, values);
+  }
+  void block_ic_touch(const BlockIcView& p, const std::vector<index_t>& level_ptr, double* values,
+                      double* inverse) const override {
+    host::block_ic_touch(1, p, level_ptr, values, inverse);
+  }
   void colorset_solve(CsrView<double> strict, const double* inverse_diagonal,
                       const index_t* block_ptr, int num_blocks, bool lower, const double* b,
                       double* x) const override {
     ref::colorset_solve(strict, inverse_diagonal, block_ptr, num_blocks, lower, b, x);
   }
-  index_t first_bad_value(index_t n, const double* values, const index_t* mirror) const override {
-    return ref::first_bad_value(n, values, mirror);
+  index_t first_bad_value(index_t n, const double* values, const index_t* mirror,
+                          double tolerance) const override {
+    return ref::first_bad_value(n, values, mirror, tolerance);
   }
   double largest_finite_magnitude(index_t n, const double* x) const override {
     return ref::largest_finite_magnitude(n, x);
@@ -117,6 +129,11 @@ class ReferenceKernels final : public HostKernels {
                          const float* blocks, const double* scale, const double* u, double* w,
                          double* z) const override {
     backward(p, values, blocks, scale, u, w, z);
+  }
+
+  void tridiagonal_solve(index_t n, index_t m, const double* a, const double* b, const double* c,
+                         const double* d, double* x) const override {
+    ref::tridiagonal_solve(kernels::TridiagonalLayout::contiguous, n, m, a, b, c, d, x);
   }
 
  private:
@@ -179,13 +196,23 @@ class ThreadedKernels final : public HostKernels {
   void gather(index_t n, const index_t* perm, const double* x, double* y) const override {
     host::gather(t_, n, perm, x, y);
   }
+  void fill(index_t n, double value, double* x) const override { host::fill(t_, n, value, x); }
+  void copy_csr(CsrView<double> a, index_t* row_ptr, index_t* col_idx,
+                double* values) const override {
+    host::copy_csr(t_, a, row_ptr, col_idx, values);
+  }
+  void block_ic_touch(const BlockIcView& p, const std::vector<index_t>& level_ptr, double* values,
+                      double* inverse) const override {
+    host::block_ic_touch(t_, p, level_ptr, values, inverse);
+  }
   void colorset_solve(CsrView<double> strict, const double* inverse_diagonal,
                       const index_t* block_ptr, int num_blocks, bool lower, const double* b,
                       double* x) const override {
     host::colorset_solve(t_, strict, inverse_diagonal, block_ptr, num_blocks, lower, b, x);
   }
-  index_t first_bad_value(index_t n, const double* values, const index_t* mirror) const override {
-    return host::first_bad_value(t_, n, values, mirror);
+  index_t first_bad_value(index_t n, const double* values, const index_t* mirror,
+                          double tolerance) const override {
+    return host::first_bad_value(t_, n, values, mirror, tolerance);
   }
   double largest_finite_magnitude(index_t n, const double* x) const override {
     return host::largest_finite_magnitude(t_, n, x);
@@ -240,6 +267,11 @@ class ThreadedKernels final : public HostKernels {
                          const double* values, const float* blocks, const double* scale,
                          const double* u, double* w, double* z) const override {
     host::block_ic_backward(t_, p, level_ptr, values, blocks, scale, u, w, z);
+  }
+
+  void tridiagonal_solve(index_t n, index_t m, const double* a, const double* b, const double* c,
+                         const double* d, double* x) const override {
+    host::tridiagonal_solve(t_, n, m, a, b, c, d, x);
   }
 
  private:

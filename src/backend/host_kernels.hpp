@@ -41,10 +41,21 @@ class HostKernels {
   virtual void pointwise_multiply(index_t n, const double* d, const double* x, double* y) const = 0;
   virtual void copy(index_t n, const double* x, double* y) const = 0;
   virtual void gather(index_t n, const index_t* perm, const double* x, double* y) const = 0;
+  /// The first writes of new storage (common::HostArray), by the threads and in the parts
+  /// of the kernels that read it (first touch); the reference's on the calling thread.
+  virtual void fill(index_t n, double value, double* x) const = 0;
+  /// a's arrays into new storage in the SpMV's parts (a.rows + 1 row pointers).
+  virtual void copy_csr(kernels::CsrView<double> a, index_t* row_ptr, index_t* col_idx,
+                        double* values) const = 0;
+  /// Zeroes the factor's and the inverted diagonal blocks' storage in the parts of
+  /// block_ic_factor.
+  virtual void block_ic_touch(const kernels::BlockIcView& p, const std::vector<index_t>& level_ptr,
+                              double* values, double* inverse) const = 0;
   virtual void colorset_solve(kernels::CsrView<double> strict, const double* inverse_diagonal,
                               const index_t* block_ptr, int num_blocks, bool lower, const double* b,
                               double* x) const = 0;
-  virtual index_t first_bad_value(index_t n, const double* values, const index_t* mirror) const = 0;
+  virtual index_t first_bad_value(index_t n, const double* values, const index_t* mirror,
+                                  double tolerance) const = 0;
   virtual double largest_finite_magnitude(index_t n, const double* x) const = 0;
   virtual index_t invert_positive(index_t n, double* x) const = 0;
 
@@ -85,6 +96,9 @@ class HostKernels {
                                  const std::vector<index_t>& level_ptr, const double* values,
                                  const float* blocks, const double* scale, const double* u,
                                  double* w, double* z) const = 0;
+  /// m tridiagonal systems of n rows, contiguous (kernels/tridiagonal.hpp).
+  virtual void tridiagonal_solve(index_t n, index_t m, const double* a, const double* b,
+                                 const double* c, const double* d, double* x) const = 0;
 };
 
 /// The reference kernels, or the threaded ones on `threads` threads (0:

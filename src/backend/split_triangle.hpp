@@ -10,6 +10,7 @@
 #include <prism/options.hpp>
 
 #include "backend/backend.hpp"
+#include "common/memory.hpp"
 #include "kernels/csr_view.hpp"
 
 #include <vector>
@@ -42,6 +43,12 @@ class SplitTriangle {
   const std::vector<index_t>& strict_source() const { return strict_source_; }
   /// The factor's entry holding row i's diagonal.
   const std::vector<index_t>& diagonal_source() const { return diagonal_source_; }
+  /// Host memory the split keeps.
+  std::size_t host_bytes() const {
+    return common::bytes_of(strict_) + common::bytes_of(inverse_diagonal_) +
+           common::bytes_of(strict_source_) + common::bytes_of(diagonal_source_) +
+           common::bytes_of(block_ptr_);
+  }
   kernels::CsrView<double> view() const {
     return {strict_.rows, strict_.cols, strict_.row_ptr.data(), strict_.col_idx.data(),
             strict_.values.data()};

@@ -17,6 +17,7 @@ struct prism_solver {
   explicit prism_solver(prism::SolverConfig config) : solver(std::move(config)) {}
   prism::Solver solver;
   prism::CsrMatrix<double> a;  // the pattern given to setup(), for refactor()
+  bool from_view = false;      // set up by prism_solver_setup_view: a holds only the size
   bool ready = false;
   std::string backend;
 };
@@ -97,6 +98,30 @@ prism_status check_vectors(const char* call, const prism_solver* solver, const d
   return PRISM_OK;
 }
 
+/// The arguments of the view calls that C++ cannot check: the solver, the pointers, n and
+/// the storage code; the arrays' contents are prism::to_csr_matrix's to check.
+prism_status check_view(const char* call, const prism_solver* solver, int64_t n,
+                        const int64_t* row_ptr, const int64_t* col_idx, const double* values,
+                        int storage) {
+  if (solver == nullptr || row_ptr == nullptr || col_idx == nullptr || values == nullptr) {
+    return fail(PRISM_ERROR_ARGUMENT, std::string(call) + ": a NULL solver or array");
+  }
+  if (n < 0) return fail(PRISM_ERROR_ARGUMENT, std::string(call) + ": n is " + std::to_string(n));
+  if (storage < PRISM_STORAGE_FULL || storage > PRISM_STORAGE_UPPER) {
+    return fail(PRISM_ERROR_ARGUMENT,
+                std::string(call) + ": storage is " + std::to_string(storage) +
+                    ": PRISM_STORAGE_FULL (0), PRISM_STORAGE_LOWER (1) or PRISM_STORAGE_UPPER (2)");
+  }
+  return PRISM_OK;
+}
+
+prism::CsrView64 make_view(int64_t n, const int64_t* row_ptr, const int64_t* col_idx,
+                           const double* values, int storage) {
+  const prism::Storage kinds[] = {prism::Storage::full, prism::Storage::lower,
+                                  prism::Storage::upper};
+  return {n, n, row_ptr, col_idx, values, kinds[storage]};
+}
+
 }  // namespace
 
 extern "C" {
@@ -167,6 +192,7 @@ prism_status prism_solver_setup(prism_solver* solver, int32_t n, const int32_t* 
     a.values.assign(values, values + row_ptr[n]);
     solver->solver.setup(a);
     solver->a = std::move(a);
+    solver->from_view = false;
     solver->backend = solver->solver.backend_name();
     solver->ready = true;
   });
@@ -179,10 +205,45 @@ prism_status prism_solver_refactor(prism_solver* solver, const double* values) {
   if (!solver->ready) {
     return fail(PRISM_ERROR_ARGUMENT, "prism_solver_refactor: call prism_solver_setup first");
   }
+  if (solver->from_view) {
+    return fail(PRISM_ERROR_ARGUMENT,
+                "prism_solver_refactor: the solver was set up by prism_solver_setup_view: call "
+                "prism_solver_refactor_view");
+  }
   return guarded([&] {
     solver->a.values.assign(values, values + solver->a.values.size());
     solver->solver.refactor(solver->a);
   });
+}
+
+prism_status prism_solver_setup_view(prism_solver* solver, int64_t n, const int64_t* row_ptr,
+                                     const int64_t* col_idx, const double* values, int storage) {
+  const char* call = "prism_solver_setup_view";
+  if (const prism_status s = check_view(call, solver, n, row_ptr, col_idx, values, storage)) {
+    if (solver != nullptr) solver->ready = false;
+    return s;
+  }
+  solver->ready = false;  // a failed setup leaves no matrix to solve with
+  return guarded([&] {
+    solver->solver.setup(make_view(n, row_ptr, col_idx, values, storage));
+    solver->a = prism::CsrMatrix<double>{};
+    solver->a.rows = solver->a.cols = static_cast<prism::index_t>(n);
+    solver->from_view = true;
+    solver->backend = solver->solver.backend_name();
+    solver->ready = true;
+  });
+}
+
+prism_status prism_solver_refactor_view(prism_solver* solver, int64_t n, const int64_t* row_ptr,
+                                        const int64_t* col_idx, const double* values, int storage) {
+  const char* call = "prism_solver_refactor_view";
+  if (const prism_status s = check_view(call, solver, n, row_ptr, col_idx, values, storage)) {
+    return s;
+  }
+  if (!solver->ready) {
+    return fail(PRISM_ERROR_ARGUMENT, std::string(call) + ": call prism_solver_setup_view first");
+  }
+  return guarded([&] { solver->solver.refactor(make_view(n, row_ptr, col_idx, values, storage)); });
 }
 
 prism_status prism_solver_solve(prism_solver* solver, const double* b, double* x,

@@ -5,7 +5,27 @@
 #include <cstdlib>
 #include <thread>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 namespace prism::common {
+namespace {
+
+/// The cores this process may run on: its affinity mask (taskset, numactl, a container's
+/// cpuset), which hardware_concurrency() ignores; else the hardware's threads.
+long usable_cores() {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+    return CPU_COUNT(&set);
+  }
+#endif
+  return static_cast<long>(std::thread::hardware_concurrency());
+}
+
+}  // namespace
 
 int host_threads() {
   constexpr long kMostThreads = 64;
@@ -17,8 +37,9 @@ int host_threads() {
       return static_cast<int>(std::min(value, kMostThreads));
     }
   }
-  const unsigned hardware = std::thread::hardware_concurrency();
-  return static_cast<int>(std::clamp<long>(static_cast<long>(hardware), 1, kMostThreads));
+  // More threads than cores to run them makes every barrier of the kernels wait for a
+  // descheduled thread.
+  return static_cast<int>(std::clamp<long>(usable_cores(), 1, kMostThreads));
 }
 
 }  // namespace prism::common

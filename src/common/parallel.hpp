@@ -20,7 +20,8 @@ inline constexpr std::size_t kRowsPerPart = 16384;
 
 /// The most threads a parallel_for runs on (and the cpu backend's threaded kernels): the
 /// environment variable PRISM_HOST_THREADS when it holds a positive integer, else the
-/// hardware's threads (1 when unknown); at most 64 either way.
+/// cores the process may run on (its CPU affinity on Linux, else the hardware's threads;
+/// 1 when unknown); at most 64 either way.
 int host_threads();
 
 /// Splits [0, n) into at most host_threads() contiguous parts of at least `grain` items

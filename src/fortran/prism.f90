@@ -1,7 +1,8 @@
 ! prism's Fortran module: the C API of include/prism/prism.h through iso_c_binding
 ! (Fortran 2003). Compile it with the application's compiler and link prism::prism:
 !   gfortran -c prism.f90 && gfortran app.f90 prism.o -lprism ... (or CMake, see
-!   docs/embedding.md). Matrices are CSR with 0-based int32 indices, both triangles.
+!   docs/embedding.md). Matrices are CSR with 0-based int32 indices, both triangles
+!   (prism_solver_setup_view: int64 indices, c_int64_t, and one triangle or both).
 module prism
   use, intrinsic :: iso_c_binding
   implicit none
@@ -14,6 +15,8 @@ module prism
   integer(c_int), parameter, public :: PRISM_SOLVE_CONVERGED = 0, &
     PRISM_SOLVE_MAX_ITERATIONS = 1, PRISM_SOLVE_BREAKDOWN = 2, PRISM_SOLVE_STAGNATED = 3, &
     PRISM_SOLVE_STOPPED = 4
+  integer(c_int), parameter, public :: PRISM_STORAGE_FULL = 0, PRISM_STORAGE_LOWER = 1, &
+    PRISM_STORAGE_UPPER = 2
 
   type, bind(c), public :: prism_solve_info
     integer(c_int) :: status = 0
@@ -27,7 +30,7 @@ module prism
     prism_solver_solve, prism_solver_destroy, prism_last_error, &
     prism_solver_solve_on_backend, prism_solver_apply_preconditioner, &
     prism_solver_apply_preconditioner_on_backend, prism_solver_set_preconditioner, &
-    prism_preconditioner_fn
+    prism_preconditioner_fn, prism_solver_setup_view, prism_solver_refactor_view
 
   !> The form of a caller's preconditioner (prism_solver_set_preconditioner, type user):
   !> z = M^{-1} r on n values at r and z in the backend's memory (host addresses on the
@@ -58,6 +61,31 @@ module prism
       real(c_double), dimension(*), intent(in) :: values
       integer(c_int) :: status
     end function prism_solver_setup
+
+    !> row_ptr (n + 1), col_idx and values (row_ptr(n + 1) each): 0-based CSR with 64-bit
+    !> indices; storage: PRISM_STORAGE_FULL, _LOWER or _UPPER (one triangle is mirrored).
+    function prism_solver_setup_view(solver, n, row_ptr, col_idx, values, storage) &
+        bind(c, name="prism_solver_setup_view") result(status)
+      import :: c_ptr, c_int, c_int64_t, c_double
+      type(c_ptr), value :: solver
+      integer(c_int64_t), value :: n
+      integer(c_int64_t), dimension(*), intent(in) :: row_ptr, col_idx
+      real(c_double), dimension(*), intent(in) :: values
+      integer(c_int), value :: storage
+      integer(c_int) :: status
+    end function prism_solver_setup_view
+
+    !> New values on the pattern given to prism_solver_setup_view, passed the same way.
+    function prism_solver_refactor_view(solver, n, row_ptr, col_idx, values, storage) &
+        bind(c, name="prism_solver_refactor_view") result(status)
+      import :: c_ptr, c_int, c_int64_t, c_double
+      type(c_ptr), value :: solver
+      integer(c_int64_t), value :: n
+      integer(c_int64_t), dimension(*), intent(in) :: row_ptr, col_idx
+      real(c_double), dimension(*), intent(in) :: values
+      integer(c_int), value :: storage
+      integer(c_int) :: status
+    end function prism_solver_refactor_view
 
     function prism_solver_refactor(solver, values) bind(c, name="prism_solver_refactor") &
         result(status)

@@ -273,6 +273,21 @@ void add_solver_keys(std::vector<Parameter>& t) {
       "Record the iteration once and replay it (on), run the whole loop on the device (loop), "
       "or launch every operation (off); auto records where the backend can and timing is total.",
       "off", [](const ProblemSpec& s) { return s.config.solver.graph; }));
+  t.push_back(enumerated<MatrixCheck>(
+      "solver.check",
+      "What setup and refactor check of the matrix: full (storage, symmetric pattern and "
+      "values, finite values, positive diagonal), pattern (storage, symmetric pattern, stored "
+      "diagonal; values not read), or none (storage alone).",
+      "pattern", [](const ProblemSpec& s) { return s.config.solver.check; }));
+  t.push_back(below(
+      at_least(key("solver.symmetry_tolerance", Type::real,
+                   "check full: accept |a_ij - a_ji| <= symmetry_tolerance * max|a| (1e-6 for a "
+                   "matrix assembled in float).",
+                   "1e-6", real_value([](const ProblemSpec& s) {
+                     return s.config.solver.symmetry_tolerance;
+                   })),
+               0.0),
+      1.0));
 }
 
 void add_preconditioner_keys(std::vector<Parameter>& t) {
@@ -410,6 +425,32 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
       "(in the backend's memory, the block rows of a color at once; needs trisolve colorset or "
       "auto), or auto (backend on a GPU).",
       "host", [](const ProblemSpec& s) { return s.config.preconditioner.block_ic.factorization; }));
+  t.push_back(only_for(section("preconditioner.lines",
+                               "How line_jacobi finds its lines (find_lines): each row links to "
+                               "its one or two strongest couplings where they dominate the others.",
+                               "{dominance: 8}"),
+                       "type", {"line_jacobi"}));
+  t.push_back(above(key("preconditioner.lines.dominance", Type::real,
+                        "A row's chosen couplings must be at least this many times stronger "
+                        "than every other coupling of the row.",
+                        "8", real_value([](const ProblemSpec& s) {
+                          return s.config.preconditioner.lines.dominance;
+                        })),
+                    1.0));
+  t.push_back(below(at_least(key("preconditioner.lines.min_strength", Type::real,
+                                 "Weakest link |a_ij| / sqrt(a_ii a_jj) a line may have.", "0.2",
+                                 real_value([](const ProblemSpec& s) {
+                                   return s.config.preconditioner.lines.min_strength;
+                                 })),
+                             0.0),
+                    1.0));
+  t.push_back(at_least(key("preconditioner.lines.max_length", Type::integer,
+                           "Longest line; a longer chain is cut into pieces of nearly equal "
+                           "length.",
+                           "64", integer_value([](const ProblemSpec& s) {
+                             return s.config.preconditioner.lines.max_length;
+                           })),
+                       1));
 }
 
 /// The backend and what the CLI prints and writes.

@@ -490,6 +490,8 @@ void read_solver(const Reader& r, const Entry& entry, SolverOptions& options) {
   r.read(map, "timing", options.timing);
   r.read(map, "spmv", options.spmv);
   r.read(map, "graph", options.graph);
+  r.read(map, "check", options.check);
+  r.read(map, "symmetry_tolerance", options.symmetry_tolerance);
 }
 
 void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOptions& options) {
@@ -527,6 +529,12 @@ void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOpti
     r.read(block_ic, "precision", options.block_ic.precision);
     r.read(block_ic, "factorization", options.block_ic.factorization);
     r.read(block_ic, "solve", options.block_ic.solve);
+  }
+  if (const Entry* e = map.find("lines")) {
+    const Map lines = r.section(*e, "preconditioner.lines");
+    r.read(lines, "dominance", options.lines.dominance);
+    r.read(lines, "min_strength", options.lines.min_strength);
+    r.read(lines, "max_length", options.lines.max_length);
   }
 }
 

@@ -78,6 +78,15 @@ std::string report_to_json(const SolveReport& r, const ReportContext& context) {
   w.key("analysis_seconds").value(r.setup.analysis_seconds);
   w.key("factorization_seconds").value(r.setup.factorization_seconds);
   w.key("upload_seconds").value(r.setup.upload_seconds);
+  const MemoryReport& m = r.setup.memory;
+  const auto bytes = [](std::size_t n) { return static_cast<long long>(n); };
+  w.key("memory").begin_object();
+  w.key("input_bytes").value(bytes(m.input_bytes));
+  w.key("host_bytes").value(bytes(m.host_bytes));
+  w.key("device_bytes").value(bytes(m.device_bytes));
+  w.key("resident_before_bytes").value(bytes(m.resident_before_bytes));
+  w.key("resident_after_bytes").value(bytes(m.resident_after_bytes));
+  w.end_object();
   w.key("factorization").begin_object();
   w.key("performed").value(r.factorization.performed);
   w.key("shift").value(r.factorization.shift);

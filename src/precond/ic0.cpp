@@ -47,6 +47,7 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
           backend_.make_ic0_factor(pattern_->lower(), pattern_->upper(), pattern_->upper_source(),
                                    pattern_->lower_source(), spec());
       trisolve_name_ = "colorset";
+      pattern_->keep_only_lower_pattern();
     }
   }
 
@@ -71,12 +72,13 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
     if (lower_) {
       lower_->update_values(pattern_->lower().values);
       upper_->update_values(pattern_->upper().values);
-      return;
+    } else {
+      // The solvers' analysis (cuSPARSE's level sets) is done once, on the first factor.
+      lower_ = backend_.make_triangular_solver(pattern_->lower(), backend::Triangle::lower, spec());
+      upper_ = backend_.make_triangular_solver(pattern_->upper(), backend::Triangle::upper, spec());
+      trisolve_name_ = lower_->algorithm();
     }
-    // The solvers' analysis (cuSPARSE's level sets) is done once, on the first factor.
-    lower_ = backend_.make_triangular_solver(pattern_->lower(), backend::Triangle::lower, spec());
-    upper_ = backend_.make_triangular_solver(pattern_->upper(), backend::Triangle::upper, spec());
-    trisolve_name_ = lower_->algorithm();
+    pattern_->release_values();  // the solvers keep their own copies
   }
 
   /// The phases are the two halves; the backend's factor may fold passes between them
@@ -100,6 +102,10 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
     });
   }
   bool forms_dot() const override { return engine_ && engine_->forms_dot(); }
+  std::size_t host_bytes() const override {
+    const auto of = [](const auto& object) { return object ? object->host_bytes() : 0; };
+    return of(pattern_) + of(lower_) + of(upper_) + of(engine_) + of(work_);
+  }
 
   /// Each half keeps half the traffic.
   PhaseArray traffic() const override {

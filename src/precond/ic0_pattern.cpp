@@ -189,6 +189,7 @@ FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0O
       lower_.values[k] *= row_scale[i];
     }
   }
+  upper_.values.resize(upper_source_.size());  // release_values() may have freed them
   for (std::size_t k = 0; k < upper_.values.size(); ++k) {
     upper_.values[k] = lower_.values[upper_source_[k]];
   }

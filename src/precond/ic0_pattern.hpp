@@ -10,6 +10,7 @@
 #include <prism/report.hpp>
 
 #include "backend/backend.hpp"
+#include "common/memory.hpp"
 
 #include <vector>
 
@@ -65,6 +66,25 @@ class Ic0Pattern {
   const std::vector<index_t>& upper_source() const { return upper_source_; }
   /// lower().values[k] = a.values[lower_source()[k]] (before scaling)
   const std::vector<index_t>& lower_source() const { return lower_source_; }
+
+  /// For a backend's factor (made from upper() and upper_source()): drops them and
+  /// lower()'s values; factorize(a, options, engine) needs only lower()'s pattern and
+  /// lower_source().
+  void keep_only_lower_pattern() {
+    upper_ = CsrMatrix<double>{};
+    common::release(upper_source_);
+    common::release(lower_.values);
+  }
+  /// After the host factor went to the triangular solvers: its values, which the next
+  /// host factorize() writes again.
+  void release_values() {
+    common::release(lower_.values);
+    common::release(upper_.values);
+  }
+  std::size_t host_bytes() const {
+    return common::bytes_of(lower_source_) + common::bytes_of(upper_source_) +
+           common::bytes_of(lower_) + common::bytes_of(upper_);
+  }
 
  private:
   /// tril(S A S) on the lower pattern and row_scale[i] = 1 / S_ii = sqrt(a_ii).

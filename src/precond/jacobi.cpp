@@ -63,6 +63,11 @@ class Jacobi final : public Preconditioner, public BackendFactorization {
     bytes[static_cast<int>(Phase::precond)] = 24.0 * rows_;
     return bytes;
   }
+  std::size_t host_bytes() const override {
+    return diagonal_entry_.capacity() * sizeof(index_t) +
+           (inverse_diagonal_ ? inverse_diagonal_->host_bytes() : 0) +
+           (diagonal_map_ ? diagonal_map_->host_bytes() : 0);
+  }
 
  private:
   backend::Backend& backend_;

@@ -88,6 +88,9 @@ class Preconditioner {
   /// Modeled bytes one apply() moves, by phase (for the GB/s column of the breakdown).
   virtual PhaseArray traffic() const = 0;
   virtual PreconditionerInfo info() const { return {}; }
+  /// Host memory this preconditioner and the backend objects it owns keep (its pattern,
+  /// maps, factors), for SetupReport::host_bytes.
+  virtual std::size_t host_bytes() const { return 0; }
 
  protected:
   /// The timed frame of a preconditioner that is one phase.
@@ -105,15 +108,24 @@ class Preconditioner {
 using Factory =
     std::function<std::unique_ptr<Preconditioner>(backend::Backend&, const PreconditionerOptions&)>;
 
+/// The partition of the unknowns a preconditioner works on, which the solver finds and
+/// orders before analyze() and hands to set_blocks().
+enum class Partition {
+  none,
+  blocks,  ///< node blocks or supernodes (BlockIcOptions), ordered block color by color
+  lines,   ///< lines of strong couplings (LineOptions, find_lines), each line's rows
+           ///< consecutive, the lines by decreasing length
+};
+
 /// The one place a preconditioner name maps to its implementation.
 class Registry {
  public:
   static Registry& instance();
-  /// `blocks`: the preconditioner works on blocks of unknowns; the solver then finds them
-  /// (BlockIcOptions), orders them block by block and hands them to set_blocks().
-  void add(const std::string& name, Factory factory, bool blocks = false);
-  /// Whether `name` was registered as working on blocks (false for an unknown name).
-  bool uses_blocks(const std::string& name) const;
+  void add(const std::string& name, Factory factory, Partition partition = Partition::none);
+  /// What `name` was registered to work on (none for an unknown name).
+  Partition partition(const std::string& name) const;
+  bool uses_blocks(const std::string& name) const { return partition(name) == Partition::blocks; }
+  bool uses_lines(const std::string& name) const { return partition(name) == Partition::lines; }
   /// Throws ConfigError listing the registered names when `name` is unknown.
   void require(const std::string& name) const;
   /// require(name), then a new preconditioner of that name.
@@ -126,7 +138,7 @@ class Registry {
   struct Entry {
     std::string name;
     Factory factory;
-    bool blocks = false;
+    Partition partition = Partition::none;
   };
   std::vector<Entry> entries_;
 };
@@ -142,5 +154,7 @@ std::unique_ptr<Preconditioner> make_block_ic(backend::Backend& backend,
                                               const PreconditionerOptions& options);
 std::unique_ptr<Preconditioner> make_user(backend::Backend& backend,
                                           const PreconditionerOptions& options);
+std::unique_ptr<Preconditioner> make_line_jacobi(backend::Backend& backend,
+                                                 const PreconditionerOptions& options);
 
 }  // namespace prism::precond

@@ -10,7 +10,8 @@ Registry::Registry() {
   add("none", make_identity);
   add("jacobi", make_jacobi);
   add("ic0", make_ic0);
-  add("block_ic", make_block_ic, true);
+  add("block_ic", make_block_ic, Partition::blocks);
+  add("line_jacobi", make_line_jacobi, Partition::lines);
   add(kUserPreconditioner, make_user);
 }
 
@@ -19,22 +20,22 @@ Registry& Registry::instance() {
   return registry;
 }
 
-void Registry::add(const std::string& name, Factory factory, bool blocks) {
+void Registry::add(const std::string& name, Factory factory, Partition partition) {
   for (auto& entry : entries_) {
     if (entry.name == name) {
       entry.factory = std::move(factory);
-      entry.blocks = blocks;
+      entry.partition = partition;
       return;
     }
   }
-  entries_.push_back({name, std::move(factory), blocks});
+  entries_.push_back({name, std::move(factory), partition});
 }
 
-bool Registry::uses_blocks(const std::string& name) const {
+Partition Registry::partition(const std::string& name) const {
   for (const auto& entry : entries_) {
-    if (entry.name == name) return entry.blocks;
+    if (entry.name == name) return entry.partition;
   }
-  return false;
+  return Partition::none;
 }
 
 void Registry::require(const std::string& name) const {

@@ -88,6 +88,13 @@ const std::vector<std::pair<Ic0Factorization, std::string_view>>& enum_names<Ic0
 }
 
 template <>
+const std::vector<std::pair<MatrixCheck, std::string_view>>& enum_names<MatrixCheck>() {
+  static const std::vector<std::pair<MatrixCheck, std::string_view>> names{
+      {MatrixCheck::full, "full"}, {MatrixCheck::pattern, "pattern"}, {MatrixCheck::none, "none"}};
+  return names;
+}
+
+template <>
 const std::vector<std::pair<BlockIcSolve, std::string_view>>& enum_names<BlockIcSolve>() {
   static const std::vector<std::pair<BlockIcSolve, std::string_view>> names{
       {BlockIcSolve::inverted, "inverted"}, {BlockIcSolve::trsv, "trsv"}};
@@ -164,6 +171,7 @@ PRISM_INSTANTIATE_ENUM(Ic0Factorization)
 PRISM_INSTANTIATE_ENUM(GraphMode)
 PRISM_INSTANTIATE_ENUM(Precision)
 PRISM_INSTANTIATE_ENUM(BlockIcSolve)
+PRISM_INSTANTIATE_ENUM(MatrixCheck)
 PRISM_INSTANTIATE_ENUM(ColorsetLayout)
 #undef PRISM_INSTANTIATE_ENUM
 

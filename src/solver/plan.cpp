@@ -1,5 +1,6 @@
 #include "solver/plan.hpp"
 
+#include "precond/preconditioner.hpp"
 #include "solver/preconditioner_choice.hpp"
 #include "solver/validate.hpp"
 
@@ -29,22 +30,29 @@ int independent_lower_blocks(const CsrMatrix<double>& a) {
   return blocks;
 }
 
+/// Where a backend that factors in parallel does: "a GPU", "threaded cpu kernels".
+std::string parallel_factor_site(const backend::Backend& backend) {
+  return backend.kind() == backend::Backend::Kind::device ? "a GPU" : "threaded cpu kernels";
+}
+
 /// ic0: where the factorization runs, then the triangular solve.
 void resolve_ic0(const backend::Backend& backend, const CsrMatrix<double>& ordered, Plan& plan) {
   PreconditionerOptions& p = plan.preconditioner;
   const bool colorset_allowed =
       p.trisolve == TrisolveAlgorithm::automatic || p.trisolve == TrisolveAlgorithm::colorset;
   if (p.ic0.factorization == Ic0Factorization::automatic) {
-    // On a GPU the factorization of a multicolor order takes few dependent steps, color by
-    // color, so it runs there and the color-set solves read its factor in place; elsewhere
-    // (the cpu backend, a natural order, other solves) the host's reference kernel does.
-    const bool device = backend.kind() == backend::Backend::Kind::device &&
-                        p.ordering == Ordering::color && colorset_allowed;
-    p.ic0.factorization = device ? Ic0Factorization::backend : Ic0Factorization::host;
-    plan.reasons.push_back("ic0.factorization: " + std::string(to_string(p.ic0.factorization)) +
-                           (device ? " (a multicolor order, color-set solves, a GPU)"
-                                   : " (backend " + backend.name() + ", ordering " +
-                                         std::string(to_string(p.ordering)) + ")"));
+    // Where the backend factors a color's rows at once (a GPU, the threaded cpu kernels),
+    // a multicolor order takes few dependent steps, so it factors there and the color-set
+    // solves read its factor in place; elsewhere (the reference kernels, a natural order,
+    // other solves) the host's reference kernel does.
+    const bool parallel =
+        backend.factors_in_parallel() && p.ordering == Ordering::color && colorset_allowed;
+    p.ic0.factorization = parallel ? Ic0Factorization::backend : Ic0Factorization::host;
+    plan.reasons.push_back(
+        "ic0.factorization: " + std::string(to_string(p.ic0.factorization)) +
+        (parallel ? " (a multicolor order, color-set solves, " + parallel_factor_site(backend) + ")"
+                  : " (backend " + backend.name() + ", ordering " +
+                        std::string(to_string(p.ordering)) + ")"));
   }
   if (p.trisolve != TrisolveAlgorithm::automatic) return;
   if (p.ic0.factorization == Ic0Factorization::backend) {
@@ -60,26 +68,28 @@ void resolve_ic0(const backend::Backend& backend, const CsrMatrix<double>& order
                          " backend)");
 }
 
-/// block_ic: where the factorization runs. On a GPU the block rows of a color are
-/// factored together there (and with solve inverted the operators of the solves formed in
-/// place); elsewhere, or with solves inverted that are not the color-set ones, the host
-/// factors.
+/// block_ic: where the factorization runs. Where the backend factors in parallel (a GPU,
+/// the threaded cpu kernels) the block rows of a level are factored together there (and
+/// with solve inverted the operators of the solves formed in place); elsewhere, or with
+/// solves inverted that are not the color-set ones, the host factors.
 void resolve_block_ic(const backend::Backend& backend, Plan& plan) {
   PreconditionerOptions& p = plan.preconditioner;
   if (p.block_ic.factorization != Ic0Factorization::automatic) return;
   const bool colorset = p.block_ic.solve == BlockIcSolve::trsv ||
                         p.trisolve == TrisolveAlgorithm::automatic ||
                         p.trisolve == TrisolveAlgorithm::colorset;
-  const bool device = backend.kind() == backend::Backend::Kind::device && colorset;
-  p.block_ic.factorization = device ? Ic0Factorization::backend : Ic0Factorization::host;
-  if (device && p.trisolve == TrisolveAlgorithm::automatic &&
+  const bool parallel = backend.factors_in_parallel() && colorset;
+  p.block_ic.factorization = parallel ? Ic0Factorization::backend : Ic0Factorization::host;
+  if (parallel && p.trisolve == TrisolveAlgorithm::automatic &&
       p.block_ic.solve == BlockIcSolve::inverted)
     p.trisolve = TrisolveAlgorithm::colorset;
-  const char* why =
-      p.block_ic.solve == BlockIcSolve::trsv ? " (a GPU)" : " (color-set solves, a GPU)";
+  const std::string site = parallel_factor_site(backend);
+  const std::string why = p.block_ic.solve == BlockIcSolve::trsv
+                              ? " (" + site + ")"
+                              : " (color-set solves, " + site + ")";
   plan.reasons.push_back(
       "block_ic.factorization: " + std::string(to_string(p.block_ic.factorization)) +
-      (device ? why : " (backend " + backend.name() + ")"));
+      (parallel ? why : " (backend " + backend.name() + ")"));
 }
 
 }  // namespace
@@ -99,6 +109,10 @@ const char* run_mode_name(RunMode mode) {
 Ordering resolve_ordering(const PreconditionerOptions& options, std::vector<std::string>& reasons) {
   if (options.ordering != Ordering::automatic) return options.ordering;
   const Ordering ordering = resolved_ordering(options);
+  if (precond::Registry::instance().uses_lines(options.type)) {
+    reasons.push_back("ordering: lines (" + options.type + " solves each line's rows in order)");
+    return ordering;
+  }
   const std::string factor = options.type == kAutoType ? "ic0 or block_ic" : options.type;
   reasons.push_back("ordering: " + std::string(to_string(ordering)) +
                     (ordering == Ordering::color

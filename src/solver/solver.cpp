@@ -5,8 +5,10 @@
 #include <prism/errors.hpp>
 
 #include "backend/backend.hpp"
+#include "common/memory.hpp"
 #include "common/parallel.hpp"
 #include "precond/preconditioner.hpp"
+#include "solver/line_order.hpp"
 #include "solver/pcg.hpp"
 #include "solver/plan.hpp"
 #include "solver/preconditioner_choice.hpp"
@@ -104,6 +106,9 @@ struct Solver::Impl {
   std::unique_ptr<backend::Recording> refactor_recording;
   const double* refactor_recording_values = nullptr;
   const double* refactor_last_values = nullptr;  // the last call's pointer
+  // setup(view) with one triangle: its entries (refactor_on_backend takes the full
+  // matrix's, and names the mistake); 0 after any other setup.
+  std::size_t triangle_entries = 0;
 
   SetupReport setup;
   OrderingReport ordering;
@@ -129,6 +134,18 @@ struct Solver::Impl {
     throw ConfigError(std::string(call) +
                       ": preconditioner: user needs a callback: call "
                       "Solver::set_preconditioner_callback (C: prism_solver_set_preconditioner)");
+  }
+  /// setup()'s checks of `a` at the level of solver.check, and the mirror map the value
+  /// checks of refactor() and refactor_on_backend() use (check full only).
+  void check_matrix(const CsrMatrix<double>& a) {
+    const SolverOptions& o = config.solver;
+    if (o.check == MatrixCheck::full) check_spd_candidate(a, o.symmetry_tolerance);
+    if (o.check == MatrixCheck::pattern) check_pattern(a);
+    if (o.check == MatrixCheck::none) check_storage(a);
+    // A system of no equations: a solve would report convergence with nothing solved.
+    if (a.rows == 0) throw InvalidMatrixError("setup: the matrix is empty (0 x 0)");
+    mirror.clear();
+    if (o.check == MatrixCheck::full) mirror = mirror_entries(a);
   }
   /// The checks of two vectors the caller hands over in the backend's memory.
   void check_backend_vectors(const char* call, const double* in, const char* in_name,
@@ -174,7 +191,36 @@ struct Solver::Impl {
     apply_z.reset();
   }
 
+  /// Host memory the solver keeps: its own vectors and its backend objects' (SetupReport).
+  std::size_t host_bytes() const;
+  /// Frees the host copies no later call reads. The ordered values are refilled by each
+  /// host factorization (factorize_and_upload). The ordered pattern is read only by a host
+  /// factorization: with the preconditioner factoring in the backend, refactor() and
+  /// refactor_on_backend() read row_ptr, col_idx, mirror and value_source, kept.
+  void release_host_copies() {
+    common::release(ordered.values);
+    if (!preconditioner || preconditioner->backend_factorization() == nullptr) return;
+    common::release(ordered.row_ptr);
+    common::release(ordered.col_idx);
+  }
+  /// setup()'s memory figures (kept by refactors, which do not change them much).
+  void record_memory(std::size_t input_bytes, std::size_t resident_before) {
+    MemoryReport& m = setup.memory;
+    m.input_bytes = input_bytes;
+    m.host_bytes = host_bytes();
+    m.device_bytes = backend->device_bytes();
+    m.resident_before_bytes = resident_before;
+    m.resident_after_bytes = common::resident_set_bytes();
+  }
+  /// A fresh report for a refactor, with setup()'s memory figures.
+  void reset_setup_report() {
+    const MemoryReport memory = setup.memory;
+    setup = SetupReport{};
+    setup.memory = memory;
+  }
+
   void factorize_and_upload(const CsrMatrix<double>& a) {
+    ordered.values.resize(value_source.size());  // release_host_copies() freed them
     // The gather is memory-bound; entries in parts on host threads.
     common::parallel_for(value_source.size(), kEntriesPerPart,
                          [&](std::size_t first, std::size_t last) {
@@ -193,6 +239,7 @@ struct Solver::Impl {
       device_matrix = backend->make_matrix(ordered, plan.spmv);
     }
     setup.upload_seconds = seconds_since(t);
+    common::release(ordered.values);  // the preconditioner and the SpMV matrix keep theirs
   }
 };
 
@@ -231,6 +278,8 @@ const SetupReport& Solver::setup_report() const {
 
 void Solver::setup(const CsrMatrix<double>& a) {
   Impl& s = *impl_;
+  s.triangle_entries = 0;
+  const std::size_t resident_before = common::resident_set_bytes();
   const bool automatic = s.config.backend == BackendKind::automatic;
   try {
     s.set_up(a);
@@ -249,6 +298,16 @@ void Solver::setup(const CsrMatrix<double>& a) {
     s.set_up(a);
   }
   s.setup.backend_choice = s.backend_choice;
+  s.release_host_copies();
+  s.record_memory(common::bytes_of(a), resident_before);
+}
+
+std::size_t Solver::Impl::host_bytes() const {
+  using common::bytes_of;
+  const auto of = [](const auto& object) { return object ? object->host_bytes() : 0; };
+  return bytes_of(row_ptr) + bytes_of(col_idx) + bytes_of(mirror) + bytes_of(permutation) +
+         bytes_of(value_source) + bytes_of(ordered) + of(device_matrix) + of(preconditioner) +
+         of(mirror_map) + of(order_map) + of(unorder_map) + of(apply_r) + of(apply_z);
 }
 
 void Solver::Impl::order_blocks(const CsrMatrix<double>& a, BlockPartition& blocks) {
@@ -274,10 +333,7 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   s.mirror_map.reset();
 
   auto t = std::chrono::steady_clock::now();
-  check_spd_candidate(a);
-  // A system of no equations: a solve would report convergence with nothing solved.
-  if (a.rows == 0) throw InvalidMatrixError("setup: the matrix is empty (0 x 0)");
-  s.mirror = mirror_entries(a);
+  s.check_matrix(a);
   s.setup.check_seconds = seconds_since(t);
   s.row_ptr = a.row_ptr;
   s.col_idx = a.col_idx;
@@ -289,8 +345,19 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   solver::TypeChoice choice = solver::resolve_type(popt, a);
   s.type = choice.type;
   const bool blocked = precond::Registry::instance().uses_blocks(s.type);
+  const bool lined = precond::Registry::instance().uses_lines(s.type);
   BlockPartition blocks;
-  if (blocked) {
+  std::string lines_found;  // the plan line of a line preconditioner
+  if (lined) {
+    solver::LineOrder order = solver::order_by_lines(a, popt.lines);
+    s.permuted = true;
+    s.permutation = std::move(order.permutation);
+    blocks = std::move(order.lines);
+    lines_found = std::move(order.description);
+    s.ordering.ordering = "lines";
+    s.ordering.method = "lines";
+    s.setup.coloring_seconds = seconds_since(t);
+  } else if (blocked) {
     blocks = choice.blocks ? std::move(*choice.blocks) : solver::node_blocks(a, popt.block_ic);
     std::vector<index_t> grouping;  // rows: each supernode made consecutive
     if (popt.block_ic.supernode > 0) {
@@ -346,6 +413,10 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
     s.plan.reasons.push_back(describe_blocks(s.ordered, blocks, popt.block_ic));
     s.preconditioner->set_blocks(blocks);
   }
+  if (lined) {
+    s.plan.reasons.push_back(lines_found);
+    s.preconditioner->set_blocks(blocks);
+  }
   s.preconditioner->analyze(s.ordered);
   s.setup.analysis_seconds = seconds_since(t);
 
@@ -361,7 +432,13 @@ void Solver::refactor(const CsrMatrix<double>& a) {
     throw InvalidMatrixError(
         "refactor: the matrix does not have the sparsity pattern given to setup()");
   }
-  if (s.preconditioner->backend_factorization() != nullptr && a.values.size() == a.col_idx.size()) {
+  // Every check level: the values are read by position.
+  if (a.values.size() != a.col_idx.size()) {
+    throw InvalidMatrixError("refactor: " + std::to_string(a.values.size()) +
+                             " values for a pattern of " + std::to_string(a.col_idx.size()) +
+                             " entries");
+  }
+  if (s.preconditioner->backend_factorization() != nullptr) {
     // Checked, reordered, scaled and factored where the backend computes, as by
     // refactor_on_backend (the same factor, bit for bit, as scaled on the host): the host
     // only copies the values there, into one buffer, so that repeated calls replay.
@@ -372,8 +449,10 @@ void Solver::refactor(const CsrMatrix<double>& a) {
   s.refactor_recording.reset();  // the preconditioner's loaded values now come from the host
   s.refactor_last_values = nullptr;
   auto t = std::chrono::steady_clock::now();
-  check_spd_candidate_values(a, s.mirror);
-  s.setup = SetupReport{};
+  if (s.config.solver.check == MatrixCheck::full) {
+    check_spd_candidate_values(a, s.mirror, s.config.solver.symmetry_tolerance);
+  }
+  s.reset_setup_report();
   s.setup.check_seconds = seconds_since(t);
   s.factorize_and_upload(a);
   s.ready = true;
@@ -382,6 +461,13 @@ void Solver::refactor(const CsrMatrix<double>& a) {
 void Solver::refactor_on_backend(const double* values, std::size_t count) {
   Impl& s = *impl_;
   if (!s.device_matrix) throw Error("refactor_on_backend() called before setup()");
+  if (count != s.col_idx.size() && count == s.triangle_entries) {
+    throw ConfigError("refactor_on_backend: " + std::to_string(count) +
+                      " values, the entries of the triangle given to setup(view); it takes the " +
+                      std::to_string(s.col_idx.size()) +
+                      " of the full matrix in expand_triangle()'s order (or pass the "
+                      "triangle to refactor(view))");
+  }
   if (count != s.col_idx.size()) {
     throw InvalidMatrixError("refactor_on_backend: " + std::to_string(count) +
                              " values for a pattern of " + std::to_string(s.col_idx.size()) +
@@ -393,7 +479,7 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
                              " backend reads (for cuda: device or managed memory)");
   }
   s.ready = false;
-  s.setup = SetupReport{};
+  s.reset_setup_report();
   // The values check, the SpMV storage and the factorization are queued one after the
   // other; the check's verdict is read at the end (or when the factorization fails), so
   // the host waits once less. The timings are then the times to queue the check and
@@ -405,19 +491,21 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
   const bool repeated = s.refactor_last_values == values;
   s.refactor_last_values = values;
   auto t = std::chrono::steady_clock::now();
-  if (!s.mirror_map) s.mirror_map = be.make_index_map(s.mirror);
+  const bool check = s.config.solver.check == MatrixCheck::full;
+  const double tolerance = s.config.solver.symmetry_tolerance;
+  if (check && !s.mirror_map) s.mirror_map = be.make_index_map(s.mirror);
   if (replay) {
     s.refactor_recording->replay();
   } else {
     s.refactor_recording.reset();
-    be.queue_value_check(values, *s.mirror_map);
+    if (check) be.queue_value_check(values, *s.mirror_map, tolerance);
   }
   const auto reject_bad_values = [&] {
-    if (be.value_check_result() < 0) return;
+    if (!check || be.value_check_result() < 0) return;
     // The host check names the problem exactly as refactor() would.
     CsrMatrix<double> a{s.ordered.rows, s.ordered.cols, s.row_ptr, s.col_idx, {}};
     be.copy_to_host(values, count, a.values);
-    check_spd_candidate_values(a, s.mirror);
+    check_spd_candidate_values(a, s.mirror, tolerance);
     throw InvalidMatrixError("refactor_on_backend: the values fail the symmetry check");
   };
   s.setup.check_seconds = seconds_since(t);
@@ -439,10 +527,12 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
     } else {
       std::vector<double> host_values;
       be.copy_to_host(values, count, host_values);
+      s.ordered.values.resize(s.value_source.size());
       for (std::size_t k = 0; k < s.value_source.size(); ++k) {
         s.ordered.values[k] = host_values[s.value_source[k]];
       }
       s.preconditioner->factorize(s.ordered);
+      common::release(s.ordered.values);
     }
   } catch (const Error&) {
     reject_bad_values();  // bad values explain the failure: say so, as refactor() does
@@ -459,7 +549,7 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
     // throws, and the calls then keep the plain path.
     try {
       s.refactor_recording = be.record([&] {
-        be.queue_value_check(values, *s.mirror_map);
+        if (check) be.queue_value_check(values, *s.mirror_map, tolerance);
         s.device_matrix->update_values(source);
         on_backend->queue(source);
       });
@@ -679,7 +769,7 @@ SolveReport Solver::Impl::run(const backend::Vector& b, backend::Vector& x, doub
   report.device_loop = result.mode == solver::RunMode::loop;
   report.reference_bandwidth = be.reference_bandwidth();
   report.rows = n;
-  report.nnz = s.ordered.nnz();
+  report.nnz = static_cast<index_t>(s.col_idx.size());  // ordered's pattern may be freed
   report.tolerance = s.config.solver.tolerance;
   report.max_iterations = s.config.solver.max_iterations;
   report.status = result.status;
@@ -704,6 +794,44 @@ SolveReport Solver::Impl::run(const backend::Vector& b, backend::Vector& x, doub
   report.ordering = s.ordering;
   report.history = std::move(result.history);
   return report;
+}
+
+namespace {
+
+// The view path's messages count from 0; the matrix checks' (values, symmetry) count
+// from 1, as the CLI's files do, and say so here.
+template <typename Body>
+void numbered_from_one(const Body& body) {
+  try {
+    body();
+  } catch (const InvalidMatrixError& e) {
+    throw InvalidMatrixError(std::string(e.what()) +
+                             " (row and column numbers in this message count from 1)");
+  }
+}
+
+}  // namespace
+
+void Solver::setup(const CsrView32& a) {
+  const CsrMatrix<double> full = to_csr_matrix(a);
+  numbered_from_one([&] { setup(full); });
+  impl_->triangle_entries = a.storage == Storage::full ? 0 : static_cast<std::size_t>(a.nnz());
+}
+
+void Solver::setup(const CsrView64& a) {
+  const CsrMatrix<double> full = to_csr_matrix(a);
+  numbered_from_one([&] { setup(full); });
+  impl_->triangle_entries = a.storage == Storage::full ? 0 : static_cast<std::size_t>(a.nnz());
+}
+
+void Solver::refactor(const CsrView32& a) {
+  const CsrMatrix<double> full = to_csr_matrix(a);
+  numbered_from_one([&] { refactor(full); });
+}
+
+void Solver::refactor(const CsrView64& a) {
+  const CsrMatrix<double> full = to_csr_matrix(a);
+  numbered_from_one([&] { refactor(full); });
 }
 
 }  // namespace prism

@@ -106,6 +106,12 @@ std::optional<ConfigViolation> check_combinations(const SolverConfig& config) {
                            "callback works on vectors in the caller's ordering: use natural or "
                            "auto"};
   }
+  if (p.type == "line_jacobi" && p.ordering != Ordering::automatic) {
+    return ConfigViolation{{"preconditioner.ordering", "preconditioner.type"},
+                           "preconditioner.ordering: line_jacobi orders the unknowns by its lines; "
+                           "use auto, got " +
+                               name(to_string(p.ordering))};
+  }
   if (p.type == "block_ic" && (p.coloring.method != ColoringMethod::greedy || p.coloring.balance)) {
     return ConfigViolation{{"preconditioner.coloring.method", "preconditioner.type"},
                            "preconditioner.coloring: block_ic colors its blocks greedily "

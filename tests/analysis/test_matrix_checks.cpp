@@ -385,3 +385,66 @@ TEST(MatrixChecks, ValuesOnlyCheckAcceptsAndRejectsLikeTheFullCheck) {
 }
 
 }  // namespace
+
+namespace prism {
+namespace {  // the same unnamed namespace as the tests above: good_entries(), from()
+
+// solver.symmetry_tolerance: the same rule with another relative tolerance, at set-up and
+// for new values.
+TEST(MatrixChecks, SymmetryToleranceIsTheCallersChoice) {
+  std::vector<Triplet> t = good_entries();
+  t.push_back({2, 7, 1e-8});  // |a_38 - a_83| = 1e-8 = 2.5e-9 max|a|
+  const CsrMatrix<double> a = from(10, 10, t);
+  EXPECT_THROW(check_spd_candidate(a), InvalidMatrixError);
+  EXPECT_THROW(check_spd_candidate(a, 1e-9), InvalidMatrixError);
+  EXPECT_NO_THROW(check_spd_candidate(a, 1e-8));
+  const std::vector<index_t> mirror = mirror_entries(a);
+  EXPECT_THROW(check_spd_candidate_values(a, mirror), InvalidMatrixError);
+  EXPECT_NO_THROW(check_spd_candidate_values(a, mirror, 1e-8));
+}
+
+// check_pattern (solver.check: pattern) reads no value: bad values pass, a bad pattern
+// does not; check_storage (none) also lets an unsymmetric pattern and a missing diagonal
+// pass, but never storage that would be read out of bounds.
+TEST(MatrixChecks, PatternAndStorageChecksStopAtTheirLevel) {
+  std::vector<Triplet> t = good_entries();
+  t.push_back({2, 7, 5.0});
+  t.push_back({1, 1, -9.0});
+  t.push_back({5, 5, std::numeric_limits<double>::quiet_NaN()});
+  const CsrMatrix<double> bad_values = from(10, 10, t);
+  EXPECT_THROW(check_spd_candidate(bad_values), InvalidMatrixError);
+  EXPECT_NO_THROW(check_pattern(bad_values));
+  EXPECT_NO_THROW(check_storage(bad_values));
+
+  std::vector<Triplet> one_sided = good_entries();
+  one_sided.push_back({1, 6, -1.0});
+  const CsrMatrix<double> unsymmetric = from(10, 10, one_sided);
+  const auto pattern_message = [](const CsrMatrix<double>& m) {
+    try {
+      check_pattern(m);
+    } catch (const InvalidMatrixError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(pattern_message(unsymmetric),
+            "matrix is not symmetric: entry (2, 7) has no mirror (7, 2)");
+  EXPECT_NO_THROW(check_storage(unsymmetric));
+
+  std::vector<Triplet> no_diagonal;
+  for (const Triplet& e : good_entries()) {
+    if (e.row != 4 || e.col != 4) no_diagonal.push_back(e);
+  }
+  const CsrMatrix<double> missing = from(10, 10, no_diagonal);
+  EXPECT_EQ(pattern_message(missing), "diagonal entry of row 5 is missing");
+  EXPECT_NO_THROW(check_storage(missing));
+
+  CsrMatrix<double> broken = from(10, 10, good_entries());
+  broken.col_idx.back() = 10;
+  EXPECT_THROW(check_storage(broken), InvalidMatrixError);
+  EXPECT_THROW(check_pattern(broken), InvalidMatrixError);
+  EXPECT_THROW(check_storage(from(10, 9, {})), InvalidMatrixError);
+}
+
+}  // namespace
+}  // namespace prism

@@ -248,7 +248,8 @@ TEST_F(CudaBackendTest, ValueChecksAreEquivalentToReference) {
       const DeviceValues dv(v);
       EXPECT_TRUE(gpu->reads(dv.data()));
       EXPECT_FALSE(gpu->reads(v.data()));
-      EXPECT_EQ(gpu->first_bad_value(dv.data(), *gmap), cpu->first_bad_value(v.data(), *cmap));
+      EXPECT_EQ(gpu->first_bad_value(dv.data(), *gmap, 1e-12),
+                cpu->first_bad_value(v.data(), *cmap, 1e-12));
     }
   }
   for (index_t n : {1, 33, 1000, 100003}) {

@@ -47,7 +47,9 @@ std::vector<GraphPath> graph_paths() {
           {"block_ic", "block_ic", prism::TrisolveAlgorithm::automatic,
            prism::Ic0Factorization::host, prism::Precision::fp64},
           {"block_ic mixed", "block_ic", prism::TrisolveAlgorithm::automatic,
-           prism::Ic0Factorization::host, prism::Precision::mixed}};
+           prism::Ic0Factorization::host, prism::Precision::mixed},
+          {"line_jacobi", "line_jacobi", prism::TrisolveAlgorithm::automatic,
+           prism::Ic0Factorization::host, prism::Precision::fp64}};
 }
 
 prism::SolverConfig graph_config(const GraphPath& path, prism::GraphMode graph) {

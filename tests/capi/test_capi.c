@@ -106,12 +106,63 @@ static void preconditioner_component(const double* b) {
   prism_solver_destroy(builtin);
 }
 
+/* prism_solver_setup_view with int64 indices and the lower triangle: the solution of the
+ * full int32 matrix, bit for bit; refactor through it; bad arrays answered with a status. */
+static void views(const double* b) {
+  int64_t lrow[N + 1], lcol[2 * N];
+  double lval[2 * N], x_full[N], x[N];
+  prism_solver *full = NULL, *lower = NULL;
+  const char* config = "solver: {tolerance: 1.0e-10}\npreconditioner: ic0\nbackend: cpu";
+  int64_t k = 0;
+  laplacian(2.0);
+  for (int32_t i = 0; i < N; ++i) {
+    lrow[i] = k;
+    for (int32_t e = row_ptr[i]; e < row_ptr[i + 1] && col_idx[e] <= i; ++e) {
+      lcol[k] = col_idx[e];
+      lval[k++] = values[e];
+    }
+  }
+  lrow[N] = k;
+  CHECK(prism_solver_create(config, &full) == PRISM_OK);
+  CHECK(prism_solver_create(config, &lower) == PRISM_OK);
+  CHECK(prism_solver_setup(full, N, row_ptr, col_idx, values) == PRISM_OK);
+  laplacian(1.0); /* set up with A, refactored to 2 A below */
+  for (int64_t e = 0; e < k; ++e) lval[e] /= 2.0;
+  CHECK(prism_solver_setup_view(lower, N, lrow, lcol, lval, PRISM_STORAGE_LOWER) == PRISM_OK);
+  for (int64_t e = 0; e < k; ++e) lval[e] *= 2.0;
+  CHECK(prism_solver_refactor_view(lower, N, lrow, lcol, lval, PRISM_STORAGE_LOWER) == PRISM_OK);
+  memset(x_full, 0, sizeof x_full);
+  memset(x, 0, sizeof x);
+  CHECK(prism_solver_solve(full, b, x_full, NULL) == PRISM_OK);
+  CHECK(prism_solver_solve(lower, b, x, NULL) == PRISM_OK);
+  CHECK(memcmp(x, x_full, sizeof x) == 0);
+
+  CHECK(prism_solver_refactor(lower, lval) == PRISM_ERROR_ARGUMENT);
+  CHECK(strstr(prism_last_error(), "prism_solver_refactor_view") != NULL);
+  CHECK(prism_solver_setup_view(lower, N, lrow, lcol, lval, 7) == PRISM_ERROR_ARGUMENT);
+  lrow[0] = 1; /* 1-based by mistake */
+  CHECK(prism_solver_setup_view(lower, N, lrow, lcol, lval, PRISM_STORAGE_LOWER) ==
+        PRISM_ERROR_MATRIX);
+  CHECK(strstr(prism_last_error(), "row_ptr[0] is 1, not 0") != NULL);
+  lrow[0] = 0;
+  lrow[5] = lrow[4] - 1; /* decreasing row pointers */
+  CHECK(prism_solver_setup_view(lower, N, lrow, lcol, lval, PRISM_STORAGE_LOWER) ==
+        PRISM_ERROR_MATRIX);
+  CHECK(strstr(prism_last_error(), "row_ptr[5]") != NULL);
+  CHECK(prism_solver_solve(lower, b, x, NULL) == PRISM_ERROR_ARGUMENT); /* set-up failed */
+  CHECK(prism_solver_setup_view(lower, 1LL << 31, lrow, lcol, lval, 0) == PRISM_ERROR_MATRIX);
+  CHECK(strstr(prism_last_error(), "32-bit") != NULL);
+  prism_solver_destroy(lower);
+  prism_solver_destroy(full);
+}
+
 int main(void) {
   prism_solver* solver = NULL;
   double b[N], x[N], x_first[N];
   prism_solve_info info;
   for (int i = 0; i < N; ++i) b[i] = 1.0 + (i % 7);
   preconditioner_component(b);
+  views(b);
 
   CHECK(prism_solver_create("solver: {tolerance: 1.0e-10}\npreconditioner: ic0\nbackend: cpu",
                             &solver) == PRISM_OK);

@@ -28,6 +28,8 @@ program test_fortran
   real(c_double), target :: b(n), x(n)
   type(c_ptr) :: solver, bad, user
   type(prism_solve_info) :: info, info_jacobi
+  integer(c_int64_t) :: lrow(n + 1), lcol(2 * n), kl
+  real(c_double) :: lval(2 * n)
   integer :: i, k, failures
   failures = 0
 
@@ -92,6 +94,28 @@ program test_fortran
   call check(info%iterations == info_jacobi%iterations, "user iterations")
   call check(all(x == x_jacobi), "user solution")
   call prism_solver_destroy(user)
+
+  ! The same matrix as 64-bit lower-triangle CSR: the solution of the full one, bit for bit.
+  kl = 0
+  do i = 1, n
+    lrow(i) = kl
+    do k = row_ptr(i) + 1, row_ptr(i + 1)
+      if (col_idx(k) <= i - 1) then
+        kl = kl + 1; lcol(kl) = col_idx(k); lval(kl) = values(k)
+      end if
+    end do
+  end do
+  lrow(n + 1) = kl
+  call check(prism_solver_create("preconditioner: jacobi" // new_line('a') // "backend: cpu", &
+                                 solver) == PRISM_OK, "create view")
+  call check(prism_solver_setup_view(solver, int(n, c_int64_t), lrow, lcol, lval, &
+                                     PRISM_STORAGE_LOWER) == PRISM_OK, "setup view")
+  call check(prism_solver_refactor_view(solver, int(n, c_int64_t), lrow, lcol, lval, &
+                                        PRISM_STORAGE_LOWER) == PRISM_OK, "refactor view")
+  x = 0
+  call check(prism_solver_solve(solver, b, x, info) == PRISM_OK, "solve view")
+  call check(all(x == x_jacobi), "lower int64 view equals full int32")
+  call prism_solver_destroy(solver)
 
   call check(prism_solver_create("solver: {tolerance: 2}", bad) == PRISM_ERROR_CONFIG, &
              "bad config")

@@ -30,6 +30,7 @@ prism::SolveReport sample_report() {
   r.phase_seconds = {0.1, 0.2, 0.05, 0.05};
   r.phase_bytes = {1e8, 2e8, 1e7, 1e7};
   r.factorization = {true, 0.004, 2};
+  r.setup.memory = {1000, 2500, 4096, 7000000, 9000000};
   r.ordering.ordering = "color";
   r.ordering.colors = {2, 2, 2, 2.0, 2.0};
   r.history = {{0, 2.0, 1.0, {}},
@@ -81,7 +82,9 @@ TEST(ReportWriter, JsonHoldsSummaryPhasesAndHistory) {
        {"\"schema\": \"prism.solve_report/1\"", "\"name\": \"demo\"", "\"status\": \"converged\"",
         "\"iterations\": 2", "\"shift\": 0.004", "\"retries\": 2",
         "\"true_relative_residual\": 6e-09", "\"name\": \"precond\"", "\"gb_per_s\": 1",
-        "\"ordering\": \"color\""}) {
+        "\"ordering\": \"color\"", "\"memory\": {", "\"input_bytes\": 1000", "\"host_bytes\": 2500",
+        "\"device_bytes\": 4096", "\"resident_before_bytes\": 7000000",
+        "\"resident_after_bytes\": 9000000"}) {
     EXPECT_NE(json.find(needle), std::string::npos) << needle << "\n" << json;
   }
   // No bandwidth given: no % of bound.

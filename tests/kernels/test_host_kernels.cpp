@@ -201,11 +201,11 @@ TEST(HostKernels, ValueChecksFindTheReferencesIndex) {
       std::vector<double> v = values;
       if (planted >= 0) v[planted] = bad;
       if (planted >= 0 && planted + 3 < n) v[planted + 3] = bad;  // a later one too
-      const index_t want = ref::first_bad_value(n, v.data(), mirror.data());
+      const index_t want = ref::first_bad_value(n, v.data(), mirror.data(), 1e-12);
       std::vector<double> inv_want = v;
       const index_t inv_index = ref::invert_positive(n, inv_want.data());
       for (int t : kThreads) {
-        EXPECT_EQ(host::first_bad_value(t, n, v.data(), mirror.data()), want);
+        EXPECT_EQ(host::first_bad_value(t, n, v.data(), mirror.data(), 1e-12), want);
         EXPECT_EQ(host::largest_finite_magnitude(t, n, v.data()),
                   ref::largest_finite_magnitude(n, v.data()));
         std::vector<double> inv = v;

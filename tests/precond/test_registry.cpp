@@ -10,9 +10,14 @@ namespace {
 
 TEST(PreconditionerRegistry, ListsTheBuiltInPreconditioners) {
   const std::vector<std::string> names = prism::preconditioner_names();
-  EXPECT_EQ(names, (std::vector<std::string>{"none", "jacobi", "ic0", "block_ic", "user"}));
-  EXPECT_TRUE(prism::precond::Registry::instance().uses_blocks("block_ic"));
-  EXPECT_FALSE(prism::precond::Registry::instance().uses_blocks("ic0"));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"none", "jacobi", "ic0", "block_ic", "line_jacobi", "user"}));
+  const prism::precond::Registry& r = prism::precond::Registry::instance();
+  EXPECT_TRUE(r.uses_blocks("block_ic"));
+  EXPECT_FALSE(r.uses_blocks("ic0"));
+  EXPECT_TRUE(r.uses_lines("line_jacobi"));
+  EXPECT_FALSE(r.uses_lines("block_ic"));
+  EXPECT_EQ(r.partition("unknown"), prism::precond::Partition::none);
 }
 
 TEST(PreconditionerRegistry, CreatesEachByName) {

@@ -235,6 +235,8 @@ class ColorsetTrisolve final : public TriangularSolver {
   void solve(const Vector& b, Vector& x) override {
     device_.solve(cast(b).data(), cast(x).data(), stream_);
   }
+  // split_ stays: update_values() refills it and update_values_on_backend() reads its maps.
+  std::size_t host_bytes() const override { return split_.host_bytes() + device_.host_bytes(); }
 
  private:
   SplitTriangle split_;

@@ -5,6 +5,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/split_triangle.hpp"
+#include "common/memory.hpp"
 #include "kernels/cuda/colorset.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/ic0.hpp"
@@ -30,6 +31,11 @@ class DeviceColorset {
 
   /// "csr" or "sell".
   std::string layout() const { return sell_ ? "sell" : "csr"; }
+  /// Host memory kept: the ranges and the maps to the stored entries.
+  std::size_t host_bytes() const {
+    return common::bytes_of(range_ptr_) + common::bytes_of(range_slice_) +
+           common::bytes_of(host_source_) + common::bytes_of(host_factor_source_);
+  }
   /// Values from the host: split's strict values and inverse diagonal (rounded already
   /// when mixed). Synchronizes: the host vectors may change afterwards.
   void upload(const SplitTriangle& split, cudaStream_t stream);

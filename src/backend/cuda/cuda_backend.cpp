@@ -20,6 +20,7 @@
 #include "kernels/cuda/matrix_values.hpp"
 #include "kernels/cuda/sell.hpp"
 #include "kernels/cuda/spmv.hpp"
+#include "kernels/cuda/tridiagonal.hpp"
 #include "kernels/sell.hpp"
 
 #include <prism/blocks.hpp>
@@ -107,6 +108,11 @@ class CudaMatrix final : public Matrix {
     csr_.update_values(values);
     refill_sell();
     refill_bsr();
+  }
+  // The host maps compose update_values(SourceValues)'s map on its first call.
+  std::size_t host_bytes() const override {
+    return host_sell_source_.capacity() * sizeof(index_t) +
+           host_bsr_source_.capacity() * sizeof(index_t);
   }
   /// One gather straight from the caller's values into the storage the SpMV reads: the
   /// SELL or BSR values (the CSR copy then goes stale: no SELL or BSR kernel reads it),
@@ -382,6 +388,48 @@ bool driver_runs_while_nodes() {
 /// rows, and greedy colorings of FEM and circuit matrices stay far below.
 constexpr int kMaxAutoColorsetBlocks = 256;
 
+/// The batches by the batched tridiagonal solver (kernels/cuda/tridiagonal.hpp), a call
+/// per batch on the contiguous systems; one workspace for the largest batch.
+class CudaTridiagonalSolver final : public TridiagonalSolver {
+ public:
+  CudaTridiagonalSolver(TridiagonalBatches batches, cudaStream_t stream)
+      : batches_(std::move(batches)),
+        stream_(stream),
+        lower_(static_cast<std::size_t>(batches_.rows)),
+        diagonal_(static_cast<std::size_t>(batches_.rows)),
+        upper_(static_cast<std::size_t>(batches_.rows)) {
+    std::size_t bytes = 0;
+    for (std::size_t k = 0; k < batches_.first.size(); ++k) {
+      bytes = std::max(bytes, k::tridiagonal_workspace_bytes(kernels::TridiagonalLayout::contiguous,
+                                                             batches_.length[k], batches_.count[k],
+                                                             sizeof(double)));
+    }
+    workspace_ = k::DeviceBuffer<unsigned char>(bytes);
+  }
+  void update_values(const std::vector<double>& lower, const std::vector<double>& diagonal,
+                     const std::vector<double>& upper) override {
+    lower_.upload(lower.data(), stream_);
+    diagonal_.upload(diagonal.data(), stream_);
+    upper_.upload(upper.data(), stream_);
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host vectors may go
+  }
+  void solve(const Vector& r, Vector& z) override {
+    for (std::size_t k = 0; k < batches_.first.size(); ++k) {
+      const index_t at = batches_.first[k];
+      k::tridiagonal_solve(kernels::TridiagonalLayout::contiguous, batches_.length[k],
+                           batches_.count[k], lower_.data() + at, diagonal_.data() + at,
+                           upper_.data() + at, r.data() + at, z.data() + at, workspace_.data(),
+                           workspace_.size(), stream_);
+    }
+  }
+
+ private:
+  TridiagonalBatches batches_;
+  cudaStream_t stream_;
+  k::DeviceBuffer<double> lower_, diagonal_, upper_;
+  k::DeviceBuffer<unsigned char> workspace_;
+};
+
 class CudaBackend final : public Backend {
  public:
   CudaBackend()
@@ -464,6 +512,10 @@ class CudaBackend final : public Backend {
   std::unique_ptr<BlockIcFactor> make_block_ic_factor(const kernels::BlockIcPlan& plan) override {
     return make_cuda_block_ic_factor(plan, stream_.get());
   }
+  std::unique_ptr<TridiagonalSolver> make_tridiagonal_solver(
+      const TridiagonalBatches& batches) override {
+    return std::make_unique<CudaTridiagonalSolver>(batches, stream_.get());
+  }
   std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
                                              const CsrMatrix<double>& upper,
                                              const std::vector<index_t>& upper_source,
@@ -512,9 +564,10 @@ class CudaBackend final : public Backend {
     }
     k::gather_values(dst.size(), cast_map(map).data.data(), src, cast(dst).data(), stream_.get());
   }
-  void queue_value_check(const double* values, const IndexMap& mirror) override {
-    k::first_bad_value(mirror.size(), values, cast_map(mirror).data.data(), partials_.data(),
-                       partials2_.data(), check_scratch_.data(), check_flag_.data(), stream_.get());
+  void queue_value_check(const double* values, const IndexMap& mirror, double tolerance) override {
+    k::first_bad_value(mirror.size(), values, cast_map(mirror).data.data(), tolerance,
+                       partials_.data(), partials2_.data(), check_scratch_.data(),
+                       check_flag_.data(), stream_.get());
   }
   index_t value_check_result() override { return read_flag(check_flag_); }
   index_t invert_positive(Vector& x) override {
@@ -654,6 +707,7 @@ class CudaBackend final : public Backend {
     if (bandwidth_ == 0.0) bandwidth_ = measure_copy_bandwidth();
     return bandwidth_;
   }
+  std::size_t device_bytes() const override { return kernels::cuda::device_bytes_held(); }
 
  private:
   /// The verdict of a check kernel: the index it found, -1 for kNoBadEntry.

@@ -1,5 +1,6 @@
 #include "backend/cuda/cuda_block_ic_factor.hpp"
 
+#include "common/memory.hpp"
 #include "kernels/cuda/block_ic.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/matrix_values.hpp"
@@ -129,6 +130,9 @@ class CudaBlockIcFactor final : public BlockIcFactor {
       kernels::cuda::block_ic_forward(view_, level_ptr_, values_.data(), values_.data(),
                                       scale_.data(), r.data(), u.data(), stream_);
     }
+  }
+  std::size_t host_bytes() const override {
+    return common::bytes_of(level_ptr_) + common::bytes_of(block_ptr_);
   }
   void backward(const Vector& u, Vector& w, Vector& z) override {
     if (narrow_.size() > 0) {

@@ -3,6 +3,7 @@
 #include "backend/cuda/colorset_trisolve.hpp"
 #include "backend/cuda/cuda_vector.hpp"
 #include "backend/split_triangle.hpp"
+#include "common/memory.hpp"
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
@@ -249,7 +250,8 @@ class CudaIc0Factor final : public Ic0Factor {
 
   // The successful attempt has already written L = S^{-1} L_s into both solves' storage
   // (each triangle keeps its own copy of the inverse diagonal).
-  void finish() override {}
+  // The attempts are over: the host copy kept for a retry goes (the next load() sets it).
+  void finish() override { common::release(host_scaled_); }
 
   void solve(Triangle triangle, const Vector& b, Vector& x) override {
     (triangle == Triangle::lower ? lower_ : upper_).solve(cast(b).data(), cast(x).data(), stream_);
@@ -284,6 +286,12 @@ class CudaIc0Factor final : public Ic0Factor {
                                                       : 0.0;
   }
   std::string layout() const override { return lower_.layout(); }
+  std::size_t host_bytes() const override {
+    using common::bytes_of;
+    return bytes_of(blocks_) + bytes_of(host_row_ptr_) + bytes_of(host_lower_source_) +
+           bytes_of(host_from_values_) + bytes_of(host_scaled_) + lower_.host_bytes() +
+           upper_.host_bytes();
+  }
 
  private:
   /// Retries run together at most: shifts from initial_shift to 2^15 initial_shift (32.8

@@ -3,6 +3,8 @@
 #include "precond/block_ic/block_sweeps.hpp"
 #include "precond/preconditioner.hpp"
 
+#include "common/memory.hpp"
+
 #include <prism/errors.hpp>
 
 #include <numeric>
@@ -31,6 +33,7 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
                   " rows (set_blocks)");
     }
     factor_ = analyze_block_factor(a, blocks_);
+    value_count_ = factor_.values.size();
     work_ = backend_.make_vector(a.rows);
     step_ = backend_.make_vector(a.rows);
     engine_.reset();
@@ -45,6 +48,7 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
         stored += size * size;
       }
       strict_nnz_ = static_cast<double>(factor_.values.size()) - stored;
+      release_host_factor();
       return;
     }
     const BlockSweeps pattern = block_sweeps_pattern(factor_);
@@ -54,6 +58,7 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
       diagonal_source_.resize(pattern.forward_diagonal.values.size());
       std::iota(diagonal_source_.begin(), diagonal_source_.end(), index_t{0});
     }
+    release_host_factor();
   }
   // The shift ladder of ic0 (Ic0Options): 0, then initial_shift doubled each retry.
   void factorize(const CsrMatrix<double>& a) override {
@@ -61,12 +66,14 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
       factorize(backend::SourceValues{backend_.stage(a.values), nullptr});
       return;
     }
+    factor_.values.resize(value_count_);  // freed after the last factorization
     ladder([&](double shift) {
       const index_t failed = factor_block_ic0(a, shift, factor_);
       if (failed < 0 && trsv()) engine_->set_factor(factor_.values, factor_.scale);
       if (failed < 0 && !trsv()) load(block_sweeps(factor_));
       return kernels::BlockIcStatus{failed, false};
     });
+    common::release(factor_.values);  // the backend's operators or engine hold the factor
   }
   BackendFactorization* backend_factorization() override {
     return engine_ && options_.block_ic.factorization == Ic0Factorization::backend ? this : nullptr;
@@ -121,8 +128,30 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
     return out;
   }
 
+  std::size_t host_bytes() const override {
+    using common::bytes_of;
+    const auto of = [](const auto& object) { return object ? object->host_bytes() : 0; };
+    const BlockFactor& f = factor_;
+    return bytes_of(blocks_.ptr) + bytes_of(f.blocks.ptr) + bytes_of(f.row_ptr) + bytes_of(f.col) +
+           bytes_of(f.offset) + bytes_of(f.diagonal) + bytes_of(f.values) + bytes_of(f.scale) +
+           bytes_of(f.scatter) + of(forward_diagonal_) + of(backward_diagonal_) + of(forward_) +
+           of(backward_) + of(work_) + of(step_) + of(engine_) + bytes_of(diagonal_source_);
+  }
+
  private:
   bool trsv() const { return options_.block_ic.solve == BlockIcSolve::trsv; }
+  /// The factor's values are scratch of a host factorization (sized again by it); with the
+  /// factorization in the backend nothing but the blocks and the entry count is read again
+  /// (the error message, traffic()).
+  void release_host_factor() {
+    common::release(factor_.values);
+    if (backend_factorization() == nullptr) return;
+    common::release(factor_.row_ptr);
+    common::release(factor_.offset);
+    common::release(factor_.diagonal);
+    common::release(factor_.scale);
+    common::release(factor_.scatter);
+  }
   /// Runs `attempt` on the shift ladder until one succeeds; the report says which shift.
   template <typename Attempt>
   void ladder(Attempt&& attempt) {
@@ -195,6 +224,7 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
   std::vector<index_t> diagonal_source_;            // 0, 1, ...: F's and B's values in order
   double diagonal_nnz_ = 0.0;
   double strict_nnz_ = 0.0;
+  std::size_t value_count_ = 0;  // factor_.values of the pattern
 };
 
 }  // namespace
