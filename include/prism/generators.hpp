@@ -33,6 +33,14 @@ CsrMatrix<double> anisotropic3d(index_t nx, index_t ny, index_t nz, double cx, d
 CsrMatrix<double> layered(index_t nx, index_t ny, index_t nz, int layers,
                           const std::vector<double>& coefficients);
 
+/// A stretched grid (a boundary layer): -laplace(u) by cell-centred finite volumes on the
+/// unit cube with nx x ny uniform cells across and nz cells along z whose heights grow
+/// geometrically from the wall z = 0, the wall cell `aspect` times flatter than it is
+/// wide (hx / h_0 = aspect, >= nz / nx; the growth rate fills [0, 1]). Near the wall the z
+/// couplings are aspect^2 times the x and y ones, so lines along z carry them. 7-point,
+/// homogeneous Dirichlet boundaries.
+CsrMatrix<double> stretched3d(index_t nx, index_t ny, index_t nz, double aspect);
+
 /// Linear elasticity (Poisson ratio 0.3) on a brick of nx x ny x nz trilinear (Q1)
 /// hexahedra, clamped on the face z = 0: the stiffness matrix of a finite element code,
 /// 3 unknowns per node (the x, y, z displacements, node by node), up to 81 entries a row.

@@ -132,7 +132,8 @@ std::vector<std::string> all_but(const std::vector<std::string>& names,
 /// name and the matrix section.
 void add_matrix_keys(std::vector<Parameter>& t) {
   const std::vector<std::string>& generators = generator_names();
-  const std::vector<std::string> three_d{"poisson3d", "anisotropic3d", "layered3d", "elasticity3d"};
+  const std::vector<std::string> three_d{"poisson3d", "anisotropic3d", "layered3d", "elasticity3d",
+                                         "stretched3d"};
   const std::vector<std::string> layered{"layered2d", "layered3d", "elasticity3d"};
   t.push_back(default_is(key("name", Type::string, "Name shown in the report.", "demo",
                              [](const ProblemSpec& s) { return s.name; }),
@@ -187,7 +188,8 @@ void add_matrix_keys(std::vector<Parameter>& t) {
           above(key("matrix.coefficients", Type::real_list,
                     "anisotropic: one per direction (2 in 2D, 3 in 3D); layered: one per layer, "
                     "elasticity3d: Young's modulus per layer, at most `layers` of them (fewer "
-                    "repeat in turn: 2 for 8 layers alternate).",
+                    "repeat in turn: 2 for 8 layers alternate); stretched3d: the wall cell's "
+                    "aspect ratio, one value.",
                     "[2.0, 0.5]",
                     [](const ProblemSpec& s) {
                       std::vector<std::string> items;
@@ -537,9 +539,9 @@ std::string format_number(double v) {
 }
 
 const std::vector<std::string>& generator_names() {
-  static const std::vector<std::string> names{"poisson2d",     "poisson3d", "anisotropic2d",
-                                              "anisotropic3d", "layered2d", "layered3d",
-                                              "elasticity3d"};
+  static const std::vector<std::string> names{"poisson2d",     "poisson3d",  "anisotropic2d",
+                                              "anisotropic3d", "layered2d",  "layered3d",
+                                              "elasticity3d",  "stretched3d"};
   return names;
 }
 

@@ -423,11 +423,16 @@ MatrixSpec read_matrix(const Reader& r, const Entry& entry) {
   r.read(map, "layers", gen.layers);
   r.read(map, "coefficients", gen.coefficients);
   // Anisotropic generators take one coefficient per direction.
-  const std::size_t wanted = gen.name == "anisotropic2d" ? 2 : gen.name == "anisotropic3d" ? 3 : 0;
+  const std::size_t wanted = gen.name == "anisotropic2d"   ? 2
+                             : gen.name == "anisotropic3d" ? 3
+                             : gen.name == "stretched3d"   ? 1
+                                                           : 0;
   if (wanted != 0 && gen.coefficients.size() != wanted) {
     r.fail(Reader::where(*map.find("coefficients")),
            "matrix.coefficients: generator " + gen.name + " takes " + std::to_string(wanted) +
-               " coefficients (one per direction), got " + std::to_string(gen.coefficients.size()));
+               (wanted == 1 ? " coefficient (the wall cell's aspect ratio), got "
+                            : " coefficients (one per direction), got ") +
+               std::to_string(gen.coefficients.size()));
   }
   // Fewer coefficients than layers repeat in turn (2 for 8 layers alternate); more would
   // go unused, a mistake.

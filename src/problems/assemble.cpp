@@ -41,7 +41,8 @@ std::vector<double> read_sized_vector(const std::string& file, index_t rows) {
 const std::vector<double>& coefficients_of(const GeneratorSpec& g, std::size_t count) {
   if (g.coefficients.size() != count) {
     throw ConfigError(g.name + ": coefficients must have " + std::to_string(count) +
-                      " entries (one per direction), got " + std::to_string(g.coefficients.size()));
+                      (count == 1 ? " entry, got " : " entries (one per direction), got ") +
+                      std::to_string(g.coefficients.size()));
   }
   return g.coefficients;
 }
@@ -68,9 +69,10 @@ CsrMatrix<double> assemble_matrix(const MatrixSpec& spec) {
     return layered(g.nx, g.ny, g.nz, g.layers, g.coefficients);
   }
   if (g.name == "elasticity3d") return elasticity3d(g.nx, g.ny, g.nz, g.layers, g.coefficients);
+  if (g.name == "stretched3d") return stretched3d(g.nx, g.ny, g.nz, coefficients_of(g, 1)[0]);
   throw ConfigError("unknown matrix generator '" + g.name +
                     "'; allowed: poisson2d | poisson3d | anisotropic2d | anisotropic3d | "
-                    "layered2d | layered3d | elasticity3d");
+                    "layered2d | layered3d | elasticity3d | stretched3d");
 }
 
 Problem assemble_problem(const ProblemSpec& spec) {

@@ -65,6 +65,9 @@ TEST(Assemble, EveryGeneratorByName) {
   expect_same(prism::assemble_matrix(m), prism::layered(3, 4, 5, 2, {2.0, 0.5, 7.0}));
   g.name = "elasticity3d";
   expect_same(prism::assemble_matrix(m), prism::elasticity3d(3, 4, 5, 2, {2.0, 0.5, 7.0}));
+  g.name = "stretched3d";
+  g.coefficients = {50.0};
+  expect_same(prism::assemble_matrix(m), prism::stretched3d(3, 4, 5, 50.0));
 }
 
 TEST(Assemble, RejectsBadGeneratorSpecs) {

@@ -367,4 +367,33 @@ TEST(Generators, RejectsSizesBeyond32BitIndices) {
   EXPECT_THROW(prism::elasticity3d(big, big, big, 1, {1.0}), prism::ConfigError);
 }
 
+// The stretched grid: valid, SPD, the wall cells' z couplings aspect^2 times their x
+// couplings, the heights growing away from the wall, and uniform cells at the smallest
+// aspect ratio (nz / nx), where it is the 7-point Poisson stencil scaled by the cell size.
+TEST(Generators, StretchedGridCouplesAlongZNearTheWall) {
+  const CsrMatrix<double> a = prism::stretched3d(4, 3, 6, 100.0);
+  expect_valid_csr(a);
+  expect_spd(a);
+  const Eigen::MatrixXd d = dense(a);
+  const index_t layer = 4 * 3;
+  const auto ratio = [&](index_t z) {  // z coupling over x coupling of cell (1, 1, z)
+    const index_t i = z * layer + 4 + 1;
+    return d(i, i + layer) / d(i, i + 1);
+  };
+  // At the wall the z face is half a cell from the next centre on average: within the
+  // growth factor of aspect^2.
+  EXPECT_GT(ratio(0), 100.0 * 100.0 / 4.0);
+  for (index_t z = 1; z + 1 < 6; ++z) EXPECT_LT(ratio(z), ratio(z - 1)) << z;
+
+  const CsrMatrix<double> uniform = prism::stretched3d(5, 5, 5, 1.0);
+  const CsrMatrix<double> poisson = prism::poisson3d(5, 5, 5);
+  ASSERT_EQ(uniform.col_idx, poisson.col_idx);
+  for (std::size_t k = 0; k < uniform.values.size(); ++k) {
+    EXPECT_NEAR(uniform.values[k], poisson.values[k] / 5.0, 1e-12) << k;
+  }
+  EXPECT_THROW(prism::stretched3d(4, 4, 8, 1.0), prism::ConfigError);  // below nz / nx
+  EXPECT_THROW(prism::stretched3d(4, 4, 0, 10.0), prism::ConfigError);
+  EXPECT_THROW(prism::stretched3d(4, 4, 4, std::nan("")), prism::ConfigError);
+}
+
 }  // namespace
