@@ -238,7 +238,10 @@ enum class MatrixCheck {
 
 /// Stopping rule and limits of the conjugate gradient iteration.
 struct SolverOptions {
-  double tolerance = 1e-8;    ///< stop when ||r_k|| <= tolerance * ||b||
+  double tolerance = 1e-8;  ///< stop when ||r_k|| <= tolerance * ||b||
+  /// ... or when ||r_k|| <= absolute_tolerance (in the units of b; 0: relative only), for a
+  /// time loop whose right-hand sides shrink towards a steady state.
+  double absolute_tolerance = 0.0;
   int max_iterations = 1000;  ///< stop after this many iterations
   /// Read the residual back (and test convergence) every this many iterations; the
   /// iterations in between run without a host round trip.

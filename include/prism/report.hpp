@@ -116,8 +116,9 @@ struct SolveReport {
   std::vector<std::string> plan;
   index_t rows = 0;
   index_t nnz = 0;
-  double tolerance = 0.0;  ///< the stopping tolerance used
-  int max_iterations = 0;  ///< the iteration limit used
+  double tolerance = 0.0;           ///< the stopping tolerance used (relative to ||b||)
+  double absolute_tolerance = 0.0;  ///< and the absolute one (0: none)
+  int max_iterations = 0;           ///< the iteration limit used
 
   SolveStatus status = SolveStatus::max_iterations;
   int iterations = 0;

@@ -250,6 +250,13 @@ void add_solver_keys(std::vector<Parameter>& t) {
                 real_value([](const ProblemSpec& s) { return s.config.solver.tolerance; })),
             0.0),
       1.0));
+  t.push_back(at_least(key("solver.absolute_tolerance", Type::real,
+                           "Also stop when ||r_k|| <= absolute_tolerance (in the units of b); 0: "
+                           "the relative tolerance alone.",
+                           "1e-12", real_value([](const ProblemSpec& s) {
+                             return s.config.solver.absolute_tolerance;
+                           })),
+                       0.0));
   t.push_back(at_least(
       key("solver.max_iterations", Type::integer, "Stop after this many iterations.", "50",
           integer_value([](const ProblemSpec& s) { return s.config.solver.max_iterations; })),

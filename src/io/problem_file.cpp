@@ -490,6 +490,7 @@ Spec read_vector_spec(const Reader& r, const Entry& entry, const std::string& se
 void read_solver(const Reader& r, const Entry& entry, SolverOptions& options) {
   const Map map = r.section(entry, "solver");
   r.read(map, "tolerance", options.tolerance);
+  r.read(map, "absolute_tolerance", options.absolute_tolerance);
   r.read(map, "max_iterations", options.max_iterations);
   r.read(map, "check_every", options.check_every);
   r.read(map, "timing", options.timing);

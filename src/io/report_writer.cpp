@@ -54,6 +54,7 @@ std::string report_to_json(const SolveReport& r, const ReportContext& context) {
   w.key("spmv").value(r.spmv);
   w.key("precision").value(r.precision);
   w.key("tolerance").value(r.tolerance);
+  w.key("absolute_tolerance").value(r.absolute_tolerance);
   w.key("max_iterations").value(r.max_iterations);
   w.key("plan").begin_array();
   for (const std::string& choice : r.plan) w.value(choice);

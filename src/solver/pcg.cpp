@@ -3,6 +3,7 @@
 #include "solver/cg_steps.hpp"
 #include "solver/pcg_iterations.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -118,7 +119,7 @@ PcgResult pcg(backend::Backend& backend, const backend::Matrix& a,
   const double scale = result.rhs_norm > 0.0 ? result.rhs_norm : 1.0;
   result.history.push_back({0, result.residual_norm, result.residual_norm / scale, {}});
 
-  const double target = options.tolerance * result.rhs_norm;
+  const double target = std::max(options.tolerance * result.rhs_norm, options.absolute_tolerance);
   if (result.rhs_norm == 0.0) {
     backend.copy(b, x);  // b = 0 has the solution x = 0 exactly
     result.residual_norm = result.true_residual_norm = 0.0;

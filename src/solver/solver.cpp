@@ -748,8 +748,10 @@ SolveReport Solver::Impl::run(const backend::Vector& b, backend::Vector& x, doub
     out.residual_norm *= unscale;
     return s.monitor(out);
   };
-  solver::PcgResult result = solver::pcg(be, *s.device_matrix, *s.preconditioner, b, x,
-                                         s.config.solver, mode, monitored ? &unscaled : nullptr);
+  SolverOptions options = s.config.solver;
+  options.absolute_tolerance *= factor;  // b and the residuals are scaled by `factor`
+  solver::PcgResult result = solver::pcg(be, *s.device_matrix, *s.preconditioner, b, x, options,
+                                         mode, monitored ? &unscaled : nullptr);
   const index_t n = s.ordered.rows;
 
   SolveReport report;
@@ -771,6 +773,7 @@ SolveReport Solver::Impl::run(const backend::Vector& b, backend::Vector& x, doub
   report.rows = n;
   report.nnz = static_cast<index_t>(s.col_idx.size());  // ordered's pattern may be freed
   report.tolerance = s.config.solver.tolerance;
+  report.absolute_tolerance = s.config.solver.absolute_tolerance;
   report.max_iterations = s.config.solver.max_iterations;
   report.status = result.status;
   report.iterations = result.iterations;

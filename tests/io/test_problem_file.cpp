@@ -211,7 +211,8 @@ const InvalidCase invalid_cases[] = {
     {"bad_unknown_key_solver.yaml",
      6,
      3,
-     {"unknown key 'tolerence' in solver; allowed: tolerance, max_iterations"}},
+     {"unknown key 'tolerence' in solver; allowed: tolerance, absolute_tolerance, "
+      "max_iterations"}},
     {"bad_unknown_top_key.yaml",
      5,
      1,

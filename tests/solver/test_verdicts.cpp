@@ -2,6 +2,7 @@
 // the tolerance, singular and indefinite systems get a diagnosis naming the iteration,
 // and right-hand sides near the ends of the double range solve like ordinary ones.
 
+#include <prism/errors.hpp>
 #include <prism/generators.hpp>
 #include <prism/matrix_market.hpp>
 #include <prism/solver.hpp>
@@ -206,6 +207,35 @@ TEST(Verdicts, RightHandSidesNearTheEndsOfTheRangeSolveLikeOrdinaryOnes) {
       EXPECT_NEAR(x[i] / magnitude, x_ref[i], 1e-9 * std::abs(x_ref[i]) + 1e-12);
     }
   }
+}
+
+// solver.absolute_tolerance: the solve stops at the first of the two targets, ||r|| in the
+// units of b (also where b is scaled into range), and the true residual meets it.
+TEST(Verdicts, AbsoluteToleranceStopsAtTheFirstTarget) {
+  const CsrMatrix<double> a = prism::poisson3d(9, 8, 7);
+  for (const double magnitude : {1.0, 1e300, 1e-300}) {
+    std::vector<double> b = random_vector(a.rows, 4);
+    double norm = 0.0;
+    for (double& v : b) {
+      v *= magnitude;
+      norm += (v / magnitude) * (v / magnitude);
+    }
+    norm = std::sqrt(norm) * magnitude;
+    prism::SolverConfig c = config("ic0", prism::GraphMode::off);
+    c.solver.tolerance = 1e-12;
+    std::vector<double> x_relative, x_absolute;
+    const prism::SolveReport relative = solve(c, a, b, x_relative);
+    c.solver.absolute_tolerance = 1e-4 * norm;
+    const prism::SolveReport absolute = solve(c, a, b, x_absolute);
+    ASSERT_TRUE(absolute.converged()) << absolute.diagnosis;
+    EXPECT_LT(absolute.iterations, relative.iterations) << magnitude;
+    EXPECT_LE(absolute.true_relative_residual, 1e-4) << magnitude;
+    EXPECT_GT(absolute.relative_residual, 1e-12) << magnitude;
+    EXPECT_EQ(absolute.absolute_tolerance, 1e-4 * norm);
+  }
+  prism::SolverConfig bad = config("ic0", prism::GraphMode::off);
+  bad.solver.absolute_tolerance = -1.0;
+  EXPECT_THROW(prism::Solver{bad}, prism::ConfigError);
 }
 
 }  // namespace
