@@ -15,7 +15,6 @@ DATA_FILES = {
     "tridiagonal.json": "KERNELS=tridiagonal bash tools/gpu_kernels.sh",
     "fem.json": "bash tools/gpu_bench_fem.sh",
     "cupy_fem.json": "bash tools/gpu_bench_fem.sh",
-    "fem_trsv.json": "bash tools/gpu_bench_fem.sh",
     "spmv.json": "build-gpu/tools/bench_spmv spmv.json",
 }
 

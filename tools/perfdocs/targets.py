@@ -37,12 +37,6 @@ def fem_block(data):
             + "\n\n" + pcg_tables(rows))
 
 
-def fem_trsv_block(data):
-    rows = data.get("fem_trsv.json")["results"]
-    return (measured_line(data, ["fem_trsv.json"], bandwidth_text(bandwidths(rows)))
-            + "\n\n" + pcg_tables(rows))
-
-
 def phases_block(data):
     rows = data.get("prism.json")["results"]
     return (measured_line(data, ["prism.json"], f"configuration `{DEFAULT_CONFIG}`, µs per "
@@ -74,7 +68,6 @@ DOC_BLOCKS = {
         "pcg-phases": phases_block,
         "pcg-setup": setup_block,
         "fem": fem_block,
-        "fem-trsv": fem_trsv_block,
         "spmv": spmv_table,
         "trisolve": trisolve_block,
     },
