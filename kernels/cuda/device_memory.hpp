@@ -65,8 +65,8 @@ class DeviceBuffer {
 };
 
 /// A device copy of `host`, complete on return (the host vector may change or go away).
-template <typename T>
-DeviceBuffer<T> upload_and_wait(const std::vector<T>& host, cudaStream_t stream) {
+template <typename T, typename Allocator>
+DeviceBuffer<T> upload_and_wait(const std::vector<T, Allocator>& host, cudaStream_t stream) {
   DeviceBuffer<T> d(host.size());
   d.upload(host.data(), stream);
   PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));

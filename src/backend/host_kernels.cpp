@@ -280,6 +280,38 @@ class ThreadedKernels final : public HostKernels {
 
 }  // namespace
 
+void HostKernels::sell_spmv(kernels::SellView a, const double* x, double* y) const {
+  host::sell_spmv(threads(), a, x, y);
+}
+double HostKernels::sell_spmv_dot(kernels::SellView a, const double* x, double* y) const {
+  return host::sell_spmv_dot(threads(), a, x, y);
+}
+void HostKernels::sell_place(const kernels::SellLayout& layout, index_t* slice_ptr,
+                             index_t* col_idx, index_t* source) const {
+  host::sell_place(threads(), layout, slice_ptr, col_idx, source);
+}
+void HostKernels::sell_values(kernels::SellView a, const index_t* source, const double* csr_values,
+                              double* values) const {
+  host::sell_values(threads(), a, source, csr_values, values);
+}
+
+void HostKernels::colorset_solve_sell(kernels::SellRangesView a, const double* inverse_diagonal,
+                                      bool lower, const double* b, double* x) const {
+  host::colorset_solve_sell(threads(), a, inverse_diagonal, lower, b, x);
+}
+void HostKernels::colorset_sell_place(const kernels::SellLayout& layout, index_t* slice_ptr,
+                                      index_t* col_idx, index_t* source) const {
+  host::colorset_sell_place(threads(), layout, slice_ptr, col_idx, source);
+}
+void HostKernels::colorset_sell_values(kernels::SellRangesView a, const index_t* source,
+                                       const double* strict_values, double* values) const {
+  host::colorset_sell_values(threads(), a, source, strict_values, values);
+}
+void HostKernels::colorset_touch(index_t rows, const index_t* block_ptr, int num_blocks,
+                                 const std::function<void(index_t, index_t)>& write) const {
+  host::colorset_touch(threads(), rows, block_ptr, num_blocks, write);
+}
+
 std::unique_ptr<HostKernels> make_host_kernels(CpuKernels kind, int threads) {
   if (kind == CpuKernels::reference) return std::make_unique<ReferenceKernels>();
   if (!host::threads_available()) threads = 1;

@@ -8,7 +8,9 @@
 #include "kernels/block_ic.hpp"
 #include "kernels/csr_view.hpp"
 #include "kernels/ic0.hpp"
+#include "kernels/sell.hpp"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -29,6 +31,27 @@ class HostKernels {
   virtual double spmv_dot(kernels::CsrView<double> a, const double* x, double* y) const = 0;
   /// Whether spmv_dot() is one pass.
   virtual bool fuses_spmv_dot() const = 0;
+  /// The SELL-8 SpMV and its fused dot (kernels/host: sell_spmv), and the first writes of
+  /// its storage, on threads() threads (the cpu backend gives the reference kernels no
+  /// SELL matrix: their CSR SpMV is the oracle).
+  void sell_spmv(kernels::SellView a, const double* x, double* y) const;
+  double sell_spmv_dot(kernels::SellView a, const double* x, double* y) const;
+  void sell_place(const kernels::SellLayout& layout, index_t* slice_ptr, index_t* col_idx,
+                  index_t* source) const;
+  void sell_values(kernels::SellView a, const index_t* source, const double* csr_values,
+                   double* values) const;
+  /// The color-set solve on a SELL-8 strict triangle (kernels/host: colorset_solve_sell)
+  /// and the first writes of its storage, on threads() threads.
+  void colorset_solve_sell(kernels::SellRangesView a, const double* inverse_diagonal, bool lower,
+                           const double* b, double* x) const;
+  void colorset_sell_place(const kernels::SellLayout& layout, index_t* slice_ptr, index_t* col_idx,
+                           index_t* source) const;
+  void colorset_sell_values(kernels::SellRangesView a, const index_t* source,
+                            const double* strict_values, double* values) const;
+  /// write(begin, end) on the rows of colorset_solve's parts, each on the thread that
+  /// solves them: the first writes of a split factor (SplitTriangle).
+  void colorset_touch(index_t rows, const index_t* block_ptr, int num_blocks,
+                      const std::function<void(index_t, index_t)>& write) const;
   virtual double dot(index_t n, const double* x, const double* y) const = 0;
   virtual void axpy(index_t n, double a, const double* x, double* y) const = 0;
   virtual void xpay(index_t n, const double* x, double b, double* y) const = 0;

@@ -88,7 +88,7 @@ TEST_F(CudaBackendTest, ColorsetSolveInPlaceEqualsOutOfPlace) {
     for (auto tri : {prism::backend::Triangle::lower, prism::backend::Triangle::upper}) {
       const prism::backend::SplitTriangle split(
           tri == prism::backend::Triangle::lower ? factor.lower() : factor.upper(), tri);
-      const CsrMatrix<double>& strict = split.strict();
+      const prism::backend::StrictTriangle& strict = split.strict();
       const auto plan =
           prism::kernels::cuda::colorset_plan(strict.row_ptr.data(), split.block_ptr(), stream);
       for (std::size_t r = 0; r < plan.runs.size(); ++r) {

@@ -5,6 +5,7 @@
 #include <prism/errors.hpp>
 #include <prism/generators.hpp>
 
+#include "backend/host_kernels.hpp"
 #include "backend/split_triangle.hpp"
 #include "common/host_threads.hpp"
 #include "common/test_matrices.hpp"
@@ -128,7 +129,7 @@ TEST(Colorset, ReferenceSolveEqualsRowByRowSolve) {
 // every value 1, and update() then gives the split of the factor.
 void expect_split_of(const CsrMatrix<double>& t, Triangle tri) {
   const SplitTriangle split(t, tri);
-  const CsrMatrix<double>& s = split.strict();
+  const prism::backend::StrictTriangle& s = split.strict();
   ASSERT_EQ(s.col_idx.size(), t.col_idx.size() - static_cast<std::size_t>(t.rows));
   for (index_t i = 0; i < t.rows; ++i) {
     ASSERT_EQ(t.col_idx[split.diagonal_source()[i]], i);
@@ -153,6 +154,16 @@ void expect_split_of(const CsrMatrix<double>& t, Triangle tri) {
   unit.update(t.values);
   EXPECT_EQ(unit.strict().values, s.values);
   EXPECT_EQ(unit.inverse_diagonal(), split.inverse_diagonal());
+  // Placed by the threaded kernels (first written in the solves' parts): the same split.
+  for (int threads : {1, 2, 3, 4}) {
+    const auto kernels = prism::backend::make_host_kernels(prism::CpuKernels::threaded, threads);
+    const SplitTriangle placed(t, tri, prism::Precision::fp64, kernels.get());
+    EXPECT_EQ(placed.strict().row_ptr, s.row_ptr) << threads << " threads";
+    EXPECT_EQ(placed.strict().col_idx, s.col_idx) << threads << " threads";
+    EXPECT_EQ(placed.strict().values, s.values) << threads << " threads";
+    EXPECT_EQ(placed.inverse_diagonal(), split.inverse_diagonal()) << threads << " threads";
+    EXPECT_EQ(placed.block_ptr(), split.block_ptr()) << threads << " threads";
+  }
 }
 
 TEST(Colorset, SplitKeepsEveryOffDiagonalEntryAndUnitValuesOnlyThePattern) {

@@ -63,6 +63,8 @@ struct Setting {
   prism::Ic0Factorization factorization = prism::Ic0Factorization::automatic;
   prism::Precision precision = prism::Precision::fp64;
   prism::Ic0Factorization block_ic_factorization = prism::Ic0Factorization::automatic;
+  prism::SpmvAlgorithm spmv = prism::SpmvAlgorithm::automatic;
+  prism::ColorsetLayout layout = prism::ColorsetLayout::automatic;
 };
 
 /// Names a Setting in GoogleTest's output (without it, ctest lists its bytes).
@@ -84,6 +86,8 @@ prism::SolverConfig config(const Setting& s, prism::CpuKernels kernels) {
   c.preconditioner.ic0.precision = s.precision;
   c.preconditioner.block_ic.factorization = s.block_ic_factorization;
   c.solver.timing = s.timing;
+  c.solver.spmv = s.spmv;
+  c.preconditioner.colorset_layout = s.layout;
   c.solver.tolerance = 1e-10;
   c.solver.max_iterations = 20000;
   return c;
@@ -177,7 +181,32 @@ INSTANTIATE_TEST_SUITE_P(
                 prism::Precision::fp64, prism::Ic0Factorization::backend},
         Setting{"block_ic_natural_backend_factor", "block_ic", prism::Ordering::natural,
                 prism::TimingMode::phases, prism::Ic0Factorization::automatic,
-                prism::Precision::fp64, prism::Ic0Factorization::backend}),
+                prism::Precision::fp64, prism::Ic0Factorization::backend},
+        // The SELL-8 SpMV and color-set solves, and the CSR ones (auto picks SELL for
+        // some of these matrices); the reference kernels keep their CSR kernels.
+        Setting{"jacobi_sell", "jacobi", prism::Ordering::natural, prism::TimingMode::phases,
+                prism::Ic0Factorization::automatic, prism::Precision::fp64,
+                prism::Ic0Factorization::automatic, prism::SpmvAlgorithm::sell},
+        Setting{"ic0_color_sell_total", "ic0", prism::Ordering::color, prism::TimingMode::total,
+                prism::Ic0Factorization::automatic, prism::Precision::fp64,
+                prism::Ic0Factorization::automatic, prism::SpmvAlgorithm::sell,
+                prism::ColorsetLayout::sell},
+        Setting{"ic0_color_csr", "ic0", prism::Ordering::color, prism::TimingMode::phases,
+                prism::Ic0Factorization::automatic, prism::Precision::fp64,
+                prism::Ic0Factorization::automatic, prism::SpmvAlgorithm::csr_vector,
+                prism::ColorsetLayout::csr},
+        Setting{"ic0_natural_sell", "ic0", prism::Ordering::natural, prism::TimingMode::phases,
+                prism::Ic0Factorization::backend, prism::Precision::fp64,
+                prism::Ic0Factorization::automatic, prism::SpmvAlgorithm::sell,
+                prism::ColorsetLayout::sell},
+        Setting{"ic0_mixed_sell", "ic0", prism::Ordering::color, prism::TimingMode::phases,
+                prism::Ic0Factorization::automatic, prism::Precision::mixed,
+                prism::Ic0Factorization::automatic, prism::SpmvAlgorithm::automatic,
+                prism::ColorsetLayout::sell},
+        Setting{"block_ic_sell", "block_ic", prism::Ordering::color, prism::TimingMode::phases,
+                prism::Ic0Factorization::automatic, prism::Precision::fp64,
+                prism::Ic0Factorization::automatic, prism::SpmvAlgorithm::sell,
+                prism::ColorsetLayout::sell}),
     name_of);
 
 // IC(0) and block IC(0) of bcsstk13 break down without a shift: the factorizations on the
@@ -228,7 +257,51 @@ TEST(ThreadedBackendSelection, ReferenceKernelsKeepTheRowByRowSolve) {
   EXPECT_EQ(ref.report.trisolve, "reference");
   EXPECT_EQ(threaded.report.trisolve, "colorset");
   EXPECT_EQ(ref.report.spmv, "reference");
-  EXPECT_EQ(threaded.report.spmv, "csr");
+  EXPECT_TRUE(threaded.report.spmv == "csr" || threaded.report.spmv == "sell")
+      << threaded.report.spmv;
+}
+
+// The SELL SpMV's and color-set solve's rows are the CSR kernels' bits and the fused dot
+// is the same chunked sum, so whole solves agree bit for bit; auto takes SELL on a grid
+// (no padding but the boundary rows') and CSR where hubs make it pad.
+TEST(ThreadedBackendSelection, SellSolvesAreTheCsrSolvesBits) {
+  const CsrMatrix<double> a = prism::poisson3d(26, 26, 25);
+  const std::vector<double> b = random_vector(a.rows, 4);
+  for (const char* type : {"jacobi", "ic0"}) {
+    Setting csr{type, type};
+    csr.spmv = prism::SpmvAlgorithm::csr_vector;
+    csr.layout = prism::ColorsetLayout::csr;
+    Setting sell = csr;
+    sell.spmv = prism::SpmvAlgorithm::sell;
+    sell.layout = prism::ColorsetLayout::sell;
+    for (int threads : {1, 2, 4}) {
+      SCOPED_TRACE(std::string(type) + ", " + std::to_string(threads) + " threads");
+      const prism::test::ScopedHostThreads scoped(threads);
+      const Outcome c = solve(csr, prism::CpuKernels::threaded, a, b);
+      const Outcome s = solve(sell, prism::CpuKernels::threaded, a, b);
+      EXPECT_EQ(c.report.spmv, "csr");
+      EXPECT_EQ(s.report.spmv, "sell");
+      if (std::string(type) == "ic0") {
+        EXPECT_EQ(c.report.trisolve_layout, "csr");
+        EXPECT_EQ(s.report.trisolve_layout, "sell");
+      }
+      EXPECT_EQ(s.report.iterations, c.report.iterations);
+      EXPECT_EQ(s.x, c.x);
+    }
+  }
+  const Setting automatic{"jacobi", "jacobi", prism::Ordering::natural};
+  EXPECT_EQ(solve(automatic, prism::CpuKernels::threaded, a, b).report.spmv, "sell");
+  const Outcome colored = solve({"ic0", "ic0"}, prism::CpuKernels::threaded, a, b);
+  EXPECT_EQ(colored.report.spmv, "sell");
+  EXPECT_EQ(colored.report.trisolve_layout, "sell");
+  // A natural order's color-set blocks are single rows: SELL would pad each to 8 lanes.
+  const Outcome natural =
+      solve({"ic0", "ic0", prism::Ordering::natural}, prism::CpuKernels::threaded, a, b);
+  EXPECT_EQ(natural.report.trisolve_layout, "csr");
+  const CsrMatrix<double> hubs = prism::test::grid_and_hubs();
+  EXPECT_EQ(
+      solve(automatic, prism::CpuKernels::threaded, hubs, random_vector(hubs.rows, 4)).report.spmv,
+      "csr");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 from .common import ROOT, Error
+from .cpu import cpu_table
 from .data import Data
 from .importer import cmd_import
 from .markers import README_BEGIN, stale_blocks
@@ -43,7 +44,10 @@ def cmd_table(args):
             tri += body["results"]
         else:
             pcg += body["results"]
-    if pcg:
+    if pcg and all(r.get("backend") in ("cpu", "eigen") for r in pcg):
+        print(f"*{bandwidth_text(bandwidths(pcg))}.*\n")
+        print(cpu_table(pcg))
+    elif pcg:
         device = next((r.get("device") for r in pcg if r.get("device")), "")
         print(f"*{device}; {bandwidth_text(bandwidths(pcg))}.*\n")
         print(pcg_tables(pcg))

@@ -16,6 +16,7 @@ DATA_FILES = {
     "fem.json": "bash tools/gpu_bench_fem.sh",
     "cupy_fem.json": "bash tools/gpu_bench_fem.sh",
     "spmv.json": "build-gpu/tools/bench_spmv spmv.json",
+    "cpu.json": "bash tools/gpu_bench_cpu.sh",
 }
 
 

@@ -4,8 +4,8 @@ and coloring."""
 from .fmt import f_ms, f_pct, f_us, f_x, geomean, table
 
 
-CONFIG_ORDER = ["none", "jacobi", "ic0-natural", "ic0-color-cusparse", "ic0-color-csr",
-                "ic0-color-sell", "ic0-color-launches", "ic0-color-replay", "ic0-color",
+CONFIG_ORDER = ["none", "jacobi", "jacobi-csr", "jacobi-sell", "ic0-natural", "ic0-color-cusparse", "ic0-color-csr",
+                "ic0-color-sell", "ic0-color-csr-vector", "ic0-color-launches", "ic0-color-replay", "ic0-color",
                 "ic0-color-device-factor", "ic0-color-mixed", "ic0-cyclic8", "ic0-cyclic16",
                 "ic0-cyclic8-mixed", "block_ic", "block_ic-mixed", "block_ic-sn12",
                 "block_ic-sn24", "block_ic-sn48", "block_ic-sn24-mixed", "cupy-none",

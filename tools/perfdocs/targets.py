@@ -2,6 +2,7 @@
 from .batched_factor import (factor_dispatch_table, factor_header, factor_table,
                              getrf_technique_table, potrf_technique_table)
 from .common import ROOT, Error
+from .cpu import cpu_table
 from .data import measured_line
 from .dense_triangular import (dense_header, trsm_table, trsv_batched_table, trsv_table,
                                trsv_variant_table)
@@ -56,6 +57,16 @@ def trisolve_block(data):
                           "bandwidth for its modeled bytes") + "\n\n" + trisolve_table(rows))
 
 
+def cpu_block(data):
+    if not (data.dir / "cpu.json").exists():
+        return ("No CPU figures are published yet (no `cpu.json` in `docs/perf/data`; "
+                "`tools/gpu_bench_cpu.sh` makes it).")
+    rows = data.get("cpu.json")["results"]
+    return (measured_line(data, ["cpu.json"], bandwidth_text(bandwidths(rows))
+                          + "; the host's copy bandwidth is the bound") + "\n\n"
+            + cpu_table(rows))
+
+
 def coloring_block(data):
     return (measured_line(data, ["prism.json"]) + "\n\n"
             + coloring_table(data.get("prism.json")["results"]))
@@ -70,6 +81,7 @@ DOC_BLOCKS = {
         "fem": fem_block,
         "spmv": spmv_table,
         "trisolve": trisolve_block,
+        "cpu": cpu_block,
     },
     "docs/kernels/colorset.md": {"coloring": coloring_block},
     "docs/kernels/dense_triangular.md": {
