@@ -12,6 +12,7 @@ Registry::Registry() {
   add("ic0", make_ic0);
   add("block_ic", make_block_ic, Partition::blocks);
   add("line_jacobi", make_line_jacobi, Partition::lines);
+  add("line_ic", make_line_ic, Partition::colored_lines);
   add(kUserPreconditioner, make_user);
 }
 

@@ -1,5 +1,7 @@
 #include "solver/line_order.hpp"
 
+#include <prism/analysis.hpp>
+#include <prism/blocks.hpp>
 #include <prism/lines.hpp>
 
 #include <algorithm>
@@ -35,6 +37,23 @@ LineOrder order_by_lines(const CsrMatrix<double>& a, const LineOptions& options)
                 static_cast<long long>(r.lengths.max_size), 100.0 * r.inside_weight);
   out.description = text;
   return out;
+}
+
+void color_lines(const CsrMatrix<double>& a, LineOrder& order, VertexOrder vertex_order) {
+  // color_blocks keeps the blocks of a color in increasing index: here by decreasing length.
+  BlockColoring coloring =
+      color_blocks(permute_symmetric(a, order.permutation), order.lines, vertex_order);
+  for (index_t& row : coloring.permutation) row = order.permutation[row];
+  order.permutation = std::move(coloring.permutation);
+  order.lines = std::move(coloring.blocks);
+  order.color_ptr = std::move(coloring.color_ptr);
+  order.color_rows = std::move(coloring.color_rows);
+  const SetStats per_color = set_stats(order.color_ptr);
+  char text[120];
+  std::snprintf(text, sizeof text, "; %lld colors of lines, %lld to %lld lines each",
+                static_cast<long long>(per_color.count), static_cast<long long>(per_color.min_size),
+                static_cast<long long>(per_color.max_size));
+  order.description += text;
 }
 
 }  // namespace prism::solver

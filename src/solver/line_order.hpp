@@ -19,8 +19,18 @@ struct LineOrder {
   /// The plan line: "lines: 9216 of 96 rows (96 to 96), 99.8% of the off-diagonal sum
   /// |a_ij| inside them".
   std::string description;
+  /// After color_lines(): color c is lines [color_ptr[c], color_ptr[c + 1]) and rows
+  /// [color_rows[c], color_rows[c + 1]); empty before.
+  std::vector<index_t> color_ptr, color_rows;
 };
 
 LineOrder order_by_lines(const CsrMatrix<double>& a, const LineOptions& options);
+
+/// Colors the lines of `order` (a in the caller's order) greedily on their quotient graph
+/// (color_blocks in `vertex_order`), so that no two lines of one color are coupled: the
+/// rows color by color, a line's rows still consecutive and in chain order, a color's lines
+/// still by decreasing length. Appends the colors to the description ("; 2 colors of
+/// lines, 4608 to 4608 lines each").
+void color_lines(const CsrMatrix<double>& a, LineOrder& order, VertexOrder vertex_order);
 
 }  // namespace prism::solver

@@ -106,16 +106,19 @@ std::optional<ConfigViolation> check_combinations(const SolverConfig& config) {
                            "callback works on vectors in the caller's ordering: use natural or "
                            "auto"};
   }
-  if (p.type == "line_jacobi" && p.ordering != Ordering::automatic) {
+  const bool lines = p.type == "line_jacobi" || p.type == "line_ic";
+  if (lines && p.ordering != Ordering::automatic) {
     return ConfigViolation{{"preconditioner.ordering", "preconditioner.type"},
-                           "preconditioner.ordering: line_jacobi orders the unknowns by its lines; "
-                           "use auto, got " +
+                           "preconditioner.ordering: " + p.type +
+                               " orders the unknowns by its lines; use auto, got " +
                                name(to_string(p.ordering))};
   }
-  if (p.type == "block_ic" && (p.coloring.method != ColoringMethod::greedy || p.coloring.balance)) {
+  if ((p.type == "block_ic" || p.type == "line_ic") &&
+      (p.coloring.method != ColoringMethod::greedy || p.coloring.balance)) {
     return ConfigViolation{{"preconditioner.coloring.method", "preconditioner.type"},
-                           "preconditioner.coloring: block_ic colors its blocks greedily "
-                           "(method: greedy, balance: false)"};
+                           "preconditioner.coloring: " + p.type + " colors its " +
+                               (lines ? "lines" : "blocks") +
+                               " greedily (method: greedy, balance: false)"};
   }
   if (p.coloring.method == ColoringMethod::level_cyclic) {
     if (p.coloring.vertex_order != VertexOrder::natural) {

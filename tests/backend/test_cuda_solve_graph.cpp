@@ -49,7 +49,9 @@ std::vector<GraphPath> graph_paths() {
           {"block_ic mixed", "block_ic", prism::TrisolveAlgorithm::automatic,
            prism::Ic0Factorization::host, prism::Precision::mixed},
           {"line_jacobi", "line_jacobi", prism::TrisolveAlgorithm::automatic,
-           prism::Ic0Factorization::host, prism::Precision::fp64}};
+           prism::Ic0Factorization::host, prism::Precision::fp64},
+          {"line_ic", "line_ic", prism::TrisolveAlgorithm::automatic, prism::Ic0Factorization::host,
+           prism::Precision::fp64}};
 }
 
 prism::SolverConfig graph_config(const GraphPath& path, prism::GraphMode graph) {

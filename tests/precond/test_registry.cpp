@@ -10,12 +10,14 @@ namespace {
 
 TEST(PreconditionerRegistry, ListsTheBuiltInPreconditioners) {
   const std::vector<std::string> names = prism::preconditioner_names();
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"none", "jacobi", "ic0", "block_ic", "line_jacobi", "user"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"none", "jacobi", "ic0", "block_ic", "line_jacobi",
+                                             "line_ic", "user"}));
   const prism::precond::Registry& r = prism::precond::Registry::instance();
   EXPECT_TRUE(r.uses_blocks("block_ic"));
   EXPECT_FALSE(r.uses_blocks("ic0"));
   EXPECT_TRUE(r.uses_lines("line_jacobi"));
+  EXPECT_TRUE(r.uses_lines("line_ic"));
+  EXPECT_EQ(r.partition("line_ic"), prism::precond::Partition::colored_lines);
   EXPECT_FALSE(r.uses_lines("block_ic"));
   EXPECT_EQ(r.partition("unknown"), prism::precond::Partition::none);
 }
