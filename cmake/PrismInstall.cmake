@@ -6,12 +6,21 @@ set(_prism_targets prism_core prism_kernels_ref prism_kernels_host)
 if(PRISM_HAVE_CUDA)
   list(APPEND _prism_targets prism_kernels_cuda)
 endif()
+if(PRISM_HAVE_MPI)
+  list(APPEND _prism_targets prism_distributed)  # prism::distributed
+endif()
 install(TARGETS ${_prism_targets} EXPORT prismTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS prism RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY include/prism DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(PRISM_HAVE_MPI)
+  install(DIRECTORY include/prism DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+else()
+  # Without MPI there is no library behind the distributed solver's header.
+  install(DIRECTORY include/prism DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+          PATTERN distributed.hpp EXCLUDE)
+endif()
 # The Fortran module as source, compiled by the application's own Fortran compiler.
 install(FILES src/fortran/prism.f90 DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/prism)
 

@@ -7,9 +7,13 @@
 # Silent and quick (about a second) when everything is there. Installs only what is
 # missing, as Debian/Ubuntu packages with apt-get (root or sudo), then checks again;
 # whatever is still missing is named, with its package, and the exit status is 1.
+# Optional packages (MPI, for the distributed solver: CMake PRISM_WITH_MPI=AUTO builds it
+# where MPI is found) are installed the same way; where one stays missing, a note says so
+# and the exit status is still 0.
 # Libraries installed elsewhere count when CMake finds them (CMAKE_PREFIX_PATH in the
 # environment is honoured here and by the build).
 #   PRISM_DEPS_INSTALL=0          check only, never install
+#   PRISM_DEPS_OPTIONAL=0         leave the optional packages alone
 #   PRISM_PROBE_HIDE="yaml-cpp c++"   treat these as missing (CMake package names, or
 #                                 cmake, ninja, c++): tests the install path
 set -euo pipefail
@@ -23,13 +27,14 @@ declare -A package=(
   [cmake]=cmake [ninja]=ninja-build [c++]=g++
   [Boost]=libboost-graph-dev [Boost.Graph]=libboost-graph-dev [Eigen3]=libeigen3-dev
   [yaml-cpp]=libyaml-cpp-dev [spdlog]=libspdlog-dev [fmt]=libfmt-dev [ZLIB]=zlib1g-dev
-  [Threads]=libc6-dev [GTest]=libgtest-dev
+  [Threads]=libc6-dev [GTest]=libgtest-dev [MPI]="libopenmpi-dev openmpi-bin"
 )
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-missing=()  # "NAME: why"
-errors=()   # other failures, shown with the missing list
+missing=()   # "NAME: why"
+optional=()  # "NAME: why", optional packages not found
+errors=()    # other failures, shown with the missing list
 apt_note=""
 apt_updated=0
 
@@ -78,9 +83,11 @@ $(tail -20 "$work/probe.log")")
     return
   fi
   local kind rest
+  optional=()
   while read -r kind rest; do
     case $kind in
       missing) missing+=("$rest") ;;
+      optional) [ "${PRISM_DEPS_OPTIONAL:-1}" = 0 ] || optional+=("$rest") ;;
       error) errors+=("$rest") ;;
     esac
   done <"$dir/missing.txt"
@@ -88,10 +95,10 @@ $(tail -20 "$work/probe.log")")
   if [ ${#missing[@]} -gt 0 ]; then errors=(); fi
 }
 
-packages_for() {  # the Debian packages for the missing list (one of each)
+packages_for() {  # ENTRIES...: the Debian packages for "NAME: why" entries (one of each)
   local entry name dep
   local -A seen=()
-  for entry in "${missing[@]}"; do
+  for entry in "$@"; do
     name=${entry%%:*}
     [ -n "${package[$name]:-}" ] && seen[${package[$name]}]=1
     # A config that failed on its own dependency: "spdlog could not be found because
@@ -134,20 +141,27 @@ $(grep -E '^(E|W):' "$work/apt.log" | sort -u | tail -8)"
 check_tools
 if [ ${#missing[@]} -gt 0 ]; then
   # shellcheck disable=SC2046  # one word per package
-  apt_install $(packages_for)
+  apt_install $(packages_for "${missing[@]}")
   missing=()
   check_tools
 fi
 probe
-if [ ${#missing[@]} -gt 0 ] && [ -z "$apt_note" ]; then
+if [ $((${#missing[@]} + ${#optional[@]})) -gt 0 ] && [ -z "$apt_note" ]; then
   # shellcheck disable=SC2046
-  apt_install $(packages_for)
+  apt_install $(packages_for "${missing[@]}" "${optional[@]}")
   missing=()
   errors=()
   check_tools
   probe
 fi
-[ ${#missing[@]} -eq 0 ] && [ ${#errors[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ] && [ ${#errors[@]} -eq 0 ]; then
+  for entry in "${optional[@]}"; do
+    name=${entry%%:*}
+    echo "install_deps: optional ${name} (${package[$name]:-?}) not installed: ${entry#*: }" >&2
+  done
+  [ ${#optional[@]} -gt 0 ] && [ -n "$apt_note" ] && echo "$apt_note" >&2
+  exit 0
+fi
 
 {
   echo "install_deps: prism cannot be built here yet."
@@ -157,7 +171,7 @@ fi
       name=${entry%%:*}
       printf '  %-12s %-18s %s\n' "$name" "${package[$name]:-?}" "${entry#*: }"
     done
-    echo "Debian/Ubuntu: apt-get install $(packages_for)"
+    echo "Debian/Ubuntu: apt-get install $(packages_for "${missing[@]}")"
     echo "(or install them another way: tools on PATH, libraries where CMake finds them," \
       "e.g. through CMAKE_PREFIX_PATH)"
   fi

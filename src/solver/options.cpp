@@ -125,6 +125,15 @@ const std::vector<std::pair<TimingMode, std::string_view>>& enum_names<TimingMod
   return names;
 }
 
+template <>
+const std::vector<std::pair<CgVariant, std::string_view>>& enum_names<CgVariant>() {
+  static const std::vector<std::pair<CgVariant, std::string_view>> names{
+      {CgVariant::automatic, "auto"},
+      {CgVariant::classic, "classic"},
+      {CgVariant::single_reduction, "single_reduction"}};
+  return names;
+}
+
 template <typename E>
 std::string_view to_string(E value) {
   for (const auto& [v, name] : enum_names<E>()) {
@@ -173,6 +182,7 @@ PRISM_INSTANTIATE_ENUM(Precision)
 PRISM_INSTANTIATE_ENUM(BlockIcSolve)
 PRISM_INSTANTIATE_ENUM(MatrixCheck)
 PRISM_INSTANTIATE_ENUM(ColorsetLayout)
+PRISM_INSTANTIATE_ENUM(CgVariant)
 #undef PRISM_INSTANTIATE_ENUM
 
 const char* phase_name(Phase phase) {

@@ -1,0 +1,328 @@
+#include "distributed/distributed_pcg.hpp"
+
+#include "distributed/mpi_support.hpp"
+#include "kernels/cg_loop.hpp"
+#include "solver/pcg.hpp"  // kMaxResidualReplacements: the one-process loop's rule
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace prism::distributed {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+template <typename F>
+auto timed(double& slot, const F& f) {
+  const auto start = Clock::now();
+  struct Add {
+    double& slot;
+    Clock::time_point start;
+    ~Add() { slot += std::chrono::duration<double>(Clock::now() - start).count(); }
+  } add{slot, start};
+  return f();
+}
+
+/// The vectors and the bookkeeping both variants share. Vectors that are SpMV inputs
+/// (`direction`) have room for the ghosts behind the owned values.
+class State {
+ public:
+  State(const PcgContext& c, PcgOutcome& out)
+      : c_(c),
+        out_(out),
+        n_(c.a->rows()),
+        r(n_),
+        z(n_),
+        q(n_),
+        s(n_),
+        direction(static_cast<std::size_t>(c.a->extended_rows())),
+        spmv_input(static_cast<std::size_t>(c.a->extended_rows())) {}
+
+  index_t n() const { return n_; }
+  const LocalOps& ops() const { return *c_.ops; }
+  const SolverOptions& options() const { return c_.options; }
+
+  /// Sums `count` values over the ranks, in place.
+  void allreduce(double* values, int count) {
+    timed(out_.phases.reductions, [&] {
+      PRISM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, c_.comm));
+    });
+  }
+  void precondition(const double* in, double* z_out) {
+    timed(out_.phases.precond, [&] { c_.precondition(in, z_out); });
+  }
+  /// y = A v; v has room for the ghosts.
+  void multiply(std::vector<double>& v, std::vector<double>& y) {
+    c_.a->multiply(*c_.ops, v.data(), y.data(), out_.phases);
+  }
+  template <typename F>
+  auto vector_op(const F& f) {
+    return timed(out_.phases.vector_ops, f);
+  }
+  /// r = b - A x; returns this rank's (r, r).
+  double residual(const std::vector<double>& b, const std::vector<double>& x) {
+    vector_op([&] { ops().copy(n_, x.data(), spmv_input.data()); });
+    multiply(spmv_input, q);
+    return vector_op([&] {
+      ops().copy(n_, b.data(), r.data());
+      ops().axpy(n_, -1.0, q.data(), r.data());
+      return ops().dot(n_, r.data(), r.data());
+    });
+  }
+  /// Adds iteration k's record, its times those since the previous record.
+  void record(int k, double norm, double scale) {
+    const DistributedPhases& t = out_.phases;
+    PhaseArray now{};
+    now[static_cast<int>(Phase::spmv)] = t.spmv_interior + t.halo + t.spmv_boundary;
+    now[static_cast<int>(Phase::precond)] = t.precond;
+    now[static_cast<int>(Phase::dot)] = t.reductions;
+    now[static_cast<int>(Phase::update)] = t.vector_ops;
+    PhaseArray delta{};
+    for (int ph = 0; ph < kNumPhases; ++ph) delta[ph] = now[ph] - recorded_[ph];
+    recorded_ = now;
+    out_.history.push_back({k, norm, norm / scale, k == 0 ? PhaseArray{} : delta});
+  }
+
+ private:
+  const PcgContext& c_;
+  PcgOutcome& out_;
+  index_t n_;
+  PhaseArray recorded_{};
+
+ public:
+  std::vector<double> r, z, q, s;
+  std::vector<double> direction;        // p (classic) or u = M^{-1} r (single reduction)
+  std::vector<double> spmv_input;       // x copied for its product; w's partner p in Gear
+  double last_rz = 0.0, last_pq = 0.0;  // for the diagnosis
+};
+
+/// What the stopping rule says after iteration k; true where the cycle stops.
+bool stop_after(int k, double rz, double pq, double norm, double target, State& st, PcgOutcome& out,
+                double scale) {
+  out.iterations = k;
+  out.residual_norm = norm;
+  st.last_rz = rz;
+  st.last_pq = pq;
+  st.record(k, norm, scale);
+  switch (kernels::cg_stop(rz, pq, norm, target, k, st.options().max_iterations)) {
+    case kernels::LoopStop::converged:
+      out.status = SolveStatus::converged;
+      return true;
+    case kernels::LoopStop::breakdown:
+      out.status = SolveStatus::breakdown;
+      return true;
+    case kernels::LoopStop::max_iterations:
+      return true;
+    case kernels::LoopStop::running:
+    case kernels::LoopStop::requested:  // never a verdict of cg_stop
+      break;
+  }
+  return false;
+}
+
+// Classic PCG from the current r; two all-reduces per iteration:
+//   z = M^{-1} r;  p = z;  rz = (r, z)
+//   q = A p;  pq = (p, q)  [all-reduce];  alpha = rz / pq;  x += alpha p;  r -= alpha q
+//   z = M^{-1} r;  (r, z), (r, r)  [all-reduce];  stop?;  beta = rz' / rz;  p = z + beta p
+void classic_cycle(State& st, std::vector<double>& x, double target, double scale,
+                   PcgOutcome& out) {
+  const index_t n = st.n();
+  auto& p = st.direction;
+  st.precondition(st.r.data(), st.z.data());
+  double rz = st.vector_op([&] {
+    st.ops().copy(n, st.z.data(), p.data());
+    return st.ops().dot(n, st.r.data(), st.z.data());
+  });
+  st.allreduce(&rz, 1);
+  for (int k = out.iterations + 1; k <= st.options().max_iterations; ++k) {
+    st.multiply(p, st.q);
+    double pq = st.vector_op([&] { return st.ops().dot(n, p.data(), st.q.data()); });
+    st.allreduce(&pq, 1);
+    const double alpha = rz / pq;
+    double sums[2];
+    sums[1] = st.vector_op(
+        [&] { return st.ops().cg_update(n, alpha, p.data(), st.q.data(), x.data(), st.r.data()); });
+    st.precondition(st.r.data(), st.z.data());
+    sums[0] = st.vector_op([&] { return st.ops().dot(n, st.r.data(), st.z.data()); });
+    st.allreduce(sums, 2);
+    if (stop_after(k, sums[0], pq, std::sqrt(sums[1]), target, st, out, scale)) return;
+    const double beta = sums[0] / rz;
+    rz = sums[0];
+    st.vector_op([&] { st.ops().xpay(n, st.z.data(), beta, p.data()); });
+  }
+}
+
+// Chronopoulos and Gear (1989) from the current r; one all-reduce per iteration:
+//   u = M^{-1} r;  w = A u;  gamma = (r, u);  delta = (w, u)  [all-reduce];  alpha = gamma/delta
+//   p = u + beta p;  s = w + beta s  (s = A p);  x += alpha p;  r -= alpha s
+//   u = M^{-1} r;  w = A u;  (r, u), (w, u), (r, r)  [one all-reduce];  stop?
+//   beta = gamma' / gamma;  alpha = gamma' / (delta' - beta gamma' / alpha)  (the last
+//   denominator is (p', A p') of the next direction, so the breakdown test reads it)
+void single_reduction_cycle(State& st, std::vector<double>& x, double target, double scale,
+                            PcgOutcome& out) {
+  const index_t n = st.n();
+  auto& u = st.direction;
+  auto& w = st.q;
+  auto& p = st.spmv_input;  // free during the cycle: x is copied there only between cycles
+  auto& s = st.s;
+  st.precondition(st.r.data(), u.data());
+  st.multiply(u, w);
+  double sums[3] = {0.0, 0.0, 0.0};
+  st.vector_op([&] {
+    sums[0] = st.ops().dot(n, st.r.data(), u.data());
+    sums[1] = st.ops().dot(n, w.data(), u.data());
+  });
+  st.allreduce(sums, 2);
+  double gamma = sums[0];
+  double denominator = sums[1];
+  if (kernels::cg_stop(gamma, denominator, out.residual_norm, target, out.iterations,
+                       st.options().max_iterations) == kernels::LoopStop::breakdown) {
+    st.last_rz = gamma;
+    st.last_pq = denominator;
+    out.status = SolveStatus::breakdown;
+    return;
+  }
+  double alpha = gamma / denominator;
+  double beta = 0.0;
+  const int first_k = out.iterations + 1;
+  for (int k = first_k; k <= st.options().max_iterations; ++k) {
+    const bool first = k == first_k;
+    sums[2] = st.vector_op([&] {
+      if (first) {
+        st.ops().copy(n, u.data(), p.data());
+        st.ops().copy(n, w.data(), s.data());
+      } else {
+        st.ops().xpay(n, u.data(), beta, p.data());
+        st.ops().xpay(n, w.data(), beta, s.data());
+      }
+      return st.ops().cg_update(n, alpha, p.data(), s.data(), x.data(), st.r.data());
+    });
+    st.precondition(st.r.data(), u.data());
+    st.multiply(u, w);
+    st.vector_op([&] {
+      sums[0] = st.ops().dot(n, st.r.data(), u.data());
+      sums[1] = st.ops().dot(n, w.data(), u.data());
+    });
+    st.allreduce(sums, 3);
+    beta = sums[0] / gamma;
+    denominator = sums[1] - beta * sums[0] / alpha;
+    if (stop_after(k, sums[0], denominator, std::sqrt(sums[2]), target, st, out, scale)) return;
+    alpha = sums[0] / denominator;
+    gamma = sums[0];
+  }
+}
+
+template <typename... Args>
+std::string format(const char* pattern, Args... args) {
+  char text[320];
+  std::snprintf(text, sizeof text, pattern, args...);
+  return text;
+}
+
+/// Why the iterations stopped without converging (src/solver/pcg.cpp's wording).
+std::string diagnose(const PcgOutcome& r, const State& st) {
+  switch (r.status) {
+    case SolveStatus::converged:
+      return "";
+    case SolveStatus::max_iterations:
+      return format("the iteration limit was reached at relative residual %.3e (%d iterations)",
+                    r.residual_norm / r.rhs_norm, r.iterations);
+    case SolveStatus::stagnated:
+      return format(
+          "the true relative residual ||b - A x|| / ||b|| = %.3e stays above the tolerance "
+          "%.1e after %d restarts from it (iteration %d): A looks singular, or too "
+          "ill-conditioned for this tolerance",
+          r.true_residual_norm / r.rhs_norm, st.options().tolerance, r.residual_replacements,
+          r.iterations);
+    case SolveStatus::stopped:
+    case SolveStatus::breakdown:
+      break;
+  }
+  if (!std::isfinite(r.residual_norm)) {
+    return format(
+        "a residual norm overflowed (%g) at iteration %d: the values of A, b or x "
+        "are too large, or A is singular",
+        r.residual_norm, r.iterations);
+  }
+  if (!(st.last_pq > 0.0) || !std::isfinite(st.last_pq)) {
+    return format("p'Ap = %.3e <= 0 at iteration %d: A looks singular or indefinite", st.last_pq,
+                  r.iterations);
+  }
+  return format(
+      "(r, M^-1 r) = %.3e at iteration %d: the preconditioner is not positive definite (A "
+      "looks singular or indefinite)",
+      st.last_rz, r.iterations);
+}
+
+}  // namespace
+
+PcgOutcome distributed_pcg(const PcgContext& c, const std::vector<double>& b,
+                           std::vector<double>& x) {
+  const auto start = Clock::now();
+  PcgOutcome out;
+  State st(c, out);
+  const index_t n = st.n();
+  // ||b|| and ||b - A x_0|| in one reduction.
+  double sums[2];
+  sums[0] = st.vector_op([&] { return st.ops().dot(n, b.data(), b.data()); });
+  sums[1] = st.residual(b, x);
+  st.allreduce(sums, 2);
+  out.rhs_norm = std::sqrt(sums[0]);
+  out.initial_residual_norm = out.residual_norm = out.true_residual_norm = std::sqrt(sums[1]);
+  const double scale = out.rhs_norm > 0.0 ? out.rhs_norm : 1.0;
+  st.record(0, out.residual_norm, scale);
+  const SolverOptions& options = c.options;
+  const double target = std::max(options.tolerance * out.rhs_norm, options.absolute_tolerance);
+  if (out.rhs_norm == 0.0) {
+    st.ops().copy(n, b.data(), x.data());  // b = 0 has the solution x = 0 exactly
+    out.residual_norm = out.true_residual_norm = 0.0;
+    out.history.back() = {0, 0.0, 0.0, {}};
+    out.status = SolveStatus::converged;
+  } else if (!std::isfinite(out.residual_norm) || !std::isfinite(out.rhs_norm)) {
+    out.status = SolveStatus::breakdown;
+    out.diagnosis = diagnose(out, st);
+  } else if (out.residual_norm <= target) {
+    out.status = SolveStatus::converged;
+  }
+  if (out.status != SolveStatus::max_iterations) {
+    out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return out;
+  }
+
+  // As the one-process loop: a converged recursion is confirmed with the true residual,
+  // and CG restarts from it where that misses the target.
+  bool verified = false;
+  const auto true_residual = [&] {
+    double rr = st.residual(b, x);
+    st.allreduce(&rr, 1);
+    return std::sqrt(rr);
+  };
+  for (;;) {
+    if (c.variant == CgVariant::classic) {
+      classic_cycle(st, x, target, scale, out);
+    } else {
+      single_reduction_cycle(st, x, target, scale, out);
+    }
+    if (out.status != SolveStatus::converged) break;
+    out.true_residual_norm = true_residual();
+    verified = true;
+    if (out.true_residual_norm <= target) break;
+    if (out.residual_replacements == solver::kMaxResidualReplacements ||
+        out.iterations >= options.max_iterations) {
+      out.status = SolveStatus::stagnated;
+      break;
+    }
+    ++out.residual_replacements;
+    out.residual_norm = out.true_residual_norm;
+    out.status = SolveStatus::max_iterations;
+    verified = false;
+  }
+  if (out.status != SolveStatus::converged) out.diagnosis = diagnose(out, st);
+  if (!verified) out.true_residual_norm = true_residual();
+  out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return out;
+}
+
+}  // namespace prism::distributed

@@ -1,0 +1,252 @@
+#include <prism/distributed.hpp>
+#include <prism/errors.hpp>
+#include <prism/solver.hpp>
+
+#include "distributed/distributed_pcg.hpp"
+#include "distributed/halo.hpp"
+#include "distributed/local_operations.hpp"
+#include "distributed/local_rows.hpp"
+#include "distributed/mpi_support.hpp"
+#include "distributed/row_partition.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+
+namespace prism {
+
+using distributed::agreed;
+
+constexpr std::int64_t kMaxIndex = std::numeric_limits<index_t>::max();
+
+struct DistributedSolver::Impl {
+  MPI_Comm comm = MPI_COMM_NULL;  // the caller's, duplicated
+  SolverConfig config;
+  int rank = 0;
+  int size = 1;
+  bool ready = false;
+  DistributedRowsView rows;  // the sizes only; the arrays are not kept
+  std::int64_t global_nnz = 0;
+  distributed::DistributedMatrix matrix;
+  distributed::LocalOps ops{CpuKernels::reference};
+  std::unique_ptr<Solver> block;  // the rank's block of the preconditioner (none if no rows)
+  std::int64_t min_rows = 0, max_rows = 0, max_ghosts = 0;
+  int max_neighbors = 0;
+
+  ~Impl() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (comm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm);
+  }
+
+  void require_setup(const char* call) const {
+    if (!ready) throw ConfigError(std::string("DistributedSolver::") + call + " before setup()");
+  }
+
+  /// `v` in the rank's order, with room for the ghosts when `extended`.
+  std::vector<double> to_rank_order(const std::vector<double>& v, bool extended) const {
+    const auto& order = matrix.system().order;
+    std::vector<double> out(
+        static_cast<std::size_t>(extended ? matrix.extended_rows() : matrix.rows()));
+    for (std::size_t k = 0; k < order.size(); ++k) out[k] = v[order[k]];
+    return out;
+  }
+  void from_rank_order(const std::vector<double>& v, std::vector<double>& out) const {
+    const auto& order = matrix.system().order;
+    for (std::size_t k = 0; k < order.size(); ++k) out[order[k]] = v[k];
+  }
+
+  /// The report of a solve: the one-process fields, then the slowest rank's times (one
+  /// more all-reduce).
+  DistributedSolveReport make_report(CgVariant variant, const distributed::PcgOutcome& out) const {
+    DistributedSolveReport report;
+    report.ranks = size;
+    report.global_rows = rows.global_rows;
+    report.global_nnz = global_nnz;
+    report.cg_variant = std::string(to_string(variant));
+    report.reductions_per_iteration = variant == CgVariant::classic ? 2 : 1;
+    report.local = out.phases;
+    report.min_rows = min_rows;
+    report.max_rows = max_rows;
+    report.max_ghosts = max_ghosts;
+    report.max_neighbors = max_neighbors;
+    const DistributedPhases& t = out.phases;
+    const double communication = t.halo + t.reductions;
+    double slowest[8] = {t.spmv_interior, t.halo,
+                         t.spmv_boundary, t.reductions,
+                         t.precond,       t.vector_ops,
+                         out.seconds,     out.seconds > 0.0 ? communication / out.seconds : 0.0};
+    PRISM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, slowest, 8, MPI_DOUBLE, MPI_MAX, comm));
+    report.slowest = {slowest[0], slowest[1], slowest[2], slowest[3], slowest[4], slowest[5]};
+    report.communication_share = slowest[7];
+
+    SolveReport& r = report.solve;
+    r.backend = "cpu";
+    r.device = std::to_string(size) + " MPI ranks";
+    r.preconditioner = config.preconditioner.type;
+    r.spmv = "csr, interior rows during the halo exchange";
+    r.ordering.ordering =
+        "per rank: " + std::string(to_string(resolved_ordering(config.preconditioner)));
+    r.plan.push_back("distributed: " + std::to_string(size) + " ranks, rows " +
+                     std::to_string(min_rows) + " to " + std::to_string(max_rows) +
+                     " per rank, block Jacobi over the ranks with " + config.preconditioner.type +
+                     " on each rank's block");
+    r.plan.push_back(std::string("cg_variant: ") + report.cg_variant +
+                     (config.solver.cg_variant == CgVariant::automatic
+                          ? " (auto: one all-reduce per iteration)"
+                          : ""));
+    r.rows = static_cast<index_t>(std::min<std::int64_t>(rows.global_rows, kMaxIndex));
+    r.nnz = static_cast<index_t>(std::min<std::int64_t>(global_nnz, kMaxIndex));
+    r.tolerance = config.solver.tolerance;
+    r.absolute_tolerance = config.solver.absolute_tolerance;
+    r.max_iterations = config.solver.max_iterations;
+    r.status = out.status;
+    r.iterations = out.iterations;
+    r.rhs_norm = out.rhs_norm;
+    r.initial_residual_norm = out.initial_residual_norm;
+    const double scale = out.rhs_norm > 0.0 ? out.rhs_norm : 1.0;
+    r.relative_residual = out.residual_norm / scale;
+    r.true_relative_residual = out.true_residual_norm / scale;
+    r.residual_replacements = out.residual_replacements;
+    r.diagnosis = out.diagnosis;
+    r.solve_seconds = slowest[6];
+    r.phase_seconds[static_cast<int>(Phase::spmv)] = slowest[0] + slowest[1] + slowest[2];
+    r.phase_seconds[static_cast<int>(Phase::dot)] = slowest[3];
+    r.phase_seconds[static_cast<int>(Phase::precond)] = slowest[4];
+    r.phase_seconds[static_cast<int>(Phase::update)] = slowest[5];
+    r.check_every = 1;
+    if (block) r.setup = block->setup_report();
+    r.history = out.history;
+    return report;
+  }
+
+  void check_size(const char* name, std::size_t got) const {
+    const auto want = static_cast<std::size_t>(matrix.rows());
+    if (got != want) {
+      throw InvalidMatrixError(std::string(name) + " has " + std::to_string(got) +
+                               " values for the rank's " + std::to_string(want) + " rows");
+    }
+  }
+};
+
+DistributedSolver::DistributedSolver(MPI_Comm comm, SolverConfig config)
+    : impl_(std::make_unique<Impl>()) {
+  PRISM_MPI_CHECK(MPI_Comm_dup(comm, &impl_->comm));
+  PRISM_MPI_CHECK(MPI_Comm_set_errhandler(impl_->comm, MPI_ERRORS_RETURN));
+  impl_->rank = distributed::comm_rank(impl_->comm);
+  impl_->size = distributed::comm_size(impl_->comm);
+  agreed(impl_->comm, [&] {
+    if (config.backend == BackendKind::cuda) {
+      throw ConfigError(
+          "backend: cuda: the distributed solver runs on the cpu backend only "
+          "(use backend: cpu or auto)");
+    }
+  });
+  config.backend = BackendKind::cpu;
+  impl_->ops = distributed::LocalOps(config.cpu_kernels);
+  impl_->config = std::move(config);
+}
+
+DistributedSolver::~DistributedSolver() = default;
+DistributedSolver::DistributedSolver(DistributedSolver&&) noexcept = default;
+DistributedSolver& DistributedSolver::operator=(DistributedSolver&&) noexcept = default;
+
+void DistributedSolver::setup(const DistributedRowsView& rows) {
+  Impl& s = *impl_;
+  s.ready = false;
+  const distributed::RowRanges ranges = distributed::gather_row_ranges(s.comm, rows);
+  distributed::LocalSystem system;
+  agreed(s.comm, [&] {
+    distributed::check_local_rows(rows);
+    system = distributed::split_local_rows(rows);
+  });
+  distributed::Halo halo(s.comm, ranges, system, rows.row_begin);
+  s.matrix = distributed::DistributedMatrix(std::move(system), std::move(halo));
+  s.rows = {rows.global_rows, rows.row_begin, rows.row_end, nullptr, nullptr, nullptr};
+  agreed(s.comm, [&] {
+    s.block.reset();
+    CsrMatrix<double>& diagonal_block = s.matrix.system().diagonal_block;
+    if (diagonal_block.rows > 0) {
+      s.block = std::make_unique<Solver>(s.config);
+      s.block->setup(diagonal_block);
+    }
+    diagonal_block = CsrMatrix<double>{};  // the block's Solver keeps what it needs
+  });
+
+  // Sizes for the report, over the ranks.
+  const std::int64_t local_rows = rows.row_end - rows.row_begin;
+  std::int64_t sums[1] = {rows.row_ptr[local_rows]};
+  std::int64_t mins[1] = {local_rows};
+  std::int64_t maxs[3] = {local_rows, s.matrix.halo().ghost_count(), s.matrix.halo().neighbors()};
+  PRISM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, sums, 1, MPI_INT64_T, MPI_SUM, s.comm));
+  PRISM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, mins, 1, MPI_INT64_T, MPI_MIN, s.comm));
+  PRISM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, maxs, 3, MPI_INT64_T, MPI_MAX, s.comm));
+  s.global_nnz = sums[0];
+  s.min_rows = mins[0];
+  s.max_rows = maxs[0];
+  s.max_ghosts = maxs[1];
+  s.max_neighbors = static_cast<int>(maxs[2]);
+  s.ready = true;
+}
+
+DistributedSolveReport DistributedSolver::solve(const std::vector<double>& b,
+                                                std::vector<double>& x) {
+  Impl& s = *impl_;
+  agreed(s.comm, [&] {
+    s.require_setup("solve()");
+    s.check_size("b", b.size());
+    s.check_size("x", x.size());
+  });
+  const CgVariant variant = s.config.solver.cg_variant == CgVariant::classic
+                                ? CgVariant::classic
+                                : CgVariant::single_reduction;
+  distributed::PcgContext context;
+  context.comm = s.comm;
+  context.a = &s.matrix;
+  context.ops = &s.ops;
+  context.options = s.config.solver;
+  context.variant = variant;
+  const auto rows = static_cast<std::size_t>(s.matrix.rows());
+  context.precondition = [&s, rows](const double* r, double* z) {
+    if (s.block) s.block->apply_preconditioner_on_backend(r, z, rows);
+  };
+  const std::vector<double> b_local = s.to_rank_order(b, false);
+  std::vector<double> x_local = s.to_rank_order(x, false);
+  const distributed::PcgOutcome out = distributed::distributed_pcg(context, b_local, x_local);
+  s.from_rank_order(x_local, x);
+
+  return s.make_report(variant, out);
+}
+
+void DistributedSolver::multiply(const std::vector<double>& x, std::vector<double>& y) {
+  Impl& s = *impl_;
+  agreed(s.comm, [&] {
+    s.require_setup("multiply()");
+    s.check_size("x", x.size());
+  });
+  std::vector<double> x_local = s.to_rank_order(x, true);
+  std::vector<double> y_local(static_cast<std::size_t>(s.matrix.rows()));
+  DistributedPhases ignored;
+  s.matrix.multiply(s.ops, x_local.data(), y_local.data(), ignored);
+  y.resize(y_local.size());
+  s.from_rank_order(y_local, y);
+}
+
+int DistributedSolver::rank() const {
+  return impl_->rank;
+}
+int DistributedSolver::ranks() const {
+  return impl_->size;
+}
+std::int64_t DistributedSolver::row_begin() const {
+  return impl_->rows.row_begin;
+}
+std::int64_t DistributedSolver::row_end() const {
+  return impl_->rows.row_end;
+}
+std::int64_t DistributedSolver::global_rows() const {
+  return impl_->rows.global_rows;
+}
+
+}  // namespace prism
