@@ -107,6 +107,23 @@ prism_status prism_solver_solve(prism_solver* solver, const double* b, double* x
 prism_status prism_solver_solve_on_backend(prism_solver* solver, const double* b, double* x,
                                            prism_solve_info* info);
 
+/* Solves A X = B for `columns` right-hand sides at once: b and x hold `columns` columns of n
+ * entries each, column-major (column j at b + j * n), in host memory, not overlapping; x the
+ * initial guesses on entry and the solutions on return. Each column iterates as its own
+ * solve (its own stopping test, dropping out when it stops) while the matrix, and the
+ * factor of none, jacobi and ic0, is read once per iteration for all the columns; each
+ * column's result equals prism_solver_solve's on it (with timing: phases). info: NULL or
+ * `columns` records, one per column (solve_seconds: the whole solve's). columns outside
+ * 1 to 65535 is PRISM_ERROR_MATRIX. */
+prism_status prism_solver_solve_columns(prism_solver* solver, const double* b, double* x,
+                                        int32_t columns, prism_solve_info* info);
+
+/* prism_solver_solve_columns with b and x in memory the backend reads, as
+ * prism_solver_solve_on_backend takes them; the same results bit for bit. */
+prism_status prism_solver_solve_columns_on_backend(prism_solver* solver, const double* b,
+                                                   double* x, int32_t columns,
+                                                   prism_solve_info* info);
+
 /* z = M^{-1} r (n entries each, host memory, not overlapping) with the preconditioner the
  * solves iterate with: for a Krylov method of the caller's own. */
 prism_status prism_solver_apply_preconditioner(prism_solver* solver, const double* r, double* z);

@@ -39,6 +39,9 @@ struct RhsSpec {
   Kind kind = Kind::manufactured;  ///< manufactured: b = A * 1, exact solution all ones
   std::uint64_t seed = 42;         ///< random: uniform in [-1, 1)
   std::string file;                ///< file: Matrix Market vector
+  /// random: this many right-hand sides, column j from seed + j, solved together
+  /// (Solver::solve with columns).
+  int columns = 1;
 };
 
 /// Initial guess x0.
@@ -93,8 +96,10 @@ SolverConfig parse_solver_config(const std::string& text);
 /// The assembled problem.
 struct Problem {
   CsrMatrix<double> a;
+  /// The right-hand sides: `columns` columns of a.rows entries, column-major.
   std::vector<double> b;
-  std::vector<double> x0;
+  int columns = 1;
+  std::vector<double> x0;              ///< one column: the initial guess of every column
   std::vector<double> exact_solution;  ///< known for manufactured right-hand sides
 };
 

@@ -86,6 +86,19 @@ void fill_info(const prism::SolveReport& report, prism_solve_info* info) {
   info->solve_seconds = report.solve_seconds;
 }
 
+/// One record per column of a multi-column solve (info: NULL or that many).
+void fill_info(const prism::MultiSolveReport& report, prism_solve_info* info) {
+  if (info == nullptr) return;
+  for (std::size_t j = 0; j < report.column.size(); ++j) {
+    const prism::ColumnReport& c = report.column[j];
+    info[j].status = solve_status(c.status);
+    info[j].iterations = c.iterations;
+    info[j].relative_residual = c.relative_residual;
+    info[j].true_relative_residual = c.true_relative_residual;
+    info[j].solve_seconds = report.solve_seconds;
+  }
+}
+
 /// The checks every call on two vectors of a set-up solver makes; PRISM_OK when they pass.
 prism_status check_vectors(const char* call, const prism_solver* solver, const double* in,
                            const double* out) {
@@ -267,6 +280,26 @@ prism_status prism_solver_solve_on_backend(prism_solver* solver, const double* b
   return guarded([&] {
     const std::size_t n = static_cast<std::size_t>(solver->a.rows);
     fill_info(solver->solver.solve_on_backend(b, x, n), info);
+  });
+}
+
+prism_status prism_solver_solve_columns(prism_solver* solver, const double* b, double* x,
+                                        int32_t columns, prism_solve_info* info) {
+  if (const prism_status s = check_vectors("prism_solver_solve_columns", solver, b, x)) return s;
+  return guarded([&] {
+    const std::size_t n = static_cast<std::size_t>(solver->a.rows);
+    fill_info(solver->solver.solve(b, x, n, columns), info);
+  });
+}
+
+prism_status prism_solver_solve_columns_on_backend(prism_solver* solver, const double* b, double* x,
+                                                   int32_t columns, prism_solve_info* info) {
+  if (const prism_status s = check_vectors("prism_solver_solve_columns_on_backend", solver, b, x)) {
+    return s;
+  }
+  return guarded([&] {
+    const std::size_t n = static_cast<std::size_t>(solver->a.rows);
+    fill_info(solver->solver.solve_on_backend(b, x, n, columns), info);
   });
 }
 

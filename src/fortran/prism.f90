@@ -30,7 +30,8 @@ module prism
     prism_solver_solve, prism_solver_destroy, prism_last_error, &
     prism_solver_solve_on_backend, prism_solver_apply_preconditioner, &
     prism_solver_apply_preconditioner_on_backend, prism_solver_set_preconditioner, &
-    prism_preconditioner_fn, prism_solver_setup_view, prism_solver_refactor_view
+    prism_preconditioner_fn, prism_solver_setup_view, prism_solver_refactor_view, &
+    prism_solver_solve_columns, prism_solver_solve_columns_on_backend
 
   !> The form of a caller's preconditioner (prism_solver_set_preconditioner, type user):
   !> z = M^{-1} r on n values at r and z in the backend's memory (host addresses on the
@@ -114,6 +115,29 @@ module prism
       type(prism_solve_info), intent(out) :: info
       integer(c_int) :: status
     end function prism_solver_solve_on_backend
+
+    !> `columns` right-hand sides at once: b and x are n x columns arrays (column j of
+    !> b(:, j) is one right-hand side), info one record per column.
+    function prism_solver_solve_columns(solver, b, x, columns, info) &
+        bind(c, name="prism_solver_solve_columns") result(status)
+      import :: c_ptr, c_int, c_int32_t, c_double, prism_solve_info
+      type(c_ptr), value :: solver
+      real(c_double), dimension(*), intent(in) :: b
+      real(c_double), dimension(*), intent(inout) :: x
+      integer(c_int32_t), value :: columns
+      type(prism_solve_info), dimension(*), intent(inout) :: info
+      integer(c_int) :: status
+    end function prism_solver_solve_columns
+
+    !> prism_solver_solve_columns on addresses in the backend's memory.
+    function prism_solver_solve_columns_on_backend(solver, b, x, columns, info) &
+        bind(c, name="prism_solver_solve_columns_on_backend") result(status)
+      import :: c_ptr, c_int, c_int32_t, prism_solve_info
+      type(c_ptr), value :: solver, b, x
+      integer(c_int32_t), value :: columns
+      type(prism_solve_info), dimension(*), intent(inout) :: info
+      integer(c_int) :: status
+    end function prism_solver_solve_columns_on_backend
 
     function prism_solver_apply_preconditioner(solver, r, z) &
         bind(c, name="prism_solver_apply_preconditioner") result(status)

@@ -3,6 +3,7 @@
 
 #include <prism/errors.hpp>
 
+#include <algorithm>
 #include <optional>
 
 namespace prism::precond {
@@ -40,6 +41,7 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
     upper_.reset();
     engine_.reset();
     work_ = backend_.make_vector(a.rows);
+    work_columns_.reset();
     // The solver's plan resolves `automatic` (solver/plan.hpp); a caller that passes it
     // here gets the host factorization.
     if (options_.ic0.factorization == Ic0Factorization::backend) {
@@ -102,9 +104,41 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
     });
   }
   bool forms_dot() const override { return engine_ && engine_->forms_dot(); }
+  /// Both color-set solves read each row of the factor once for all the columns; other
+  /// triangular solves (reference, cusparse) go column by column through apply().
+  void apply_columns(backend::Backend& backend, const backend::Vector& r, backend::Vector& z,
+                     const backend::ColumnSet& set, backend::PhaseTimer* timer) override {
+    if (!applies_columns_at_once()) {
+      Preconditioner::apply_columns(backend, r, z, set, timer);
+      return;
+    }
+    // A work block laid out as r and z, for the largest column of the set.
+    index_t width = 0;
+    for (const index_t j : set.columns()) width = std::max(width, j + 1);
+    const index_t size = width * set.rows();
+    if (!work_columns_ || work_columns_->size() < size) work_columns_ = backend_.make_vector(size);
+    timed(timer, Phase::lower_solve, [&] {  // L Y_j = R_j
+      if (engine_) {
+        engine_->solve_columns(backend::Triangle::lower, r, *work_columns_, set);
+      } else {
+        lower_->solve_columns(r, *work_columns_, set);
+      }
+    });
+    timed(timer, Phase::upper_solve, [&] {  // L^T Z_j = Y_j
+      if (engine_) {
+        engine_->solve_columns(backend::Triangle::upper, *work_columns_, z, set);
+      } else {
+        upper_->solve_columns(*work_columns_, z, set);
+      }
+    });
+  }
+  bool applies_columns_at_once() const override {
+    if (engine_) return engine_->solves_columns();
+    return lower_ && lower_->solves_columns() && upper_->solves_columns();
+  }
   std::size_t host_bytes() const override {
     const auto of = [](const auto& object) { return object ? object->host_bytes() : 0; };
-    return of(pattern_) + of(lower_) + of(upper_) + of(engine_) + of(work_);
+    return of(pattern_) + of(lower_) + of(upper_) + of(engine_) + of(work_) + of(work_columns_);
   }
 
   /// Each half keeps half the traffic.
@@ -144,6 +178,7 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
   std::unique_ptr<backend::TriangularSolver> upper_;
   std::unique_ptr<backend::Ic0Factor> engine_;  // factorization: backend
   std::unique_ptr<backend::Vector> work_;
+  std::unique_ptr<backend::Vector> work_columns_;  // apply_columns' L^{-1} R, made on first use
   FactorizationReport report_;
   // How the factorizations from the backend's memory start (Ic0Pattern::FirstAttempt):
   // decided by the first factorization after analyze() (the set-up's) and kept until the

@@ -17,6 +17,11 @@ class Identity final : public Preconditioner, public BackendFactorization {
     check_no_dot(name(), dot);
     timed(timer, Phase::precond, [&] { backend_.copy(r, z); });
   }
+  void apply_columns(backend::Backend&, const backend::Vector& r, backend::Vector& z,
+                     const backend::ColumnSet& set, backend::PhaseTimer* timer) override {
+    timed(timer, Phase::precond, [&] { backend_.column_copy(r, z, set); });
+  }
+  bool applies_columns_at_once() const override { return true; }
   /// Reads r, writes z.
   PhaseArray traffic() const override {
     PhaseArray bytes{};

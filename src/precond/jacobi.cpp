@@ -58,6 +58,13 @@ class Jacobi final : public Preconditioner, public BackendFactorization {
     check_no_dot(name(), dot);
     timed(timer, Phase::precond, [&] { backend_.pointwise_multiply(*inverse_diagonal_, r, z); });
   }
+  /// The inverse diagonal read once per row for all the columns.
+  void apply_columns(backend::Backend&, const backend::Vector& r, backend::Vector& z,
+                     const backend::ColumnSet& set, backend::PhaseTimer* timer) override {
+    timed(timer, Phase::precond,
+          [&] { backend_.column_pointwise_multiply(*inverse_diagonal_, r, z, set); });
+  }
+  bool applies_columns_at_once() const override { return true; }
   PhaseArray traffic() const override {
     PhaseArray bytes{};
     bytes[static_cast<int>(Phase::precond)] = 24.0 * rows_;

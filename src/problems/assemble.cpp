@@ -85,7 +85,11 @@ Problem assemble_problem(const ProblemSpec& spec) {
       p.b.assign(n, 1.0);
       break;
     case RhsSpec::Kind::random:
-      p.b = random_vector(n, spec.rhs.seed);
+      p.columns = spec.rhs.columns;
+      for (int j = 0; j < p.columns; ++j) {
+        const std::vector<double> column = random_vector(n, spec.rhs.seed + j);
+        p.b.insert(p.b.end(), column.begin(), column.end());
+      }
       break;
     case RhsSpec::Kind::manufactured:
       p.b = times_ones(p.a);

@@ -41,7 +41,8 @@ std::string format(const char* pattern, Args... args) {
   return text;
 }
 
-/// Why the iterations stopped without converging, from the scalars of the last one.
+}  // namespace
+
 std::string diagnose(const PcgResult& r, const backend::ScalarValues& s,
                      const SolverOptions& options) {
   const double pq = scalar(s, Scalar::pq);
@@ -80,8 +81,6 @@ std::string diagnose(const PcgResult& r, const backend::ScalarValues& s,
       "definite (A looks singular or indefinite)",
       rz, r.iterations);
 }
-
-}  // namespace
 
 // Preconditioned conjugate gradients with the CG scalars kept in the backend, so that an
 // iteration needs no host round trip (CgSteps has the steps and their memory traffic):

@@ -35,6 +35,11 @@ struct PcgResult {
   PhaseArray unrecorded_seconds{};  ///< times after the last checked iteration
 };
 
+/// Why the iterations stopped without converging (empty when converged), in words, from
+/// r's status, norms and iterations and the scalars of its last iteration.
+std::string diagnose(const PcgResult& r, const backend::ScalarValues& s,
+                     const SolverOptions& options);
+
 /// Restarts from the true residual when the recursive one claims convergence and the
 /// true one does not: at most this many, then the status is `stagnated`.
 inline constexpr int kMaxResidualReplacements = 3;

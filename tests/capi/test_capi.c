@@ -178,6 +178,35 @@ int main(void) {
   CHECK(residual(b, x) <= 1e-10);
   memcpy(x_first, x, sizeof x);
 
+  /* Three right-hand sides at once (b, 2 b, 0): each column as its own solve, bit for bit;
+   * the zero column at iteration 0; then on backend memory (host memory on cpu). */
+  {
+    double bs[3 * N], xs[3 * N], xb[3 * N];
+    prism_solve_info infos[3];
+    for (int i = 0; i < N; ++i) {
+      bs[i] = b[i];
+      bs[N + i] = 2.0 * b[i];
+      bs[2 * N + i] = 0.0;
+    }
+    memset(xs, 0, sizeof xs);
+    memset(xb, 0, sizeof xb);
+    CHECK(prism_solver_solve_columns(solver, bs, xs, 3, infos) == PRISM_OK);
+    CHECK(infos[0].status == PRISM_SOLVE_CONVERGED && infos[0].iterations == info.iterations);
+    CHECK(infos[1].status == PRISM_SOLVE_CONVERGED);
+    CHECK(infos[2].status == PRISM_SOLVE_CONVERGED && infos[2].iterations == 0);
+    for (int i = 0; i < N; ++i) {
+      CHECK(xs[i] == x[i]);
+      CHECK(xs[2 * N + i] == 0.0);
+    }
+    CHECK(residual(bs + N, xs + N) <= 1e-10);
+    CHECK(prism_solver_solve_columns_on_backend(solver, bs, xb, 3, NULL) == PRISM_OK);
+    CHECK(memcmp(xb, xs, sizeof xs) == 0);
+    CHECK(prism_solver_solve_columns(solver, bs, xs, 0, NULL) == PRISM_ERROR_MATRIX);
+    CHECK(strstr(prism_last_error(), "columns is 0") != NULL);
+    CHECK(prism_solver_solve_columns(solver, bs, bs + 1, 2, NULL) == PRISM_ERROR_MATRIX);
+    CHECK(strstr(prism_last_error(), "overlap") != NULL);
+  }
+
   /* Refactor with 2 A: the solution halves. */
   laplacian(2.0);
   CHECK(prism_solver_refactor(solver, values) == PRISM_OK);

@@ -1,6 +1,6 @@
 ! The Fortran module from Fortran: create, set up, solve, refactor, the preconditioner as
-! a component (alone, and a Fortran callback in the PCG), a solve on backend memory, and a
-! bad configuration answered with a status and a message.
+! a component (alone, and a Fortran callback in the PCG), a solve on backend memory, three
+! right-hand sides at once, and a bad configuration answered with a status and a message.
 module test_callbacks
   use, intrinsic :: iso_c_binding
   implicit none
@@ -27,7 +27,8 @@ program test_fortran
   real(c_double) :: values(3 * n), x_first(n), z(n), x_jacobi(n)
   real(c_double), target :: b(n), x(n)
   type(c_ptr) :: solver, bad, user
-  type(prism_solve_info) :: info, info_jacobi
+  type(prism_solve_info) :: info, info_jacobi, infos(3)
+  real(c_double) :: bs(n, 3), xs(n, 3)
   integer(c_int64_t) :: lrow(n + 1), lcol(2 * n), kl
   real(c_double) :: lval(2 * n)
   integer :: i, k, failures
@@ -81,6 +82,19 @@ program test_fortran
   call check(prism_solver_solve_on_backend(solver, c_loc(b), c_loc(x), info) == PRISM_OK, &
              "solve on backend")
   call check(all(x == x_jacobi), "backend solve equals host solve")
+  ! b, 3 b and 0 as the columns of one solve: the first as the single solve, bit for bit.
+  bs(:, 1) = b
+  bs(:, 2) = 3 * b
+  bs(:, 3) = 0
+  xs = 0
+  call check(prism_solver_solve_columns(solver, bs, xs, 3_c_int32_t, infos) == PRISM_OK, &
+             "solve columns")
+  call check(all(infos%status == PRISM_SOLVE_CONVERGED), "columns converged")
+  call check(infos(1)%iterations == info_jacobi%iterations, "column 1 iterations")
+  call check(infos(3)%iterations == 0, "zero column at iteration 0")
+  call check(all(xs(:, 1) == x_jacobi), "column 1 equals the single solve")
+  call check(maxval(abs(xs(:, 2) - 3 * x_jacobi)) <= 1.0d-8 * maxval(abs(x_jacobi)), "column 2")
+  call check(all(xs(:, 3) == 0), "zero column")
   call prism_solver_destroy(solver)
 
   call check(prism_solver_create("preconditioner: user" // new_line('a') // "backend: cpu", &

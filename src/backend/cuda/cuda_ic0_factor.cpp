@@ -256,6 +256,11 @@ class CudaIc0Factor final : public Ic0Factor {
   void solve(Triangle triangle, const Vector& b, Vector& x) override {
     (triangle == Triangle::lower ? lower_ : upper_).solve(cast(b).data(), cast(x).data(), stream_);
   }
+  bool solves_columns() const override { return true; }
+  void solve_columns(Triangle triangle, const Vector& b, Vector& x, const ColumnSet& set) override {
+    (triangle == Triangle::lower ? lower_ : upper_)
+        .solve_columns(set.backend_columns(), set.count(), b.data(), x.data(), stream_);
+  }
   // SELL in both triangles: the halves fold away two passes (DeviceColorset::forward_pair)
   // and can form the dot (r, z).
   bool forms_dot() const override { return DeviceColorset::pair_fuses(lower_, upper_); }

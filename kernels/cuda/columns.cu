@@ -1,0 +1,393 @@
+#include "kernels/cuda/columns.hpp"
+
+#include "kernels/cg_scalars.hpp"
+#include "kernels/cuda/blas1.hpp"
+#include "kernels/cuda/block_reduce.cuh"
+#include "kernels/cuda/check.hpp"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace prism::kernels::cuda {
+namespace {
+
+// blas1.cu's launch shape, so that each column's sums are those of the one-column kernels.
+constexpr int kThreads = 256;
+
+int grid_for(index_t n) {
+  const long long blocks = (static_cast<long long>(n) + kThreads - 1) / kThreads;
+  return static_cast<int>(std::max<long long>(1, std::min<long long>(blocks, 65535LL * 16)));
+}
+
+int reduction_grid(index_t n) {
+  return std::min(grid_for(n), kReductionBlocks);
+}
+
+int row_blocks(index_t rows) {
+  return static_cast<int>((static_cast<long long>(rows) + kThreads - 1) / kThreads);
+}
+
+__device__ bool is_positive(double v) {
+  return v > 0.0 && isfinite(v);
+}
+
+/// Where listed column c starts in a block of n rows.
+__device__ __forceinline__ std::ptrdiff_t column_at(const index_t* cols, int c, index_t n) {
+  return static_cast<std::ptrdiff_t>(cols[c]) * n;
+}
+
+/// The offsets of the group of listed columns from `first` (0 past the group's end).
+__device__ __forceinline__ void group_offsets(const index_t* cols, int first, int group, index_t n,
+                                              std::ptrdiff_t* off) {
+#pragma unroll
+  for (int g = 0; g < kColumnGroup; ++g) off[g] = g < group ? column_at(cols, first + g, n) : 0;
+}
+
+/// Row `row` of a CSR matrix times the group's columns of x, in entry order.
+template <typename V>
+__device__ __forceinline__ void csr_row_sums(CsrView<V> a, index_t row, const double* x,
+                                             const std::ptrdiff_t* off, int group, double* sum) {
+#pragma unroll
+  for (int g = 0; g < kColumnGroup; ++g) sum[g] = 0.0;
+  for (index_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k) {
+    const double v = static_cast<double>(a.values[k]);
+    const index_t c = a.col_idx[k];
+#pragma unroll
+    for (int g = 0; g < kColumnGroup; ++g) {
+      if (g < group) sum[g] += v * x[off[g] + c];
+    }
+  }
+}
+
+/// Lane entries [begin, end) (stride kSellSlice) of a SELL row times the group's columns,
+/// in entry order, padding skipped; columns below scaled_end multiply b (sell.hpp,
+/// first_scaled), the others x.
+template <typename V>
+__device__ __forceinline__ void sell_row_sums(SellView<V> a, index_t begin, index_t end,
+                                              index_t scaled_end, const double* b, const double* x,
+                                              const std::ptrdiff_t* off, int group, double* sum) {
+#pragma unroll
+  for (int g = 0; g < kColumnGroup; ++g) sum[g] = 0.0;
+  for (index_t k = begin; k < end; k += kSellSlice) {
+    const index_t c = a.col_idx[k];
+    if (c < 0) continue;
+    const double v = static_cast<double>(a.values[k]);
+    const double* from = c < scaled_end ? b : x;
+#pragma unroll
+    for (int g = 0; g < kColumnGroup; ++g) {
+      if (g < group) sum[g] += v * from[off[g] + c];
+    }
+  }
+}
+
+__global__ void spmm_kernel(CsrView<double> a, const index_t* __restrict__ cols, int count,
+                            const double* __restrict__ x, double* __restrict__ y) {
+  const index_t row = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (row >= a.rows) return;
+  for (int first = 0; first < count; first += kColumnGroup) {
+    const int group = min(kColumnGroup, count - first);
+    std::ptrdiff_t off[kColumnGroup];
+    double sum[kColumnGroup];
+    group_offsets(cols, first, group, a.rows, off);
+    csr_row_sums(a, row, x, off, group, sum);
+#pragma unroll
+    for (int g = 0; g < kColumnGroup; ++g) {
+      if (g < group) y[off[g] + row] = sum[g];
+    }
+  }
+}
+
+__global__ void sell_spmm_kernel(index_t rows, SellView<double> a, const index_t* __restrict__ cols,
+                                 int count, const double* __restrict__ x, double* __restrict__ y) {
+  const index_t row = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (row >= rows) return;
+  const index_t slice = row / kSellSlice;
+  const index_t begin = a.slice_ptr[slice] + row % kSellSlice, end = a.slice_ptr[slice + 1];
+  for (int first = 0; first < count; first += kColumnGroup) {
+    const int group = min(kColumnGroup, count - first);
+    std::ptrdiff_t off[kColumnGroup];
+    double sum[kColumnGroup];
+    group_offsets(cols, first, group, rows, off);
+    sell_row_sums(a, begin, end, 0, x, x, off, group, sum);
+#pragma unroll
+    for (int g = 0; g < kColumnGroup; ++g) {
+      if (g < group) y[off[g] + row] = sum[g];
+    }
+  }
+}
+
+/// blas1.cu's dot_partials_kernel for column blockIdx.y.
+__global__ void dot_partials_columns(index_t n, const index_t* __restrict__ cols,
+                                     const double* __restrict__ x, const double* __restrict__ y,
+                                     double* __restrict__ partials) {
+  const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
+  double sum = 0.0;
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    sum += x[o + i] * y[o + i];
+  }
+  sum = block_sum<kThreads>(sum);
+  if (threadIdx.x == 0) partials[blockIdx.y * kReductionBlocks + blockIdx.x] = sum;
+}
+
+/// blas1.cu's finish_sum for column blockIdx.x: s[col][slot] = its partials' sum.
+__global__ void finish_columns(const index_t* __restrict__ cols,
+                               const double* __restrict__ partials, int blocks,
+                               double* __restrict__ s, int slot) {
+  const double* mine = partials + blockIdx.x * kReductionBlocks;
+  double sum = 0.0;
+  for (int i = threadIdx.x; i < blocks; i += kThreads) sum += mine[i];
+  sum = block_sum<kThreads>(sum);
+  if (threadIdx.x == 0) s[cols[blockIdx.x] * kCgScalarCount + slot] = sum;
+}
+
+__global__ void axpy_columns_kernel(index_t n, const index_t* __restrict__ cols, double a,
+                                    const double* __restrict__ x, double* __restrict__ y) {
+  const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    y[o + i] += a * x[o + i];
+  }
+}
+
+__global__ void copy_columns_kernel(index_t n, const index_t* __restrict__ cols,
+                                    const double* __restrict__ x, double* __restrict__ y) {
+  const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    y[o + i] = x[o + i];
+  }
+}
+
+__global__ void pointwise_columns_kernel(index_t n, const index_t* __restrict__ cols,
+                                         const double* __restrict__ d, const double* __restrict__ x,
+                                         double* __restrict__ y) {
+  const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    y[o + i] = d[i] * x[o + i];
+  }
+}
+
+__global__ void cg_update_columns_kernel(index_t n, const index_t* __restrict__ cols,
+                                         const double* __restrict__ p, const double* __restrict__ q,
+                                         double* __restrict__ x, double* __restrict__ r,
+                                         const double* __restrict__ s,
+                                         double* __restrict__ partials) {
+  const double* sc = s + cols[blockIdx.y] * kCgScalarCount;
+  const double rz = sc[kCgRz], pq = sc[kCgPq];
+  const double alpha = is_positive(rz) && is_positive(pq) ? rz / pq : 0.0;
+  const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
+  double sum = 0.0;
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    x[o + i] += alpha * p[o + i];
+    const double ri = r[o + i] - alpha * q[o + i];
+    r[o + i] = ri;
+    sum += ri * ri;
+  }
+  sum = block_sum<kThreads>(sum);
+  if (threadIdx.x == 0) partials[blockIdx.y * kReductionBlocks + blockIdx.x] = sum;
+}
+
+__global__ void cg_direction_columns_kernel(index_t n, const index_t* __restrict__ cols,
+                                            const double* __restrict__ z, double* __restrict__ p,
+                                            const double* __restrict__ s) {
+  const double* sc = s + cols[blockIdx.y] * kCgScalarCount;
+  const double beta = is_positive(sc[kCgRz]) ? sc[kCgRzNew] / sc[kCgRz] : 0.0;
+  const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    p[o + i] = z[o + i] + beta * p[o + i];
+  }
+}
+
+/// After every block of cg_direction_columns has read the old rz (stream order).
+__global__ void rotate_rz_columns(const index_t* __restrict__ cols, int count,
+                                  double* __restrict__ s) {
+  for (int c = threadIdx.x; c < count; c += blockDim.x) {
+    double* sc = s + cols[c] * kCgScalarCount;
+    sc[kCgRz] = sc[kCgRzNew];
+  }
+}
+
+/// Rows [begin, end) of one color-set step for every listed column, one thread a row.
+template <typename V>
+__global__ void colorset_rows_columns(index_t begin, index_t end, CsrView<V> s,
+                                      const V* __restrict__ inverse_diagonal,
+                                      const index_t* __restrict__ cols, int count, const double* b,
+                                      double* x) {
+  const index_t row = begin + static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (row >= end) return;
+  const double scale = static_cast<double>(inverse_diagonal[row]);
+  for (int first = 0; first < count; first += kColumnGroup) {
+    const int group = min(kColumnGroup, count - first);
+    std::ptrdiff_t off[kColumnGroup];
+    double sum[kColumnGroup];
+    group_offsets(cols, first, group, s.rows, off);
+    csr_row_sums(s, row, x, off, group, sum);
+#pragma unroll
+    for (int g = 0; g < kColumnGroup; ++g) {
+      if (g < group) x[off[g] + row] = (b[off[g] + row] - sum[g]) * scale;
+    }
+  }
+}
+
+/// sell.cu's sell_colorset_rows for every listed column.
+template <typename V>
+__global__ void sell_colorset_rows_columns(index_t rows, index_t begin, index_t end,
+                                           index_t first_slice, index_t scaled_end, SellView<V> s,
+                                           const V* __restrict__ inverse_diagonal,
+                                           const index_t* __restrict__ cols, int count,
+                                           const double* b, double* x) {
+  const index_t t = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  const index_t row = begin + t;
+  if (row >= end) return;
+  const index_t slice = first_slice + t / kSellSlice;
+  const index_t lane_begin = s.slice_ptr[slice] + t % kSellSlice, lane_end = s.slice_ptr[slice + 1];
+  const double scale = static_cast<double>(inverse_diagonal[row]);
+  for (int first = 0; first < count; first += kColumnGroup) {
+    const int group = min(kColumnGroup, count - first);
+    std::ptrdiff_t off[kColumnGroup];
+    double sum[kColumnGroup];
+    group_offsets(cols, first, group, rows, off);
+    sell_row_sums(s, lane_begin, lane_end, scaled_end, b, x, off, group, sum);
+#pragma unroll
+    for (int g = 0; g < kColumnGroup; ++g) {
+      if (g < group) x[off[g] + row] = (b[off[g] + row] - sum[g]) * scale;
+    }
+  }
+}
+
+template <typename V>
+void csr_colorset(CsrView<V> strict, const V* inverse_diagonal, const ColorsetPlan& plan,
+                  bool lower, const index_t* cols, int count, const double* b, double* x,
+                  cudaStream_t stream) {
+  if (count == 0) return;
+  const std::size_t steps = plan.steps.size();
+  for (std::size_t i = 0; i < steps; ++i) {
+    const ColorsetStep& step = plan.steps[lower ? i : steps - 1 - i];
+    if (step.end <= step.begin) continue;
+    colorset_rows_columns<V><<<row_blocks(step.end - step.begin), kThreads, 0, stream>>>(
+        step.begin, step.end, strict, inverse_diagonal, cols, count, b, x);
+    PRISM_CUDA_CHECK_LAUNCH();
+  }
+}
+
+// sell.cu's solve(): lower ranges first to last (first_scaled: 1 to last, then the first,
+// whose b the others read), upper last to first.
+template <typename V>
+void sell_colorset(SellView<V> strict, const V* inverse_diagonal,
+                   const std::vector<index_t>& range_ptr, const std::vector<index_t>& range_slice,
+                   bool lower, bool first_scaled, const index_t* cols, int count, const double* b,
+                   double* x, cudaStream_t stream) {
+  if (count == 0 || range_ptr.size() < 2) return;
+  const std::size_t ranges = range_ptr.size() - 1;
+  const index_t rows = range_ptr.back();
+  const index_t scaled_end = first_scaled && lower && ranges > 1 ? range_ptr[1] : 0;
+  for (std::size_t i = 0; i < ranges; ++i) {
+    const std::size_t r = !lower ? ranges - 1 - i : (scaled_end > 0 ? (i + 1) % ranges : i);
+    const index_t begin = range_ptr[r], end = range_ptr[r + 1];
+    if (end <= begin) continue;
+    sell_colorset_rows_columns<V><<<row_blocks(end - begin), kThreads, 0, stream>>>(
+        rows, begin, end, range_slice[r], scaled_end, strict, inverse_diagonal, cols, count, b, x);
+    PRISM_CUDA_CHECK_LAUNCH();
+  }
+}
+
+}  // namespace
+
+std::size_t column_partials_size(int count) {
+  return static_cast<std::size_t>(std::max(count, 1)) * kReductionBlocks;
+}
+
+void spmm(CsrView<double> a, const index_t* cols, int count, const double* x, double* y,
+          cudaStream_t stream) {
+  if (count == 0 || a.rows == 0) return;
+  spmm_kernel<<<row_blocks(a.rows), kThreads, 0, stream>>>(a, cols, count, x, y);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void sell_spmm(index_t rows, SellView<double> a, const index_t* cols, int count, const double* x,
+               double* y, cudaStream_t stream) {
+  if (count == 0 || rows == 0) return;
+  sell_spmm_kernel<<<row_blocks(rows), kThreads, 0, stream>>>(rows, a, cols, count, x, y);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void dot_columns(index_t n, const index_t* cols, int count, const double* x, const double* y,
+                 double* partials, double* s, int slot, cudaStream_t stream) {
+  if (count == 0) return;
+  const int blocks = reduction_grid(n);
+  dot_partials_columns<<<dim3(blocks, count), kThreads, 0, stream>>>(n, cols, x, y, partials);
+  PRISM_CUDA_CHECK_LAUNCH();
+  finish_columns<<<count, kThreads, 0, stream>>>(cols, partials, blocks, s, slot);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void axpy_columns(index_t n, const index_t* cols, int count, double a, const double* x, double* y,
+                  cudaStream_t stream) {
+  if (count == 0) return;
+  axpy_columns_kernel<<<dim3(grid_for(n), count), kThreads, 0, stream>>>(n, cols, a, x, y);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void copy_columns(index_t n, const index_t* cols, int count, const double* x, double* y,
+                  cudaStream_t stream) {
+  if (count == 0) return;
+  copy_columns_kernel<<<dim3(grid_for(n), count), kThreads, 0, stream>>>(n, cols, x, y);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void pointwise_multiply_columns(index_t n, const index_t* cols, int count, const double* d,
+                                const double* x, double* y, cudaStream_t stream) {
+  if (count == 0) return;
+  pointwise_columns_kernel<<<dim3(grid_for(n), count), kThreads, 0, stream>>>(n, cols, d, x, y);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void cg_update_columns(index_t n, const index_t* cols, int count, const double* p, const double* q,
+                       double* x, double* r, double* partials, double* s, cudaStream_t stream) {
+  if (count == 0) return;
+  const int blocks = reduction_grid(n);
+  cg_update_columns_kernel<<<dim3(blocks, count), kThreads, 0, stream>>>(n, cols, p, q, x, r, s,
+                                                                         partials);
+  PRISM_CUDA_CHECK_LAUNCH();
+  finish_columns<<<count, kThreads, 0, stream>>>(cols, partials, blocks, s, kCgRr);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void cg_direction_columns(index_t n, const index_t* cols, int count, const double* z, double* p,
+                          double* s, cudaStream_t stream) {
+  if (count == 0) return;
+  cg_direction_columns_kernel<<<dim3(grid_for(n), count), kThreads, 0, stream>>>(n, cols, z, p, s);
+  PRISM_CUDA_CHECK_LAUNCH();
+  rotate_rz_columns<<<1, 32, 0, stream>>>(cols, count, s);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void colorset_solve_columns(CsrView<double> strict, const double* inverse_diagonal,
+                            const ColorsetPlan& plan, bool lower, const index_t* cols, int count,
+                            const double* b, double* x, cudaStream_t stream) {
+  csr_colorset(strict, inverse_diagonal, plan, lower, cols, count, b, x, stream);
+}
+
+void colorset_solve_columns(CsrView<float> strict, const float* inverse_diagonal,
+                            const ColorsetPlan& plan, bool lower, const index_t* cols, int count,
+                            const double* b, double* x, cudaStream_t stream) {
+  csr_colorset(strict, inverse_diagonal, plan, lower, cols, count, b, x, stream);
+}
+
+void sell_colorset_solve_columns(SellView<double> strict, const double* inverse_diagonal,
+                                 const std::vector<index_t>& range_ptr,
+                                 const std::vector<index_t>& range_slice, bool lower,
+                                 bool first_scaled, const index_t* cols, int count, const double* b,
+                                 double* x, cudaStream_t stream) {
+  sell_colorset(strict, inverse_diagonal, range_ptr, range_slice, lower, first_scaled, cols, count,
+                b, x, stream);
+}
+
+void sell_colorset_solve_columns(SellView<float> strict, const float* inverse_diagonal,
+                                 const std::vector<index_t>& range_ptr,
+                                 const std::vector<index_t>& range_slice, bool lower,
+                                 bool first_scaled, const index_t* cols, int count, const double* b,
+                                 double* x, cudaStream_t stream) {
+  sell_colorset(strict, inverse_diagonal, range_ptr, range_slice, lower, first_scaled, cols, count,
+                b, x, stream);
+}
+
+}  // namespace prism::kernels::cuda

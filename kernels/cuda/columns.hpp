@@ -1,0 +1,78 @@
+#pragma once
+// The multi-column kernels of kernels/columns.hpp on the device, all asynchronous on
+// `stream`. `cols` (the listed columns) and `s` (the columns' CG scalars,
+// s[j * kCgScalarCount + slot]) are device arrays; `count` is the number of listed columns.
+// The vector kernels run every listed column in one launch (grid y = column) with the
+// one-column kernel's grid and sums (kernels/cuda/blas1.cu): each column's dot products
+// are those of blas1's dot, bit for bit. spmm and the color-set solves read each row of
+// the matrix or factor once for up to kColumnGroup columns, one thread a row; their sums
+// run in entry order (SELL: as sell_spmv and sell_colorset_solve sum, so the same bits;
+// CSR: the one-column kernels split a row over several threads, so equal to rounding).
+
+#include "kernels/csr_view.hpp"
+#include "kernels/cuda/colorset.hpp"
+#include "kernels/cuda/sell.hpp"
+
+#include <cuda_runtime.h>
+
+#include <vector>
+
+namespace prism::kernels::cuda {
+
+/// Columns one thread sums together over a row (registers); more columns take more passes.
+inline constexpr int kColumnGroup = 8;
+
+/// Doubles of the `partials` workspace the reductions below need for `count` columns.
+std::size_t column_partials_size(int count);
+
+/// Y_j = A X_j (n = a.rows), the matrix in CSR.
+void spmm(CsrView<double> a, const index_t* cols, int count, const double* x, double* y,
+          cudaStream_t stream);
+/// The same with A in SELL-32 (one range, rows [0, rows)).
+void sell_spmm(index_t rows, SellView<double> a, const index_t* cols, int count, const double* x,
+               double* y, cudaStream_t stream);
+
+/// s[j][slot] = X_j . Y_j
+void dot_columns(index_t n, const index_t* cols, int count, const double* x, const double* y,
+                 double* partials, double* s, int slot, cudaStream_t stream);
+/// Y_j += a X_j
+void axpy_columns(index_t n, const index_t* cols, int count, double a, const double* x, double* y,
+                  cudaStream_t stream);
+/// Y_j = X_j
+void copy_columns(index_t n, const index_t* cols, int count, const double* x, double* y,
+                  cudaStream_t stream);
+/// Y_j = d .* X_j
+void pointwise_multiply_columns(index_t n, const index_t* cols, int count, const double* d,
+                                const double* x, double* y, cudaStream_t stream);
+/// Per column: alpha = s[rz] / s[pq] (0 unless both positive and finite); x += alpha p;
+/// r -= alpha q; s[rr] = r . r
+void cg_update_columns(index_t n, const index_t* cols, int count, const double* p, const double* q,
+                       double* x, double* r, double* partials, double* s, cudaStream_t stream);
+/// Per column: beta = s[rz_new] / s[rz] (0 unless s[rz] positive and finite);
+/// p = z + beta p; s[rz] = s[rz_new]
+void cg_direction_columns(index_t n, const index_t* cols, int count, const double* z, double* p,
+                          double* s, cudaStream_t stream);
+
+/// colorset_solve (kernels/cuda/colorset.hpp) of each listed column, the strict triangle in
+/// CSR, one launch per step of `plan` (its row ranges; the threads per row are not used),
+/// one thread per row. X may alias B.
+void colorset_solve_columns(CsrView<double> strict, const double* inverse_diagonal,
+                            const ColorsetPlan& plan, bool lower, const index_t* cols, int count,
+                            const double* b, double* x, cudaStream_t stream);
+void colorset_solve_columns(CsrView<float> strict, const float* inverse_diagonal,
+                            const ColorsetPlan& plan, bool lower, const index_t* cols, int count,
+                            const double* b, double* x, cudaStream_t stream);
+
+/// sell_colorset_solve (kernels/cuda/sell.hpp, first_scaled included) of each listed column.
+void sell_colorset_solve_columns(SellView<double> strict, const double* inverse_diagonal,
+                                 const std::vector<index_t>& range_ptr,
+                                 const std::vector<index_t>& range_slice, bool lower,
+                                 bool first_scaled, const index_t* cols, int count, const double* b,
+                                 double* x, cudaStream_t stream);
+void sell_colorset_solve_columns(SellView<float> strict, const float* inverse_diagonal,
+                                 const std::vector<index_t>& range_ptr,
+                                 const std::vector<index_t>& range_slice, bool lower,
+                                 bool first_scaled, const index_t* cols, int count, const double* b,
+                                 double* x, cudaStream_t stream);
+
+}  // namespace prism::kernels::cuda

@@ -1,0 +1,72 @@
+#pragma once
+// Operations on k columns at once (the multi-column PCG, solver/pcg_columns.hpp): blocks of
+// k columns stored column-major in one Vector of k * rows doubles (column j at
+// data() + j * rows), each operation restricted to a ColumnSet, the columns still
+// iterating, with per-column CG scalars in a Vector of k * kNumScalars doubles (column j's
+// slot s at j * kNumScalars + s). Each column is computed as the one-column operation
+// computes it (kernels/columns.hpp); the matrix is read once per row for all of them.
+
+#include "backend/handles.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace prism::backend {
+
+/// The columns an operation works on: the host's list and the same list where the
+/// backend's kernels read it. Made by ColumnOperations::make_column_set.
+class ColumnSet {
+ public:
+  virtual ~ColumnSet() = default;
+  /// Rows of a column: column j of a block starts at j * rows.
+  virtual index_t rows() const = 0;
+  virtual const std::vector<index_t>& columns() const = 0;
+  int count() const { return static_cast<int>(columns().size()); }
+  /// The list in the backend's memory (cuda: device memory; cpu: the host list).
+  virtual const index_t* backend_columns() const = 0;
+};
+
+/// z = M^{-1} r (or any operation on one column) for each column of a set, one column at
+/// a time on views of the blocks: the fallback where no operation takes all columns at once.
+template <typename Backend, typename Body>
+void for_each_column(Backend& backend, const Vector& r, Vector& z, const ColumnSet& set,
+                     const Body& body) {
+  const index_t n = set.rows();
+  for (const index_t j : set.columns()) {
+    const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(j) * n;
+    const std::unique_ptr<const Vector> rj = backend.view_input(r.data() + at, n);
+    const std::unique_ptr<Vector> zj = backend.view(z.data() + at, n);
+    body(*rj, *zj);
+  }
+}
+
+/// The multi-column operations of a backend.
+class ColumnOperations {
+ public:
+  virtual ~ColumnOperations() = default;
+  /// A set of the given columns (each below the blocks' column count) of blocks of `rows`.
+  virtual std::unique_ptr<ColumnSet> make_column_set(index_t rows,
+                                                     const std::vector<index_t>& columns) = 0;
+  /// Y_j = A X_j, reading A once per row for all the columns (CSR, or the SELL copy where
+  /// the matrix's SpMV is SELL; cuda BSR: column by column through spmv()).
+  virtual void spmm(const Matrix& a, const Vector& x, Vector& y, const ColumnSet& set) = 0;
+  /// s[j][out] = X_j . Y_j
+  virtual void column_dot(const Vector& x, const Vector& y, const ColumnSet& set, Vector& s,
+                          Scalar out) = 0;
+  /// Y_j += a X_j
+  virtual void column_axpy(double a, const Vector& x, Vector& y, const ColumnSet& set) = 0;
+  /// Y_j = X_j
+  virtual void column_copy(const Vector& x, Vector& y, const ColumnSet& set) = 0;
+  /// Y_j = d .* X_j, d (one column) read once per row for all the columns
+  virtual void column_pointwise_multiply(const Vector& d, const Vector& x, Vector& y,
+                                         const ColumnSet& set) = 0;
+  /// cg_update per column with its own scalars: alpha_j = s[j][rz] / s[j][pq] (0 unless
+  /// both are positive and finite); x_j += alpha_j p_j; r_j -= alpha_j q_j; s[j][rr]
+  virtual void column_cg_update(const Vector& p, const Vector& q, Vector& x, Vector& r,
+                                const ColumnSet& set, Vector& s) = 0;
+  /// cg_direction per column: beta_j = s[j][rz_new] / s[j][rz] (0 unless s[j][rz] is
+  /// positive and finite); p_j = z_j + beta_j p_j; s[j][rz] = s[j][rz_new]
+  virtual void column_cg_direction(const Vector& z, Vector& p, const ColumnSet& set, Vector& s) = 0;
+};
+
+}  // namespace prism::backend

@@ -1,0 +1,273 @@
+// The multi-column operations on the GPU (kernels/cuda/columns.hpp through the cuda
+// backend) against the cpu reference backend and against the GPU's one-column operations:
+// the vector kernels and the SELL SpMM and color-set solves give the one-column kernels'
+// bits per column, the CSR SpMM and color-set solves the reference's to rounding; columns
+// left out of the set untouched. k = 1, 3, 8, 9, listed subsets, n not a multiple of 32.
+// Then the solver: each column of a multi-column solve as its single solve (the same
+// iterations, x to rounding), device memory equal to host memory bit for bit. Skipped
+// without a GPU.
+
+#include <prism/analysis.hpp>
+#include <prism/generators.hpp>
+#include <prism/solver.hpp>
+
+#include "backend/cuda_test_support.hpp"
+#include "precond/ic0_pattern.hpp"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using prism::CsrMatrix;
+using prism::index_t;
+using prism::backend::Scalar;
+using prism::test::CudaBackendTest;
+using prism::test::random_vector;
+
+struct Case {
+  int k;
+  std::vector<index_t> cols;
+};
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (int k : {1, 3, 8, 9}) {
+    std::vector<index_t> all, some;
+    for (index_t j = 0; j < k; ++j) all.push_back(j);
+    for (index_t j = k - 1; j >= 0; j -= 2) some.insert(some.begin(), j);
+    out.push_back({k, all});
+    if (some.size() != all.size()) out.push_back({k, some});
+  }
+  return out;
+}
+
+std::vector<double> column(const std::vector<double>& v, index_t n, index_t j) {
+  return {v.begin() + j * n, v.begin() + (j + 1) * n};
+}
+
+double largest(const std::vector<double>& v) {
+  double m = 1.0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+CsrMatrix<double> colored(const CsrMatrix<double>& a) {
+  return prism::permute_symmetric(a,
+                                  prism::color_matrix(a, prism::VertexOrder::natural).permutation);
+}
+
+// One CG iteration's vector steps on the columns of a set, and on each column alone with
+// the one-column operations: the same bits (the same grid and sums per column).
+TEST_F(CudaBackendTest, ColumnVectorOperationsAreTheOneColumnBits) {
+  const index_t n = 2431;
+  constexpr int kS = prism::backend::kNumScalars;
+  for (const Case& c : cases()) {
+    SCOPED_TRACE("k = " + std::to_string(c.k) + ", " + std::to_string(c.cols.size()) + " listed");
+    const auto gs = gpu->make_column_set(n, c.cols);
+    std::vector<std::vector<double>> h;  // u, v, p, q, x, r, z
+    for (unsigned seed = 1; seed <= 7; ++seed) h.push_back(random_vector(n * c.k, seed));
+    std::vector<std::unique_ptr<prism::backend::Vector>> v;
+    for (const auto& hv : h) {
+      v.push_back(gpu->make_vector(n * c.k));
+      gpu->copy_from_host(hv, *v.back());
+    }
+    prism::backend::Vector &u = *v[0], &w = *v[1], &p = *v[2], &q = *v[3], &x = *v[4], &r = *v[5],
+                           &z = *v[6];
+    auto s = gpu->make_vector(c.k * kS);
+    gpu->column_dot(u, w, *gs, *s, Scalar::rz);
+    gpu->column_dot(p, q, *gs, *s, Scalar::pq);
+    gpu->column_cg_update(p, q, x, r, *gs, *s);
+    gpu->column_dot(r, z, *gs, *s, Scalar::rz_new);
+    gpu->column_cg_direction(z, p, *gs, *s);
+    const std::vector<double> sg = host(*gpu, *s), xg = host(*gpu, x), rg = host(*gpu, r),
+                              pg = host(*gpu, p);
+    for (index_t j = 0; j < c.k; ++j) {
+      const bool listed = std::find(c.cols.begin(), c.cols.end(), j) != c.cols.end();
+      if (!listed) {
+        EXPECT_EQ(column(xg, n, j), column(h[4], n, j));
+        EXPECT_EQ(column(pg, n, j), column(h[2], n, j));
+        continue;
+      }
+      std::vector<std::unique_ptr<prism::backend::Vector>> o;
+      for (const auto& hv : h) {
+        o.push_back(gpu->make_vector(n));
+        gpu->copy_from_host(column(hv, n, j), *o.back());
+      }
+      gpu->dot(*o[0], *o[1], Scalar::rz);
+      gpu->dot(*o[2], *o[3], Scalar::pq);
+      gpu->cg_update(*o[2], *o[3], *o[4], *o[5]);
+      const double rr = gpu->read_scalars()[static_cast<int>(Scalar::rr)];
+      gpu->dot(*o[5], *o[6], Scalar::rz_new);
+      gpu->cg_direction(*o[6], *o[2]);
+      const prism::backend::ScalarValues one = gpu->read_scalars();
+      EXPECT_EQ(sg[j * kS + static_cast<int>(Scalar::pq)], one[static_cast<int>(Scalar::pq)]);
+      EXPECT_EQ(sg[j * kS + static_cast<int>(Scalar::rr)], rr);
+      EXPECT_EQ(sg[j * kS + static_cast<int>(Scalar::rz)], one[static_cast<int>(Scalar::rz)]);
+      EXPECT_EQ(column(xg, n, j), host(*gpu, *o[4])) << "x, column " << j;
+      EXPECT_EQ(column(rg, n, j), host(*gpu, *o[5])) << "r, column " << j;
+      EXPECT_EQ(column(pg, n, j), host(*gpu, *o[2])) << "p, column " << j;
+    }
+  }
+}
+
+TEST_F(CudaBackendTest, ColumnOperationsEqualTheReferenceBackend) {
+  const index_t n = 2431;
+  for (const Case& c : cases()) {
+    SCOPED_TRACE("k = " + std::to_string(c.k) + ", " + std::to_string(c.cols.size()) + " listed");
+    const auto gs = gpu->make_column_set(n, c.cols);
+    const auto cs = cpu->make_column_set(n, c.cols);
+    std::vector<double> s0 = random_vector(c.k * prism::backend::kNumScalars, 3);
+    for (double& v : s0) v = 1.0 + std::abs(v);
+    auto s = both(s0), p = both(random_vector(n * c.k, 4)), q = both(random_vector(n * c.k, 5)),
+         x = both(random_vector(n * c.k, 6)), r = both(random_vector(n * c.k, 7)),
+         z = both(random_vector(n * c.k, 8)), d = both(random_vector(n, 9));
+    for (prism::backend::Backend* b : {gpu.get(), cpu.get()}) {
+      const bool g = b == gpu.get();
+      const prism::backend::ColumnSet& set = g ? *gs : *cs;
+      const auto pick = [&](auto& pair) -> prism::backend::Vector& {
+        return g ? *pair.g : *pair.c;
+      };
+      b->column_dot(pick(p), pick(q), set, pick(s), Scalar::pq);
+      b->column_cg_update(pick(p), pick(q), pick(x), pick(r), set, pick(s));
+      b->column_dot(pick(r), pick(z), set, pick(s), Scalar::rz_new);
+      b->column_cg_direction(pick(z), pick(p), set, pick(s));
+      b->column_axpy(-0.5, pick(q), pick(z), set);
+      b->column_pointwise_multiply(pick(d), pick(r), pick(q), set);
+      b->column_copy(pick(r), pick(x), set);
+    }
+    for (auto* pair : {&s, &p, &q, &x, &r, &z}) {
+      const std::vector<double> want = host(*cpu, *pair->c);
+      EXPECT_LE(prism::test::max_abs_diff(host(*gpu, *pair->g), want), 1e-12 * largest(want));
+    }
+  }
+}
+
+TEST_F(CudaBackendTest, SpmmEqualsSpmvPerColumn) {
+  const CsrMatrix<double> a = prism::poisson3d(17, 13, 11, 27);
+  const index_t n = a.rows;
+  for (const auto algorithm : {prism::SpmvAlgorithm::cusparse, prism::SpmvAlgorithm::csr_vector,
+                               prism::SpmvAlgorithm::sell, prism::SpmvAlgorithm::bsr}) {
+    SCOPED_TRACE(prism::to_string(algorithm));
+    const auto mg = gpu->make_matrix(a, algorithm);
+    const auto mc = cpu->make_matrix(a, prism::SpmvAlgorithm::automatic);
+    for (const Case& c : cases()) {
+      const auto gs = gpu->make_column_set(n, c.cols);
+      const auto cs = cpu->make_column_set(n, c.cols);
+      auto x = both(random_vector(n * c.k, 11)), y = both(random_vector(n * c.k, 12));
+      gpu->spmm(*mg, *x.g, *y.g, *gs);
+      cpu->spmm(*mc, *x.c, *y.c, *cs);
+      const std::vector<double> yg = host(*gpu, *y.g), yc = host(*cpu, *y.c);
+      EXPECT_LE(prism::test::max_abs_diff(yg, yc), 1e-13 * largest(yc));
+      if (algorithm != prism::SpmvAlgorithm::sell) continue;
+      for (const index_t j : c.cols) {  // SELL: sell_spmv's bits
+        auto xj = both(column(random_vector(n * c.k, 11), n, j)), yj = both(std::vector<double>(n));
+        gpu->spmv(*mg, *xj.g, *yj.g);
+        EXPECT_EQ(column(yg, n, j), host(*gpu, *yj.g)) << "column " << j;
+      }
+    }
+  }
+}
+
+TEST_F(CudaBackendTest, ColorsetSolveColumnsEqualsSolvePerColumn) {
+  const CsrMatrix<double> a = colored(prism::poisson3d(17, 13, 11));
+  prism::precond::Ic0Pattern pattern(a);
+  pattern.factorize(a, {});
+  const index_t n = a.rows;
+  using prism::backend::Triangle;
+  for (const auto layout : {prism::ColorsetLayout::csr, prism::ColorsetLayout::sell}) {
+    for (const auto precision : {prism::Precision::fp64, prism::Precision::mixed}) {
+      for (const Triangle tri : {Triangle::lower, Triangle::upper}) {
+        SCOPED_TRACE(std::string(prism::to_string(layout)) + ", " +
+                     std::string(prism::to_string(precision)) +
+                     (tri == Triangle::lower ? ", lower" : ", upper"));
+        const CsrMatrix<double>& t = tri == Triangle::lower ? pattern.lower() : pattern.upper();
+        auto solver = gpu->make_triangular_solver(
+            t, tri, {prism::TrisolveAlgorithm::colorset, precision, layout});
+        ASSERT_TRUE(solver->solves_columns());
+        for (const Case& c : cases()) {
+          const auto gs = gpu->make_column_set(n, c.cols);
+          const std::vector<double> b0 = random_vector(n * c.k, 13),
+                                    x0 = random_vector(n * c.k, 14);
+          auto b = both(b0), x = both(x0);
+          solver->solve_columns(*b.g, *x.g, *gs);
+          const std::vector<double> xg = host(*gpu, *x.g);
+          for (index_t j = 0; j < c.k; ++j) {
+            const bool listed = std::find(c.cols.begin(), c.cols.end(), j) != c.cols.end();
+            if (!listed) {
+              EXPECT_EQ(column(xg, n, j), column(x0, n, j));
+              continue;
+            }
+            auto bj = both(column(b0, n, j)), xj = both(std::vector<double>(n));
+            solver->solve(*bj.g, *xj.g);
+            const std::vector<double> want = host(*gpu, *xj.g);
+            if (layout == prism::ColorsetLayout::sell) {
+              EXPECT_EQ(column(xg, n, j), want) << "column " << j;  // the same sums
+            } else {
+              EXPECT_LE(prism::test::max_abs_diff(column(xg, n, j), want), 1e-12 * largest(want));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+prism::SolverConfig gpu_config(const std::string& type) {
+  prism::SolverConfig c;
+  c.backend = prism::BackendKind::cuda;
+  c.solver.tolerance = 1e-10;
+  c.preconditioner.type = type;
+  return c;
+}
+
+// Every column as its single solve: the same iterations and status, x to rounding; the
+// device-memory path equals the host path bit for bit.
+TEST_F(CudaBackendTest, MultiColumnSolveEqualsSingleSolves) {
+  const CsrMatrix<double> problems[] = {prism::poisson3d(24, 20, 17),
+                                        prism::elasticity3d(6, 5, 5, 1, {1.0})};
+  for (const CsrMatrix<double>& a : problems) {
+    const index_t n = a.rows;
+    for (const char* type : {"ic0", "jacobi", "none", "block_ic"}) {
+      SCOPED_TRACE(std::string(type) + ", " + std::to_string(n) + " rows");
+      prism::Solver solver(gpu_config(type));
+      solver.setup(a);
+      for (int k : {1, 3, 8}) {
+        std::vector<double> b, x0;
+        for (int j = 0; j < k; ++j) {
+          const auto bj = random_vector(n, 20 + j), xj = random_vector(n, 40 + j);
+          b.insert(b.end(), bj.begin(), bj.end());
+          x0.insert(x0.end(), xj.begin(), xj.end());
+        }
+        if (k > 1) {
+          for (index_t i = 0; i < n; ++i) b[n + i] = 0.0;  // converges at iteration 0
+        }
+        std::vector<double> x = x0;
+        const prism::MultiSolveReport multi = solver.solve(b, x, k);
+        for (int j = 0; j < k; ++j) {
+          std::vector<double> xj = column(x0, n, j);
+          const prism::SolveReport single = solver.solve(column(b, n, j), xj);
+          EXPECT_EQ(multi.column[j].status, single.status) << "column " << j;
+          EXPECT_EQ(multi.column[j].iterations, single.iterations) << "column " << j;
+          EXPECT_LE(prism::test::max_abs_diff(column(x, n, j), xj), 1e-9 * largest(xj));
+        }
+        prism::test::DeviceValues db(b), dx(x0);
+        const prism::MultiSolveReport device =
+            solver.solve_on_backend(db.data(), const_cast<double*>(dx.data()), n, k);
+        std::vector<double> xd(x.size());
+        ASSERT_EQ(
+            cudaMemcpy(xd.data(), dx.data(), xd.size() * sizeof(double), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+        EXPECT_EQ(xd, x);
+        for (int j = 0; j < k; ++j) {
+          EXPECT_EQ(device.column[j].iterations, multi.column[j].iterations);
+        }
+        EXPECT_EQ(multi.preconditioner_reads_once, std::string(type) != "block_ic");
+      }
+    }
+  }
+}
+
+}  // namespace
