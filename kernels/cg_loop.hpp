@@ -11,8 +11,15 @@ namespace prism::kernels {
 #define PRISM_HOST_DEVICE
 #endif
 
-/// Why an iteration loop stops (or `running`: it does not).
-enum class LoopStop : int { running = 0, converged = 1, breakdown = 2, max_iterations = 3 };
+/// Why an iteration loop stops (or `running`: it does not). `requested`: its caller asked
+/// it to (a monitor), never an outcome of cg_stop().
+enum class LoopStop : int {
+  running = 0,
+  converged = 1,
+  breakdown = 2,
+  max_iterations = 3,
+  requested = 4
+};
 
 /// Where the device-side loop keeps its count and its verdict.
 struct LoopState {

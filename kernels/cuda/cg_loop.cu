@@ -13,7 +13,7 @@ constexpr int kThreads = 256;  // as blas1.cu's finish_sum, for the same summati
 __global__ void __launch_bounds__(kThreads)
     cg_loop_check_kernel(cudaGraphConditionalHandle handle, double* scalars,
                          const double* __restrict__ rr_partials, int rr_count, LoopState* state,
-                         double* history, double target, int max_iterations) {
+                         double* history, LoopWatch* watch, double target, int max_iterations) {
   wait_for_previous();
   if (rr_count > 0) {
     double sum = 0.0;
@@ -25,7 +25,13 @@ __global__ void __launch_bounds__(kThreads)
   const int k = state->iteration + 1;
   const double norm = sqrt(scalars[kCgRr]);  // IEEE square root, as std::sqrt on the host
   history[k] = norm;
-  const LoopStop stop = cg_stop(scalars[kCgRz], scalars[kCgPq], norm, target, k, max_iterations);
+  LoopStop stop = cg_stop(scalars[kCgRz], scalars[kCgPq], norm, target, k, max_iterations);
+  if (watch != nullptr) {
+    volatile LoopWatch* shared = watch;
+    __threadfence_system();  // history[k] reaches the host before the count that names it
+    shared->published = k;
+    if (stop == LoopStop::running && shared->stop_request != 0) stop = LoopStop::requested;
+  }
   state->iteration = k;
   state->stop = static_cast<int>(stop);
   cudaGraphSetConditional(handle, stop == LoopStop::running ? 1u : 0u);
@@ -34,10 +40,10 @@ __global__ void __launch_bounds__(kThreads)
 }  // namespace
 
 void cg_loop_check(cudaGraphConditionalHandle handle, double* scalars, const double* rr_partials,
-                   int rr_count, LoopState* state, double* history, double target,
+                   int rr_count, LoopState* state, double* history, LoopWatch* watch, double target,
                    int max_iterations, cudaStream_t stream) {
   launch_after_previous(cg_loop_check_kernel, 1, kThreads, stream, handle, scalars, rr_partials,
-                        rr_count, state, history, target, max_iterations);
+                        rr_count, state, history, watch, target, max_iterations);
 }
 
 }  // namespace prism::kernels::cuda

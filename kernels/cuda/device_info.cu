@@ -25,4 +25,10 @@ int resident_threads() noexcept {
   return sms * per_sm;
 }
 
+bool set_current_device(int device) noexcept {
+  if (cudaSetDevice(device) == cudaSuccess) return true;
+  cudaGetLastError();
+  return false;
+}
+
 }  // namespace prism::kernels::cuda

@@ -10,4 +10,7 @@ int device_count() noexcept;
 /// multiprocessor), 0 when it cannot be queried.
 int resident_threads() noexcept;
 
+/// Makes `device` the calling thread's current device; false when that fails.
+bool set_current_device(int device) noexcept;
+
 }  // namespace prism::kernels::cuda

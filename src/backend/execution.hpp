@@ -44,6 +44,11 @@ struct LoopOutcome {
   std::vector<double> residual_norms;
 };
 
+/// Told of each iteration a loop completes, in order, on the calling thread, while the loop
+/// runs; returns false to ask the loop to stop (it stops with LoopStop::requested: on the
+/// cpu after that iteration, on cuda at the first check after the device sees the request).
+using LoopProgress = std::function<bool(int iteration, double residual_norm)>;
+
 /// Operations recorded once as the body of a loop that the backend repeats by itself,
 /// applying the stopping rule of kernels/cg_loop.hpp to its scalars after each pass
 /// (cuda: a CUDA graph with a while node; no host round trip between iterations).
@@ -51,8 +56,9 @@ class Loop {
  public:
   virtual ~Loop() = default;
   /// Runs the body as iterations first + 1, first + 2, ... until the rule stops it
-  /// (at the latest after max_iterations); returns once it has stopped.
-  virtual LoopOutcome run(int first) = 0;
+  /// (at the latest after max_iterations); returns once it has stopped. `progress` only
+  /// for a loop recorded as watched (Recorder::record_loop).
+  virtual LoopOutcome run(int first, const LoopProgress* progress = nullptr) = 0;
 };
 
 }  // namespace prism::backend

@@ -1,5 +1,7 @@
 #include "common/parallel.hpp"
 
+#include "kernels/host/threaded.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -39,7 +41,9 @@ int host_threads() {
   }
   // More threads than cores to run them makes every barrier of the kernels wait for a
   // descheduled thread.
-  return static_cast<int>(std::clamp<long>(usable_cores(), 1, kMostThreads));
+  // Under OMP_PROC_BIND the calling thread may be bound to one place: the places count.
+  const long cores = std::max<long>(usable_cores(), kernels::host::openmp_places());
+  return static_cast<int>(std::clamp<long>(cores, 1, kMostThreads));
 }
 
 }  // namespace prism::common

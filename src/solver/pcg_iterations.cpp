@@ -30,18 +30,27 @@ bool check(int k, const IterationContext& c, PcgResult& result) {
 }
 
 /// Iteration first + 1 as launches, then the rest as one backend-run loop that tests
-/// every iteration itself.
+/// every iteration itself. A monitor watches it run: it is told every check_every
+/// iterations as the backend publishes them, and the last; its stop takes effect at the
+/// loop's next check (on a GPU, a few iterations after the one it was told).
 void run_loop(CgSteps& steps, const IterationContext& c, int first, PcgResult& result) {
   steps.first_half();
   result.iterations = first + 1;
   if (check(first + 1, c, result) || c.options.max_iterations <= first + 1) return;
+  const bool watched = c.monitor != nullptr;
   const std::unique_ptr<backend::Loop> loop = c.backend.record_loop(
       [&] {
         steps.second_half();
         steps.first_half();
       },
-      c.target, c.options.max_iterations);
-  const backend::LoopOutcome out = loop->run(first + 1);
+      c.target, c.options.max_iterations, watched);
+  int last_told = first + 1;
+  const backend::LoopProgress progress = [&](int k, double norm) {
+    if (k % c.options.check_every != 0) return true;
+    last_told = k;
+    return (*c.monitor)(IterationRecord{k, norm, norm / c.scale, {}});
+  };
+  const backend::LoopOutcome out = loop->run(first + 1, watched ? &progress : nullptr);
   for (std::size_t i = 0; i < out.residual_norms.size(); ++i) {
     const double norm = out.residual_norms[i];
     result.history.push_back({first + 2 + static_cast<int>(i), norm, norm / c.scale, {}});
@@ -50,6 +59,11 @@ void run_loop(CgSteps& steps, const IterationContext& c, int first, PcgResult& r
   if (!out.residual_norms.empty()) result.residual_norm = out.residual_norms.back();
   if (out.stop == kernels::LoopStop::converged) result.status = SolveStatus::converged;
   if (out.stop == kernels::LoopStop::breakdown) result.status = SolveStatus::breakdown;
+  if (out.stop == kernels::LoopStop::requested) {
+    result.status = SolveStatus::stopped;
+  } else if (watched && out.iteration != last_told) {
+    (*c.monitor)(result.history.back());  // the last iteration, as the host checks tell it
+  }
 }
 
 }  // namespace

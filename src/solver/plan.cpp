@@ -151,11 +151,6 @@ RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& b
     case GraphMode::on:
     case GraphMode::loop: {
       const bool loop = options.graph == GraphMode::loop;
-      if (loop && monitored) {
-        throw ConfigError(
-            "solver.graph: loop runs the iterations with no host check, and a monitor reads "
-            "every residual on the host; use graph: on, off or auto");
-      }
       if (!recordable && backend.can_record()) {
         throw ConfigError(std::string("solver.graph: ") + (loop ? "loop" : "on") +
                           " records the iteration, and the preconditioner's apply goes "
@@ -186,12 +181,10 @@ RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& b
   if (!recordable) {
     return why(RunMode::launches, "graph: auto; the preconditioner applies through the host");
   }
-  if (monitored) {
-    return why(RunMode::replay, "graph: auto, timing: total; a monitor reads the residuals");
-  }
   // A loop keeps every residual in device memory; `auto` replays beyond its limit.
   if (backend.can_loop() && options.max_iterations <= kMaxLoopIterations) {
-    return why(RunMode::loop, "graph: auto, timing: total");
+    return why(RunMode::loop, monitored ? "graph: auto, timing: total; the monitor watches it"
+                                        : "graph: auto, timing: total");
   }
   return why(RunMode::replay, "graph: auto, timing: total; no device-side loop for this limit");
 }

@@ -42,7 +42,7 @@ Plan resolve_plan(const SolverConfig& config, const backend::Backend& backend,
 /// Solver::set_solver_options). Throws ConfigError when the options insist on a mode the
 /// backend does not have.
 /// `recordable`: the preconditioner's apply can be recorded (no host round trip in it);
-/// `monitored`: a monitor reads the residuals on the host (no device-side loop).
+/// `monitored`: a monitor watches the residuals (said in the reason).
 RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& backend,
                          std::string* reason = nullptr, bool recordable = true,
                          bool monitored = false);

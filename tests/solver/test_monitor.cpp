@@ -110,15 +110,51 @@ TEST(Monitor, SeesTheResidualsOfTheCallersRightHandSide) {
   EXPECT_GT(first, 1e199);
 }
 
-TEST(Monitor, RulesOutTheDeviceSideLoop) {
-  prism::SolverConfig c = config(1);
-  c.solver.timing = prism::TimingMode::total;
-  c.solver.graph = prism::GraphMode::loop;
-  prism::Solver s(c);
-  s.setup(prism::poisson2d(5, 5));
-  s.set_monitor([](const IterationRecord&) { return true; });
-  std::vector<double> x;
-  EXPECT_THROW(s.solve(std::vector<double>(25, 1.0), x), prism::ConfigError);
+// graph: loop (the cpu backend runs the loop on the host by the device loop's rules): the
+// monitor watches it, sees the records the history holds at every check_every iterations
+// and the last, and its stop ends the loop after that iteration with that iterate.
+TEST(Monitor, WatchesTheLoopTheBackendRuns) {
+  const CsrMatrix<double> a = prism::poisson3d(9, 8, 7);
+  const std::vector<double> b = prism::test::random_vector(a.rows, 5);
+  for (const int every : {1, 4}) {
+    SCOPED_TRACE(every);
+    prism::SolverConfig c = config(every);
+    c.solver.timing = prism::TimingMode::total;
+    c.solver.graph = prism::GraphMode::loop;
+    prism::Solver s(c);
+    s.setup(a);
+    std::vector<IterationRecord> seen;
+    s.set_monitor([&](const IterationRecord& r) {
+      seen.push_back(r);
+      return true;
+    });
+    std::vector<double> x;
+    const prism::SolveReport report = s.solve(b, x);
+    ASSERT_TRUE(report.converged());
+    ASSERT_FALSE(seen.empty());
+    EXPECT_EQ(seen.front().iteration, 0);
+    EXPECT_EQ(seen.back().iteration, report.iterations);
+    for (const IterationRecord& r : seen) {
+      const IterationRecord& h = report.history[static_cast<std::size_t>(r.iteration)];
+      EXPECT_EQ(h.iteration, r.iteration);
+      EXPECT_EQ(h.residual_norm, r.residual_norm);
+      if (r.iteration > 1 && r.iteration < report.iterations) {
+        EXPECT_EQ(r.iteration % every, 0) << r.iteration;
+      }
+    }
+
+    s.set_monitor([](const IterationRecord& r) { return r.iteration < 8; });
+    std::vector<double> x_stopped;
+    const prism::SolveReport stopped = s.solve(b, x_stopped);
+    EXPECT_EQ(stopped.status, prism::SolveStatus::stopped);
+    EXPECT_EQ(stopped.iterations, 8);
+    c.solver.max_iterations = 8;
+    prism::Solver limited(c);
+    limited.setup(a);
+    std::vector<double> x_limited;
+    EXPECT_EQ(limited.solve(b, x_limited).status, prism::SolveStatus::max_iterations);
+    EXPECT_EQ(x_stopped, x_limited);
+  }
 }
 
 }  // namespace
