@@ -9,7 +9,9 @@
 //
 //   bench_pcg [--repeats N] [--json FILE] [--dump-dir DIR] [--no-eigen]
 //             [--backend auto|cpu|cuda] [--cpu-kernels threaded,reference]
-//             [--eigen-threads N] [--configs LIST] PROBLEM.yaml...
+//             [--eigen-threads N] [--configs LIST] [--columns K] PROBLEM.yaml...
+// --columns K (K >= 2): also times K right-hand sides solved together against one solve
+// and K single solves (tools/bench_columns.hpp), a line after each row.
 // --cpu-kernels (backend cpu): the kernels to run each configuration with, one row each
 // (reference rows are named CONFIG-ref); the threads are the machine's or
 // PRISM_HOST_THREADS.
@@ -23,6 +25,7 @@
 #include <prism/problem.hpp>
 #include <prism/solver.hpp>
 
+#include "bench_columns.hpp"
 #include "common/parallel.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_writer.hpp"
@@ -86,6 +89,11 @@ Config block_ic(std::string name, int supernode, prism::Precision precision,
 const std::vector<Config> kAllConfigs{
     {"none", "none", prism::Ordering::natural},
     {"jacobi", "jacobi", prism::Ordering::natural},
+    // The SpMV layouts side by side (on the cpu backend csr_vector is its CSR SpMV).
+    {"jacobi-csr", "jacobi", prism::Ordering::natural, prism::TrisolveAlgorithm::automatic,
+     prism::SpmvAlgorithm::csr_vector},
+    {"jacobi-sell", "jacobi", prism::Ordering::natural, prism::TrisolveAlgorithm::automatic,
+     prism::SpmvAlgorithm::sell},
     {"ic0-natural", "ic0", prism::Ordering::natural},
     {"ic0-color-cusparse", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::cusparse,
      prism::SpmvAlgorithm::cusparse},
@@ -106,6 +114,10 @@ const std::vector<Config> kAllConfigs{
     {"ic0-color-sell", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::colorset,
      prism::SpmvAlgorithm::sell, prism::Ic0Factorization::automatic, prism::Precision::fp64,
      prism::GraphMode::automatic, prism::ColorsetLayout::sell},
+    // prism's CSR kernels both (the cpu backend's CSR SpMV and color-set solves).
+    {"ic0-color-csr-vector", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::colorset,
+     prism::SpmvAlgorithm::csr_vector, prism::Ic0Factorization::automatic, prism::Precision::fp64,
+     prism::GraphMode::automatic, prism::ColorsetLayout::csr},
     // Level-cyclic coloring (coloring.method: level_cyclic) with 8 and 16 colors.
     {"ic0-cyclic8", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::automatic,
      prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::automatic, prism::Precision::fp64,
@@ -132,7 +144,7 @@ const std::vector<Config> kAllConfigs{
     block_ic("block_ic-sn24-trsv", 24, prism::Precision::fp64, prism::BlockIcSolve::trsv)};
 
 struct Result {
-  std::string problem, config, backend, device, trisolve, cpu_kernels;
+  std::string problem, config, backend, device, trisolve, trisolve_layout, spmv, cpu_kernels;
   bool graph = false;        ///< the timed solves replayed a CUDA graph
   bool device_loop = false;  ///< ... as a device-side loop (convergence tested there)
   long long rows = 0, nnz = 0;
@@ -148,6 +160,7 @@ struct Result {
   double bytes_per_iteration = 0, bandwidth = 0;
   double true_residual = 0;
   prism::PhaseArray phase_per_iteration{}, phase_bytes_per_iteration{};
+  bench::ColumnsTiming columns;  ///< --columns
 };
 
 double median(std::vector<double> v) {
@@ -186,7 +199,7 @@ double host_copy_bandwidth() {
 }
 
 Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const Config& c,
-                 prism::BackendKind backend, prism::CpuKernels kernels, int repeats) {
+                 prism::BackendKind backend, prism::CpuKernels kernels, int repeats, int columns) {
   prism::SolverConfig config = spec.config;
   config.backend = backend;
   config.cpu_kernels = kernels;
@@ -229,6 +242,8 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
     if (kernels == prism::CpuKernels::reference) r.config += "-ref";
   }
   r.trisolve = phased.trisolve;
+  r.trisolve_layout = phased.trisolve_layout;
+  r.spmv = phased.spmv;
   r.colors = phased.ordering.colors.count;
   r.levels = phased.ordering.levels.count;
   r.converged = phased.converged();
@@ -263,6 +278,7 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   }
   r.solve_median = median(times);
   r.solve_min = *std::min_element(times.begin(), times.end());
+  if (columns >= 2) r.columns = bench::time_columns(solver, p, columns, repeats);
 
   // refactor(): new values on the same pattern (here the same values), as a time step.
   std::vector<double> walls, factors;
@@ -355,6 +371,8 @@ void write_json(const std::string& path, const std::vector<Result>& results) {
     w.key("device").value(r.device);
     if (!r.cpu_kernels.empty()) w.key("cpu_kernels").value(r.cpu_kernels);
     w.key("trisolve").value(r.trisolve);
+    if (!r.trisolve_layout.empty()) w.key("trisolve_layout").value(r.trisolve_layout);
+    if (!r.spmv.empty()) w.key("spmv").value(r.spmv);
     w.key("graph").value(r.graph);
     w.key("device_loop").value(r.device_loop);
     w.key("rows").value(r.rows);
@@ -363,6 +381,17 @@ void write_json(const std::string& path, const std::vector<Result>& results) {
     w.key("levels").value(r.levels);
     w.key("converged").value(r.converged);
     w.key("iterations").value(r.iterations);
+    if (r.columns.k > 0) {
+      w.key("columns").begin_object();
+      w.key("k").value(r.columns.k);
+      w.key("converged").value(r.columns.converged);
+      w.key("iterations").value(r.columns.iterations);
+      w.key("preconditioner_reads_once").value(r.columns.reads_once);
+      w.key("seconds_together").value(r.columns.multi);
+      w.key("seconds_one").value(r.columns.one);
+      w.key("seconds_singles").value(r.columns.singles);
+      w.end_object();
+    }
     w.key("true_relative_residual").value(r.true_residual);
     w.key("setup").begin_object();
     w.key("wall_seconds").value(r.setup_wall);
@@ -421,6 +450,19 @@ void print_row(const Result& r) {
       per_it > 0 ? r.refactor_backend_wall / per_it : 0.0, r.colors);
 }
 
+/// --columns: the K columns together against one solve and K single solves.
+void print_columns(const Result& r) {
+  const bench::ColumnsTiming& c = r.columns;
+  if (c.k == 0) return;
+  std::printf(
+      "%-16s %-23s %d columns together %.2f ms (%.2f ms a column%s), one solve %.2f ms, "
+      "%d single solves %.2f ms: %.2fx one, %.2fx the singles; factor read %s\n",
+      r.problem.c_str(), r.config.c_str(), c.k, c.multi * 1e3, c.multi * 1e3 / c.k,
+      c.converged ? "" : ", NOT all converged", c.one * 1e3, c.k, c.singles * 1e3,
+      c.one > 0 ? c.multi / c.one : 0.0, c.singles > 0 ? c.multi / c.singles : 0.0,
+      c.reads_once ? "once" : "per column");
+}
+
 std::vector<prism::CpuKernels> parse_kernels(const std::string& list) {
   std::vector<prism::CpuKernels> out;
   std::size_t start = 0;
@@ -440,6 +482,7 @@ std::vector<prism::CpuKernels> parse_kernels(const std::string& list) {
 
 int main(int argc, char** argv) {
   int repeats = 5;
+  int columns = 0;
   std::string json_path, dump_dir,
       configs =
           ",none,jacobi,ic0-natural,ic0-color-cusparse,ic0-color,ic0-color-launches,block_ic,";
@@ -468,6 +511,9 @@ int main(int argc, char** argv) {
         if (!prism::from_string(next(), backend)) throw prism::ConfigError("bad --backend");
       } else if (a == "--cpu-kernels") {
         cpu_kernels = parse_kernels(next());
+      } else if (a == "--columns") {
+        columns = std::stoi(next());
+        if (columns < 2) throw prism::ConfigError("--columns needs 2 or more");
       } else if (a == "--eigen-threads") {
         Eigen::setNbThreads(std::max(1, std::stoi(next())));
       } else {
@@ -494,7 +540,7 @@ int main(int argc, char** argv) {
           // The kernels choice only matters on the cpu backend.
           if (backend != prism::BackendKind::cpu && kernels != cpu_kernels.front()) continue;
           try {
-            results.push_back(run_prism(spec, p, c, backend, kernels, repeats));
+            results.push_back(run_prism(spec, p, c, backend, kernels, repeats, columns));
           } catch (const prism::ConfigError& e) {  // e.g. cusparse on the cpu backend
             std::printf("%-16s %-23s skipped: %s\n", spec.name.c_str(), c.name.c_str(), e.what());
             continue;
@@ -505,6 +551,7 @@ int main(int argc, char** argv) {
             r.bandwidth = host_bandwidth;
           }
           print_row(r);
+          print_columns(r);
           std::fflush(stdout);
         }
       }

@@ -62,24 +62,29 @@ enum class TrisolveAlgorithm {
 
 /// Sparse matrix-vector product algorithm.
 enum class SpmvAlgorithm {
-  automatic,   ///< "auto": cpu: its CSR SpMV; cuda: sell unless the SELL-32 padding is large
-               ///< (more than 1.5 stored entries a nonzero), then cusparse
+  automatic,   ///< "auto": cpu (threaded kernels): sell where SELL-8 moves no more bytes than
+               ///< CSR, else its CSR SpMV (the reference kernels: CSR); cuda: sell unless
+               ///< the SELL-32 padding is large (more than 1.5 stored entries a nonzero),
+               ///< then cusparse
   cusparse,    ///< "cusparse": cusparseSpMV (CSR_ALG2), cuda only
   csr_vector,  ///< "csr_vector": prism's kernel, a power-of-two group of threads per row
                ///< sized from the mean row length; cuda (the cpu runs its CSR SpMV)
-  sell,        ///< "sell": prism's kernel on the SELL-32 layout (kernels/sell.hpp), one
-               ///< thread per row; cuda (the cpu runs its CSR SpMV)
+  sell,        ///< "sell": prism's kernel on the SELL-C layout (kernels/sell.hpp); cuda:
+               ///< SELL-32, one thread per row; cpu (threaded kernels): SELL-8, a slice's
+               ///< rows in SIMD lanes (the reference kernels run their CSR SpMV)
   bsr,         ///< "bsr": prism's kernel on b x b blocks (kernels/bsr.hpp), a warp per block
                ///< row, for matrices whose node blocks (find_node_blocks) all have b >= 2
                ///< rows; where they do not, the choice of auto (the matrix's algorithm()
                ///< says so); cuda (the cpu runs its CSR SpMV)
 };
 
-/// Storage of the strict triangle in the GPU color-set solves.
+/// Storage of the strict triangle in the color-set solves (the reference kernels: CSR).
 enum class ColorsetLayout {
-  automatic,  ///< "auto": sell unless padding makes it move too many bytes, then csr
-  csr,        ///< "csr": CSR, a power-of-two group of threads per row
-  sell,       ///< "sell": SELL-32 (kernels/sell.hpp), one thread per row, coalesced
+  automatic,  ///< "auto": sell unless padding makes it move too many bytes (cuda: also for
+              ///< small colors), then csr
+  csr,        ///< "csr": CSR; cuda: a power-of-two group of threads per row
+  sell,       ///< "sell": SELL-C (kernels/sell.hpp); cuda: SELL-32, one thread per row,
+              ///< coalesced; cpu (threaded kernels): SELL-8, a slice's rows in SIMD lanes
 };
 
 /// Where the IC(0) numeric factorization runs.
@@ -122,6 +127,16 @@ enum class GraphMode {
   loop,       ///< "loop": the whole iteration loop, convergence test included, runs on
               ///< the device (a CUDA graph while node): no host round trip per iteration
   off,        ///< "off": every operation launched one by one
+};
+
+/// The PCG recurrences of a distributed solve (include/prism/distributed.hpp, `mpirun -np P
+/// prism solve`); a one-process solve runs prism's one PCG loop whatever this says.
+enum class CgVariant {
+  automatic,         ///< "auto": single_reduction
+  classic,           ///< "classic": Hestenes-Stiefel, two all-reduces per iteration: (p, A p),
+                     ///< then (r, z) with (r, r)
+  single_reduction,  ///< "single_reduction": Chronopoulos and Gear (1989): (r, z), (r, r) and
+                     ///< (A z, z) in one all-reduce per iteration, for one more vector update
 };
 
 /// Names of an enum's values, in declaration order (the strings used in YAML).
@@ -252,6 +267,8 @@ struct SolverOptions {
   MatrixCheck check = MatrixCheck::full;
   /// check full: |a_ij - a_ji| <= symmetry_tolerance * max|a|; in [0, 1).
   double symmetry_tolerance = 1e-12;
+  /// The recurrences of a distributed solve (CgVariant).
+  CgVariant cg_variant = CgVariant::automatic;
 };
 
 /// Everything a Solver needs besides the matrix.
@@ -261,6 +278,16 @@ struct SolverConfig {
   BackendKind backend = BackendKind::automatic;
   /// The kernels the cpu backend runs (also where `auto` falls back to it).
   CpuKernels cpu_kernels = CpuKernels::threaded;
+  /// The CUDA device the solver works on (backend cuda, or auto where it takes cuda): -1
+  /// the calling thread's current device when the solver is constructed (0 unless the
+  /// caller chose another). Every call of the solver makes it current and gives the
+  /// caller's device back on return.
+  int device = -1;
+  /// A cudaStream_t the solver queues all its work on, created and owned by the caller on
+  /// `device` and alive for the solver's life (not the legacy default stream, which
+  /// cannot be recorded into graphs); nullptr: a stream of the solver's own. Work the
+  /// caller queues on it before a call is ordered before the solver's.
+  void* stream = nullptr;
 };
 
 }  // namespace prism

@@ -151,4 +151,55 @@ struct SolveReport {
   bool converged() const noexcept { return status == SolveStatus::converged; }
 };
 
+/// One column of a multi-column solve (Solver::solve with `columns`): what SolveReport says
+/// of a one-column solve's outcome.
+struct ColumnReport {
+  SolveStatus status = SolveStatus::max_iterations;
+  int iterations = 0;
+  double rhs_norm = 0.0;
+  double initial_residual_norm = 0.0;
+  double relative_residual = 0.0;       ///< recursive ||r_k|| / ||b|| at the end
+  double true_relative_residual = 0.0;  ///< ||b - A x|| / ||b|| recomputed at the end
+  int residual_replacements = 0;
+  std::string diagnosis;  ///< as SolveReport::diagnosis
+  /// The residuals read (iteration 0, then every check_every iterations); no phase times
+  /// (the columns share the iterations: MultiSolveReport::phase_seconds).
+  std::vector<IterationRecord> history;
+
+  bool converged() const noexcept { return status == SolveStatus::converged; }
+};
+
+/// A multi-column solve: each column's outcome and the whole solve's times.
+struct MultiSolveReport {
+  std::string backend;         ///< "cpu" or "cuda"
+  std::string device;          ///< the device, in words
+  std::string preconditioner;  ///< registered name
+  /// The matrix's SpMV algorithm (of one-column solves). The multi-column SpMM reads the
+  /// SELL-32 copy where that is cuda's `sell`, column by column where it is `bsr`, else the
+  /// CSR copy (the cpu backend's SELL-8 SpMV included).
+  std::string spmv;
+  /// Whether the preconditioner's apply read its factor once per iteration for all the
+  /// columns (none, jacobi, ic0 with color-set solves), or went column by column (block_ic,
+  /// line_jacobi, line_ic, user, ic0 with another triangular solve).
+  bool preconditioner_reads_once = false;
+  index_t rows = 0;
+  index_t nnz = 0;
+  int columns = 0;
+  double tolerance = 0.0;
+  double absolute_tolerance = 0.0;
+  int max_iterations = 0;
+  int check_every = 1;
+  int iterations = 0;                ///< iterations run: the most of any column
+  double solve_seconds = 0.0;        ///< wall time of the iterations, all columns
+  PhaseArray phase_seconds{};        ///< phase totals over all iterations and columns
+  std::vector<ColumnReport> column;  ///< one per column, in the caller's order
+
+  bool converged() const noexcept {
+    for (const ColumnReport& c : column) {
+      if (!c.converged()) return false;
+    }
+    return true;
+  }
+};
+
 }  // namespace prism

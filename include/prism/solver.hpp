@@ -31,6 +31,8 @@ namespace prism {
 /// apply_preconditioner_on_backend() gives the preconditioner alone, for a Krylov method of
 /// the caller's own; set_preconditioner_callback() plugs the caller's preconditioner into
 /// prism's PCG (`preconditioner.type: user`).
+/// One thread at a time may call a Solver; Solvers of their own may run on several threads
+/// at once (docs/embedding.md, "Threads and solvers").
 class Solver {
  public:
   explicit Solver(SolverConfig config);
@@ -106,6 +108,31 @@ class Solver {
   /// backend cannot read, b and x overlapping.
   SolveReport solve_on_backend(const double* b, double* x, std::size_t count);
 
+  /// Solves A X = B for `columns` right-hand sides at once: b and x hold `columns` columns
+  /// of `rows` (= the matrix's rows) doubles each, column-major (column j at b + j * rows),
+  /// in host memory and the caller's ordering; x is the initial guesses on entry and the
+  /// solutions on return, b is only read, and the two must not overlap. The columns are
+  /// independent PCG recurrences advanced together (each its own alpha, beta and the
+  /// stopping test of solve(), its own scaling into range); a column that converges, breaks
+  /// down or stagnates drops out and the iterations go on with the others. SpMV reads the
+  /// matrix once per iteration for all the active columns, and so do the preconditioners
+  /// none, jacobi and ic0 with color-set solves their factor (block_ic, line_jacobi, line_ic,
+  /// user and ic0 with other triangular solves apply column by column:
+  /// MultiSolveReport::preconditioner_reads_once). Column j's result is that of solve() on
+  /// column j with timing: phases (the same iterations; on the cpu backend the same bits,
+  /// on cuda equal to rounding). The iterations run launch by launch with the host checking
+  /// every check_every iterations (no graph, no device-side loop); the monitor is not
+  /// called. Throws InvalidMatrixError on a wrong size or columns outside 1 to 65535 (or
+  /// rows * columns of 2^31 or more), as solve() otherwise.
+  MultiSolveReport solve(const double* b, double* x, std::size_t rows, int columns);
+  /// The same on vectors of rows * columns entries; an empty x starts from zeros.
+  MultiSolveReport solve(const std::vector<double>& b, std::vector<double>& x, int columns);
+  /// The multi-column solve on memory the backend reads, as solve_on_backend() takes it
+  /// (cuda: device or managed memory): b and x each rows * columns doubles, column-major.
+  /// Each column's result equals solve() of that column with the same values in host memory,
+  /// bit for bit. Throws as solve_on_backend() does, and on columns as solve().
+  MultiSolveReport solve_on_backend(const double* b, double* x, std::size_t rows, int columns);
+
   /// z = M^{-1} r with the preconditioner the solves iterate with (the one of the last
   /// setup() or refactor()), on host vectors in the caller's ordering: for a Krylov method
   /// of the caller's own. z is resized to r's size. On the cuda backend r and z pass
@@ -137,12 +164,15 @@ class Solver {
   /// preconditioner and backend stay as constructed).
   void set_solver_options(const SolverOptions& options);
 
-  /// Called during solve() with each residual the solver reads: the initial one
-  /// (iteration 0), then every check_every iterations and at the last; the record's phase
-  /// times are not known yet (zero). Returning false stops the solve after that iteration
-  /// with status `stopped` and x the iterate of that iteration. A monitor needs the
-  /// host to read the residuals: with one, `graph: auto` never runs the device-side loop
-  /// and `graph: loop` is a ConfigError at solve(). An empty function removes it.
+  /// Called during solve(), on the calling thread, with each residual the solver reads:
+  /// the initial one (iteration 0), then every check_every iterations and at the last; the
+  /// record's phase times are not known yet (zero). Returning false stops the solve with
+  /// status `stopped`: where the host checks the iterations (and on the cpu backend), after
+  /// that iteration, with x its iterate; where the GPU runs the loop by itself (`graph:
+  /// loop`, or auto with timing total), the host watches the residuals the loop publishes
+  /// (polled every 0.1 ms) and the loop stops at its first check after it sees the request,
+  /// a few iterations later: the report's iterations and x are those of the iteration it
+  /// stopped at. An empty function removes it.
   using Monitor = std::function<bool(const IterationRecord&)>;
   void set_monitor(Monitor monitor);
 

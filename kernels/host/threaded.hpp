@@ -11,11 +11,18 @@
 #include "kernels/block_ic.hpp"
 #include "kernels/csr_view.hpp"
 #include "kernels/ic0.hpp"
+#include "kernels/sell.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace prism::kernels::host {
+
+/// The places (OMP_PLACES) OpenMP binds threads to, 0 where none are set or there is no
+/// OpenMP. With OMP_PROC_BIND set, OpenMP binds the initial thread to the first place at
+/// start-up, so the thread's own affinity no longer tells how many cores the process has.
+int openmp_places() noexcept;
 
 /// Entries per partial sum of a reduction: fixed, so sums do not depend on the threads.
 inline constexpr index_t kReductionChunk = 1024;
@@ -61,6 +68,25 @@ void spmv(int threads, CsrView<double> a, const double* x, double* y);
 /// y = A x; returns x . y (one pass; the bits of spmv then dot).
 double spmv_dot(int threads, CsrView<double> a, const double* x, double* y);
 
+/// y = A x on A's SELL-8 layout (kernels/sell.hpp: C = kHostSellSlice, one range): the
+/// lanes of a slice in SIMD registers, each row summed in reference::spmv's order (its
+/// bits); the threads take whole chunks of rows of about equal stored entries.
+void sell_spmv(int threads, SellView a, const double* x, double* y);
+
+/// y = A x on the SELL-8 layout; returns x . y (one pass; the bits of spmv then dot).
+double sell_spmv_dot(int threads, SellView a, const double* x, double* y);
+
+/// Copies a SELL-8 layout of one range (slice pointers, columns, sources) into new
+/// storage in sell_spmv's parts, so that each thread first touches the slices it
+/// multiplies. Throws ConfigError for another slice or several ranges.
+void sell_place(int threads, const SellLayout& layout, index_t* slice_ptr, index_t* col_idx,
+                index_t* source);
+
+/// values[k] = csr_values[source[k]], 0 for padding, in sell_spmv's parts (a's values
+/// ignored): the SELL values of new storage (first touch) or of new CSR values.
+void sell_values(int threads, SellView a, const index_t* source, const double* csr_values,
+                 double* values);
+
 /// Copies a's arrays (a.rows + 1 row pointers, then the entries) into new storage in the
 /// SpMV's parts of rows, so that each thread first touches the rows it multiplies.
 void copy_csr(int threads, CsrView<double> a, index_t* row_ptr, index_t* col_idx, double* values);
@@ -70,6 +96,27 @@ void copy_csr(int threads, CsrView<double> a, index_t* row_ptr, index_t* col_idx
 void colorset_solve(int threads, CsrView<double> strict, const double* inverse_diagonal,
                     const index_t* block_ptr, int num_blocks, bool lower, const double* b,
                     double* x);
+
+/// write(begin, end) on the rows of colorset_solve's parts (`rows` rows in num_blocks
+/// blocks), each part on the thread that solves it (runs of small blocks on the first):
+/// the first writes of the solves' storage. write must not throw.
+void colorset_touch(int threads, index_t rows, const index_t* block_ptr, int num_blocks,
+                    const std::function<void(index_t, index_t)>& write);
+
+/// colorset_solve on the strict triangle's SELL-8 layout with its blocks as the ranges
+/// (sell_layout(strict, block_ptr, kHostSellSlice)): a slice's lanes at once, each row the
+/// reference's bits; the blocks parted as colorset_solve parts them, in whole slices.
+void colorset_solve_sell(int threads, SellRangesView a, const double* inverse_diagonal, bool lower,
+                         const double* b, double* x);
+
+/// Copies such a layout's slice pointers, columns and sources into new storage in
+/// colorset_solve_sell's parts (first touch). Throws ConfigError for another slice.
+void colorset_sell_place(int threads, const SellLayout& layout, index_t* slice_ptr,
+                         index_t* col_idx, index_t* source);
+
+/// values[k] = strict_values[source[k]], 0 for padding, in colorset_solve_sell's parts.
+void colorset_sell_values(int threads, SellRangesView a, const index_t* source,
+                          const double* strict_values, double* values);
 
 /// reference::ic0_scale
 Ic0Status ic0_scale(int threads, CsrView<double> lower, const index_t* source, const double* a,

@@ -13,6 +13,7 @@
 #include <prism/options.hpp>
 #include <prism/report.hpp>
 
+#include "backend/columns.hpp"
 #include "backend/execution.hpp"
 #include "backend/factors.hpp"
 #include "backend/handles.hpp"
@@ -78,9 +79,11 @@ class Recorder {
   /// CUDA 12.4+; cpu: yes, the loop runs on the host with the same rule).
   virtual bool can_loop() const = 0;
   /// Records `body` (the same rules as record()) as the body of a Loop that stops by
-  /// kernels::cg_stop(s[rz], s[pq], sqrt(s[rr]), target, k, max_iterations).
+  /// kernels::cg_stop(s[rz], s[pq], sqrt(s[rr]), target, k, max_iterations). `watched`: the
+  /// loop's run() takes a LoopProgress (cuda: each check also publishes its residual to
+  /// host memory and reads the host's stop request, a little more work per iteration).
   virtual std::unique_ptr<Loop> record_loop(const std::function<void()>& body, double target,
-                                            int max_iterations) = 0;
+                                            int max_iterations, bool watched = false) = 0;
 };
 
 /// What preconditioners build on besides vectors: factors and elementwise operations.
@@ -109,6 +112,8 @@ class FactorOperations {
   /// Batched tridiagonal solves on `batches` (line preconditioners).
   virtual std::unique_ptr<TridiagonalSolver> make_tridiagonal_solver(
       const TridiagonalBatches& batches) = 0;
+  /// Line IC's solves on the pattern of `factor` (its values are not read; update_values).
+  virtual std::unique_ptr<LineIcSolver> make_line_ic_solver(const LineIcFactor& factor) = 0;
   /// y = d .* x
   virtual void pointwise_multiply(const Vector& d, const Vector& x, Vector& y) = 0;
   /// x = 1 / x; the first i with x_i not positive or not finite, -1 when none; waits.
@@ -149,8 +154,10 @@ class ValueOperations {
   virtual void synchronize() = 0;
 };
 
-/// A backend: its memory (vectors, matrices), timing, and the groups above.
+/// A backend: its memory (vectors, matrices), timing, and the groups above (and the
+/// multi-column operations of backend/columns.hpp).
 class Backend : public CgOperations,
+                public ColumnOperations,
                 public Recorder,
                 public FactorOperations,
                 public ValueOperations {
@@ -194,14 +201,45 @@ class Backend : public CgOperations,
   /// Device memory held now by prism's allocations in this process (every solver's; the
   /// cuda backend counts its cudaMalloc calls); 0 on the cpu.
   virtual std::size_t device_bytes() const { return 0; }
+
+  /// Makes the backend's device the calling thread's current one and returns the device
+  /// that was current (cuda); -1 and nothing done on the cpu. DeviceScope gives it back.
+  virtual int make_device_current() { return -1; }
+};
+
+/// Makes `device` the calling thread's current CUDA device (a no-op for -1 or without
+/// CUDA); never throws.
+void restore_current_device(int device) noexcept;
+
+/// While alive, the backend's device is current on the calling thread; the caller's
+/// device is given back on destruction (even where the backend is gone by then). Every
+/// Solver call that reaches the backend opens one, so a caller working on another device
+/// is left as it was.
+class DeviceScope {
+ public:
+  explicit DeviceScope(Backend& backend) : previous_(backend.make_device_current()) {}
+  ~DeviceScope() { restore_current_device(previous_); }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_;
+};
+
+/// Where a cuda backend works (SolverConfig::device and ::stream).
+struct DevicePlacement {
+  int device = -1;         ///< -1: the current device
+  void* stream = nullptr;  ///< the caller's cudaStream_t; nullptr: one of the backend's own
 };
 
 /// Creates the backend for a kind; `automatic` resolves to cuda when a device is
 /// usable, else cpu, and says why in *reason ("" for an explicit kind). Throws
-/// BackendError for `cuda` when no CUDA device is usable (none, busy or lost). `reason`
-/// may be null. A cpu
-/// backend runs `cpu_kernels`.
+/// BackendError for `cuda` when no CUDA device is usable (none, busy or lost), and
+/// ConfigError for a placement that names no device or a stream that cannot serve (the
+/// legacy default stream, another device's). `reason` may be null. A cpu backend runs
+/// `cpu_kernels`; a cuda one works on `placement`.
 std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* reason,
-                                      CpuKernels cpu_kernels = CpuKernels::threaded);
+                                      CpuKernels cpu_kernels = CpuKernels::threaded,
+                                      const DevicePlacement& placement = {});
 
 }  // namespace prism::backend

@@ -21,8 +21,16 @@ bool cuda_available() {
 
 namespace backend {
 
-std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* reason,
-                                      CpuKernels cpu_kernels) {
+void restore_current_device(int device) noexcept {
+#ifdef PRISM_HAVE_CUDA
+  if (device >= 0) kernels::cuda::set_current_device(device);
+#else
+  static_cast<void>(device);
+#endif
+}
+
+std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* reason, CpuKernels cpu_kernels,
+                                      const DevicePlacement& placement) {
   std::string ignored;  // a caller that does not ask why
   if (reason == nullptr) reason = &ignored;
   reason->clear();
@@ -35,7 +43,7 @@ std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* reason,
         // A device in exclusive use by another process, or lost, fails here: the CPU
         // takes the problem instead.
         try {
-          std::unique_ptr<Backend> cuda = make_cuda_backend();
+          std::unique_ptr<Backend> cuda = make_cuda_backend(placement);
           *reason = "backend: auto chose cuda (" + cuda->device_name() + ")";
           return cuda;
         } catch (const BackendError& e) {
@@ -49,8 +57,9 @@ std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* reason,
       return make_cpu_backend(cpu_kernels);
     case BackendKind::cuda:
 #ifdef PRISM_HAVE_CUDA
-      return make_cuda_backend();
+      return make_cuda_backend(placement);
 #else
+      static_cast<void>(placement);
       throw BackendError("backend 'cuda' requested but prism was built without CUDA");
 #endif
   }

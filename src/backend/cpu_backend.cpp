@@ -1,6 +1,9 @@
 #include "backend/cpu_backend.hpp"
+#include "backend/cpu_columns.hpp"
 #include "backend/host_block_ic_factor.hpp"
 #include "backend/host_kernels.hpp"
+#include "backend/host_line_ic.hpp"
+#include "backend/host_sell.hpp"
 #include "backend/split_triangle.hpp"
 #include "common/host_array.hpp"
 #include "common/memory.hpp"
@@ -18,6 +21,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 namespace prism::backend {
@@ -65,7 +69,8 @@ class CpuIndexMap final : public IndexMap {
 class CpuMatrix final : public Matrix {
  public:
   /// A copy of `a`, first written by `placement`'s threads in its SpMV's parts of rows;
-  /// `algorithm`: "reference", or "csr" for the threaded kernels' SpMV.
+  /// `algorithm`: "reference", "csr" for the threaded kernels' CSR SpMV, or "sell" for
+  /// their SELL-8 SpMV (with a SELL copy beside the CSR one).
   CpuMatrix(const CsrMatrix<double>& a, const HostKernels& placement, std::string algorithm)
       : rows_(a.rows),
         cols_(a.cols),
@@ -76,6 +81,7 @@ class CpuMatrix final : public Matrix {
     if (a.row_ptr.empty()) return;
     placement.copy_csr({a.rows, a.cols, a.row_ptr.data(), a.col_idx.data(), a.values.data()},
                        row_ptr_.data(), col_idx_.data(), values_.data());
+    if (algorithm_ == "sell") sell_.emplace(a, placement);
   }
   index_t rows() const override { return rows_; }
   index_t nnz() const override { return static_cast<index_t>(values_.size()); }
@@ -83,18 +89,23 @@ class CpuMatrix final : public Matrix {
   void update_values(const std::vector<double>& values) override {
     check_value_count(values_.size(), values.size());
     std::copy(values.begin(), values.end(), values_.begin());
+    if (sell_) sell_->update_values(values_.data());
   }
   void update_values(const SourceValues& a) override {
     const std::vector<index_t>& source = *a.source;
     check_value_count(values_.size(), source.size());
     for (std::size_t k = 0; k < source.size(); ++k) values_[k] = a.values[source[k]];
+    if (sell_) sell_->update_values(values_.data());
   }
   kernels::CsrView<double> view() const {
     return {rows_, cols_, row_ptr_.data(), col_idx_.data(), values_.data()};
   }
   double* values() { return values_.data(); }
+  /// The SELL copy the threaded SpMV reads instead of view(); null for a CSR matrix.
+  const HostSellMatrix* sell() const { return sell_ ? &*sell_ : nullptr; }
   std::size_t host_bytes() const override {
-    return common::bytes_of(row_ptr_) + common::bytes_of(col_idx_) + common::bytes_of(values_);
+    return common::bytes_of(row_ptr_) + common::bytes_of(col_idx_) + common::bytes_of(values_) +
+           (sell_ ? sell_->host_bytes() : 0);
   }
 
  private:
@@ -102,6 +113,7 @@ class CpuMatrix final : public Matrix {
   common::HostArray<index_t> row_ptr_, col_idx_;
   common::HostArray<double> values_;
   std::string algorithm_;
+  std::optional<HostSellMatrix> sell_;
 };
 
 const CpuVector& cast(const Vector& v) {
@@ -179,28 +191,66 @@ class CpuTriangularSolver final : public TriangularSolver {
   Triangle triangle_;
 };
 
+/// The SELL-8 copy of a split factor's strict triangle that the threaded kernels' color-set
+/// solve reads: for colorset_layout sell, or auto where it moves no more bytes than CSR
+/// (host_sell_colorset_pays). None for the reference kernels (their solve is the oracle's).
+std::optional<HostSellColorset> sell_copy(const SplitTriangle& split, ColorsetLayout layout,
+                                          const HostKernels& kernels) {
+  if (kernels.kind() != CpuKernels::threaded || layout == ColorsetLayout::csr ||
+      (layout == ColorsetLayout::automatic && !host_sell_colorset_pays(split))) {
+    return std::nullopt;
+  }
+  return std::optional<HostSellColorset>(std::in_place, split, kernels);
+}
+
+/// T x = b on a split factor, on its SELL-8 copy where it has one.
+void colorset_solve(const HostKernels& k, const SplitTriangle& s,
+                    const std::optional<HostSellColorset>& sell, const double* b, double* x) {
+  if (sell) {
+    sell->solve(s, b, x);
+    return;
+  }
+  k.colorset_solve(s.view(), s.inverse_diagonal().data(), s.block_ptr().data(), s.num_blocks(),
+                   s.lower(), b, x);
+}
+
 /// The color-set solve, block by block (the twin of the CUDA color-set kernels): the
-/// reference's, or the rows of each block on the threads.
+/// reference's, or the rows (SELL-8 slices) of each block on the threads.
 class CpuColorsetSolver final : public TriangularSolver {
  public:
-  CpuColorsetSolver(const CsrMatrix<double>& t, Triangle triangle, Precision precision,
+  CpuColorsetSolver(const CsrMatrix<double>& t, Triangle triangle, const TrisolveSpec& spec,
                     const HostKernels& kernels)
-      : split_(t, triangle, precision), nnz_(t.nnz()), k_(kernels) {}
+      : split_(t, triangle, spec.precision, &kernels),
+        sell_(sell_copy(split_, spec.layout, kernels)),
+        nnz_(t.nnz()),
+        k_(kernels) {}
   index_t rows() const override { return split_.strict().rows; }
   index_t nnz() const override { return nnz_; }
   std::string algorithm() const override { return "colorset"; }
-  void update_values(const std::vector<double>& values) override { split_.update(values); }
+  std::string layout() const override { return sell_ ? "sell" : "csr"; }
+  void update_values(const std::vector<double>& values) override {
+    split_.update(values);
+    if (sell_) sell_->update(split_);
+  }
   void update_values_on_backend(const double* values) override {
-    split_.update(std::vector<double>(values, values + nnz_));
+    update_values(std::vector<double>(values, values + nnz_));
   }
   void solve(const Vector& b, Vector& x) override {
-    k_.colorset_solve(split_.view(), split_.inverse_diagonal().data(), split_.block_ptr().data(),
-                      split_.num_blocks(), split_.lower(), cast(b).data(), cast(x).data());
+    colorset_solve(k_, split_, sell_, cast(b).data(), cast(x).data());
   }
-  std::size_t host_bytes() const override { return split_.host_bytes(); }
+  bool solves_columns() const override { return true; }
+  void solve_columns(const Vector& b, Vector& x, const ColumnSet& set) override {
+    HostColumnKernels(k_).colorset_solve(split_.view(), split_.inverse_diagonal().data(),
+                                         split_.block_ptr().data(), split_.num_blocks(),
+                                         split_.lower(), set, b.data(), x.data());
+  }
+  std::size_t host_bytes() const override {
+    return split_.host_bytes() + (sell_ ? sell_->host_bytes() : 0);
+  }
 
  private:
   SplitTriangle split_;
+  std::optional<HostSellColorset> sell_;  // after split_: made from it
   index_t nnz_;
   const HostKernels& k_;  // the backend's
 };
@@ -212,14 +262,16 @@ class CpuIc0Factor final : public Ic0Factor {
  public:
   CpuIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
                const std::vector<index_t>& upper_source, const std::vector<index_t>& lower_source,
-               Precision precision, ScalarValues& scalars, const HostKernels& kernels)
+               const TrisolveSpec& spec, ScalarValues& scalars, const HostKernels& kernels)
       : scalars_(scalars),
         k_(kernels),
         lower_{lower.rows, lower.cols, lower.row_ptr, lower.col_idx, {}},
         upper_source_(upper_source),
         lower_source_(lower_source),
-        lower_split_(SplitTriangle::unit_values(lower, Triangle::lower, precision)),
-        upper_split_(SplitTriangle::unit_values(upper, Triangle::upper, precision)) {}
+        lower_split_(SplitTriangle::unit_values(lower, Triangle::lower, spec.precision, &kernels)),
+        upper_split_(SplitTriangle::unit_values(upper, Triangle::upper, spec.precision, &kernels)),
+        lower_sell_(sell_copy(lower_split_, spec.layout, kernels)),
+        upper_sell_(sell_copy(upper_split_, spec.layout, kernels)) {}
 
   void load(const std::vector<double>& scaled, const std::vector<double>& row_scale) override {
     scaled_ = scaled;
@@ -254,6 +306,8 @@ class CpuIc0Factor final : public Ic0Factor {
     }
     lower_split_.update(lower_.values);
     upper_split_.update(upper_values);
+    if (lower_sell_) lower_sell_->update(lower_split_);
+    if (upper_sell_) upper_sell_->update(upper_split_);
     // The splits hold the factor now; the next load() and attempt() refill these.
     common::release(lower_.values);
     common::release(scaled_);
@@ -263,13 +317,26 @@ class CpuIc0Factor final : public Ic0Factor {
     return common::bytes_of(lower_) + common::bytes_of(upper_source_) +
            common::bytes_of(lower_source_) + common::bytes_of(from_values_) +
            common::bytes_of(scaled_) + common::bytes_of(row_scale_) + lower_split_.host_bytes() +
-           upper_split_.host_bytes();
+           upper_split_.host_bytes() + (lower_sell_ ? lower_sell_->host_bytes() : 0) +
+           (upper_sell_ ? upper_sell_->host_bytes() : 0);
+  }
+  /// "sell" or "csr"; "sell, csr" (L's, then U's) where the rule parts the halves.
+  std::string layout() const override {
+    const std::string l = lower_sell_ ? "sell" : "csr", u = upper_sell_ ? "sell" : "csr";
+    return l == u ? l : l + ", " + u;
   }
 
   void solve(Triangle triangle, const Vector& b, Vector& x) override {
+    const bool lower = triangle == Triangle::lower;
+    colorset_solve(k_, lower ? lower_split_ : upper_split_, lower ? lower_sell_ : upper_sell_,
+                   cast(b).data(), cast(x).data());
+  }
+  bool solves_columns() const override { return true; }
+  void solve_columns(Triangle triangle, const Vector& b, Vector& x, const ColumnSet& set) override {
     const SplitTriangle& s = triangle == Triangle::lower ? lower_split_ : upper_split_;
-    k_.colorset_solve(s.view(), s.inverse_diagonal().data(), s.block_ptr().data(), s.num_blocks(),
-                      s.lower(), cast(b).data(), cast(x).data());
+    HostColumnKernels(k_).colorset_solve(s.view(), s.inverse_diagonal().data(),
+                                         s.block_ptr().data(), s.num_blocks(), s.lower(), set,
+                                         b.data(), x.data());
   }
   // The halves form the dot as the CUDA engine does: (r, z) as |L^{-1} r|^2, here in
   // forward(), where work holds all of L^{-1} r; backward() is the plain solve.
@@ -296,6 +363,7 @@ class CpuIc0Factor final : public Ic0Factor {
   kernels::Ic0Status loaded_;  // a bad diagonal found by load(), reported by attempt()
   SplitTriangle lower_split_;
   SplitTriangle upper_split_;
+  std::optional<HostSellColorset> lower_sell_, upper_sell_;  // after the splits: made from them
 };
 
 class CpuTimer final : public PhaseTimer {
@@ -350,7 +418,7 @@ class CpuLoop final : public Loop {
   CpuLoop(std::function<void()> body, const ScalarValues& scalars, double target,
           int max_iterations)
       : body_(std::move(body)), s_(scalars), target_(target), max_iterations_(max_iterations) {}
-  LoopOutcome run(int first) override {
+  LoopOutcome run(int first, const LoopProgress* progress) override {
     LoopOutcome out;
     out.iteration = first;
     do {
@@ -361,6 +429,10 @@ class CpuLoop final : public Loop {
       out.stop =
           kernels::cg_stop(s_[static_cast<int>(Scalar::rz)], s_[static_cast<int>(Scalar::pq)], norm,
                            target_, out.iteration, max_iterations_);
+      if (progress != nullptr && !(*progress)(out.iteration, norm) &&
+          out.stop == kernels::LoopStop::running) {
+        out.stop = kernels::LoopStop::requested;
+      }
     } while (out.stop == kernels::LoopStop::running);
     return out;
   }
@@ -415,16 +487,23 @@ class CpuBackend final : public Backend {
   std::unique_ptr<Vector> view(double* data, index_t n) override {
     return std::make_unique<CpuVector>(data, n);
   }
-  /// The one CSR SpMV runs whatever is asked for (cusparse aside).
-  SpmvAlgorithm pick_spmv(const CsrMatrix<double>&, SpmvAlgorithm requested) const override {
-    return requested;
+  /// The threaded kernels: sell asked for, or auto where SELL-8 moves no more bytes than
+  /// CSR (host_sell_pays), runs the SELL SpMV, anything else (cusparse aside) the CSR one
+  /// (named csr_vector when auto picks it). The reference kernels have one CSR SpMV.
+  SpmvAlgorithm pick_spmv(const CsrMatrix<double>& a, SpmvAlgorithm requested) const override {
+    if (!threaded() || requested != SpmvAlgorithm::automatic) return requested;
+    return host_sell_pays(a) ? SpmvAlgorithm::sell : SpmvAlgorithm::csr_vector;
   }
   std::unique_ptr<Matrix> make_matrix(const CsrMatrix<double>& a,
                                       SpmvAlgorithm algorithm) override {
     if (algorithm == SpmvAlgorithm::cusparse) {
-      throw ConfigError("spmv 'cusparse' needs the cuda backend; the cpu backend has: auto");
+      throw ConfigError(
+          "spmv 'cusparse' needs the cuda backend; the cpu backend has: auto, sell, csr_vector "
+          "(its CSR SpMV)");
     }
-    return std::make_unique<CpuMatrix>(a, *k_, threaded() ? "csr" : "reference");
+    if (!threaded()) return std::make_unique<CpuMatrix>(a, *k_, "reference");
+    const bool sell = pick_spmv(a, algorithm) == SpmvAlgorithm::sell;
+    return std::make_unique<CpuMatrix>(a, *k_, sell ? "sell" : "csr");
   }
   /// The color-set solve on threads; with the reference kernels the row-by-row
   /// reference, unless the factor is float: only the color-set solve stores it so.
@@ -441,16 +520,16 @@ class CpuBackend final : public Backend {
       if (algorithm != TrisolveAlgorithm::automatic && algorithm != TrisolveAlgorithm::colorset) {
         throw_mixed_needs_colorset(algorithm);
       }
-      return std::make_unique<CpuColorsetSolver>(t, triangle, precision, *k_);
+      return std::make_unique<CpuColorsetSolver>(t, triangle, spec, *k_);
     }
     switch (algorithm) {
       case TrisolveAlgorithm::automatic:
-        if (threaded()) return std::make_unique<CpuColorsetSolver>(t, triangle, precision, *k_);
+        if (threaded()) return std::make_unique<CpuColorsetSolver>(t, triangle, spec, *k_);
         return std::make_unique<CpuTriangularSolver>(t, triangle);
       case TrisolveAlgorithm::reference:
         return std::make_unique<CpuTriangularSolver>(t, triangle);
       case TrisolveAlgorithm::colorset:
-        return std::make_unique<CpuColorsetSolver>(t, triangle, precision, *k_);
+        return std::make_unique<CpuColorsetSolver>(t, triangle, spec, *k_);
       case TrisolveAlgorithm::cusparse:
         break;
     }
@@ -462,8 +541,7 @@ class CpuBackend final : public Backend {
                                              const std::vector<index_t>& upper_source,
                                              const std::vector<index_t>& lower_source,
                                              const TrisolveSpec& spec) override {
-    return std::make_unique<CpuIc0Factor>(lower, upper, upper_source, lower_source, spec.precision,
-                                          s_, *k_);
+    return std::make_unique<CpuIc0Factor>(lower, upper, upper_source, lower_source, spec, s_, *k_);
   }
   std::unique_ptr<BlockIcFactor> make_block_ic_factor(const kernels::BlockIcPlan& plan) override {
     return make_host_block_ic_factor(plan, *k_);
@@ -471,6 +549,9 @@ class CpuBackend final : public Backend {
   std::unique_ptr<TridiagonalSolver> make_tridiagonal_solver(
       const TridiagonalBatches& batches) override {
     return std::make_unique<CpuTridiagonalSolver>(batches, *k_);
+  }
+  std::unique_ptr<LineIcSolver> make_line_ic_solver(const LineIcFactor& factor) override {
+    return make_host_line_ic_solver(factor, *k_);
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {
@@ -508,10 +589,14 @@ class CpuBackend final : public Backend {
   void synchronize() override {}
 
   void spmv(const Matrix& a, const Vector& x, Vector& y) override {
+    if (const HostSellMatrix* sell = cast(a).sell()) {
+      k_->sell_spmv(sell->view(), cast(x).data(), cast(y).data());
+      return;
+    }
     k_->spmv(cast(a).view(), cast(x).data(), cast(y).data());
   }
   void spmv_dot(const Matrix& a, const Vector& x, Vector& y, Scalar out) override {
-    s_[static_cast<int>(out)] = k_->spmv_dot(cast(a).view(), cast(x).data(), cast(y).data());
+    s_[static_cast<int>(out)] = spmv_dot_of(cast(a), cast(x).data(), cast(y).data());
   }
   bool fuses_spmv_dot(const Matrix&) const override { return k_->fuses_spmv_dot(); }
   void dot(const Vector& x, const Vector& y, Scalar out) override {
@@ -548,7 +633,7 @@ class CpuBackend final : public Backend {
   }
   void cg_step(const Matrix& a, const Vector& p, Vector& q, Vector& r) override {
     check_size(p, r, "cg_step");
-    const double pq = k_->spmv_dot(cast(a).view(), cast(p).data(), cast(q).data());
+    const double pq = spmv_dot_of(cast(a), cast(p).data(), cast(q).data());
     const double rz = s_[static_cast<int>(Scalar::rz_new)];
     const double alpha = positive(rz) && positive(pq) ? rz / pq : 0.0;
     const double rr = k_->cg_residual(r.size(), alpha, cast(q).data(), cast(r).data());
@@ -577,13 +662,44 @@ class CpuBackend final : public Backend {
     k_->axpy(x.size(), s_[static_cast<int>(Scalar::alpha)], cast(p).data(), cast(x).data());
   }
   ScalarValues read_scalars() override { return s_; }
+
+  // The multi-column operations (backend/columns.hpp).
+  std::unique_ptr<ColumnSet> make_column_set(index_t rows,
+                                             const std::vector<index_t>& columns) override {
+    return make_host_column_set(rows, columns);
+  }
+  void spmm(const Matrix& a, const Vector& x, Vector& y, const ColumnSet& set) override {
+    HostColumnKernels(*k_).spmm(cast(a).view(), set, x.data(), y.data());
+  }
+  void column_dot(const Vector& x, const Vector& y, const ColumnSet& set, Vector& s,
+                  Scalar out) override {
+    HostColumnKernels(*k_).dot(set, x.data(), y.data(), s.data(), static_cast<int>(out));
+  }
+  void column_axpy(double a, const Vector& x, Vector& y, const ColumnSet& set) override {
+    HostColumnKernels(*k_).axpy(set, a, x.data(), y.data());
+  }
+  void column_copy(const Vector& x, Vector& y, const ColumnSet& set) override {
+    HostColumnKernels(*k_).copy(set, x.data(), y.data());
+  }
+  void column_pointwise_multiply(const Vector& d, const Vector& x, Vector& y,
+                                 const ColumnSet& set) override {
+    HostColumnKernels(*k_).pointwise_multiply(set, d.data(), x.data(), y.data());
+  }
+  void column_cg_update(const Vector& p, const Vector& q, Vector& x, Vector& r,
+                        const ColumnSet& set, Vector& s) override {
+    HostColumnKernels(*k_).cg_update(set, p.data(), q.data(), x.data(), r.data(), s.data());
+  }
+  void column_cg_direction(const Vector& z, Vector& p, const ColumnSet& set, Vector& s) override {
+    HostColumnKernels(*k_).cg_direction(set, z.data(), p.data(), s.data());
+  }
   bool can_record() const override { return false; }
   std::unique_ptr<Recording> record(const std::function<void()>&) override {
     throw BackendError("the cpu backend does not record graphs");
   }
   bool can_loop() const override { return true; }
   std::unique_ptr<Loop> record_loop(const std::function<void()>& body, double target,
-                                    int max_iterations) override {
+                                    int max_iterations, bool watched) override {
+    static_cast<void>(watched);  // the host runs the loop: it always sees every iteration
     return std::make_unique<CpuLoop>(body, s_, target, max_iterations);
   }
 
@@ -592,6 +708,10 @@ class CpuBackend final : public Backend {
 
  private:
   bool threaded() const { return k_->kind() == CpuKernels::threaded; }
+  double spmv_dot_of(const CpuMatrix& a, const double* x, double* y) const {
+    if (const HostSellMatrix* sell = a.sell()) return k_->sell_spmv_dot(sell->view(), x, y);
+    return k_->spmv_dot(a.view(), x, y);
+  }
 
   std::unique_ptr<HostKernels> k_;
   ScalarValues s_{};

@@ -6,6 +6,7 @@
 #include <prism/errors.hpp>
 #include <prism/options.hpp>
 
+#include "backend/columns.hpp"
 #include "backend/handles.hpp"
 #include "kernels/block_ic.hpp"
 #include "kernels/ic0.hpp"
@@ -49,6 +50,17 @@ class TriangularSolver {
   }
   /// Solves T x = b.
   virtual void solve(const Vector& b, Vector& x) = 0;
+  /// Whether solve_columns() is there: the color-set solves (cpu and cuda), which read
+  /// each row of the factor once for all the columns.
+  virtual bool solves_columns() const { return false; }
+  /// Solves T X_j = B_j for the columns of `set` (backend/columns.hpp), each as solve()
+  /// solves it. Only where solves_columns().
+  virtual void solve_columns(const Vector& b, Vector& x, const ColumnSet& set) {
+    static_cast<void>(b);
+    static_cast<void>(x);
+    static_cast<void>(set);
+    throw Error("triangular solve '" + algorithm() + "': no multi-column solve");
+  }
   /// Host memory this object owns (SetupReport::host_bytes); device memory is not counted.
   virtual std::size_t host_bytes() const { return 0; }
 };
@@ -111,6 +123,34 @@ class TridiagonalSolver {
   virtual std::size_t host_bytes() const { return 0; }
 };
 
+/// Line IC's operators M = (D + L) D^{-1} (D + L)^T (kernels/line_ic.hpp) on the host: the
+/// lines and their colors, A's couplings between lines (lower: row i's to earlier colors,
+/// L; upper: to later colors, L^T), and the bidiagonal Cholesky factor of D's tridiagonal
+/// blocks (sub[i] its entry (i, i - 1), 0 at a line's first row; inverse_diagonal[i] = 1 /
+/// its entry (i, i)).
+struct LineIcFactor {
+  std::vector<index_t> line_ptr{0};  ///< line l: rows [line_ptr[l], line_ptr[l + 1])
+  std::vector<index_t> color_ptr;    ///< color c: lines [color_ptr[c], color_ptr[c + 1])
+  CsrMatrix<double> lower, upper;
+  std::vector<double> sub, inverse_diagonal;
+};
+
+/// Line IC's two halves, a step per color with the lines of a color in parallel. Queued on
+/// the backend (recordable).
+class LineIcSolver {
+ public:
+  virtual ~LineIcSolver() = default;
+  /// The values on the pattern given at creation (lower and upper values, sub,
+  /// inverse_diagonal), from the host.
+  virtual void update_values(const LineIcFactor& factor) = 0;
+  /// w = (D + L)^{-1} r (w and r distinct)
+  virtual void forward(const Vector& r, Vector& w) = 0;
+  /// z = (D + L^T)^{-1} D w (z and w distinct)
+  virtual void backward(const Vector& w, Vector& z) = 0;
+  /// Host memory this object owns (SetupReport::host_bytes); device memory is not counted.
+  virtual std::size_t host_bytes() const { return 0; }
+};
+
 /// An IC(0) factor computed and applied in the backend's memory, one independent block
 /// of rows (a color) at a time, every row of a block in parallel. The host keeps the
 /// shift retry (precond/ic0_pattern.hpp): load() once, then attempt() for the unshifted
@@ -152,6 +192,19 @@ class Ic0Factor {
   virtual void finish() = 0;
   /// Solves L x = b (lower) or L^T x = b (upper).
   virtual void solve(Triangle triangle, const Vector& b, Vector& x) = 0;
+  /// Whether solve_columns() is there (the cpu and cuda engines: color-set solves).
+  virtual bool solves_columns() const { return false; }
+  /// solve() for the columns of `set` (backend/columns.hpp), each row of the factor read
+  /// once for all of them; each column as forward() then backward() computes it. Only
+  /// where solves_columns().
+  virtual void solve_columns(Triangle triangle, const Vector& b, Vector& x,
+                             const ColumnSet& set) {
+    static_cast<void>(triangle);
+    static_cast<void>(b);
+    static_cast<void>(x);
+    static_cast<void>(set);
+    throw Error("ic0 factor: no multi-column solve");
+  }
   /// z = (L L^T)^{-1} r as two halves, forward() then backward(), equal bit for bit to
   /// solve(lower, r, work) then solve(upper, work, z). A backend may move work between
   /// the halves and skip passes (cuda, SELL: the first color's forward step and the last

@@ -2,6 +2,7 @@
 
 #include <prism/errors.hpp>
 
+#include "backend/host_kernels.hpp"
 #include "common/parallel.hpp"
 #include "kernels/colorset.hpp"
 
@@ -11,18 +12,19 @@
 
 namespace prism::backend {
 
-SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision)
-    : SplitTriangle(t, triangle, precision, PatternOnly{}, 0.0) {
+SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision,
+                             const HostKernels* placement)
+    : SplitTriangle(t, triangle, precision, PatternOnly{}, 0.0, placement) {
   update(t.values);
 }
 
 SplitTriangle SplitTriangle::unit_values(const CsrMatrix<double>& t, Triangle triangle,
-                                         Precision precision) {
-  return SplitTriangle(t, triangle, precision, PatternOnly{}, 1.0);
+                                         Precision precision, const HostKernels* placement) {
+  return SplitTriangle(t, triangle, precision, PatternOnly{}, 1.0, placement);
 }
 
 SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision,
-                             PatternOnly, double fill)
+                             PatternOnly, double fill, const HostKernels* placement)
     : lower_(triangle == Triangle::lower), precision_(precision), nnz_(t.nnz()) {
   const auto n = static_cast<std::size_t>(t.rows);
   // Every row must store its diagonal, checked for all rows before any is copied: then the
@@ -41,29 +43,47 @@ SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Prec
       diagonal_source_[i] = diag;
     }
   });
+  // The strict pattern first (its row pointers, and the columns in a temporary: the
+  // blocks are found from them), then the solves' storage, written in their parts.
+  std::vector<index_t> row_ptr(n + 1);
+  for (std::size_t i = 0; i <= n; ++i) row_ptr[i] = t.row_ptr[i] - static_cast<index_t>(i);
+  const auto strict_entries = static_cast<std::size_t>(std::max<index_t>(t.nnz() - t.rows, 0));
+  std::vector<index_t> col_idx(strict_entries);
+  strict_source_.resize(strict_entries);
+  const auto first_source = [&](index_t i) { return lower_ ? t.row_ptr[i] : t.row_ptr[i] + 1; };
+  common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
+    for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
+      const index_t source = first_source(i);
+      for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+        col_idx[k] = t.col_idx[source + (k - row_ptr[i])];
+        strict_source_[k] = source + (k - row_ptr[i]);
+      }
+    }
+  });
+  block_ptr_ = kernels::independent_blocks(
+      {t.rows, t.cols, row_ptr.data(), col_idx.data(), nullptr}, lower_);
+
   strict_.rows = t.rows;
   strict_.cols = t.cols;
   strict_.row_ptr.resize(n + 1);
-  for (std::size_t i = 0; i <= n; ++i) {
-    strict_.row_ptr[i] = t.row_ptr[i] - static_cast<index_t>(i);
-  }
-  const auto strict_entries = static_cast<std::size_t>(std::max<index_t>(t.nnz() - t.rows, 0));
   strict_.col_idx.resize(strict_entries);
-  strict_source_.resize(strict_entries);
   strict_.values.resize(strict_entries);
   inverse_diagonal_.resize(n);
-  common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
-    for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
-      const index_t source = lower_ ? t.row_ptr[i] : t.row_ptr[i] + 1;
-      for (index_t k = strict_.row_ptr[i]; k < strict_.row_ptr[i + 1]; ++k) {
-        strict_.col_idx[k] = t.col_idx[source + (k - strict_.row_ptr[i])];
-        strict_source_[k] = source + (k - strict_.row_ptr[i]);
-        strict_.values[k] = fill;
-      }
-      inverse_diagonal_[i] = fill;
-    }
-  });
-  block_ptr_ = kernels::independent_blocks(view(), lower_);
+  strict_.row_ptr[n] = row_ptr[n];
+  const auto write_rows = [&](index_t begin, index_t end) {
+    std::copy(row_ptr.begin() + begin, row_ptr.begin() + end, strict_.row_ptr.begin() + begin);
+    const index_t k0 = row_ptr[begin], k1 = row_ptr[end];
+    std::copy(col_idx.begin() + k0, col_idx.begin() + k1, strict_.col_idx.begin() + k0);
+    std::fill(strict_.values.begin() + k0, strict_.values.begin() + k1, fill);
+    std::fill(inverse_diagonal_.begin() + begin, inverse_diagonal_.begin() + end, fill);
+  };
+  if (placement != nullptr) {
+    placement->colorset_touch(t.rows, block_ptr_.data(), num_blocks(), write_rows);
+  } else {
+    common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
+      write_rows(static_cast<index_t>(first), static_cast<index_t>(last));
+    });
+  }
 }
 
 void SplitTriangle::update(const std::vector<double>& values) {

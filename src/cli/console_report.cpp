@@ -83,8 +83,9 @@ void print_summary(const SolveReport& r, const std::string& problem_name) {
   const OrderingReport& o = r.ordering;
   if (o.colors.count > 0) {
     spdlog::info(
-        "ordering       color ({}): {} colors, size min/mean/max {}/{:.0f}/{},"
+        "ordering       {} ({}): {} colors, size min/mean/max {}/{:.0f}/{},"
         " phi {:.0f}",
+        o.ordering == "lines" ? "lines, colored" : "color",
         o.method == "level_cyclic"
             ? std::string("level_cyclic")
             : o.vertex_order + " vertex order" + (o.balanced ? ", balanced" : ""),
@@ -137,16 +138,21 @@ void print_summary(const SolveReport& r, const std::string& problem_name) {
   for (int p = 0; p < kNumPhases; ++p) {
     const double t = r.phase_seconds[p];
     bytes += r.phase_bytes[p];
-    if (r.phase_bytes[p] == 0.0) continue;
+    // A phase with no modeled bytes (a distributed solve's, whose traffic has no model)
+    // shows its time alone.
+    if (r.phase_bytes[p] == 0.0 && t == 0.0) continue;
     const double gbs = t > 0.0 ? r.phase_bytes[p] / t / 1e9 : 0.0;
-    spdlog::info("{:<12} {:>12} {:>7.1f}% {:>12} {:>10.2f} {:>10}",
-                 phase_name(static_cast<Phase>(p)), format_seconds(t), 100.0 * t / total,
-                 format_seconds(r.iterations > 0 ? t / r.iterations : 0.0), gbs,
-                 bw > 0.0 ? fmt::format("{:.1f}%", 100.0 * gbs * 1e9 / bw) : "");
+    const bool modeled = r.phase_bytes[p] > 0.0;
+    spdlog::info("{:<12} {:>12} {:>7.1f}% {:>12} {:>10} {:>10}", phase_name(static_cast<Phase>(p)),
+                 format_seconds(t), 100.0 * t / total,
+                 format_seconds(r.iterations > 0 ? t / r.iterations : 0.0),
+                 modeled ? fmt::format("{:.2f}", gbs) : "",
+                 bw > 0.0 && modeled ? fmt::format("{:.1f}%", 100.0 * gbs * 1e9 / bw) : "");
   }
   const double gbs = bytes / total / 1e9;
-  spdlog::info("{:<12} {:>12} {:>7.1f}% {:>12} {:>10.2f} {:>10}", "total", format_seconds(total),
-               100.0, format_seconds(r.iterations > 0 ? total / r.iterations : 0.0), gbs,
+  spdlog::info("{:<12} {:>12} {:>7.1f}% {:>12} {:>10} {:>10}", "total", format_seconds(total),
+               100.0, format_seconds(r.iterations > 0 ? total / r.iterations : 0.0),
+               bytes > 0.0 ? fmt::format("{:.2f}", gbs) : "",
                bw > 0.0 ? fmt::format("{:.1f}%", 100.0 * gbs * 1e9 / bw) : "");
   if (bw > 0.0) {
     spdlog::info(

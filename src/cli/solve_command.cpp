@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/console_report.hpp"
 #include "cli/progress_line.hpp"
+#include "cli/solve_steps.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -195,9 +196,12 @@ void log_plan(const SolveReport& report) {
   }
 }
 
-int solve_command(const std::vector<std::string>& args) {
+SolveInput read_solve_input(const std::vector<std::string>& args) {
   const SolveArgs cli = parse_solve_args(args);
-  ProblemSpec spec = load_problem_file(cli.problem_file, cli.overrides);
+  SolveInput input;
+  input.problem_file = cli.problem_file;
+  ProblemSpec& spec = input.spec;
+  spec = load_problem_file(cli.problem_file, cli.overrides);
 
   if (!cli.backend.empty() && !from_string(cli.backend, spec.config.backend)) {
     throw UsageError{"unknown backend '" + cli.backend + "' (" + allowed_names<BackendKind>() +
@@ -209,9 +213,66 @@ int solve_command(const std::vector<std::string>& args) {
   if (!cli.log_level.empty()) spec.logging.level = cli.log_level;
   if (cli.print_every >= 0) spec.logging.print_every = cli.print_every;
   spdlog::set_level(parse_level(spec.logging.level));
+  return input;
+}
 
-  check_outputs(spec, cli.problem_file);
-  spdlog::info("prism: solving {} ({})", spec.name, cli.problem_file);
+void prepare_outputs(const SolveInput& input) {
+  check_outputs(input.spec, input.problem_file);
+}
+
+std::string matrix_source(const MatrixSpec& m) {
+  return describe_matrix_source(m);
+}
+
+void print_solve_results(const SolveInput& input, const SolveReport& report,
+                         const std::vector<double>& exact_solution, const std::vector<double>& x) {
+  log_plan(report);
+  print_iteration_table(report, input.spec.logging.print_every);
+  print_summary(report, input.spec.name);
+  if (!exact_solution.empty()) {
+    double err = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      err = std::max(err, std::abs(x[i] - exact_solution[i]));
+    }
+    spdlog::info("error          max |x - x_exact| = {:.3e} (manufactured solution x = 1)", err);
+  }
+}
+
+int write_solve_outputs(const SolveInput& input, const SolveReport& report,
+                        const std::vector<double>& x) {
+  const ProblemSpec& spec = input.spec;
+  ReportContext context;
+  context.problem_name = spec.name;
+  context.problem_file = input.problem_file;
+  context.matrix_source = describe_matrix_source(spec.matrix);
+  if (!spec.output.report.empty()) {
+    write_report_json(spec.output.report, report, context);
+    spdlog::info("wrote report   {}", spec.output.report);
+  }
+  if (!spec.output.history.empty()) {
+    write_history_csv(spec.output.history, report);
+    spdlog::info("wrote history  {}", spec.output.history);
+  }
+  if (!spec.output.solution.empty()) {
+    write_vector_market(spec.output.solution, x);
+    spdlog::info("wrote solution {}", spec.output.solution);
+  }
+  if (!report.converged()) {
+    spdlog::warn("prism: not converged ({}): {}", status_name(report.status), report.diagnosis);
+    return 2;
+  }
+  return 0;
+}
+
+int solve_command(const std::vector<std::string>& args) {
+#ifdef PRISM_HAVE_MPI
+  // Under mpirun with several ranks (src/cli/solve_distributed.cpp); one rank solves here.
+  if (launched_with_several_ranks()) return distributed_solve_command(args);
+#endif
+  const SolveInput input = read_solve_input(args);
+  const ProblemSpec& spec = input.spec;
+  prepare_outputs(input);
+  spdlog::info("prism: solving {} ({})", spec.name, input.problem_file);
   // The solver (for cuda: the device context, a noticeable part of a second) starts
   // while the matrix is read or generated. A matrix that fails is still reported first.
   std::future<Solver> starting =
@@ -234,45 +295,15 @@ int solve_command(const std::vector<std::string>& args) {
   }
 
   log_setup(solver.setup_report());
+  if (problem.columns > 1) return solve_columns_command(input, solver, problem);
 
   std::vector<double> x = problem.x0;
   ProgressLine progress(spec.config.solver);
   solver.set_monitor(progress.monitor());
   const SolveReport report = solver.solve(problem.b, x);
   progress.finish();
-  log_plan(report);
-
-  print_iteration_table(report, spec.logging.print_every);
-  print_summary(report, spec.name);
-  if (!problem.exact_solution.empty()) {
-    double err = 0.0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      err = std::max(err, std::abs(x[i] - problem.exact_solution[i]));
-    }
-    spdlog::info("error          max |x - x_exact| = {:.3e} (manufactured solution x = 1)", err);
-  }
-
-  ReportContext context;
-  context.problem_name = spec.name;
-  context.problem_file = cli.problem_file;
-  context.matrix_source = describe_matrix_source(spec.matrix);
-  if (!spec.output.report.empty()) {
-    write_report_json(spec.output.report, report, context);
-    spdlog::info("wrote report   {}", spec.output.report);
-  }
-  if (!spec.output.history.empty()) {
-    write_history_csv(spec.output.history, report);
-    spdlog::info("wrote history  {}", spec.output.history);
-  }
-  if (!spec.output.solution.empty()) {
-    write_vector_market(spec.output.solution, x);
-    spdlog::info("wrote solution {}", spec.output.solution);
-  }
-  if (!report.converged()) {
-    spdlog::warn("prism: not converged ({}): {}", status_name(report.status), report.diagnosis);
-    return 2;
-  }
-  return 0;
+  print_solve_results(input, report, problem.exact_solution, x);
+  return write_solve_outputs(input, report, x);
 }
 
 }  // namespace prism::cli

@@ -221,6 +221,13 @@ void add_vector_keys(std::vector<Parameter>& t) {
   t.push_back(only_for(key("rhs.seed", Type::seed, "Seed of the random right-hand side.", "5",
                            [](const ProblemSpec& s) { return std::to_string(s.rhs.seed); }),
                        "type", {"random"}));
+  t.push_back(only_for(
+      at_least(key("rhs.columns", Type::integer,
+                   "Right-hand sides solved together (column j from seed + j): one multi-column "
+                   "solve, each column reported.",
+                   "8", integer_value([](const ProblemSpec& s) { return s.rhs.columns; })),
+               1.0),
+      "type", {"random"}));
   t.push_back(required(
       only_for(key("rhs.file", Type::path, "Matrix Market vector, relative to the problem file.",
                    "b.mtx", [](const ProblemSpec& s) { return s.rhs.file; }),
@@ -274,8 +281,8 @@ void add_solver_keys(std::vector<Parameter>& t) {
   t.push_back(enumerated<SpmvAlgorithm>(
       "solver.spmv",
       "Sparse matrix-vector product: cusparse (cuda only), csr_vector, sell or bsr (prism's "
-      "kernels; bsr on uniform node blocks, else auto's choice; the cpu runs its one CSR SpMV); "
-      "auto picks per backend.",
+      "kernels; bsr on uniform node blocks, else auto's choice; the threaded cpu kernels run "
+      "sell as SELL-8, the others as CSR); auto picks per backend.",
       "csr_vector", [](const ProblemSpec& s) { return s.config.solver.spmv; }));
   t.push_back(enumerated<GraphMode>(
       "solver.graph",
@@ -297,6 +304,12 @@ void add_solver_keys(std::vector<Parameter>& t) {
                    })),
                0.0),
       1.0));
+  t.push_back(enumerated<CgVariant>(
+      "solver.cg_variant",
+      "Distributed solves (mpirun -np P, P >= 2): classic PCG, two all-reduces per iteration, "
+      "or single_reduction (Chronopoulos-Gear), one; auto: single_reduction. A one-process "
+      "solve runs its one PCG loop whatever this says.",
+      "classic", [](const ProblemSpec& s) { return s.config.solver.cg_variant; }));
 }
 
 void add_preconditioner_keys(std::vector<Parameter>& t) {
@@ -314,7 +327,11 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
                      "ic0 (the report's plan says which and why); none: plain CG; jacobi: diagonal "
                      "scaling; ic0: incomplete Cholesky with no fill-in; block_ic: block "
                      "incomplete Cholesky on blocks of unknowns (FEM nodes), dense inside a "
-                     "block; user: the embedding code's own, a callback "
+                     "block; line_jacobi: block Jacobi on lines of strong couplings "
+                     "(preconditioner.lines), a tridiagonal solve each; line_ic: block IC(0) "
+                     "on those lines in a multicolor order of the lines, each line solved "
+                     "exactly in its sweeps; "
+                     "user: the embedding code's own, a callback "
                      "(Solver::set_preconditioner_callback), so not from a problem file.",
                      "jacobi", preconditioner_type));
   t.push_back(enumerated<Ordering>(
@@ -357,8 +374,9 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
       "colorset", [](const ProblemSpec& s) { return s.config.preconditioner.trisolve; }));
   t.push_back(enumerated<ColorsetLayout>(
       "preconditioner.colorset_layout",
-      "Storage of the triangle in the GPU color-set solves: csr, sell (SELL-32), or auto.", "csr",
-      [](const ProblemSpec& s) { return s.config.preconditioner.colorset_layout; }));
+      "Storage of the triangle in the color-set solves: csr, sell (SELL-32 on the GPU, SELL-8 "
+      "on the threaded cpu kernels), or auto.",
+      "csr", [](const ProblemSpec& s) { return s.config.preconditioner.colorset_layout; }));
   t.push_back(only_for(section("preconditioner.ic0",
                                "Options of the IC(0) factorization (with type auto: its shift "
                                "keys apply to block_ic too, the others where auto picks ic0).",
@@ -435,10 +453,11 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
       "auto), or auto (backend on a GPU).",
       "host", [](const ProblemSpec& s) { return s.config.preconditioner.block_ic.factorization; }));
   t.push_back(only_for(section("preconditioner.lines",
-                               "How line_jacobi finds its lines (find_lines): each row links to "
-                               "its one or two strongest couplings where they dominate the others.",
+                               "How line_jacobi and line_ic find their lines (find_lines): each "
+                               "row links to its one or two strongest couplings where they "
+                               "dominate the others.",
                                "{dominance: 8}"),
-                       "type", {"line_jacobi"}));
+                       "type", {"line_jacobi", "line_ic"}));
   t.push_back(above(key("preconditioner.lines.dominance", Type::real,
                         "A row's chosen couplings must be at least this many times stronger "
                         "than every other coupling of the row.",
@@ -475,6 +494,13 @@ void add_run_keys(std::vector<Parameter>& t) {
       "sums in a fixed order, so the results do not depend on the thread count) or reference "
       "(one thread, the plain kernels every other kernel is tested against).",
       "reference", [](const ProblemSpec& s) { return s.config.cpu_kernels; }));
+  t.push_back(
+      at_least(key("device", Type::integer,
+                   "The CUDA device the solver works on (backend cuda, or auto where "
+                   "it takes cuda), numbered from 0; -1: the current device (0 unless "
+                   "a program embedding prism made another current).",
+                   "1", integer_value([](const ProblemSpec& s) { return s.config.device; })),
+               -1));
 
   t.push_back(section("output",
                       "Files the CLI writes; paths are relative to the current "
@@ -600,9 +626,10 @@ std::vector<const Parameter*> parameters_in(std::string_view section) {
 }
 
 bool is_solver_config_key(std::string_view key) {
-  // SolverConfig is exactly the solver, preconditioner, backend and cpu_kernels keys.
-  return key == "backend" || key == "cpu_kernels" || key.rfind("solver.", 0) == 0 ||
-         key.rfind("preconditioner.", 0) == 0;
+  // SolverConfig is exactly the solver, preconditioner, backend, cpu_kernels and device keys
+  // (its stream is the embedding program's, never a key).
+  return key == "backend" || key == "cpu_kernels" || key == "device" ||
+         key.rfind("solver.", 0) == 0 || key.rfind("preconditioner.", 0) == 0;
 }
 
 std::string Parameter::parent() const {

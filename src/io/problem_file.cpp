@@ -484,6 +484,7 @@ Spec read_vector_spec(const Reader& r, const Entry& entry, const std::string& se
   r.check_applicable(map, "type", r.read_named(map, "type", kind_names, spec.kind));
   r.read(map, "seed", spec.seed);
   r.read_input_path(map, "file", spec.file);
+  if constexpr (std::is_same_v<Spec, RhsSpec>) r.read(map, "columns", spec.columns);
   return spec;
 }
 
@@ -498,6 +499,7 @@ void read_solver(const Reader& r, const Entry& entry, SolverOptions& options) {
   r.read(map, "graph", options.graph);
   r.read(map, "check", options.check);
   r.read(map, "symmetry_tolerance", options.symmetry_tolerance);
+  r.read(map, "cg_variant", options.cg_variant);
 }
 
 void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOptions& options) {
@@ -747,6 +749,7 @@ ProblemSpec load_problem_file(const std::string& path, const std::vector<std::st
   }
   r.read(top, "backend", spec.config.backend);
   r.read(top, "cpu_kernels", spec.config.cpu_kernels);
+  r.read(top, "device", spec.config.device);
   if (const Entry* e = top.find("output")) read_output(r, *e, spec.output);
   if (const Entry* e = top.find("logging")) read_logging(r, *e, spec.logging);
 
@@ -766,13 +769,15 @@ SolverConfig parse_solver_config(const std::string& text) {
   const YAML::Node document = parse_text(text, r);
   SolverConfig config;
   if (document.IsNull()) return config;
-  static const std::vector<std::string> keys{"solver", "preconditioner", "backend", "cpu_kernels"};
+  static const std::vector<std::string> keys{"solver", "preconditioner", "backend", "cpu_kernels",
+                                             "device"};
   const Map top = r.section(document, document.Mark(), "", &keys);
   if (const Entry* e = top.find("solver")) read_solver(r, *e, config.solver);
   if (const Entry* e = top.find("preconditioner"))
     read_preconditioner(r, *e, config.preconditioner);
   r.read(top, "backend", config.backend);
   r.read(top, "cpu_kernels", config.cpu_kernels);
+  r.read(top, "device", config.device);
   if (const auto violation = find_violation(config)) {
     r.fail(r.position_of(violation->keys), violation->message);
   }

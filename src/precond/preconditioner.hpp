@@ -63,6 +63,12 @@ class Preconditioner {
   /// The blocks of the solver's order, before analyze(); called only for preconditioners
   /// registered as working on blocks (Registry::uses_blocks).
   virtual void set_blocks(const BlockPartition& blocks) { static_cast<void>(blocks); }
+  /// The colors of those blocks, after set_blocks(): color c is blocks [color_ptr[c],
+  /// color_ptr[c + 1]), no two blocks of one color coupled; called only for preconditioners
+  /// registered with Partition::colored_lines.
+  virtual void set_block_colors(const std::vector<index_t>& color_ptr) {
+    static_cast<void>(color_ptr);
+  }
   /// The caller's M^{-1} (type `user` only; the others have their own).
   virtual void set_callback(UserApply apply) { static_cast<void>(apply); }
   /// Pattern-only work; a.values may be ignored.
@@ -82,6 +88,20 @@ class Preconditioner {
                      std::optional<backend::Scalar> dot = std::nullopt) = 0;
   /// Whether apply() takes a `dot`.
   virtual bool forms_dot() const { return false; }
+  /// z_j = M^{-1} r_j for the columns of `set` (blocks as backend/columns.hpp lays them
+  /// out; the multi-column solve). By default column by column through apply() on views of
+  /// the columns, reading the factor once per column: block_ic, line_jacobi, user and any
+  /// preconditioner without an override. none, jacobi and ic0 with color-set solves override
+  /// it and read their factor once for all the columns (applies_columns_at_once()).
+  virtual void apply_columns(backend::Backend& backend, const backend::Vector& r,
+                             backend::Vector& z, const backend::ColumnSet& set,
+                             backend::PhaseTimer* timer = nullptr) {
+    backend::for_each_column(
+        backend, r, z, set,
+        [&](const backend::Vector& rj, backend::Vector& zj) { apply(rj, zj, timer); });
+  }
+  /// Whether apply_columns() reads the factor once for all the columns.
+  virtual bool applies_columns_at_once() const { return false; }
   /// Whether apply() only queues backend work (so that it can be recorded and replayed,
   /// Backend::record); false where it goes through the host.
   virtual bool recordable() const { return true; }
@@ -112,9 +132,11 @@ using Factory =
 /// orders before analyze() and hands to set_blocks().
 enum class Partition {
   none,
-  blocks,  ///< node blocks or supernodes (BlockIcOptions), ordered block color by color
-  lines,   ///< lines of strong couplings (LineOptions, find_lines), each line's rows
-           ///< consecutive, the lines by decreasing length
+  blocks,         ///< node blocks or supernodes (BlockIcOptions), ordered block color by color
+  lines,          ///< lines of strong couplings (LineOptions, find_lines), each line's rows
+                  ///< consecutive, the lines by decreasing length
+  colored_lines,  ///< those lines colored on their quotient graph (color_blocks), the rows
+                  ///< color by color, a color's lines by decreasing length
 };
 
 /// The one place a preconditioner name maps to its implementation.
@@ -125,7 +147,9 @@ class Registry {
   /// What `name` was registered to work on (none for an unknown name).
   Partition partition(const std::string& name) const;
   bool uses_blocks(const std::string& name) const { return partition(name) == Partition::blocks; }
-  bool uses_lines(const std::string& name) const { return partition(name) == Partition::lines; }
+  bool uses_lines(const std::string& name) const {
+    return partition(name) == Partition::lines || partition(name) == Partition::colored_lines;
+  }
   /// Throws ConfigError listing the registered names when `name` is unknown.
   void require(const std::string& name) const;
   /// require(name), then a new preconditioner of that name.
@@ -156,5 +180,7 @@ std::unique_ptr<Preconditioner> make_user(backend::Backend& backend,
                                           const PreconditionerOptions& options);
 std::unique_ptr<Preconditioner> make_line_jacobi(backend::Backend& backend,
                                                  const PreconditionerOptions& options);
+std::unique_ptr<Preconditioner> make_line_ic(backend::Backend& backend,
+                                             const PreconditionerOptions& options);
 
 }  // namespace prism::precond

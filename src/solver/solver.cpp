@@ -12,6 +12,7 @@
 #include "solver/pcg.hpp"
 #include "solver/plan.hpp"
 #include "solver/preconditioner_choice.hpp"
+#include "solver/solve_columns.hpp"
 #include "solver/validate.hpp"
 
 #include <algorithm>
@@ -166,6 +167,20 @@ struct Solver::Impl {
   }
   /// PCG on b and x in the solver's order, scaled by `factor`, and its report.
   SolveReport run(const backend::Vector& b, backend::Vector& x, double factor);
+  /// What a multi-column solve takes (solver/solve_columns.hpp).
+  solver::ColumnsSetup columns_setup() {
+    return {*backend,
+            *device_matrix,
+            *preconditioner,
+            permuted ? &permutation : nullptr,
+            config.solver,
+            [this](const backend::Vector& src, backend::Vector& dst, double factor) {
+              to_solver_order(src, dst, factor);
+            },
+            [this](const backend::Vector& src, backend::Vector& dst, double factor) {
+              to_caller_order(src, dst, factor);
+            }};
+  }
 
   /// setup() on the current backend.
   void set_up(const CsrMatrix<double>& a);
@@ -250,11 +265,19 @@ Solver::Solver(SolverConfig config) : impl_(std::make_unique<Impl>()) {
   validate(impl_->config);
   if (popt.type != solver::kAutoType) precond::Registry::instance().require(popt.type);
   popt.ordering = solver::resolve_ordering(popt, impl_->ordering_reasons);
-  impl_->backend = backend::make_backend(impl_->config.backend, &impl_->backend_choice,
-                                         impl_->config.cpu_kernels);
+  impl_->backend = backend::make_backend(
+      impl_->config.backend, &impl_->backend_choice, impl_->config.cpu_kernels,
+      backend::DevicePlacement{impl_->config.device, impl_->config.stream});
 }
 
-Solver::~Solver() = default;
+Solver::~Solver() {
+  if (impl_ == nullptr || impl_->backend == nullptr) return;  // moved from
+  // The objects in the backend's memory go first, on its device; the backend itself
+  // last (its destructor makes its device current itself).
+  std::unique_ptr<backend::Backend> backend = std::move(impl_->backend);
+  const backend::DeviceScope device_scope(*backend);
+  impl_.reset();
+}
 Solver::Solver(Solver&&) noexcept = default;
 Solver& Solver::operator=(Solver&&) noexcept = default;
 
@@ -277,6 +300,7 @@ const SetupReport& Solver::setup_report() const {
 }
 
 void Solver::setup(const CsrMatrix<double>& a) {
+  const backend::DeviceScope device_scope(*impl_->backend);
   Impl& s = *impl_;
   s.triangle_entries = 0;
   const std::size_t resident_before = common::resident_set_bytes();
@@ -347,15 +371,23 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   const bool blocked = precond::Registry::instance().uses_blocks(s.type);
   const bool lined = precond::Registry::instance().uses_lines(s.type);
   BlockPartition blocks;
-  std::string lines_found;  // the plan line of a line preconditioner
+  std::string lines_found;           // the plan line of a line preconditioner
+  std::vector<index_t> line_colors;  // lines by color (Partition::colored_lines)
   if (lined) {
     solver::LineOrder order = solver::order_by_lines(a, popt.lines);
+    s.ordering.method = "lines";
+    if (precond::Registry::instance().partition(s.type) == precond::Partition::colored_lines) {
+      solver::color_lines(a, order, popt.coloring.vertex_order);
+      line_colors = std::move(order.color_ptr);
+      s.ordering.method = "greedy (lines)";
+      s.ordering.vertex_order = std::string(to_string(popt.coloring.vertex_order));
+      s.ordering.colors = set_stats(order.color_rows);
+    }
     s.permuted = true;
     s.permutation = std::move(order.permutation);
     blocks = std::move(order.lines);
     lines_found = std::move(order.description);
     s.ordering.ordering = "lines";
-    s.ordering.method = "lines";
     s.setup.coloring_seconds = seconds_since(t);
   } else if (blocked) {
     blocks = choice.blocks ? std::move(*choice.blocks) : solver::node_blocks(a, popt.block_ic);
@@ -416,6 +448,7 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   if (lined) {
     s.plan.reasons.push_back(lines_found);
     s.preconditioner->set_blocks(blocks);
+    if (!line_colors.empty()) s.preconditioner->set_block_colors(line_colors);
   }
   s.preconditioner->analyze(s.ordered);
   s.setup.analysis_seconds = seconds_since(t);
@@ -425,6 +458,7 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
 }
 
 void Solver::refactor(const CsrMatrix<double>& a) {
+  const backend::DeviceScope device_scope(*impl_->backend);
   Impl& s = *impl_;
   if (!s.device_matrix) throw Error("refactor() called before setup()");
   if (a.rows != static_cast<index_t>(s.row_ptr.size()) - 1 || a.row_ptr != s.row_ptr ||
@@ -459,6 +493,7 @@ void Solver::refactor(const CsrMatrix<double>& a) {
 }
 
 void Solver::refactor_on_backend(const double* values, std::size_t count) {
+  const backend::DeviceScope device_scope(*impl_->backend);
   Impl& s = *impl_;
   if (!s.device_matrix) throw Error("refactor_on_backend() called before setup()");
   if (count != s.col_idx.size() && count == s.triangle_entries) {
@@ -475,8 +510,9 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
   }
   backend::Backend& be = *s.backend;
   if (count > 0 && (values == nullptr || !be.reads(values))) {
-    throw InvalidMatrixError("refactor_on_backend: the values are not in memory the " + be.name() +
-                             " backend reads (for cuda: device or managed memory)");
+    throw InvalidMatrixError(
+        "refactor_on_backend: the values are not in memory the " + be.name() +
+        " backend reads (for cuda: device memory of the solver's device, or managed memory)");
   }
   s.ready = false;
   s.reset_setup_report();
@@ -572,8 +608,9 @@ void Solver::Impl::check_backend_vectors(const char* call, const double* in, con
   const auto check = [&](const double* v, const char* name) {
     if (v == nullptr) throw InvalidMatrixError(where + name + " is a null pointer");
     if (!backend->reads(v)) {
-      throw InvalidMatrixError(where + name + " is not in memory the " + backend->name() +
-                               " backend reads (for cuda: device or managed memory)");
+      throw InvalidMatrixError(
+          where + name + " is not in memory the " + backend->name() +
+          " backend reads (for cuda: device memory of the solver's device, or managed memory)");
     }
   };
   check(in, in_name);
@@ -619,6 +656,7 @@ void Solver::Impl::to_caller_order(const backend::Vector& src, backend::Vector& 
 }
 
 SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) {
+  const backend::DeviceScope device_scope(*impl_->backend);
   Impl& s = *impl_;
   s.require_ready("solve");
   const index_t n = s.ordered.rows;
@@ -665,6 +703,7 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x) 
 }
 
 SolveReport Solver::solve_on_backend(const double* b, double* x, std::size_t count) {
+  const backend::DeviceScope device_scope(*impl_->backend);
   Impl& s = *impl_;
   s.require_ready("solve_on_backend");
   s.check_backend_vectors("solve_on_backend", b, "b", x, "x", count);
@@ -691,7 +730,36 @@ SolveReport Solver::solve_on_backend(const double* b, double* x, std::size_t cou
   return report;
 }
 
+MultiSolveReport Solver::solve(const double* b, double* x, std::size_t rows, int columns) {
+  const backend::DeviceScope device_scope(*impl_->backend);
+  impl_->require_ready("solve");
+  return solver::solve_columns(impl_->columns_setup(), b, x, rows, columns);
+}
+
+MultiSolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x, int columns) {
+  impl_->require_ready("solve");
+  const std::size_t rows = columns > 0 ? b.size() / static_cast<std::size_t>(columns) : 0;
+  if (columns > 0 && b.size() != rows * static_cast<std::size_t>(columns)) {
+    throw InvalidMatrixError("solve: right-hand sides have " + std::to_string(b.size()) +
+                             " entries, not a multiple of " + std::to_string(columns) + " columns");
+  }
+  if (x.empty()) x.assign(b.size(), 0.0);
+  if (x.size() != b.size()) {
+    throw InvalidMatrixError("solve: initial guesses have " + std::to_string(x.size()) +
+                             " entries, the right-hand sides " + std::to_string(b.size()));
+  }
+  return solve(b.data(), x.data(), rows, columns);
+}
+
+MultiSolveReport Solver::solve_on_backend(const double* b, double* x, std::size_t rows,
+                                          int columns) {
+  const backend::DeviceScope device_scope(*impl_->backend);
+  impl_->require_ready("solve_on_backend");
+  return solver::solve_columns_on_backend(impl_->columns_setup(), b, x, rows, columns);
+}
+
 void Solver::apply_preconditioner(const std::vector<double>& r, std::vector<double>& z) {
+  const backend::DeviceScope device_scope(*impl_->backend);
   Impl& s = *impl_;
   s.require_ready("apply_preconditioner");
   const index_t n = s.ordered.rows;
@@ -711,6 +779,7 @@ void Solver::apply_preconditioner(const std::vector<double>& r, std::vector<doub
 }
 
 void Solver::apply_preconditioner_on_backend(const double* r, double* z, std::size_t count) {
+  const backend::DeviceScope device_scope(*impl_->backend);
   Impl& s = *impl_;
   s.require_ready("apply_preconditioner_on_backend");
   s.check_backend_vectors("apply_preconditioner_on_backend", r, "r", z, "z", count);

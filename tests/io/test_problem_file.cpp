@@ -4,6 +4,7 @@
 
 #include <prism/errors.hpp>
 #include <prism/problem.hpp>
+#include <prism/solver.hpp>
 
 #include "common/param_names.hpp"
 
@@ -317,6 +318,26 @@ TEST(ProblemFile, EveryInvalidFileIsTested) {
 
 // Every shipped problem must run as it is: it loads, assembles, and stays small enough
 // for the CPU backend (<= ~300k unknowns).
+// rhs.columns: the columns one after another, column j the random vector of seed + j.
+TEST(ProblemFile, RandomRhsColumnsAreSeedsInARow) {
+  prism::ProblemSpec spec;
+  spec.matrix.generator = {"poisson2d", 7, 5, 0, 7, {}, 1};
+  spec.rhs.kind = prism::RhsSpec::Kind::random;
+  spec.rhs.seed = 5;
+  spec.rhs.columns = 3;
+  const prism::Problem p = prism::assemble_problem(spec);
+  ASSERT_EQ(p.columns, 3);
+  ASSERT_EQ(p.b.size(), 3u * 35u);
+  for (int j = 0; j < 3; ++j) {
+    prism::ProblemSpec one = spec;
+    one.rhs.seed = 5 + j;
+    one.rhs.columns = 1;
+    const prism::Problem q = prism::assemble_problem(one);
+    EXPECT_EQ(q.columns, 1);
+    EXPECT_EQ(std::vector<double>(p.b.begin() + 35 * j, p.b.begin() + 35 * (j + 1)), q.b);
+  }
+}
+
 TEST(ProblemFile, EveryInputLoadsAndAssembles) {
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(PRISM_INPUTS_DIR)) {
@@ -338,7 +359,7 @@ TEST(ProblemFile, EveryInputLoadsAndAssembles) {
     EXPECT_GT(p.a.rows, 0);
     EXPECT_LE(p.a.rows, 300000);
     EXPECT_EQ(p.a.rows, p.a.cols);
-    EXPECT_EQ(p.b.size(), static_cast<std::size_t>(p.a.rows));
+    EXPECT_EQ(p.b.size(), static_cast<std::size_t>(p.a.rows) * p.columns);  // rhs.columns
     EXPECT_EQ(p.x0.size(), static_cast<std::size_t>(p.a.rows));
   }
 }
@@ -376,6 +397,26 @@ TEST(SolverConfigText, ReadsTheSolverPreconditionerAndBackend) {
 
 // Type auto: the default, a name alone, and with the options of either type it may pick;
 // the explicit types still take only their own.
+// The device is a key (the stream, a pointer, only the API's); a cpu solve ignores it.
+TEST(SolverConfigText, ReadsTheDeviceAndRejectsBelowMinusOne) {
+  EXPECT_EQ(prism::SolverConfig{}.device, -1);
+  EXPECT_EQ(prism::SolverConfig{}.stream, nullptr);
+  EXPECT_EQ(prism::parse_solver_config("device: 3").device, 3);
+  try {
+    prism::parse_solver_config("backend: cpu\ndevice: -2");
+    FAIL() << "device -2 accepted";
+  } catch (const prism::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("<config>:2:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("device"), std::string::npos) << e.what();
+  }
+  prism::SolverConfig c;
+  c.backend = prism::BackendKind::cpu;
+  c.device = -2;
+  EXPECT_THROW(prism::Solver{c}, prism::ConfigError);
+  c.device = 7;  // no GPU is asked for
+  EXPECT_NO_THROW(prism::Solver{c});
+}
+
 TEST(SolverConfigText, AutoTakesTheOptionsOfIc0AndBlockIc) {
   EXPECT_EQ(prism::parse_solver_config("preconditioner: auto").preconditioner.type, "auto");
   const prism::SolverConfig given = prism::parse_solver_config(

@@ -2,6 +2,7 @@
 
 #include "backend/cuda/cuda_vector.hpp"
 #include "kernels/cuda/blas1.hpp"
+#include "kernels/cuda/columns.hpp"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/ic0.hpp"
 #include "kernels/cuda/matrix_values.hpp"
@@ -18,7 +19,7 @@ DeviceColorset::DeviceColorset(const SplitTriangle& split,
                                const std::vector<index_t>& strict_to_factor, Precision precision,
                                ColorsetLayout layout, cudaStream_t stream)
     : lower_(split.lower()), precision_(precision), rows_(split.strict().rows) {
-  const CsrMatrix<double>& strict = split.strict();
+  const StrictTriangle& strict = split.strict();
   const kernels::CsrView<double> view{strict.rows, strict.cols, strict.row_ptr.data(),
                                       strict.col_idx.data(), nullptr};
   std::vector<index_t> source;  // stored entry <- strict CSR entry
@@ -66,7 +67,7 @@ DeviceColorset::DeviceColorset(const SplitTriangle& split,
 
 void DeviceColorset::upload(const SplitTriangle& split, cudaStream_t stream) {
   if (first_scaled_) throw Error("color-set triangle: a scaled first range takes no host values");
-  const std::vector<double>& strict = split.strict().values;
+  const common::HostArray<double>& strict = split.strict().values;
   auto fill = [&](auto& values, auto& inverse, auto zero) {
     using T = decltype(zero);
     std::vector<T> v(host_source_.size());
@@ -162,6 +163,29 @@ void DeviceColorset::solve(const double* b, double* x, cudaStream_t stream) cons
   }
 }
 
+template <typename V>
+void DeviceColorset::solve_columns_with(const V* values, const V* inverse, const index_t* cols,
+                                        int count, const double* b, double* x,
+                                        cudaStream_t stream) const {
+  if (sell_) {
+    const kernels::cuda::SellView<V> view{slice_ptr_.data(), col_idx_.data(), values};
+    kernels::cuda::sell_colorset_solve_columns(view, inverse, range_ptr_, range_slice_, lower_,
+                                               first_scaled_, cols, count, b, x, stream);
+  } else {
+    const kernels::CsrView<V> view{rows_, rows_, row_ptr_.data(), col_idx_.data(), values};
+    kernels::cuda::colorset_solve_columns(view, inverse, plan_, lower_, cols, count, b, x, stream);
+  }
+}
+
+void DeviceColorset::solve_columns(const index_t* cols, int count, const double* b, double* x,
+                                   cudaStream_t stream) const {
+  if (precision_ == Precision::mixed) {
+    solve_columns_with(values32_.data(), inverse32_.data(), cols, count, b, x, stream);
+  } else {
+    solve_columns_with(values_.data(), inverse_.data(), cols, count, b, x, stream);
+  }
+}
+
 int DeviceColorset::forward_pair(const DeviceColorset& lower, const DeviceColorset& upper,
                                  const double* b, double* y, double* z, double* partials,
                                  cudaStream_t stream) {
@@ -234,6 +258,10 @@ class ColorsetTrisolve final : public TriangularSolver {
 
   void solve(const Vector& b, Vector& x) override {
     device_.solve(cast(b).data(), cast(x).data(), stream_);
+  }
+  bool solves_columns() const override { return true; }
+  void solve_columns(const Vector& b, Vector& x, const ColumnSet& set) override {
+    device_.solve_columns(set.backend_columns(), set.count(), b.data(), x.data(), stream_);
   }
   // split_ stays: update_values() refills it and update_values_on_backend() reads its maps.
   std::size_t host_bytes() const override { return split_.host_bytes() + device_.host_bytes(); }

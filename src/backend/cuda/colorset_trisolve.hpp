@@ -53,6 +53,11 @@ class DeviceColorset {
                                               const double* row_scale);
   /// Solves (D + S) x = b. x may alias b.
   void solve(const double* b, double* x, cudaStream_t stream) const;
+  /// solve() for the columns `cols` (device, `count` of them) of blocks of rows() rows
+  /// (backend/columns.hpp), each row of the factor read once for all of them; SELL as
+  /// solve() computes each column, bit for bit.
+  void solve_columns(const index_t* cols, int count, const double* b, double* x,
+                     cudaStream_t stream) const;
   /// For a lower triangle in SELL written by a device factorization (pair_output): its
   /// entries in the first range's columns hold l_rc * dl_c (kernels/cuda/sell.hpp,
   /// sell_colorset_solve, first_scaled), as forward_pair requires and solve() takes into
@@ -95,6 +100,9 @@ class DeviceColorset {
   template <typename V>
   void solve_with(const V* values, const V* inverse, const double* b, double* x,
                   cudaStream_t stream) const;
+  template <typename V>
+  void solve_columns_with(const V* values, const V* inverse, const index_t* cols, int count,
+                          const double* b, double* x, cudaStream_t stream) const;
 
   bool lower_ = true;
   bool sell_ = false;

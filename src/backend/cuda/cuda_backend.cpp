@@ -6,6 +6,7 @@
 #include "backend/cuda/cuda_block_ic_factor.hpp"
 #include "backend/cuda/cuda_handles.hpp"
 #include "backend/cuda/cuda_ic0_factor.hpp"
+#include "backend/cuda/cuda_line_ic.hpp"
 #include "backend/cuda/cuda_timer.hpp"
 #include "backend/cuda/cuda_vector.hpp"
 #include "backend/cuda/cusparse_trisolve.hpp"
@@ -15,6 +16,7 @@
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/bsr.hpp"
 #include "kernels/cuda/cg_loop.hpp"
+#include "kernels/cuda/columns.hpp"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/matrix_values.hpp"
@@ -26,9 +28,13 @@
 #include <prism/blocks.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <numeric>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace prism::backend {
@@ -131,6 +137,25 @@ class CudaMatrix final : public Matrix {
     double* out = is_sell() ? sell_values_.data() : (is_bsr() ? bsr_values_.data() : csr_.values());
     k::gather_values(static_cast<index_t>(from_values_.size()), from_values_.data(), a.values, out,
                      stream_);
+  }
+
+  /// Y_j = A X_j for the set's columns: the SELL or CSR copy read once for all of them
+  /// (cusparse's matrix is prism's CSR one); BSR column by column through multiply().
+  void multiply_columns(const Vector& x, Vector& y, const ColumnSet& set) const {
+    const index_t n = csr_.rows();
+    if (is_sell()) {
+      kernels::cuda::sell_spmm(n, sell_view(), set.backend_columns(), set.count(), x.data(),
+                               y.data(), stream_);
+    } else if (is_bsr()) {
+      for (const index_t j : set.columns()) {
+        const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(j) * n;
+        CudaVector yj(y.data() + at, n);
+        multiply(CudaVector(const_cast<double*>(x.data()) + at, n), yj);  // only read
+      }
+    } else {
+      kernels::cuda::spmm(csr_.view(), set.backend_columns(), set.count(), x.data(), y.data(),
+                          stream_);
+    }
   }
 
   bool is_sell() const { return algorithm_ == SpmvAlgorithm::sell; }
@@ -255,6 +280,20 @@ class CudaIndexMap final : public IndexMap {
   DeviceBuffer<index_t> data;
 };
 
+class CudaColumnSet final : public ColumnSet {
+ public:
+  CudaColumnSet(index_t rows, const std::vector<index_t>& columns, cudaStream_t stream)
+      : rows_(rows), columns_(columns), device_(k::upload_and_wait(columns, stream)) {}
+  index_t rows() const override { return rows_; }
+  const std::vector<index_t>& columns() const override { return columns_; }
+  const index_t* backend_columns() const override { return device_.data(); }
+
+ private:
+  index_t rows_;
+  std::vector<index_t> columns_;
+  DeviceBuffer<index_t> device_;
+};
+
 const CudaIndexMap& cast_map(const IndexMap& m) {
   return dynamic_cast<const CudaIndexMap&>(m);
 }
@@ -320,10 +359,19 @@ GraphExec capture(cudaStream_t stream, const std::function<void()>& body) {
 class CudaLoop final : public Loop {
  public:
   /// `check` queues the convergence test (kernels/cuda/cg_loop.hpp) after the body.
-  using Check = std::function<void(cudaGraphConditionalHandle, kernels::LoopState*, double*)>;
+  using Check =
+      std::function<void(cudaGraphConditionalHandle, kernels::LoopState*, double*, k::LoopWatch*)>;
+  /// `watched`: the residuals go to mapped host memory, which run() watches.
   CudaLoop(cudaStream_t stream, const std::function<void()>& body, const Check& check,
-           int max_iterations)
-      : stream_(stream), history_(static_cast<std::size_t>(max_iterations) + 1) {
+           int max_iterations, bool watched)
+      : stream_(stream), done_(make_event()) {
+    const auto slots = static_cast<std::size_t>(max_iterations) + 1;
+    if (watched) {
+      host_history_ = PinnedBuffer<double>(slots);
+      watch_ = PinnedBuffer<k::LoopWatch>(1);
+    } else {
+      history_ = DeviceBuffer<double>(slots);
+    }
     cudaGraph_t raw = nullptr;
     PRISM_CUDA_CHECK(cudaGraphCreate(&raw, 0));
     const Graph graph(raw);
@@ -339,28 +387,36 @@ class CudaLoop final : public Loop {
     cudaGraphNode_t node = nullptr;
     PRISM_CUDA_CHECK(cudaGraphAddNode(&node, graph.get(), nullptr, nullptr, 0, &params));
     LoopState* state = state_.data();
-    double* history = history_.data();
+    double* history = watched ? mapped(host_history_.data()) : history_.data();
+    k::LoopWatch* watch = watched ? mapped(watch_.data()) : nullptr;
     capture_into(stream, params.conditional.phGraph_out[0], [&] {
       body();
-      check(handle, state, history);
+      check(handle, state, history, watch);
     });
     exec_ = instantiate(graph);
   }
 
-  LoopOutcome run(int first) override {
+  LoopOutcome run(int first, const LoopProgress* progress) override {
+    if (progress != nullptr && watch_.data() == nullptr) {
+      throw Error("Loop::run: a progress callback needs a loop recorded as watched");
+    }
     host_state_.data()[0] = LoopState{first, 0};
     PRISM_CUDA_CHECK(cudaMemcpyAsync(state_.data(), host_state_.data(), sizeof(LoopState),
                                      cudaMemcpyHostToDevice, stream_));
+    if (watch_.data() != nullptr) watch_.data()[0] = k::LoopWatch{first, 0};
     PRISM_CUDA_CHECK(cudaGraphLaunch(exec_.get(), stream_));
     PRISM_CUDA_CHECK(cudaMemcpyAsync(host_state_.data(), state_.data(), sizeof(LoopState),
                                      cudaMemcpyDeviceToHost, stream_));
+    if (progress != nullptr) watch(first, *progress);
     PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     LoopOutcome out;
     out.iteration = host_state_.data()[0].iteration;
     out.stop = static_cast<kernels::LoopStop>(host_state_.data()[0].stop);
     const int count = out.iteration - first;
     out.residual_norms.resize(static_cast<std::size_t>(std::max(count, 0)));
-    if (count > 0) {
+    if (count > 0 && watch_.data() != nullptr) {
+      std::copy_n(host_history_.data() + first + 1, count, out.residual_norms.data());
+    } else if (count > 0) {
       PRISM_CUDA_CHECK(cudaMemcpyAsync(out.residual_norms.data(), history_.data() + first + 1,
                                        count * sizeof(double), cudaMemcpyDeviceToHost, stream_));
       PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -370,10 +426,55 @@ class CudaLoop final : public Loop {
 
  private:
   using LoopState = kernels::LoopState;
+  /// How often the host looks at a watched loop: often enough for a live monitor and a
+  /// prompt stop, rarely enough to leave the core mostly idle.
+  static constexpr std::chrono::microseconds kPollInterval{100};
+
+  template <typename T>
+  static T* mapped(T* host) {
+    void* device = nullptr;
+    PRISM_CUDA_CHECK(cudaHostGetDevicePointer(&device, host, 0));
+    return static_cast<T*>(device);
+  }
+
+  /// Calls `progress` with each iteration the device publishes, in order, until the loop
+  /// is done; a false answer (or an exception) sets the stop request.
+  void watch(int first, const LoopProgress& progress) {
+    PRISM_CUDA_CHECK(cudaEventRecord(done_.get(), stream_));
+    volatile k::LoopWatch* shared = watch_.data();
+    const volatile double* history = host_history_.data();
+    int seen = first;
+    bool asked = false;
+    try {
+      for (;;) {
+        const cudaError_t state = cudaEventQuery(done_.get());
+        if (state != cudaSuccess && state != cudaErrorNotReady) PRISM_CUDA_CHECK(state);
+        const int published = shared->published;
+        std::atomic_thread_fence(std::memory_order_acquire);  // then the norms it names
+        while (seen < published) {
+          ++seen;
+          if (!asked && !progress(seen, history[seen])) {
+            shared->stop_request = 1;
+            asked = true;
+          }
+        }
+        if (state == cudaSuccess) return;
+        std::this_thread::sleep_for(kPollInterval);
+      }
+    } catch (...) {
+      shared->stop_request = 1;
+      cudaStreamSynchronize(stream_);
+      throw;
+    }
+  }
+
   cudaStream_t stream_;
   DeviceBuffer<LoopState> state_{1};
   PinnedBuffer<LoopState> host_state_{1};
-  DeviceBuffer<double> history_;
+  DeviceBuffer<double> history_;       // unwatched: the residual norms, read after the loop
+  PinnedBuffer<double> host_history_;  // watched: the same, in mapped host memory
+  PinnedBuffer<k::LoopWatch> watch_;   // watched: the count published and the stop request
+  Event done_;
   GraphExec exec_;
 };
 
@@ -432,24 +533,42 @@ class CudaTridiagonalSolver final : public TridiagonalSolver {
 
 class CudaBackend final : public Backend {
  public:
-  CudaBackend()
-      : stream_(make_stream()),
-        sparse_(make_sparse_handle(stream_.get())),
+  /// On `device` (current while this runs), queuing on `stream` (the caller's) or, where
+  /// that is null, on a stream of its own.
+  CudaBackend(int device, cudaStream_t stream)
+      : device_(device),
+        owned_stream_(stream == nullptr ? make_stream() : Stream()),
+        stream_(stream == nullptr ? owned_stream_.get() : stream),
+        sparse_(make_sparse_handle(stream_)),
         partials_(k::kReductionBlocks),
         partials2_(k::kReductionBlocks),
         scalars_(kNumScalars),
         host_scalars_(kNumScalars),
         scalars_ready_(make_event()),
-        timer_(stream_.get()) {
-    PRISM_CUDA_CHECK(
-        cudaMemsetAsync(scalars_.data(), 0, kNumScalars * sizeof(double), stream_.get()));
-    int device = 0;
-    PRISM_CUDA_CHECK(cudaGetDevice(&device));
+        timer_(stream_) {
+    PRISM_CUDA_CHECK(cudaMemsetAsync(scalars_.data(), 0, kNumScalars * sizeof(double), stream_));
     cudaDeviceProp prop{};
-    PRISM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    PRISM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
     device_name_ = prop.name;
+    if (kernels::cuda::device_count() > 1)
+      device_name_ += " (device " + std::to_string(device_) + ")";
   }
-  ~CudaBackend() override { cudaStreamSynchronize(stream_.get()); }
+  ~CudaBackend() override {
+    int previous = -1;
+    if (cudaGetDevice(&previous) == cudaSuccess && previous != device_ &&
+        cudaSetDevice(device_) == cudaSuccess) {
+      restore_.previous = previous;
+    }
+    cudaStreamSynchronize(stream_);
+  }
+
+  int make_device_current() override {
+    int previous = 0;
+    PRISM_CUDA_CHECK(cudaGetDevice(&previous));
+    if (previous == device_) return -1;  // nothing to give back
+    PRISM_CUDA_CHECK(cudaSetDevice(device_));
+    return previous;
+  }
 
   std::string name() const override { return "cuda"; }
   Kind kind() const override { return Kind::device; }
@@ -458,7 +577,7 @@ class CudaBackend final : public Backend {
   std::unique_ptr<Vector> make_vector(index_t n) override {
     auto v = std::make_unique<CudaVector>(n);
     if (n > 0) {
-      PRISM_CUDA_CHECK(cudaMemsetAsync(v->data(), 0, n * sizeof(double), stream_.get()));
+      PRISM_CUDA_CHECK(cudaMemsetAsync(v->data(), 0, n * sizeof(double), stream_));
     }
     return v;
   }
@@ -470,7 +589,7 @@ class CudaBackend final : public Backend {
   }
   std::unique_ptr<Matrix> make_matrix(const CsrMatrix<double>& a,
                                       SpmvAlgorithm algorithm) override {
-    return std::make_unique<CudaMatrix>(a, algorithm, sparse_.get(), stream_.get());
+    return std::make_unique<CudaMatrix>(a, algorithm, sparse_.get(), stream_);
   }
   /// The color-set solve pays one launch per independent row block: few blocks (a
   /// multicolor order) make it the fast choice, many (a natural order) a slow one.
@@ -488,20 +607,20 @@ class CudaBackend final : public Backend {
         throw_mixed_needs_colorset(algorithm);
       }
       return make_colorset_trisolve(SplitTriangle(t, triangle, spec.precision), spec.layout,
-                                    stream_.get());
+                                    stream_);
     }
     switch (algorithm) {
       case TrisolveAlgorithm::automatic: {
         SplitTriangle split(t, triangle);
         if (pick_trisolve(split.num_blocks(), spec.precision) == TrisolveAlgorithm::colorset) {
-          return make_colorset_trisolve(std::move(split), spec.layout, stream_.get());
+          return make_colorset_trisolve(std::move(split), spec.layout, stream_);
         }
-        return make_cusparse_trisolve(t, triangle, sparse_.get(), stream_.get());
+        return make_cusparse_trisolve(t, triangle, sparse_.get(), stream_);
       }
       case TrisolveAlgorithm::colorset:
-        return make_colorset_trisolve(SplitTriangle(t, triangle), spec.layout, stream_.get());
+        return make_colorset_trisolve(SplitTriangle(t, triangle), spec.layout, stream_);
       case TrisolveAlgorithm::cusparse:
-        return make_cusparse_trisolve(t, triangle, sparse_.get(), stream_.get());
+        return make_cusparse_trisolve(t, triangle, sparse_.get(), stream_);
       case TrisolveAlgorithm::reference:
         break;
     }
@@ -510,11 +629,14 @@ class CudaBackend final : public Backend {
                       "colorset");
   }
   std::unique_ptr<BlockIcFactor> make_block_ic_factor(const kernels::BlockIcPlan& plan) override {
-    return make_cuda_block_ic_factor(plan, stream_.get());
+    return make_cuda_block_ic_factor(plan, stream_);
   }
   std::unique_ptr<TridiagonalSolver> make_tridiagonal_solver(
       const TridiagonalBatches& batches) override {
-    return std::make_unique<CudaTridiagonalSolver>(batches, stream_.get());
+    return std::make_unique<CudaTridiagonalSolver>(batches, stream_);
+  }
+  std::unique_ptr<LineIcSolver> make_line_ic_solver(const LineIcFactor& factor) override {
+    return make_cuda_line_ic_solver(factor, stream_);
   }
   std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
                                              const CsrMatrix<double>& upper,
@@ -522,7 +644,7 @@ class CudaBackend final : public Backend {
                                              const std::vector<index_t>& lower_source,
                                              const TrisolveSpec& spec) override {
     return make_cuda_ic0_factor(lower, upper, upper_source, lower_source, spec, scalars_.data(),
-                                stream_.get());
+                                stream_);
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {
@@ -530,20 +652,20 @@ class CudaBackend final : public Backend {
                   std::to_string(dst.size()));
     }
     PRISM_CUDA_CHECK(cudaMemcpyAsync(cast(dst).data(), src.data(), src.size() * sizeof(double),
-                                     cudaMemcpyHostToDevice, stream_.get()));
+                                     cudaMemcpyHostToDevice, stream_));
   }
   void copy_to_host(const Vector& src, std::vector<double>& dst) override {
     dst.resize(static_cast<std::size_t>(src.size()));
     PRISM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), cast(src).data(), dst.size() * sizeof(double),
-                                     cudaMemcpyDeviceToHost, stream_.get()));
-    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+                                     cudaMemcpyDeviceToHost, stream_));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
   const double* stage(const std::vector<double>& values) override {
     if (staged_.size() != values.size()) staged_ = DeviceBuffer<double>(values.size());
     // From pageable memory: the call returns once `values` has been read, so the caller
     // may change it; the kernels after it on the stream see the copy.
-    if (!values.empty()) staged_.upload(values.data(), stream_.get());
+    if (!values.empty()) staged_.upload(values.data(), stream_);
     return staged_.data();
   }
   bool reads(const double* values) const override {
@@ -552,44 +674,46 @@ class CudaBackend final : public Backend {
       cudaGetLastError();  // an unknown pointer: clear the error, answer no
       return false;
     }
-    return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
+    // Device memory of another GPU would need peer access the solver does not set up.
+    return (attributes.type == cudaMemoryTypeDevice && attributes.device == device_) ||
+           attributes.type == cudaMemoryTypeManaged;
   }
   std::unique_ptr<IndexMap> make_index_map(const std::vector<index_t>& indices) override {
-    return std::make_unique<CudaIndexMap>(indices, stream_.get());
+    return std::make_unique<CudaIndexMap>(indices, stream_);
   }
   void gather(const double* src, const IndexMap& map, Vector& dst) override {
     if (map.size() != dst.size()) {
       throw Error("gather: map of " + std::to_string(map.size()) + " entries for " +
                   std::to_string(dst.size()) + " values");
     }
-    k::gather_values(dst.size(), cast_map(map).data.data(), src, cast(dst).data(), stream_.get());
+    k::gather_values(dst.size(), cast_map(map).data.data(), src, cast(dst).data(), stream_);
   }
   void queue_value_check(const double* values, const IndexMap& mirror, double tolerance) override {
     k::first_bad_value(mirror.size(), values, cast_map(mirror).data.data(), tolerance,
                        partials_.data(), partials2_.data(), check_scratch_.data(),
-                       check_flag_.data(), stream_.get());
+                       check_flag_.data(), stream_);
   }
   index_t value_check_result() override { return read_flag(check_flag_); }
   index_t invert_positive(Vector& x) override {
-    k::invert_positive(x.size(), cast(x).data(), flag_.data(), stream_.get());
+    k::invert_positive(x.size(), cast(x).data(), flag_.data(), stream_);
     return read_flag(flag_);
   }
   double largest_finite_magnitude(const double* values, std::size_t count) override {
     k::largest_finite_magnitude(static_cast<index_t>(count), values, partials_.data(),
-                                largest_.data(), stream_.get());
+                                largest_.data(), stream_);
     double largest = 0.0;
     PRISM_CUDA_CHECK(cudaMemcpyAsync(&largest, largest_.data(), sizeof(double),
-                                     cudaMemcpyDeviceToHost, stream_.get()));
-    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+                                     cudaMemcpyDeviceToHost, stream_));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return largest;
   }
   void copy_to_host(const double* src, std::size_t count, std::vector<double>& dst) override {
     dst.resize(count);
-    PRISM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, count * sizeof(double),
-                                     cudaMemcpyDeviceToHost, stream_.get()));
-    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    PRISM_CUDA_CHECK(
+        cudaMemcpyAsync(dst.data(), src, count * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
-  void synchronize() override { PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_.get())); }
+  void synchronize() override { PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
   void spmv(const Matrix& a, const Vector& x, Vector& y) override {
     cast_matrix(a).multiply(cast(x), cast(y));
@@ -598,8 +722,7 @@ class CudaBackend final : public Backend {
     const CudaMatrix& m = cast_matrix(a);
     if (m.is_sell()) {
       const int blocks = m.multiply_dot(cast(x), cast(y), partials_.data());
-      k::sum_partials(partials_.data(), blocks, scalars_.data(), static_cast<int>(out),
-                      stream_.get());
+      k::sum_partials(partials_.data(), blocks, scalars_.data(), static_cast<int>(out), stream_);
       return;
     }
     spmv(a, x, y);
@@ -609,30 +732,30 @@ class CudaBackend final : public Backend {
   void dot(const Vector& x, const Vector& y, Scalar out) override {
     check_size(x, y, "dot");
     k::dot(x.size(), cast(x).data(), cast(y).data(), partials_.data(), scalars_.data(),
-           static_cast<int>(out), stream_.get());
+           static_cast<int>(out), stream_);
   }
   void axpy(double a, const Vector& x, Vector& y) override {
     check_size(x, y, "axpy");
-    k::axpy(x.size(), a, cast(x).data(), cast(y).data(), stream_.get());
+    k::axpy(x.size(), a, cast(x).data(), cast(y).data(), stream_);
   }
   void copy(const Vector& x, Vector& y) override {
     check_size(x, y, "copy");
     if (x.size() == 0) return;
     PRISM_CUDA_CHECK(cudaMemcpyAsync(cast(y).data(), cast(x).data(), x.size() * sizeof(double),
-                                     cudaMemcpyDeviceToDevice, stream_.get()));
+                                     cudaMemcpyDeviceToDevice, stream_));
   }
   void pointwise_multiply(const Vector& d, const Vector& x, Vector& y) override {
     check_size(d, x, "pointwise_multiply");
-    k::pointwise_multiply(x.size(), cast(d).data(), cast(x).data(), cast(y).data(), stream_.get());
+    k::pointwise_multiply(x.size(), cast(d).data(), cast(x).data(), cast(y).data(), stream_);
   }
   void cg_update(const Vector& p, const Vector& q, Vector& x, Vector& r) override {
     check_size(p, x, "cg_update");
     k::cg_update(p.size(), cast(p).data(), cast(q).data(), cast(x).data(), cast(r).data(),
-                 partials_.data(), scalars_.data(), stream_.get());
+                 partials_.data(), scalars_.data(), stream_);
   }
   void cg_direction(const Vector& z, Vector& p) override {
     check_size(z, p, "cg_direction");
-    k::cg_direction(z.size(), cast(z).data(), cast(p).data(), scalars_.data(), stream_.get());
+    k::cg_direction(z.size(), cast(z).data(), cast(p).data(), scalars_.data(), stream_);
   }
   void cg_step(const Matrix& a, const Vector& p, Vector& q, Vector& r) override {
     check_size(p, r, "cg_step");
@@ -642,32 +765,65 @@ class CudaBackend final : public Backend {
       count = m.multiply_dot(cast(p), cast(q), partials_.data());
     } else {
       m.multiply(cast(p), cast(q));
-      count = k::dot_partials(p.size(), cast(p).data(), cast(q).data(), partials_.data(),
-                              stream_.get());
+      count = k::dot_partials(p.size(), cast(p).data(), cast(q).data(), partials_.data(), stream_);
     }
     rr_count_ = k::cg_residual(r.size(), cast(q).data(), cast(r).data(), partials_.data(), count,
-                               partials2_.data(), scalars_.data(), !defer_rr_, stream_.get());
+                               partials2_.data(), scalars_.data(), !defer_rr_, stream_);
   }
   void cg_direction_dot(const Vector& r, const Vector& z, Vector& p, Vector& x) override {
     check_size(z, p, "cg_direction_dot");
     k::cg_direction_dot(z.size(), cast(r).data(), cast(z).data(), cast(p).data(), cast(x).data(),
-                        partials_.data(), scalars_.data(), stream_.get());
+                        partials_.data(), scalars_.data(), stream_);
   }
   void cg_direction_x(const Vector& z, Vector& p, Vector& x) override {
     check_size(z, p, "cg_direction_x");
     k::cg_direction_x(z.size(), cast(z).data(), cast(p).data(), cast(x).data(), scalars_.data(),
-                      stream_.get());
+                      stream_);
   }
   void cg_finish(const Vector& p, Vector& x) override {
     check_size(p, x, "cg_finish");
-    k::cg_finish(x.size(), cast(p).data(), cast(x).data(), scalars_.data(), stream_.get());
+    k::cg_finish(x.size(), cast(p).data(), cast(x).data(), scalars_.data(), stream_);
   }
+  // The multi-column operations (backend/columns.hpp, kernels/cuda/columns.hpp).
+  std::unique_ptr<ColumnSet> make_column_set(index_t rows,
+                                             const std::vector<index_t>& columns) override {
+    return std::make_unique<CudaColumnSet>(rows, columns, stream_);
+  }
+  void spmm(const Matrix& a, const Vector& x, Vector& y, const ColumnSet& set) override {
+    cast_matrix(a).multiply_columns(x, y, set);
+  }
+  void column_dot(const Vector& x, const Vector& y, const ColumnSet& set, Vector& s,
+                  Scalar out) override {
+    k::dot_columns(set.rows(), set.backend_columns(), set.count(), x.data(), y.data(),
+                   column_partials(set), s.data(), static_cast<int>(out), stream_);
+  }
+  void column_axpy(double a, const Vector& x, Vector& y, const ColumnSet& set) override {
+    k::axpy_columns(set.rows(), set.backend_columns(), set.count(), a, x.data(), y.data(), stream_);
+  }
+  void column_copy(const Vector& x, Vector& y, const ColumnSet& set) override {
+    k::copy_columns(set.rows(), set.backend_columns(), set.count(), x.data(), y.data(), stream_);
+  }
+  void column_pointwise_multiply(const Vector& d, const Vector& x, Vector& y,
+                                 const ColumnSet& set) override {
+    k::pointwise_multiply_columns(set.rows(), set.backend_columns(), set.count(), d.data(),
+                                  x.data(), y.data(), stream_);
+  }
+  void column_cg_update(const Vector& p, const Vector& q, Vector& x, Vector& r,
+                        const ColumnSet& set, Vector& s) override {
+    k::cg_update_columns(set.rows(), set.backend_columns(), set.count(), p.data(), q.data(),
+                         x.data(), r.data(), column_partials(set), s.data(), stream_);
+  }
+  void column_cg_direction(const Vector& z, Vector& p, const ColumnSet& set, Vector& s) override {
+    k::cg_direction_columns(set.rows(), set.backend_columns(), set.count(), z.data(), p.data(),
+                            s.data(), stream_);
+  }
+
   ScalarValues read_scalars() override {
     // Pinned copy + one event: waits for this stream's work only, not the device.
     PRISM_CUDA_CHECK(cudaMemcpyAsync(host_scalars_.data(), scalars_.data(),
                                      kNumScalars * sizeof(double), cudaMemcpyDeviceToHost,
-                                     stream_.get()));
-    PRISM_CUDA_CHECK(cudaEventRecord(scalars_ready_.get(), stream_.get()));
+                                     stream_));
+    PRISM_CUDA_CHECK(cudaEventRecord(scalars_ready_.get(), stream_));
     PRISM_CUDA_CHECK(cudaEventSynchronize(scalars_ready_.get()));
     ScalarValues s{};
     std::copy(host_scalars_.data(), host_scalars_.data() + kNumScalars, s.begin());
@@ -678,23 +834,24 @@ class CudaBackend final : public Backend {
 
   bool can_record() const override { return true; }
   std::unique_ptr<Recording> record(const std::function<void()>& body) override {
-    return std::make_unique<CudaRecording>(capture(stream_.get(), body), stream_.get());
+    return std::make_unique<CudaRecording>(capture(stream_, body), stream_);
   }
   bool can_loop() const override { return loops_; }
   std::unique_ptr<Loop> record_loop(const std::function<void()>& body, double target,
-                                    int max_iterations) override {
+                                    int max_iterations, bool watched) override {
     if (!loops_) throw BackendError("the CUDA driver runs no graph while nodes (needs 12.4+)");
     // Inside the loop body cg_step leaves r . r to the loop's check kernel, which sums
     // its partials and decides in one launch.
     defer_rr_ = true;
     rr_count_ = 0;
     const auto check = [this, target, max_iterations](cudaGraphConditionalHandle handle,
-                                                      kernels::LoopState* state, double* history) {
-      k::cg_loop_check(handle, scalars_.data(), partials2_.data(), rr_count_, state, history,
-                       target, max_iterations, stream_.get());
+                                                      kernels::LoopState* state, double* history,
+                                                      k::LoopWatch* watch) {
+      k::cg_loop_check(handle, scalars_.data(), partials2_.data(), rr_count_, state, history, watch,
+                       target, max_iterations, stream_);
     };
     try {
-      auto loop = std::make_unique<CudaLoop>(stream_.get(), body, check, max_iterations);
+      auto loop = std::make_unique<CudaLoop>(stream_, body, check, max_iterations, watched);
       defer_rr_ = false;
       return loop;
     } catch (...) {
@@ -710,11 +867,18 @@ class CudaBackend final : public Backend {
   std::size_t device_bytes() const override { return kernels::cuda::device_bytes_held(); }
 
  private:
+  /// The workspace of a reduction over the set's columns (one list position a row of
+  /// kReductionBlocks partial sums); growing it frees the old one, which waits for its users.
+  double* column_partials(const ColumnSet& set) {
+    const std::size_t size = k::column_partials_size(set.count());
+    if (column_partials_.size() < size) column_partials_ = DeviceBuffer<double>(size);
+    return column_partials_.data();
+  }
   /// The verdict of a check kernel: the index it found, -1 for kNoBadEntry.
   index_t read_flag(const DeviceBuffer<int>& flag) {
     PRISM_CUDA_CHECK(cudaMemcpyAsync(host_flag_.data(), flag.data(), sizeof(int),
-                                     cudaMemcpyDeviceToHost, stream_.get()));
-    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+                                     cudaMemcpyDeviceToHost, stream_));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     const int found = host_flag_.data()[0];
     return found == k::kNoBadEntry ? -1 : static_cast<index_t>(found);
   }
@@ -727,10 +891,10 @@ class CudaBackend final : public Backend {
     Event start = make_event(), stop = make_event();
     std::vector<float> ms;
     for (int i = 0; i < 13; ++i) {
-      PRISM_CUDA_CHECK(cudaEventRecord(start.get(), stream_.get()));
+      PRISM_CUDA_CHECK(cudaEventRecord(start.get(), stream_));
       PRISM_CUDA_CHECK(
-          cudaMemcpyAsync(dst.data(), src.data(), kBytes, cudaMemcpyDeviceToDevice, stream_.get()));
-      PRISM_CUDA_CHECK(cudaEventRecord(stop.get(), stream_.get()));
+          cudaMemcpyAsync(dst.data(), src.data(), kBytes, cudaMemcpyDeviceToDevice, stream_));
+      PRISM_CUDA_CHECK(cudaEventRecord(stop.get(), stream_));
       PRISM_CUDA_CHECK(cudaEventSynchronize(stop.get()));
       float t = 0.0f;
       PRISM_CUDA_CHECK(cudaEventElapsedTime(&t, start.get(), stop.get()));
@@ -741,10 +905,21 @@ class CudaBackend final : public Backend {
     return 2.0 * static_cast<double>(kBytes) / median_s;
   }
 
-  Stream stream_;
+  // Declared first, so destroyed last: the destructor makes the backend's device current
+  // for the members' frees, and this gives the caller's back after them.
+  struct DeviceRestore {
+    int previous = -1;
+    ~DeviceRestore() {
+      if (previous >= 0) cudaSetDevice(previous);
+    }
+  } restore_;
+  int device_;
+  Stream owned_stream_;  // empty when the caller gave the stream
+  cudaStream_t stream_;  // the one every operation queues on
   SparseHandle sparse_;
   DeviceBuffer<double> partials_;
-  DeviceBuffer<double> partials2_;  // a second pass's partial sums while partials_ is read
+  DeviceBuffer<double> partials2_;        // a second pass's partial sums while partials_ is read
+  DeviceBuffer<double> column_partials_;  // the multi-column reductions', grown on demand
   DeviceBuffer<double> scalars_;
   PinnedBuffer<double> host_scalars_;
   Event scalars_ready_;
@@ -765,11 +940,45 @@ class CudaBackend final : public Backend {
 }  // namespace
 }  // namespace cuda
 
-std::unique_ptr<Backend> make_cuda_backend() {
-  if (kernels::cuda::device_count() == 0) {
+std::unique_ptr<Backend> make_cuda_backend(const DevicePlacement& placement) {
+  const int count = kernels::cuda::device_count();
+  if (count == 0) {
     throw BackendError("backend 'cuda' requested but no CUDA device is available");
   }
-  return std::make_unique<cuda::CudaBackend>();
+  int current = 0;
+  PRISM_CUDA_CHECK(cudaGetDevice(&current));
+  const int device = placement.device < 0 ? current : placement.device;
+  if (placement.device < -1 || device >= count) {
+    throw ConfigError("device " + std::to_string(placement.device) + ": this machine has " +
+                      std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") +
+                      ", numbered from 0 (-1: the current one)");
+  }
+  const auto stream = static_cast<cudaStream_t>(placement.stream);
+  if (stream == cudaStreamLegacy) {
+    throw ConfigError(
+        "stream: the legacy default stream cannot be recorded into CUDA graphs; pass a stream "
+        "created with cudaStreamCreate, or none for one of the solver's own");
+  }
+  if (stream != nullptr) {
+    int stream_device = -1;
+    if (cudaStreamGetDevice(stream, &stream_device) != cudaSuccess) {
+      cudaGetLastError();  // clear it: the stream is the caller's mistake, not a failure
+      throw ConfigError("stream: not a CUDA stream this process can use");
+    }
+    if (stream_device != device) {
+      throw ConfigError("stream: it belongs to device " + std::to_string(stream_device) +
+                        ", the solver works on device " + std::to_string(device));
+    }
+  }
+  PRISM_CUDA_CHECK(cudaSetDevice(device));
+  try {
+    auto backend = std::make_unique<cuda::CudaBackend>(device, stream);
+    cudaSetDevice(current);
+    return backend;
+  } catch (...) {
+    cudaSetDevice(current);
+    throw;
+  }
 }
 
 }  // namespace prism::backend

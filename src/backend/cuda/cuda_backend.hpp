@@ -6,7 +6,9 @@
 
 namespace prism::backend {
 
-/// Throws BackendError when no CUDA device is usable.
-std::unique_ptr<Backend> make_cuda_backend();
+/// A backend on `placement` (its device made current only inside the backend's calls made
+/// through a DeviceScope). Throws BackendError when no CUDA device is usable, ConfigError
+/// when the placement names no device or a stream that cannot serve.
+std::unique_ptr<Backend> make_cuda_backend(const DevicePlacement& placement = {});
 
 }  // namespace prism::backend
