@@ -156,8 +156,9 @@ MultiSolveReport solve_columns_on_backend(const ColumnsSetup& s, const double* b
     if (v == nullptr)
       throw InvalidMatrixError(std::string(call) + ": " + name + " is a null pointer");
     if (!be.reads(v)) {
-      throw InvalidMatrixError(std::string(call) + ": " + name + " is not in memory the " +
-                               be.name() + " backend reads (for cuda: device or managed memory)");
+      throw InvalidMatrixError(
+          std::string(call) + ": " + name + " is not in memory the " + be.name() +
+          " backend reads (for cuda: device memory of the solver's device, or managed memory)");
     }
   };
   check(b, "b");
