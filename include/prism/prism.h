@@ -120,9 +120,8 @@ prism_status prism_solver_solve_columns(prism_solver* solver, const double* b, d
 
 /* prism_solver_solve_columns with b and x in memory the backend reads, as
  * prism_solver_solve_on_backend takes them; the same results bit for bit. */
-prism_status prism_solver_solve_columns_on_backend(prism_solver* solver, const double* b,
-                                                   double* x, int32_t columns,
-                                                   prism_solve_info* info);
+prism_status prism_solver_solve_columns_on_backend(prism_solver* solver, const double* b, double* x,
+                                                   int32_t columns, prism_solve_info* info);
 
 /* z = M^{-1} r (n entries each, host memory, not overlapping) with the preconditioner the
  * solves iterate with: for a Krylov method of the caller's own. */

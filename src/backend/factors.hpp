@@ -197,8 +197,7 @@ class Ic0Factor {
   /// solve() for the columns of `set` (backend/columns.hpp), each row of the factor read
   /// once for all of them; each column as forward() then backward() computes it. Only
   /// where solves_columns().
-  virtual void solve_columns(Triangle triangle, const Vector& b, Vector& x,
-                             const ColumnSet& set) {
+  virtual void solve_columns(Triangle triangle, const Vector& b, Vector& x, const ColumnSet& set) {
     static_cast<void>(triangle);
     static_cast<void>(b);
     static_cast<void>(x);

@@ -2,6 +2,8 @@
 // RAII owners of the CUDA objects the backend holds: stream, cuSPARSE handle, the
 // cuSPARSE matrix / vector / SpSV descriptors, events, graphs.
 
+#include <prism/types.hpp>
+
 #include "kernels/cuda/check.hpp"
 
 #include <utility>
