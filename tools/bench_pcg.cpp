@@ -141,7 +141,10 @@ const std::vector<Config> kAllConfigs{
     block_ic("block_ic-trsv", 0, prism::Precision::fp64, prism::BlockIcSolve::trsv),
     block_ic("block_ic-trsv-mixed", 0, prism::Precision::mixed, prism::BlockIcSolve::trsv),
     block_ic("block_ic-sn12-trsv", 12, prism::Precision::fp64, prism::BlockIcSolve::trsv),
-    block_ic("block_ic-sn24-trsv", 24, prism::Precision::fp64, prism::BlockIcSolve::trsv)};
+    block_ic("block_ic-sn24-trsv", 24, prism::Precision::fp64, prism::BlockIcSolve::trsv),
+    // The line preconditioners on the lines find_lines recovers (their own order).
+    {"line_jacobi", "line_jacobi", prism::Ordering::automatic},
+    {"line_ic", "line_ic", prism::Ordering::automatic}};
 
 struct Result {
   std::string problem, config, backend, device, trisolve, trisolve_layout, spmv, cpu_kernels;

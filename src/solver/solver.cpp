@@ -79,10 +79,11 @@ bool overlap(const double* a, const double* b, std::size_t n) {
 }  // namespace
 
 struct Solver::Impl {
-  SolverConfig config;
-  std::string type;                           // the registered type set up (auto resolved)
-  std::vector<std::string> ordering_reasons;  // why the ordering is what it is
-  solver::Plan plan;                          // the set-up's resolved choices
+  SolverConfig config;                                // its ordering resolved (resolve_ordering)
+  Ordering requested_ordering = Ordering::automatic;  // the ordering as the caller gave it
+  std::string type;                                   // the registered type set up (auto resolved)
+  std::vector<std::string> ordering_reasons;          // why the ordering is what it is
+  solver::Plan plan;                                  // the set-up's resolved choices
   std::unique_ptr<backend::Backend> backend;
   std::unique_ptr<precond::Preconditioner> preconditioner;
 
@@ -264,6 +265,7 @@ Solver::Solver(SolverConfig config) : impl_(std::make_unique<Impl>()) {
   // Fail on a bad configuration or an unknown preconditioner before any matrix work.
   validate(impl_->config);
   if (popt.type != solver::kAutoType) precond::Registry::instance().require(popt.type);
+  impl_->requested_ordering = popt.ordering;
   popt.ordering = solver::resolve_ordering(popt, impl_->ordering_reasons);
   impl_->backend = backend::make_backend(
       impl_->config.backend, &impl_->backend_choice, impl_->config.cpu_kernels,
@@ -284,6 +286,8 @@ Solver& Solver::operator=(Solver&&) noexcept = default;
 void Solver::set_solver_options(const SolverOptions& options) {
   SolverConfig config = impl_->config;
   config.solver = options;
+  // The rules hold for the caller's configuration (line types insist on ordering auto).
+  config.preconditioner.ordering = impl_->requested_ordering;
   validate(config);
   impl_->config.solver = options;
 }

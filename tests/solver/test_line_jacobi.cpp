@@ -150,6 +150,23 @@ TEST(LineJacobi, OrdersByItsLinesOnly) {
   EXPECT_THROW(prism::Solver{c}, prism::ConfigError);
 }
 
+// set_solver_options() checks the caller's configuration, not the resolved ordering: a
+// line solver takes new solver options (what bench_pcg does before its timed solves).
+TEST(LineJacobi, TakesNewSolverOptions) {
+  const CsrMatrix<double> a = prism::anisotropic3d(12, 10, 8, 1.0, 1e-3, 1e-3);
+  for (const std::string type : {"line_jacobi", "line_ic"}) {
+    SCOPED_TRACE(type);
+    prism::Solver s(config(type));
+    s.setup(a);
+    prism::SolverOptions options = config(type).solver;
+    options.timing = prism::TimingMode::total;
+    options.tolerance = 1e-8;
+    EXPECT_NO_THROW(s.set_solver_options(options));
+    std::vector<double> x;
+    EXPECT_TRUE(s.solve(prism::test::random_vector(a.rows, 3), x).converged());
+  }
+}
+
 // The threaded batches split whole systems among the threads: the reference's bits.
 TEST(LineJacobi, ThreadedTridiagonalBatchesAreTheReferenceBits) {
   for (const auto& [n, m] :
