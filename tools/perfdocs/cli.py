@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from .common import ROOT, Error
-from .cpu import cpu_table
+from .cpu import cpu_table, host_bandwidth_text
 from .data import Data
 from .importer import cmd_import
 from .markers import README_BEGIN, stale_blocks
@@ -45,7 +45,7 @@ def cmd_table(args):
         else:
             pcg += body["results"]
     if pcg and all(r.get("backend") in ("cpu", "eigen") for r in pcg):
-        print(f"*{bandwidth_text(bandwidths(pcg))}.*\n")
+        print(f"*{host_bandwidth_text(pcg)}.*\n")
         print(cpu_table(pcg))
     elif pcg:
         device = next((r.get("device") for r in pcg if r.get("device")), "")

@@ -1,7 +1,7 @@
 """The cpu backend's table (bench_pcg --backend cpu JSON from tools/gpu_bench_cpu.sh): per
 problem, each configuration on the threaded and on the reference kernels and Eigen's
 IncompleteCholesky CG: iterations, set-up, time to the tolerance, time per iteration, its
-share of the host's copy bandwidth for the modeled bytes, and the speed-up over Eigen."""
+share of the host's measured bandwidth for the modeled bytes, and the speed-up over Eigen."""
 from .fmt import f_ms, f_pct, f_x, table
 from .pcg import config_rank, pcg_problems
 
@@ -17,6 +17,24 @@ def cpu_rank(r):
     if name.endswith(REF_SUFFIX):
         return (1, config_rank(name[:-len(REF_SUFFIX)]))
     return (0, config_rank(name))
+
+
+def host_bandwidth_text(rows):
+    """The host's copy and read bandwidths measured in the run (bench_pcg measures both
+    since the read-only sum was added; older runs carry the copy alone, as the bound)."""
+    def span(key):
+        values = [r[key] / 1e9 for r in rows if r.get(key)]
+        if not values:
+            return None
+        lo, hi = min(values), max(values)
+        return f"{lo:,.0f}" if round(lo) == round(hi) else f"{lo:,.0f}–{hi:,.0f}"
+    copy, read = span("host_copy_bandwidth_bytes_per_second"), span(
+        "host_read_bandwidth_bytes_per_second")
+    if copy and read:
+        return (f"host copy bandwidth {copy} GB/s and read bandwidth {read} GB/s in the same "
+                "run; the larger is the bound")
+    bound = span("copy_bandwidth_bytes_per_second")
+    return f"host copy bandwidth {bound} GB/s in the same run, the bound" if bound else ""
 
 
 def kernels_text(r):
@@ -54,7 +72,7 @@ def cpu_table(rows):
                 f_pct(r.get("percent_of_bound")), f_x(speedup)])
         out.append(table(
             ["configuration", "kernels", "SpMV", "trisolve", "iterations", "set-up [ms]",
-             "time to tolerance [ms]", "µs / iteration", "% of host copy bandwidth",
+             "time to tolerance [ms]", "µs / iteration", "% of host bandwidth",
              "speed-up over Eigen (solve)"],
             body, "llllrrrrrr"))
         out.append("")

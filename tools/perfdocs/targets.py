@@ -2,7 +2,7 @@
 from .batched_factor import (factor_dispatch_table, factor_header, factor_table,
                              getrf_technique_table, potrf_technique_table)
 from .common import ROOT, Error
-from .cpu import cpu_table
+from .cpu import cpu_table, host_bandwidth_text
 from .data import measured_line
 from .dense_triangular import (dense_header, trsm_table, trsv_batched_table, trsv_table,
                                trsv_variant_table)
@@ -62,8 +62,7 @@ def cpu_block(data):
         return ("No CPU figures are published yet (no `cpu.json` in `docs/perf/data`; "
                 "`tools/gpu_bench_cpu.sh` makes it).")
     rows = data.get("cpu.json")["results"]
-    return (measured_line(data, ["cpu.json"], bandwidth_text(bandwidths(rows))
-                          + "; the host's copy bandwidth is the bound") + "\n\n"
+    return (measured_line(data, ["cpu.json"], host_bandwidth_text(rows)) + "\n\n"
             + cpu_table(rows))
 
 
