@@ -57,6 +57,7 @@ run memcheck test_tridiagonal_cuda "*:-$big"
 run memcheck test_dense_triangular_cuda
 run memcheck test_batched_factor_cuda
 run memcheck test_bsr_cuda
+run memcheck test_setup_cuda
 # Kernels that share memory between threads, at their small and awkward sizes.
 run racecheck test_cuda_backend 'CudaBackendTest.Colorset*:CudaBackendTest.*Ic0*:CudaBlockIcKernels.*'
 run racecheck test_tridiagonal_cuda \

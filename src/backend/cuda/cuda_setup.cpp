@@ -1,0 +1,86 @@
+#include "backend/cuda/cuda_setup.hpp"
+
+#include "kernels/cuda/blas1.hpp"
+#include "kernels/cuda/check.hpp"
+#include "kernels/cuda/device_memory.hpp"
+#include "kernels/cuda/matrix_values.hpp"
+#include "kernels/cuda/parallel_coloring.hpp"
+#include "kernels/cuda/setup_checks.hpp"
+#include "kernels/setup_checks.hpp"
+
+namespace prism::backend::cuda {
+namespace {
+
+namespace k = kernels::cuda;
+
+class CudaSetupSession final : public SetupSession {
+ public:
+  CudaSetupSession(const CsrMatrix<double>& a, cudaStream_t stream) : a_(a), stream_(stream) {}
+
+  bool check(MatrixCheck level, double symmetry_tolerance) override {
+    // The sizes the kernels rely on; a matrix that breaks them goes to the host check.
+    const auto n = static_cast<std::size_t>(a_.rows);
+    if (a_.rows < 0 || a_.rows != a_.cols || a_.row_ptr.size() != n + 1 ||
+        a_.values.size() != a_.col_idx.size() || a_.row_ptr.front() != 0 ||
+        a_.row_ptr.back() != a_.nnz()) {
+      return false;
+    }
+    upload_pattern();
+    const bool full = level == MatrixCheck::full;
+    const bool structure = level != MatrixCheck::none;
+    if (structure && mirror_.size() != a_.col_idx.size()) {
+      mirror_ = k::DeviceBuffer<index_t>(a_.col_idx.size());
+    }
+    k::DeviceBuffer<int> verdict(2);  // pattern defects, first bad value
+    k::pattern_defects(view(), a_.nnz(), structure, mirror_.data(), verdict.data(), stream_);
+    // The values pass reads the mirror map, complete only where the pattern is sound.
+    if (k::download_and_wait(verdict, stream_)[0] != kernels::kNoDefect) return false;
+    if (full) {
+      values_ = k::DeviceBuffer<double>(a_.values.size());
+      values_.upload(a_.values.data(), stream_);
+      k::DeviceBuffer<double> partials(k::kReductionBlocks), partials2(k::kReductionBlocks),
+          scratch(2);
+      k::first_bad_value(a_.nnz(), values_.data(), mirror_.data(), symmetry_tolerance,
+                         partials.data(), partials2.data(), scratch.data(), verdict.data() + 1,
+                         stream_);
+      if (k::download_and_wait(verdict, stream_)[1] != k::kNoBadEntry) return false;
+    }
+    return true;
+  }
+
+  int color_rows(std::vector<int>& colors) override {
+    upload_pattern();
+    k::DeviceBuffer<int> device(static_cast<std::size_t>(a_.rows));
+    const int count = k::jones_plassmann_coloring(view(), device.data(), stream_);
+    colors = k::download_and_wait(device, stream_);
+    return count;
+  }
+
+ private:
+  void upload_pattern() {
+    if (uploaded_) return;
+    uploaded_ = true;
+    row_ptr_ = k::DeviceBuffer<index_t>(a_.row_ptr.size());
+    col_idx_ = k::DeviceBuffer<index_t>(a_.col_idx.size());
+    row_ptr_.upload(a_.row_ptr.data(), stream_);
+    col_idx_.upload(a_.col_idx.data(), stream_);
+  }
+  kernels::CsrView<double> view() const {
+    return {a_.rows, a_.cols, row_ptr_.data(), col_idx_.data(), values_.data()};
+  }
+
+  const CsrMatrix<double>& a_;
+  cudaStream_t stream_;
+  k::DeviceBuffer<index_t> row_ptr_, col_idx_, mirror_;
+  k::DeviceBuffer<double> values_;
+  bool uploaded_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<SetupSession> make_cuda_setup_session(const CsrMatrix<double>& a,
+                                                      cudaStream_t stream) {
+  return std::make_unique<CudaSetupSession>(a, stream);
+}
+
+}  // namespace prism::backend::cuda

@@ -1,0 +1,17 @@
+#pragma once
+// The cuda backend's set-up session (backend/setup.hpp): the checks and the parallel
+// coloring on the GPU.
+
+#include "backend/setup.hpp"
+
+#include <cuda_runtime.h>
+
+#include <memory>
+
+namespace prism::backend::cuda {
+
+/// A session on `a` (kept by reference: it must outlive the session), working on `stream`.
+std::unique_ptr<SetupSession> make_cuda_setup_session(const CsrMatrix<double>& a,
+                                                      cudaStream_t stream);
+
+}  // namespace prism::backend::cuda

@@ -1,0 +1,145 @@
+// The GPU set-up (issue 47) against its references: the pattern checks
+// (kernels/cuda/setup_checks.hpp) give the reference's flags and mirror map, the parallel
+// coloring (kernels/cuda/parallel_coloring.hpp) the reference's coloring exactly, on the
+// awkward cases of setup_test_matrices.hpp; through the solver, the cuda backend rejects
+// the same bad matrices with the host's messages, and its jones_plassmann ordering is the
+// host's. Skips without a device.
+
+#include <prism/errors.hpp>
+#include <prism/solver.hpp>
+
+#include "common/gpu.hpp"
+#include "kernels/cuda/device_memory.hpp"
+#include "kernels/cuda/parallel_coloring.hpp"
+#include "kernels/cuda/setup_checks.hpp"
+#include "kernels/parallel_coloring.hpp"
+#include "kernels/setup_checks.hpp"
+#include "kernels/setup_test_matrices.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using prism::CsrMatrix;
+using prism::index_t;
+namespace k = prism::kernels::cuda;
+
+/// A's arrays in device memory.
+struct DeviceCsr {
+  explicit DeviceCsr(const CsrMatrix<double>& a)
+      : rows(a.rows),
+        cols(a.cols),
+        row_ptr(k::upload_and_wait(a.row_ptr, nullptr)),
+        col_idx(k::upload_and_wait(a.col_idx, nullptr)),
+        values(k::upload_and_wait(a.values, nullptr)) {}
+  prism::kernels::CsrView<double> view() const {
+    return {rows, cols, row_ptr.data(), col_idx.data(), values.data()};
+  }
+  index_t rows, cols;
+  k::DeviceBuffer<index_t> row_ptr, col_idx;
+  k::DeviceBuffer<double> values;
+};
+
+prism::kernels::CsrView<double> host_view(const CsrMatrix<double>& a) {
+  return {a.rows, a.cols, a.row_ptr.data(), a.col_idx.data(), a.values.data()};
+}
+
+TEST(SetupChecksCuda, PatternDefectsIsEquivalentToReference) {
+  PRISM_SKIP_WITHOUT_GPU();
+  std::vector<prism::test::NamedMatrix> cases = prism::test::defect_cases();
+  for (auto& c : prism::test::coloring_cases()) cases.push_back(std::move(c));
+  for (const auto& [name, a] : cases) {
+    for (const bool structure : {false, true}) {
+      SCOPED_TRACE(name + (structure ? ", structure" : ", storage"));
+      std::vector<index_t> want_mirror(a.col_idx.size(), -1);
+      const int want = prism::kernels::reference::pattern_defects(host_view(a), a.nnz(), structure,
+                                                                  want_mirror.data());
+      const DeviceCsr d(a);
+      k::DeviceBuffer<index_t> mirror(std::max<std::size_t>(a.col_idx.size(), 1));
+      k::DeviceBuffer<int> found(1);
+      k::pattern_defects(d.view(), a.nnz(), structure, mirror.data(), found.data(), nullptr);
+      EXPECT_EQ(k::download_and_wait(found, nullptr)[0], want);
+      if (structure && want == prism::kernels::kNoDefect) {
+        std::vector<index_t> got = k::download_and_wait(mirror, nullptr);
+        got.resize(a.col_idx.size());
+        EXPECT_EQ(got, want_mirror);
+      }
+    }
+  }
+}
+
+TEST(ParallelColoringCuda, JonesPlassmannIsEquivalentToReference) {
+  PRISM_SKIP_WITHOUT_GPU();
+  std::vector<prism::test::NamedMatrix> cases = prism::test::coloring_cases();
+  cases.push_back({"poisson3d 64x64x33", prism::poisson3d(64, 64, 33)});
+  cases.push_back({"random 100003", prism::test::random_symmetric(100003, 400000, 3)});
+  for (const auto& [name, a] : cases) {
+    SCOPED_TRACE(name);
+    std::vector<int> want(static_cast<std::size_t>(a.rows));
+    const int want_count =
+        prism::kernels::reference::jones_plassmann_coloring(host_view(a), want.data());
+    const DeviceCsr d(a);
+    k::DeviceBuffer<int> colors(want.size());
+    EXPECT_EQ(k::jones_plassmann_coloring(d.view(), colors.data(), nullptr), want_count);
+    EXPECT_EQ(k::download_and_wait(colors, nullptr), want);
+  }
+}
+
+std::string setup_message(const CsrMatrix<double>& a, prism::BackendKind backend,
+                          prism::MatrixCheck level) {
+  prism::SolverConfig config;
+  config.backend = backend;
+  config.solver.check = level;
+  config.preconditioner.type = "jacobi";
+  try {
+    prism::Solver solver(config);
+    solver.setup(a);
+  } catch (const prism::InvalidMatrixError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(CudaSetup, ChecksRejectWithTheHostMessages) {
+  PRISM_SKIP_WITHOUT_GPU();
+  for (const auto& [name, a] : prism::test::defect_cases()) {
+    for (const auto level :
+         {prism::MatrixCheck::none, prism::MatrixCheck::pattern, prism::MatrixCheck::full}) {
+      SCOPED_TRACE(name + ", check " + std::string(prism::to_string(level)));
+      EXPECT_EQ(setup_message(a, prism::BackendKind::cuda, level),
+                setup_message(a, prism::BackendKind::cpu, level));
+    }
+  }
+}
+
+TEST(CudaSetup, JonesPlassmannOrderingIsTheHostOrdering) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const CsrMatrix<double> a = prism::poisson3d(30, 31, 29);
+  const std::vector<double> b(static_cast<std::size_t>(a.rows), 1.0);
+  prism::SolveReport reports[2];
+  int slot = 0;
+  for (const auto backend : {prism::BackendKind::cpu, prism::BackendKind::cuda}) {
+    prism::SolverConfig config;
+    config.backend = backend;
+    config.preconditioner.type = "ic0";
+    config.preconditioner.ordering = prism::Ordering::color;
+    config.preconditioner.coloring.method = prism::ColoringMethod::jones_plassmann;
+    config.solver.tolerance = 1e-8;
+    prism::Solver solver(config);
+    solver.setup(a);
+    std::vector<double> x(b.size(), 0.0);
+    reports[slot++] = solver.solve(b, x);
+  }
+  ASSERT_TRUE(reports[0].converged() && reports[1].converged());
+  EXPECT_EQ(reports[0].ordering.method, "jones_plassmann");
+  EXPECT_EQ(reports[1].ordering.colors.count, reports[0].ordering.colors.count);
+  EXPECT_EQ(reports[1].ordering.colors.min_size, reports[0].ordering.colors.min_size);
+  EXPECT_EQ(reports[1].ordering.colors.max_size, reports[0].ordering.colors.max_size);
+  // The same ordering and factor: the iterations differ at most by rounding.
+  EXPECT_NEAR(reports[1].iterations, reports[0].iterations, 1);
+}
+
+}  // namespace
