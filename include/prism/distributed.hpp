@@ -3,8 +3,11 @@
 /// The distributed PCG: one matrix whose rows are shared out over the ranks of an MPI
 /// communicator, each rank holding a contiguous block of rows with their global column
 /// numbers (the PETSc/hypre "IJ" input). Built only with MPI (CMake PRISM_WITH_MPI; link
-/// prism::distributed). Runs on the cpu backend; every rank solves its part with the
-/// threaded (or reference) host kernels.
+/// prism::distributed). cpu ranks solve their part with the threaded (or reference) host
+/// kernels and talk over MPI; GPU ranks (backend cuda, one GPU per rank) keep their vectors
+/// on the device, run the cuda backend's SpMV and preconditioners, and send the halo and the
+/// all-reduce over NCCL (built with PRISM_WITH_NCCL) or over MPI through host buffers
+/// (solver.transport).
 
 #include <prism/options.hpp>
 #include <prism/report.hpp>
@@ -58,7 +61,7 @@ struct DistributedPhases {
   double spmv_interior = 0.0;  ///< rows coupled to this rank's unknowns only (overlaps the halo)
   double halo = 0.0;           ///< packing, posting and waiting for the halo exchange
   double spmv_boundary = 0.0;  ///< rows coupled to other ranks' unknowns, after the halo
-  double reductions = 0.0;     ///< MPI_Allreduce of the dot products (the wait included)
+  double reductions = 0.0;     ///< the all-reduces of the dot products (the wait included)
   double precond = 0.0;        ///< the rank's block of the preconditioner
   double vector_ops = 0.0;     ///< local dots, axpys, copies
 };
@@ -73,8 +76,13 @@ struct DistributedSolveReport {
   int ranks = 1;
   std::int64_t global_rows = 0;
   std::int64_t global_nnz = 0;
-  std::string cg_variant;            ///< "classic" or "single_reduction"
-  int reductions_per_iteration = 0;  ///< MPI_Allreduce calls per iteration
+  std::string cg_variant;  ///< "classic" or "single_reduction"
+  std::string backend;     ///< "cpu" or "cuda": where the ranks compute
+  std::string transport;   ///< "mpi", "mpi (host-staged)" or "nccl"
+  /// Whether the phase times were measured (GPU ranks with solver.timing total do not wait
+  /// for their queued work at each phase's end, and report no phase times).
+  bool phases_timed = true;
+  int reductions_per_iteration = 0;  ///< all-reduces per iteration
   DistributedPhases local;           ///< this rank's times
   DistributedPhases slowest;         ///< each phase's largest time over the ranks
   /// (halo + reductions) / solve time, the largest over the ranks. The reductions include
@@ -98,17 +106,23 @@ struct DistributedSolveReport {
 ///   auto report = solver.solve(b_local, x_local);
 /// @endcode
 ///
-/// The SpMV posts the halo exchange (MPI_Irecv/MPI_Isend), multiplies the rows that need
-/// no other rank's values, waits, then the rest; each row is summed in its column order,
-/// so the product equals the one-process SpMV bit for bit. The dot products are summed
+/// The SpMV posts the halo exchange, multiplies the rows that need no other rank's values,
+/// waits, then the rest; on cpu ranks each row is summed in its column order, so the
+/// product equals the one-process SpMV bit for bit. The dot products are summed
 /// per rank, then over the ranks, so they (and the iterates) vary with the rank count in
 /// the last bits. solver.cg_variant picks the classic PCG (two all-reduces per iteration)
 /// or Chronopoulos and Gear's (1989) single-reduction form (one all-reduce of three
 /// scalars); `auto` is single_reduction here.
 class DistributedSolver {
  public:
-  /// Throws ConfigError (on every rank) for backend cuda, which is not distributed yet.
-  /// The communicator is duplicated, so prism's messages never meet the caller's.
+  /// backend cuda (or auto where every rank has a GPU) makes GPU ranks: each rank works on
+  /// SolverConfig::device, or when that is -1 on its index among its node's ranks modulo
+  /// the node's GPUs, and on a stream of its own; solver.transport picks NCCL or MPI
+  /// through host buffers (auto: NCCL where built and no two ranks share a GPU, which NCCL
+  /// refuses). Throws (on every rank) BackendError where a rank has no usable GPU for
+  /// backend cuda, ConfigError for transport nccl without GPU ranks, without NCCL in the
+  /// build, or with two ranks on one GPU. The communicator is duplicated, so prism's
+  /// messages never meet the caller's.
   DistributedSolver(MPI_Comm comm, SolverConfig config);
   ~DistributedSolver();
   DistributedSolver(DistributedSolver&&) noexcept;

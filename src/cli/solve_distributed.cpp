@@ -62,16 +62,17 @@ void on_every_rank(MPI_Comm comm, const Step& step) {
 }
 
 /// solver.check on the whole matrix (Solver::setup's checks, with its messages).
-void check_whole_matrix(const CsrMatrix<double>& a, const SolverOptions& options) {
+void check_whole_matrix(const CsrMatrix<double>& a, const SolverConfig& config) {
+  const SolverOptions& options = config.solver;
   switch (options.check) {
     case MatrixCheck::full:
-      check_spd_candidate(a, options.symmetry_tolerance);
+      check_spd_candidate(a, options.symmetry_tolerance, config.numbering);
       break;
     case MatrixCheck::pattern:
-      check_pattern(a);
+      check_pattern(a, config.numbering);
       break;
     case MatrixCheck::none:
-      check_storage(a);
+      check_storage(a, config.numbering);
       break;
   }
 }
@@ -156,13 +157,43 @@ std::vector<double> gather_solution(MPI_Comm comm, const std::vector<double>& x,
   return all;
 }
 
+/// The report's "distributed" object.
+DistributedFigures figures_of(const DistributedSolveReport& r) {
+  DistributedFigures f;
+  f.ranks = r.ranks;
+  f.backend = r.backend;
+  f.transport = r.transport;
+  f.cg_variant = r.cg_variant;
+  f.reductions_per_iteration = r.reductions_per_iteration;
+  f.phases_timed = r.phases_timed;
+  f.communication_share = r.communication_share;
+  const DistributedPhases& t = r.slowest;
+  f.spmv_interior = t.spmv_interior;
+  f.halo = t.halo;
+  f.spmv_boundary = t.spmv_boundary;
+  f.reductions = t.reductions;
+  f.precond = t.precond;
+  f.vector_ops = t.vector_ops;
+  f.min_rows = r.min_rows;
+  f.max_rows = r.max_rows;
+  f.max_ghosts = r.max_ghosts;
+  f.max_neighbors = r.max_neighbors;
+  return f;
+}
+
 /// What only a distributed solve measures, after the one-process summary.
 void print_distributed_summary(const DistributedSolveReport& r) {
   const DistributedPhases& t = r.slowest;
-  spdlog::info("ranks          {} (rows {} to {} per rank; up to {} ghosts from up to {} ranks)",
-               r.ranks, r.min_rows, r.max_rows, r.max_ghosts, r.max_neighbors);
+  spdlog::info(
+      "ranks          {} {} ranks over {} (rows {} to {} per rank; up to {} ghosts from "
+      "up to {} ranks)",
+      r.ranks, r.backend, r.transport, r.min_rows, r.max_rows, r.max_ghosts, r.max_neighbors);
   spdlog::info("cg variant     {} ({} all-reduce{} per iteration)", r.cg_variant,
                r.reductions_per_iteration, r.reductions_per_iteration == 1 ? "" : "s");
+  if (!r.phases_timed) {
+    spdlog::info("communication  not measured (solver.timing: total; phases would time it)");
+    return;
+  }
   spdlog::info("communication  {:.1f}% of the solve (halo {}, reductions {}; the slowest rank's)",
                100.0 * r.communication_share, format_seconds(t.halo), format_seconds(t.reductions));
   spdlog::info(
@@ -196,7 +227,7 @@ int solve_on_ranks(const std::vector<std::string>& args, MPI_Comm world, int ran
                  format_seconds(seconds));
     // The whole matrix, as the one-process solve checks it: the ranks check only their
     // diagonal blocks, not the couplings between them.
-    check_whole_matrix(problem.a, input.spec.config.solver);
+    check_whole_matrix(problem.a, input.spec.config);
   });
   Scattered part = scatter_problem(world, rank == 0 ? &problem : nullptr, rank, size);
   if (rank == 0) problem.a = CsrMatrix<double>{};  // the ranks hold it now
@@ -214,7 +245,7 @@ int solve_on_ranks(const std::vector<std::string>& args, MPI_Comm world, int ran
     log_setup(report.solve.setup);  // rank 0's block of the preconditioner
     print_solve_results(input, report.solve, problem.exact_solution, x_all);
     print_distributed_summary(report);
-    code = write_solve_outputs(input, report.solve, x_all);
+    code = write_solve_outputs(input, report.solve, x_all, figures_of(report));
   });
   PRISM_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, world));
   return code;
@@ -223,6 +254,10 @@ int solve_on_ranks(const std::vector<std::string>& args, MPI_Comm world, int ran
 }  // namespace
 
 bool launched_with_several_ranks() {
+  // PRISM_DISTRIBUTED=1 takes the distributed path on one rank too (the 1-GPU baseline of
+  // a scaling run: the same code as on P ranks).
+  const char* forced = std::getenv("PRISM_DISTRIBUTED");
+  if (forced != nullptr && std::string(forced) == "1") return true;
   // Open MPI, MPICH (Hydra) and MVAPICH tell each process the job's size.
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE"}) {
     const char* value = std::getenv(name);

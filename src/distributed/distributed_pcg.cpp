@@ -1,6 +1,5 @@
 #include "distributed/distributed_pcg.hpp"
 
-#include "distributed/mpi_support.hpp"
 #include "kernels/cg_loop.hpp"
 #include "solver/pcg.hpp"  // kMaxResidualReplacements: the one-process loop's rule
 
@@ -15,60 +14,58 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 template <typename F>
-auto timed(double& slot, const F& f) {
+void timed(double& slot, const F& f) {
   const auto start = Clock::now();
-  struct Add {
-    double& slot;
-    Clock::time_point start;
-    ~Add() { slot += std::chrono::duration<double>(Clock::now() - start).count(); }
-  } add{slot, start};
-  return f();
+  f();
+  slot += std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 /// The vectors and the bookkeeping both variants share. Vectors that are SpMV inputs
-/// (`direction`) have room for the ghosts behind the owned values.
+/// (`direction`, `spmv_input`) have room for the ghosts behind the owned values.
 class State {
  public:
   State(const PcgContext& c, PcgOutcome& out)
       : c_(c),
         out_(out),
-        n_(c.a->rows()),
-        r(n_),
-        z(n_),
-        q(n_),
-        s(n_),
-        direction(static_cast<std::size_t>(c.a->extended_rows())),
-        spmv_input(static_cast<std::size_t>(c.a->extended_rows())) {}
+        n_(c.rows),
+        r(c.engine->make_vector(n_)),
+        z(c.engine->make_vector(n_)),
+        q(c.engine->make_vector(n_)),
+        s(c.engine->make_vector(n_)),
+        direction(c.engine->make_vector(c.extended_rows)),
+        spmv_input(c.engine->make_vector(c.extended_rows)) {}
 
   index_t n() const { return n_; }
-  const LocalOps& ops() const { return *c_.ops; }
+  RankEngine& engine() const { return *c_.engine; }
   const SolverOptions& options() const { return c_.options; }
 
-  /// Sums `count` values over the ranks, in place.
-  void allreduce(double* values, int count) {
-    timed(out_.phases.reductions, [&] {
-      PRISM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, c_.comm));
+  /// Sums the first `count` dot slots over the ranks into `values`.
+  void reduce(double* values, int count) { engine().reduce(count, values, out_.phases); }
+  void precondition(const RankVector& in, RankVector& z_out) {
+    timed(out_.phases.precond, [&] {
+      engine().precondition(in.data(), z_out.data());
+      if (engine().times_phases()) engine().synchronize();
     });
   }
-  void precondition(const double* in, double* z_out) {
-    timed(out_.phases.precond, [&] { c_.precondition(in, z_out); });
-  }
   /// y = A v; v has room for the ghosts.
-  void multiply(std::vector<double>& v, std::vector<double>& y) {
-    c_.a->multiply(*c_.ops, v.data(), y.data(), out_.phases);
+  void multiply(RankVector& v, RankVector& y) {
+    engine().multiply(v.data(), y.data(), out_.phases);
   }
   template <typename F>
-  auto vector_op(const F& f) {
-    return timed(out_.phases.vector_ops, f);
+  void vector_op(const F& f) {
+    timed(out_.phases.vector_ops, [&] {
+      f(engine());
+      if (engine().times_phases()) engine().synchronize();
+    });
   }
-  /// r = b - A x; returns this rank's (r, r).
-  double residual(const std::vector<double>& b, const std::vector<double>& x) {
-    vector_op([&] { ops().copy(n_, x.data(), spmv_input.data()); });
+  /// r = b - A x; (r, r) in `slot`.
+  void residual(const RankVector& b, const RankVector& x, int slot) {
+    vector_op([&](RankEngine& e) { e.copy(n_, x.data(), spmv_input.data()); });
     multiply(spmv_input, q);
-    return vector_op([&] {
-      ops().copy(n_, b.data(), r.data());
-      ops().axpy(n_, -1.0, q.data(), r.data());
-      return ops().dot(n_, r.data(), r.data());
+    vector_op([&](RankEngine& e) {
+      e.copy(n_, b.data(), r.data());
+      e.axpy(n_, -1.0, q.data(), r.data());
+      e.dot(n_, r.data(), r.data(), slot);
     });
   }
   /// Adds iteration k's record, its times those since the previous record.
@@ -92,9 +89,9 @@ class State {
   PhaseArray recorded_{};
 
  public:
-  std::vector<double> r, z, q, s;
-  std::vector<double> direction;        // p (classic) or u = M^{-1} r (single reduction)
-  std::vector<double> spmv_input;       // x copied for its product; w's partner p in Gear
+  RankVector r, z, q, s;
+  RankVector direction;                 // p (classic) or u = M^{-1} r (single reduction)
+  RankVector spmv_input;                // x copied for its product; w's partner p in Gear
   double last_rz = 0.0, last_pq = 0.0;  // for the diagnosis
 };
 
@@ -126,31 +123,32 @@ bool stop_after(int k, double rz, double pq, double norm, double target, State& 
 //   z = M^{-1} r;  p = z;  rz = (r, z)
 //   q = A p;  pq = (p, q)  [all-reduce];  alpha = rz / pq;  x += alpha p;  r -= alpha q
 //   z = M^{-1} r;  (r, z), (r, r)  [all-reduce];  stop?;  beta = rz' / rz;  p = z + beta p
-void classic_cycle(State& st, std::vector<double>& x, double target, double scale,
-                   PcgOutcome& out) {
+void classic_cycle(State& st, RankVector& x, double target, double scale, PcgOutcome& out) {
   const index_t n = st.n();
   auto& p = st.direction;
-  st.precondition(st.r.data(), st.z.data());
-  double rz = st.vector_op([&] {
-    st.ops().copy(n, st.z.data(), p.data());
-    return st.ops().dot(n, st.r.data(), st.z.data());
+  st.precondition(st.r, st.z);
+  st.vector_op([&](RankEngine& e) {
+    e.copy(n, st.z.data(), p.data());
+    e.dot(n, st.r.data(), st.z.data(), 0);
   });
-  st.allreduce(&rz, 1);
+  double rz = 0.0;
+  st.reduce(&rz, 1);
   for (int k = out.iterations + 1; k <= st.options().max_iterations; ++k) {
     st.multiply(p, st.q);
-    double pq = st.vector_op([&] { return st.ops().dot(n, p.data(), st.q.data()); });
-    st.allreduce(&pq, 1);
-    const double alpha = rz / pq;
+    st.vector_op([&](RankEngine& e) { e.dot(n, p.data(), st.q.data(), 0); });
+    double pq = 0.0;
+    st.reduce(&pq, 1);
+    st.vector_op([&](RankEngine& e) {
+      e.cg_update(n, rz, pq, p.data(), st.q.data(), x.data(), st.r.data(), 1);
+    });
+    st.precondition(st.r, st.z);
+    st.vector_op([&](RankEngine& e) { e.dot(n, st.r.data(), st.z.data(), 0); });
     double sums[2];
-    sums[1] = st.vector_op(
-        [&] { return st.ops().cg_update(n, alpha, p.data(), st.q.data(), x.data(), st.r.data()); });
-    st.precondition(st.r.data(), st.z.data());
-    sums[0] = st.vector_op([&] { return st.ops().dot(n, st.r.data(), st.z.data()); });
-    st.allreduce(sums, 2);
+    st.reduce(sums, 2);
     if (stop_after(k, sums[0], pq, std::sqrt(sums[1]), target, st, out, scale)) return;
     const double beta = sums[0] / rz;
     rz = sums[0];
-    st.vector_op([&] { st.ops().xpay(n, st.z.data(), beta, p.data()); });
+    st.vector_op([&](RankEngine& e) { e.xpay(n, st.z.data(), beta, p.data()); });
   }
 }
 
@@ -160,21 +158,21 @@ void classic_cycle(State& st, std::vector<double>& x, double target, double scal
 //   u = M^{-1} r;  w = A u;  (r, u), (w, u), (r, r)  [one all-reduce];  stop?
 //   beta = gamma' / gamma;  alpha = gamma' / (delta' - beta gamma' / alpha)  (the last
 //   denominator is (p', A p') of the next direction, so the breakdown test reads it)
-void single_reduction_cycle(State& st, std::vector<double>& x, double target, double scale,
+void single_reduction_cycle(State& st, RankVector& x, double target, double scale,
                             PcgOutcome& out) {
   const index_t n = st.n();
   auto& u = st.direction;
   auto& w = st.q;
   auto& p = st.spmv_input;  // free during the cycle: x is copied there only between cycles
   auto& s = st.s;
-  st.precondition(st.r.data(), u.data());
+  st.precondition(st.r, u);
   st.multiply(u, w);
   double sums[3] = {0.0, 0.0, 0.0};
-  st.vector_op([&] {
-    sums[0] = st.ops().dot(n, st.r.data(), u.data());
-    sums[1] = st.ops().dot(n, w.data(), u.data());
+  st.vector_op([&](RankEngine& e) {
+    e.dot(n, st.r.data(), u.data(), 0);
+    e.dot(n, w.data(), u.data(), 1);
   });
-  st.allreduce(sums, 2);
+  st.reduce(sums, 2);
   double gamma = sums[0];
   double denominator = sums[1];
   if (kernels::cg_stop(gamma, denominator, out.residual_norm, target, out.iterations,
@@ -189,23 +187,23 @@ void single_reduction_cycle(State& st, std::vector<double>& x, double target, do
   const int first_k = out.iterations + 1;
   for (int k = first_k; k <= st.options().max_iterations; ++k) {
     const bool first = k == first_k;
-    sums[2] = st.vector_op([&] {
+    st.vector_op([&](RankEngine& e) {
       if (first) {
-        st.ops().copy(n, u.data(), p.data());
-        st.ops().copy(n, w.data(), s.data());
+        e.copy(n, u.data(), p.data());
+        e.copy(n, w.data(), s.data());
       } else {
-        st.ops().xpay(n, u.data(), beta, p.data());
-        st.ops().xpay(n, w.data(), beta, s.data());
+        e.xpay(n, u.data(), beta, p.data());
+        e.xpay(n, w.data(), beta, s.data());
       }
-      return st.ops().cg_update(n, alpha, p.data(), s.data(), x.data(), st.r.data());
+      e.cg_update(n, gamma, denominator, p.data(), s.data(), x.data(), st.r.data(), 2);
     });
-    st.precondition(st.r.data(), u.data());
+    st.precondition(st.r, u);
     st.multiply(u, w);
-    st.vector_op([&] {
-      sums[0] = st.ops().dot(n, st.r.data(), u.data());
-      sums[1] = st.ops().dot(n, w.data(), u.data());
+    st.vector_op([&](RankEngine& e) {
+      e.dot(n, st.r.data(), u.data(), 0);
+      e.dot(n, w.data(), u.data(), 1);
     });
-    st.allreduce(sums, 3);
+    st.reduce(sums, 3);
     beta = sums[0] / gamma;
     denominator = sums[1] - beta * sums[0] / alpha;
     if (stop_after(k, sums[0], denominator, std::sqrt(sums[2]), target, st, out, scale)) return;
@@ -258,17 +256,16 @@ std::string diagnose(const PcgOutcome& r, const State& st) {
 
 }  // namespace
 
-PcgOutcome distributed_pcg(const PcgContext& c, const std::vector<double>& b,
-                           std::vector<double>& x) {
+PcgOutcome distributed_pcg(const PcgContext& c, const RankVector& b, RankVector& x) {
   const auto start = Clock::now();
   PcgOutcome out;
   State st(c, out);
   const index_t n = st.n();
   // ||b|| and ||b - A x_0|| in one reduction.
+  st.vector_op([&](RankEngine& e) { e.dot(n, b.data(), b.data(), 0); });
+  st.residual(b, x, 1);
   double sums[2];
-  sums[0] = st.vector_op([&] { return st.ops().dot(n, b.data(), b.data()); });
-  sums[1] = st.residual(b, x);
-  st.allreduce(sums, 2);
+  st.reduce(sums, 2);
   out.rhs_norm = std::sqrt(sums[0]);
   out.initial_residual_norm = out.residual_norm = out.true_residual_norm = std::sqrt(sums[1]);
   const double scale = out.rhs_norm > 0.0 ? out.rhs_norm : 1.0;
@@ -276,7 +273,7 @@ PcgOutcome distributed_pcg(const PcgContext& c, const std::vector<double>& b,
   const SolverOptions& options = c.options;
   const double target = std::max(options.tolerance * out.rhs_norm, options.absolute_tolerance);
   if (out.rhs_norm == 0.0) {
-    st.ops().copy(n, b.data(), x.data());  // b = 0 has the solution x = 0 exactly
+    st.engine().copy(n, b.data(), x.data());  // b = 0 has the solution x = 0 exactly
     out.residual_norm = out.true_residual_norm = 0.0;
     out.history.back() = {0, 0.0, 0.0, {}};
     out.status = SolveStatus::converged;
@@ -287,6 +284,7 @@ PcgOutcome distributed_pcg(const PcgContext& c, const std::vector<double>& b,
     out.status = SolveStatus::converged;
   }
   if (out.status != SolveStatus::max_iterations) {
+    st.engine().synchronize();
     out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return out;
   }
@@ -295,8 +293,9 @@ PcgOutcome distributed_pcg(const PcgContext& c, const std::vector<double>& b,
   // and CG restarts from it where that misses the target.
   bool verified = false;
   const auto true_residual = [&] {
-    double rr = st.residual(b, x);
-    st.allreduce(&rr, 1);
+    st.residual(b, x, 0);
+    double rr = 0.0;
+    st.reduce(&rr, 1);
     return std::sqrt(rr);
   };
   for (;;) {
@@ -321,6 +320,7 @@ PcgOutcome distributed_pcg(const PcgContext& c, const std::vector<double>& b,
   }
   if (out.status != SolveStatus::converged) out.diagnosis = diagnose(out, st);
   if (!verified) out.true_residual_norm = true_residual();
+  st.engine().synchronize();
   out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return out;
 }

@@ -8,11 +8,8 @@
 #include <prism/options.hpp>
 #include <prism/report.hpp>
 
-#include "distributed/local_operations.hpp"
+#include "distributed/rank_engine.hpp"
 
-#include <mpi.h>
-
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,11 +17,9 @@ namespace prism::distributed {
 
 /// What the iterations need besides the vectors.
 struct PcgContext {
-  MPI_Comm comm = MPI_COMM_NULL;
-  DistributedMatrix* a = nullptr;
-  const LocalOps* ops = nullptr;
-  /// z = M^{-1} r on the rank's rows (its block of the block Jacobi preconditioner).
-  std::function<void(const double* r, double* z)> precondition;
+  RankEngine* engine = nullptr;  ///< the rank's vectors, SpMV, preconditioner, all-reduce
+  index_t rows = 0;              ///< the rank's rows
+  index_t extended_rows = 0;     ///< rows + ghosts: the SpMV input's length
   SolverOptions options;
   CgVariant variant = CgVariant::single_reduction;  ///< classic or single_reduction
 };
@@ -44,9 +39,8 @@ struct PcgOutcome {
   double seconds = 0.0;
 };
 
-/// Solves A x = b on the rank's rows in the rank's order; x holds the initial guess.
-/// Collective.
-PcgOutcome distributed_pcg(const PcgContext& c, const std::vector<double>& b,
-                           std::vector<double>& x);
+/// Solves A x = b on the rank's rows in the rank's order; x holds the initial guess. b and
+/// x are the engine's vectors (rows values each). Collective.
+PcgOutcome distributed_pcg(const PcgContext& c, const RankVector& b, RankVector& x);
 
 }  // namespace prism::distributed

@@ -7,6 +7,7 @@
 #include "distributed/local_operations.hpp"
 #include "distributed/local_rows.hpp"
 #include "distributed/mpi_support.hpp"
+#include "distributed/rank_engine.hpp"
 #include "distributed/row_partition.hpp"
 
 #include <algorithm>
@@ -29,12 +30,18 @@ struct DistributedSolver::Impl {
   DistributedRowsView rows;  // the sizes only; the arrays are not kept
   std::int64_t global_nnz = 0;
   distributed::DistributedMatrix matrix;
-  distributed::LocalOps ops{CpuKernels::reference};
-  std::unique_ptr<Solver> block;  // the rank's block of the preconditioner (none if no rows)
+  bool on_device = false;          // GPU ranks (backend cuda)
+  distributed::DevicePlan device;  // where a GPU rank works, and its transport
+  std::unique_ptr<Solver> block;   // the rank's block of the preconditioner (none if no rows)
+  std::unique_ptr<distributed::RankEngine> engine;
   std::int64_t min_rows = 0, max_rows = 0, max_ghosts = 0;
   int max_neighbors = 0;
 
   ~Impl() {
+    // The engine and the block work on the device plan's stream: they go first.
+    engine.reset();
+    block.reset();
+    if (on_device) distributed::release_device_plan(device);
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (comm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm);
@@ -65,13 +72,17 @@ struct DistributedSolver::Impl {
     report.global_rows = rows.global_rows;
     report.global_nnz = global_nnz;
     report.cg_variant = std::string(to_string(variant));
+    report.backend = engine->backend();
+    report.transport = engine->transport();
+    report.phases_timed = engine->times_phases();
     report.reductions_per_iteration = variant == CgVariant::classic ? 2 : 1;
-    report.local = out.phases;
+    // Without phase timing a GPU rank's host clock saw only the queueing: no phase times.
+    report.local = report.phases_timed ? out.phases : DistributedPhases{};
     report.min_rows = min_rows;
     report.max_rows = max_rows;
     report.max_ghosts = max_ghosts;
     report.max_neighbors = max_neighbors;
-    const DistributedPhases& t = out.phases;
+    const DistributedPhases& t = report.local;
     const double communication = t.halo + t.reductions;
     double slowest[8] = {t.spmv_interior, t.halo,
                          t.spmv_boundary, t.reductions,
@@ -82,16 +93,19 @@ struct DistributedSolver::Impl {
     report.communication_share = slowest[7];
 
     SolveReport& r = report.solve;
-    r.backend = "cpu";
-    r.device = std::to_string(size) + " MPI ranks";
+    r.backend = engine->backend();
+    r.device = std::to_string(size) + " MPI ranks (rank 0: " + engine->device() + "; " +
+               engine->transport() + ")";
     r.preconditioner = config.preconditioner.type;
-    r.spmv = "csr, interior rows during the halo exchange";
+    r.spmv = on_device ? "interior rows during the halo exchange (cuda backend)"
+                       : "csr, interior rows during the halo exchange";
     r.ordering.ordering =
         "per rank: " + std::string(to_string(resolved_ordering(config.preconditioner)));
     r.plan.push_back("distributed: " + std::to_string(size) + " ranks, rows " +
                      std::to_string(min_rows) + " to " + std::to_string(max_rows) +
                      " per rank, block Jacobi over the ranks with " + config.preconditioner.type +
                      " on each rank's block");
+    r.plan.push_back("transport: " + report.transport + " (" + report.backend + " ranks)");
     r.plan.push_back(std::string("cg_variant: ") + report.cg_variant +
                      (config.solver.cg_variant == CgVariant::automatic
                           ? " (auto: one all-reduce per iteration)"
@@ -136,16 +150,26 @@ DistributedSolver::DistributedSolver(MPI_Comm comm, SolverConfig config)
   PRISM_MPI_CHECK(MPI_Comm_set_errhandler(impl_->comm, MPI_ERRORS_RETURN));
   impl_->rank = distributed::comm_rank(impl_->comm);
   impl_->size = distributed::comm_size(impl_->comm);
-  agreed(impl_->comm, [&] {
-    if (config.backend == BackendKind::cuda) {
+  Impl& s = *impl_;
+  // GPU ranks for backend cuda, and for auto where every rank has a device.
+  s.on_device =
+      config.backend == BackendKind::cuda ||
+      (config.backend == BackendKind::automatic && distributed::every_rank_has_a_device(s.comm));
+  agreed(s.comm, [&] {
+    if (!s.on_device && config.solver.transport == DistributedTransport::nccl) {
       throw ConfigError(
-          "backend: cuda: the distributed solver runs on the cpu backend only "
-          "(use backend: cpu or auto)");
+          "solver.transport: nccl needs GPU ranks (backend cuda or auto with a GPU per rank)");
     }
+    if (s.on_device) s.device = distributed::plan_device(s.comm, config);
   });
-  config.backend = BackendKind::cpu;
-  impl_->ops = distributed::LocalOps(config.cpu_kernels);
-  impl_->config = std::move(config);
+  if (s.on_device) {
+    config.backend = BackendKind::cuda;
+    config.device = s.device.device;
+    config.stream = s.device.stream;
+  } else {
+    config.backend = BackendKind::cpu;
+  }
+  s.config = std::move(config);
 }
 
 DistributedSolver::~DistributedSolver() = default;
@@ -162,6 +186,7 @@ void DistributedSolver::setup(const DistributedRowsView& rows) {
     system = distributed::split_local_rows(rows);
   });
   distributed::Halo halo(s.comm, ranges, system, rows.row_begin);
+  s.engine.reset();  // it reads the matrix replaced here
   s.matrix = distributed::DistributedMatrix(std::move(system), std::move(halo));
   s.rows = {rows.global_rows, rows.row_begin, rows.row_end, nullptr, nullptr, nullptr};
   agreed(s.comm, [&] {
@@ -173,6 +198,12 @@ void DistributedSolver::setup(const DistributedRowsView& rows) {
     }
     diagonal_block = CsrMatrix<double>{};  // the block's Solver keeps what it needs
   });
+  agreed(s.comm, [&] {
+    const distributed::EngineParts parts{s.comm, &s.matrix, s.block.get(), &s.config};
+    s.engine = s.on_device ? distributed::make_cuda_engine(parts, s.device)
+                           : distributed::make_host_engine(parts);
+  });
+  agreed(s.comm, [&] { s.engine->connect(); });  // only once every rank has its engine
 
   // Sizes for the report, over the ranks.
   const std::int64_t local_rows = rows.row_end - rows.row_begin;
@@ -202,19 +233,19 @@ DistributedSolveReport DistributedSolver::solve(const std::vector<double>& b,
                                 ? CgVariant::classic
                                 : CgVariant::single_reduction;
   distributed::PcgContext context;
-  context.comm = s.comm;
-  context.a = &s.matrix;
-  context.ops = &s.ops;
+  context.engine = s.engine.get();
+  context.rows = s.matrix.rows();
+  context.extended_rows = s.matrix.extended_rows();
   context.options = s.config.solver;
   context.variant = variant;
-  const auto rows = static_cast<std::size_t>(s.matrix.rows());
-  context.precondition = [&s, rows](const double* r, double* z) {
-    if (s.block) s.block->apply_preconditioner_on_backend(r, z, rows);
-  };
-  const std::vector<double> b_local = s.to_rank_order(b, false);
-  std::vector<double> x_local = s.to_rank_order(x, false);
+  distributed::RankVector b_local = s.engine->make_vector(s.matrix.rows());
+  distributed::RankVector x_local = s.engine->make_vector(s.matrix.rows());
+  s.engine->upload(s.to_rank_order(b, false), b_local);
+  s.engine->upload(s.to_rank_order(x, false), x_local);
   const distributed::PcgOutcome out = distributed::distributed_pcg(context, b_local, x_local);
-  s.from_rank_order(x_local, x);
+  std::vector<double> x_rank;
+  s.engine->download(x_local, x_rank);
+  s.from_rank_order(x_rank, x);
 
   return s.make_report(variant, out);
 }
@@ -225,12 +256,15 @@ void DistributedSolver::multiply(const std::vector<double>& x, std::vector<doubl
     s.require_setup("multiply()");
     s.check_size("x", x.size());
   });
-  std::vector<double> x_local = s.to_rank_order(x, true);
-  std::vector<double> y_local(static_cast<std::size_t>(s.matrix.rows()));
+  distributed::RankVector x_local = s.engine->make_vector(s.matrix.extended_rows());
+  distributed::RankVector y_local = s.engine->make_vector(s.matrix.rows());
+  s.engine->upload(s.to_rank_order(x, true), x_local);
   DistributedPhases ignored;
-  s.matrix.multiply(s.ops, x_local.data(), y_local.data(), ignored);
-  y.resize(y_local.size());
-  s.from_rank_order(y_local, y);
+  s.engine->multiply(x_local.data(), y_local.data(), ignored);
+  std::vector<double> y_rank;
+  s.engine->download(y_local, y_rank);
+  y.resize(y_rank.size());
+  s.from_rank_order(y_rank, y);
 }
 
 int DistributedSolver::rank() const {

@@ -3,8 +3,8 @@
 // values its boundary rows read) straight into the tail of the SpMV's input vector, and
 // sends the owned values the other ranks read, with non-blocking point-to-point messages
 // so that the interior product runs while they travel. The plan (who sends what to whom)
-// is built once at set-up. A GPU transport (NCCL, CUDA-aware MPI) would take the same
-// plan with device buffers.
+// is built once at set-up; GPU ranks send the same plan's device buffers over NCCL or
+// through host buffers (cuda_engine.cpp).
 
 #include "distributed/local_rows.hpp"
 #include "distributed/row_partition.hpp"
@@ -37,6 +37,16 @@ class Halo {
   index_t ghost_count() const { return recv_offsets_.empty() ? 0 : recv_offsets_.back(); }
   /// Ranks this rank receives from or sends to (the larger of the two counts).
   int neighbors() const;
+
+  // The plan, for a transport of device buffers (cuda_engine.cpp): the ghosts of
+  // recv_ranks()[q] land at [recv_offsets()[q], recv_offsets()[q + 1]) of the ghosts; the
+  // values sent to send_ranks()[q] are send_rows() (positions in the rank's order)
+  // [send_offsets()[q], send_offsets()[q + 1]).
+  const std::vector<int>& recv_ranks() const { return recv_ranks_; }
+  const std::vector<int>& send_ranks() const { return send_ranks_; }
+  const std::vector<index_t>& recv_offsets() const { return recv_offsets_; }
+  const std::vector<index_t>& send_offsets() const { return send_offsets_; }
+  const std::vector<index_t>& send_rows() const { return send_rows_; }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;

@@ -1,6 +1,7 @@
 # `prism solve` under mpiexec on 2 ranks (LAUNCHER, '|'-separated): a solve that converges
-# (exit 0, rank 0 alone logs, the solution file complete), one that does not (exit 2 on
-# every rank, so from mpiexec) and errors (exit 1, one "prism: error:" line).
+# (exit 0, rank 0 alone logs, the solution file complete, the report's distributed object),
+# one that does not (exit 2 on every rank, so from mpiexec) and errors (exit 1, one
+# "prism: error:" line).
 string(REPLACE "|" ";" _launcher "${LAUNCHER}")
 
 function(run_prism code_var out_var)
@@ -18,15 +19,21 @@ function(expect_count text pattern count)
   endif()
 endfunction()
 
-file(REMOVE ${WORKDIR}/mpi_solution.mtx)
-run_prism(rc out ${PROBLEM} --solution mpi_solution.mtx --print-every 0)
+file(REMOVE ${WORKDIR}/mpi_solution.mtx ${WORKDIR}/mpi_report.json)
+run_prism(rc out ${PROBLEM} --solution mpi_solution.mtx --print-every 0
+          -o output.report=mpi_report.json)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "exit code ${rc}, expected 0:\n${out}")
 endif()
 expect_count("${out}" "prism: solving mpi_solve" 1)
 expect_count("${out}" "on 2 MPI ranks" 1)
 expect_count("${out}" "status +converged" 1)
-expect_count("${out}" "ranks +2 \\(rows" 1)
+expect_count("${out}" "ranks +2 cpu ranks over mpi \\(rows" 1)
+# The report's distributed object.
+file(READ ${WORKDIR}/mpi_report.json _report)
+expect_count("${_report}" "\"distributed\": {" 1)
+expect_count("${_report}" "\"ranks\": 2," 1)
+expect_count("${_report}" "\"transport\": \"mpi\"" 1)
 file(STRINGS ${WORKDIR}/mpi_solution.mtx _lines)
 list(LENGTH _lines _n)
 if(NOT _n EQUAL 8002)  # the banner, the size line, 8000 values

@@ -5,6 +5,7 @@
 
 #include <prism/errors.hpp>
 #include <prism/generators.hpp>
+#include <prism/solver.hpp>
 
 namespace prism::test {
 namespace {
@@ -96,11 +97,23 @@ TEST(DistributedErrors, AWrongVectorSizeIsRejectedOnEveryRank) {
   expect_same_error_everywhere<InvalidMatrixError>([&] { solver.solve(b, x); }, "rank 0: b has ");
 }
 
-TEST(DistributedErrors, TheCudaBackendIsAConfigError) {
+TEST(DistributedErrors, TheCudaBackendWithoutAGpuIsABackendError) {
+  SolverConfig probe = ic0_config();
+  probe.backend = BackendKind::automatic;
+  if (Solver(probe).backend_name() == "cuda")
+    GTEST_SKIP() << "a GPU is here (test_distributed_gpu)";
   SolverConfig config = ic0_config();
   config.backend = BackendKind::cuda;
+  expect_same_error_everywhere<BackendError>(
+      [&] { DistributedSolver solver(MPI_COMM_WORLD, config); }, "rank 0: ");
+}
+
+TEST(DistributedErrors, TransportNcclOnCpuRanksIsAConfigError) {
+  SolverConfig config = ic0_config();
+  config.solver.transport = DistributedTransport::nccl;
   expect_same_error_everywhere<ConfigError>(
-      [&] { DistributedSolver solver(MPI_COMM_WORLD, config); }, "cpu backend only");
+      [&] { DistributedSolver solver(MPI_COMM_WORLD, config); },
+      "rank 0: solver.transport: nccl needs GPU ranks");
 }
 
 }  // namespace

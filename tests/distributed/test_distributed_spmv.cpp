@@ -31,6 +31,7 @@ int mismatches(const CsrMatrix<double>& a, const std::vector<std::int64_t>& boun
   kernels::reference::spmv({a.rows, a.cols, a.row_ptr.data(), a.col_idx.data(), a.values.data()},
                            x.data(), y_serial.data());
   SolverConfig config;
+  config.backend = BackendKind::cpu;  // the host SpMV's bits (GPU ranks: test_distributed_gpu)
   config.cpu_kernels = kernels;
   config.preconditioner.type = "none";
   DistributedSolver solver(MPI_COMM_WORLD, config);
