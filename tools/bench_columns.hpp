@@ -16,13 +16,14 @@
 namespace bench {
 
 struct ColumnsTiming {
-  int k = 0;                ///< columns (0: not measured)
-  bool converged = false;   ///< every column of the multi-column solve
-  int iterations = 0;       ///< the most any column took
-  bool reads_once = false;  ///< the preconditioner read its factor once for all columns
-  double multi = 0.0;       ///< the K columns together, seconds
-  double one = 0.0;         ///< column 0 alone
-  double singles = 0.0;     ///< the K columns one after another
+  int k = 0;                 ///< columns (0: not measured)
+  bool converged = false;    ///< every column of the multi-column solve
+  int iterations = 0;        ///< the most any column took
+  bool reads_once = false;   ///< the preconditioner read its factor once for all columns
+  bool device_loop = false;  ///< the columns iterated in a device-side loop
+  double multi = 0.0;        ///< the K columns together, seconds
+  double one = 0.0;          ///< column 0 alone
+  double singles = 0.0;      ///< the K columns one after another
 };
 
 inline double median_of(std::vector<double> v) {
@@ -60,6 +61,7 @@ inline ColumnsTiming time_columns(prism::Solver& solver, const prism::Problem& p
       t.converged = m.converged();
       t.iterations = m.iterations;
       t.reads_once = m.preconditioner_reads_once;
+      t.device_loop = m.device_loop;
       continue;
     }
     multi.push_back(m.solve_seconds);

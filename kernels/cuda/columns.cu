@@ -4,12 +4,18 @@
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/columns_rows.cuh"
 
 #include <algorithm>
 #include <cstddef>
 
 namespace prism::kernels::cuda {
 namespace {
+
+using column_rows::column_at;
+using column_rows::csr_row_sums;
+using column_rows::group_offsets;
+using column_rows::sell_row_sums;
 
 // blas1.cu's launch shape, so that each column's sums are those of the one-column kernels.
 constexpr int kThreads = 256;
@@ -29,55 +35,6 @@ int row_blocks(index_t rows) {
 
 __device__ bool is_positive(double v) {
   return v > 0.0 && isfinite(v);
-}
-
-/// Where listed column c starts in a block of n rows.
-__device__ __forceinline__ std::ptrdiff_t column_at(const index_t* cols, int c, index_t n) {
-  return static_cast<std::ptrdiff_t>(cols[c]) * n;
-}
-
-/// The offsets of the group of listed columns from `first` (0 past the group's end).
-__device__ __forceinline__ void group_offsets(const index_t* cols, int first, int group, index_t n,
-                                              std::ptrdiff_t* off) {
-#pragma unroll
-  for (int g = 0; g < kColumnGroup; ++g) off[g] = g < group ? column_at(cols, first + g, n) : 0;
-}
-
-/// Row `row` of a CSR matrix times the group's columns of x, in entry order.
-template <typename V>
-__device__ __forceinline__ void csr_row_sums(CsrView<V> a, index_t row, const double* x,
-                                             const std::ptrdiff_t* off, int group, double* sum) {
-#pragma unroll
-  for (int g = 0; g < kColumnGroup; ++g) sum[g] = 0.0;
-  for (index_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k) {
-    const double v = static_cast<double>(a.values[k]);
-    const index_t c = a.col_idx[k];
-#pragma unroll
-    for (int g = 0; g < kColumnGroup; ++g) {
-      if (g < group) sum[g] += v * x[off[g] + c];
-    }
-  }
-}
-
-/// Lane entries [begin, end) (stride kSellSlice) of a SELL row times the group's columns,
-/// in entry order, padding skipped; columns below scaled_end multiply b (sell.hpp,
-/// first_scaled), the others x.
-template <typename V>
-__device__ __forceinline__ void sell_row_sums(SellView<V> a, index_t begin, index_t end,
-                                              index_t scaled_end, const double* b, const double* x,
-                                              const std::ptrdiff_t* off, int group, double* sum) {
-#pragma unroll
-  for (int g = 0; g < kColumnGroup; ++g) sum[g] = 0.0;
-  for (index_t k = begin; k < end; k += kSellSlice) {
-    const index_t c = a.col_idx[k];
-    if (c < 0) continue;
-    const double v = static_cast<double>(a.values[k]);
-    const double* from = c < scaled_end ? b : x;
-#pragma unroll
-    for (int g = 0; g < kColumnGroup; ++g) {
-      if (g < group) sum[g] += v * from[off[g] + c];
-    }
-  }
 }
 
 __global__ void spmm_kernel(CsrView<double> a, const index_t* __restrict__ cols, int count,
@@ -116,6 +73,46 @@ __global__ void sell_spmm_kernel(index_t rows, SellView<double> a, const index_t
   }
 }
 
+/// sell.cu's sell_spmv_dot_kernel for the group of up to kColumnGroup listed columns from
+/// blockIdx.y * kColumnGroup: the same grid-stride rows and block sums per column, so each
+/// column's y and partials are sell_spmv_dot's bits; the matrix is read once per group.
+/// partials[c * kReductionBlocks + blockIdx.x] for listed column c.
+__global__ void __launch_bounds__(kThreads)
+    sell_spmm_dot_kernel(index_t rows, SellView<double> a, const index_t* __restrict__ cols,
+                         int count, const double* __restrict__ x, double* __restrict__ y,
+                         double* __restrict__ partials) {
+  const int first = static_cast<int>(blockIdx.y) * kColumnGroup;
+  const int group = min(kColumnGroup, count - first);
+  std::ptrdiff_t off[kColumnGroup];
+  group_offsets(cols, first, group, rows, off);
+  double dot[kColumnGroup];
+#pragma unroll
+  for (int g = 0; g < kColumnGroup; ++g) dot[g] = 0.0;
+  for (index_t row = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x; row < rows;
+       row += static_cast<index_t>(gridDim.x) * kThreads) {
+    const index_t slice = row / kSellSlice;
+    const index_t begin = a.slice_ptr[slice] + row % kSellSlice, end = a.slice_ptr[slice + 1];
+    double sum[kColumnGroup];
+    sell_row_sums(a, begin, end, 0, x, x, off, group, sum);
+#pragma unroll
+    for (int g = 0; g < kColumnGroup; ++g) {
+      if (g < group) {
+        y[off[g] + row] = sum[g];
+        dot[g] += x[off[g] + row] * sum[g];
+      }
+    }
+  }
+  // `group` is the same over the block: every thread takes part in each block_sum, and
+  // the barrier frees its shared slots for the next.
+#pragma unroll
+  for (int g = 0; g < kColumnGroup; ++g) {
+    if (g >= group) break;
+    const double total = block_sum<kThreads>(dot[g]);
+    if (threadIdx.x == 0) partials[(first + g) * kReductionBlocks + blockIdx.x] = total;
+    __syncthreads();
+  }
+}
+
 /// blas1.cu's dot_partials_kernel for column blockIdx.y.
 __global__ void dot_partials_columns(index_t n, const index_t* __restrict__ cols,
                                      const double* __restrict__ x, const double* __restrict__ y,
@@ -129,11 +126,12 @@ __global__ void dot_partials_columns(index_t n, const index_t* __restrict__ cols
   if (threadIdx.x == 0) partials[blockIdx.y * kReductionBlocks + blockIdx.x] = sum;
 }
 
-/// blas1.cu's finish_sum for column blockIdx.x: s[col][slot] = its partials' sum.
+/// blas1.cu's finish_sum for column blockIdx.x: s[col][slot] = the sum of its partials,
+/// `blocks` of them from blockIdx.x * stride.
 __global__ void finish_columns(const index_t* __restrict__ cols,
-                               const double* __restrict__ partials, int blocks,
+                               const double* __restrict__ partials, int blocks, int stride,
                                double* __restrict__ s, int slot) {
-  const double* mine = partials + blockIdx.x * kReductionBlocks;
+  const double* mine = partials + static_cast<std::ptrdiff_t>(blockIdx.x) * stride;
   double sum = 0.0;
   for (int i = threadIdx.x; i < blocks; i += kThreads) sum += mine[i];
   sum = block_sum<kThreads>(sum);
@@ -163,6 +161,24 @@ __global__ void pointwise_columns_kernel(index_t n, const index_t* __restrict__ 
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
     y[o + i] = d[i] * x[o + i];
   }
+}
+
+/// pointwise_columns_kernel and dot_partials_columns of x and y in one pass (Jacobi's
+/// z = d .* r and r . z): the same products and, per column, the same partial sums.
+__global__ void pointwise_dot_columns_kernel(index_t n, const index_t* __restrict__ cols,
+                                             const double* __restrict__ d,
+                                             const double* __restrict__ x, double* __restrict__ y,
+                                             double* __restrict__ partials) {
+  const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
+  double sum = 0.0;
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    const double xi = x[o + i];
+    const double yi = d[i] * xi;
+    y[o + i] = yi;
+    sum += xi * yi;
+  }
+  sum = block_sum<kThreads>(sum);
+  if (threadIdx.x == 0) partials[blockIdx.y * kReductionBlocks + blockIdx.x] = sum;
 }
 
 __global__ void cg_update_columns_kernel(index_t n, const index_t* __restrict__ cols,
@@ -291,6 +307,13 @@ void sell_colorset(SellView<V> strict, const V* inverse_diagonal,
 
 }  // namespace
 
+void finish_column_partials(const index_t* cols, int count, const double* partials, int blocks,
+                            int stride, double* s, int slot, cudaStream_t stream) {
+  if (count == 0) return;
+  finish_columns<<<count, kThreads, 0, stream>>>(cols, partials, blocks, stride, s, slot);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
 std::size_t column_partials_size(int count) {
   return static_cast<std::size_t>(std::max(count, 1)) * kReductionBlocks;
 }
@@ -309,13 +332,27 @@ void sell_spmm(index_t rows, SellView<double> a, const index_t* cols, int count,
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
+void sell_spmm_dot(index_t rows, SellView<double> a, const index_t* cols, int count,
+                   const double* x, double* y, double* partials, double* s, int slot,
+                   cudaStream_t stream) {
+  if (count == 0) return;
+  // sell.cu's sell_spmv_dot grid, for its sums per column.
+  const int blocks = std::max(1, std::min(row_blocks(rows), kReductionBlocks));
+  const int groups = (count + kColumnGroup - 1) / kColumnGroup;
+  sell_spmm_dot_kernel<<<dim3(blocks, groups), kThreads, 0, stream>>>(rows, a, cols, count, x, y,
+                                                                      partials);
+  PRISM_CUDA_CHECK_LAUNCH();
+  finish_columns<<<count, kThreads, 0, stream>>>(cols, partials, blocks, kReductionBlocks, s, slot);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
 void dot_columns(index_t n, const index_t* cols, int count, const double* x, const double* y,
                  double* partials, double* s, int slot, cudaStream_t stream) {
   if (count == 0) return;
   const int blocks = reduction_grid(n);
   dot_partials_columns<<<dim3(blocks, count), kThreads, 0, stream>>>(n, cols, x, y, partials);
   PRISM_CUDA_CHECK_LAUNCH();
-  finish_columns<<<count, kThreads, 0, stream>>>(cols, partials, blocks, s, slot);
+  finish_columns<<<count, kThreads, 0, stream>>>(cols, partials, blocks, kReductionBlocks, s, slot);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
@@ -340,6 +377,18 @@ void pointwise_multiply_columns(index_t n, const index_t* cols, int count, const
   PRISM_CUDA_CHECK_LAUNCH();
 }
 
+void pointwise_multiply_dot_columns(index_t n, const index_t* cols, int count, const double* d,
+                                    const double* x, double* y, double* partials, double* s,
+                                    int slot, cudaStream_t stream) {
+  if (count == 0) return;
+  const int blocks = reduction_grid(n);
+  pointwise_dot_columns_kernel<<<dim3(blocks, count), kThreads, 0, stream>>>(n, cols, d, x, y,
+                                                                             partials);
+  PRISM_CUDA_CHECK_LAUNCH();
+  finish_columns<<<count, kThreads, 0, stream>>>(cols, partials, blocks, kReductionBlocks, s, slot);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
 void cg_update_columns(index_t n, const index_t* cols, int count, const double* p, const double* q,
                        double* x, double* r, double* partials, double* s, cudaStream_t stream) {
   if (count == 0) return;
@@ -347,7 +396,8 @@ void cg_update_columns(index_t n, const index_t* cols, int count, const double* 
   cg_update_columns_kernel<<<dim3(blocks, count), kThreads, 0, stream>>>(n, cols, p, q, x, r, s,
                                                                          partials);
   PRISM_CUDA_CHECK_LAUNCH();
-  finish_columns<<<count, kThreads, 0, stream>>>(cols, partials, blocks, s, kCgRr);
+  finish_columns<<<count, kThreads, 0, stream>>>(cols, partials, blocks, kReductionBlocks, s,
+                                                 kCgRr);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

@@ -31,6 +31,12 @@ void spmm(CsrView<double> a, const index_t* cols, int count, const double* x, do
 /// The same with A in SELL-32 (one range, rows [0, rows)).
 void sell_spmm(index_t rows, SellView<double> a, const index_t* cols, int count, const double* x,
                double* y, cudaStream_t stream);
+/// sell_spmm and s[j][slot] = X_j . Y_j in one pass over the matrix and X (CG's q = A p and
+/// p . q): per column the y and the dot of sell_spmv_dot then its partials' sum (its grid,
+/// its sums), so the same bits as the one-column fused pass; `partials` as dot_columns'.
+void sell_spmm_dot(index_t rows, SellView<double> a, const index_t* cols, int count,
+                   const double* x, double* y, double* partials, double* s, int slot,
+                   cudaStream_t stream);
 
 /// s[j][slot] = X_j . Y_j
 void dot_columns(index_t n, const index_t* cols, int count, const double* x, const double* y,
@@ -44,6 +50,11 @@ void copy_columns(index_t n, const index_t* cols, int count, const double* x, do
 /// Y_j = d .* X_j
 void pointwise_multiply_columns(index_t n, const index_t* cols, int count, const double* d,
                                 const double* x, double* y, cudaStream_t stream);
+/// pointwise_multiply_columns and s[j][slot] = X_j . Y_j in one pass (Jacobi's z = d .* r
+/// and r . z): the same bits as the two calls (dot_columns' grid and sums).
+void pointwise_multiply_dot_columns(index_t n, const index_t* cols, int count, const double* d,
+                                    const double* x, double* y, double* partials, double* s,
+                                    int slot, cudaStream_t stream);
 /// Per column: alpha = s[rz] / s[pq] (0 unless both positive and finite); x += alpha p;
 /// r -= alpha q; s[rr] = r . r
 void cg_update_columns(index_t n, const index_t* cols, int count, const double* p, const double* q,
@@ -74,5 +85,31 @@ void sell_colorset_solve_columns(SellView<float> strict, const float* inverse_di
                                  const std::vector<index_t>& range_slice, bool lower,
                                  bool first_scaled, const index_t* cols, int count, const double* b,
                                  double* x, cudaStream_t stream);
+
+/// s[cols[c]][slot] = the sum of partials[c * stride + i], i < blocks, for c < count (in
+/// blas1's finish_sum order).
+void finish_column_partials(const index_t* cols, int count, const double* partials, int blocks,
+                            int stride, double* s, int slot, cudaStream_t stream);
+
+/// sell_llt_forward and sell_llt_backward (kernels/cuda/sell.hpp) for the listed columns of
+/// blocks of lower.range_ptr->back() rows: the same launches, grids and sums per column (so
+/// each column's y and z are theirs, bit for bit), every row of the factor read once for up
+/// to kColumnGroup columns. With `partials` (not null) each launch writes its blocks' parts
+/// of |y_j|^2 at partials[c * stride + i] for listed column c, i from the count the halves
+/// wrote before (give backward's the offset forward returned); both halves together write
+/// at most sell_llt_dot_capacity of them, the stride to give; returns the count written
+/// (finish with finish_column_partials: (b_j, z_j) as |L^{-1} b_j|^2).
+int sell_llt_forward_columns(const SellTriangle<double>& lower, const SellTriangle<double>& upper,
+                             const index_t* cols, int count, const double* b, double* y, double* z,
+                             double* partials, int stride, cudaStream_t stream);
+int sell_llt_forward_columns(const SellTriangle<float>& lower, const SellTriangle<float>& upper,
+                             const index_t* cols, int count, const double* b, double* y, double* z,
+                             double* partials, int stride, cudaStream_t stream);
+int sell_llt_backward_columns(const SellTriangle<double>& upper, const SellTriangle<double>& lower,
+                              const index_t* cols, int count, const double* b, const double* y,
+                              double* z, double* partials, int stride, cudaStream_t stream);
+int sell_llt_backward_columns(const SellTriangle<float>& upper, const SellTriangle<float>& lower,
+                              const index_t* cols, int count, const double* b, const double* y,
+                              double* z, double* partials, int stride, cudaStream_t stream);
 
 }  // namespace prism::kernels::cuda

@@ -252,12 +252,7 @@ void solve(SellView<V> strict, const V* inverse_diagonal, const std::vector<inde
 /// range: every row.
 template <typename V>
 index_t folded_begin(const SellTriangle<V>& lower, const SellTriangle<V>& upper) {
-  const std::vector<index_t>& lp = *lower.range_ptr;
-  const std::vector<index_t>& up = *upper.range_ptr;
-  if (lp.size() <= 2) return 0;
-  const index_t first_end = lp[1], last_begin = lp[lp.size() - 2];
-  const index_t upper_last = up.size() >= 2 ? up[up.size() - 2] : last_begin;
-  return std::max(first_end, std::min(last_begin, upper_last));
+  return sell_llt_folded_begin(*lower.range_ptr, *upper.range_ptr);
 }
 
 template <typename V>
@@ -332,6 +327,16 @@ int sell_llt_backward(const SellTriangle<float>& upper, const SellTriangle<float
                       const double* b, const double* y, double* z, double* partials,
                       cudaStream_t stream) {
   return llt_backward(upper, lower, b, y, z, partials, stream);
+}
+
+index_t sell_llt_folded_begin(const std::vector<index_t>& lower_ranges,
+                              const std::vector<index_t>& upper_ranges) {
+  const std::vector<index_t>& lp = lower_ranges;
+  const std::vector<index_t>& up = upper_ranges;
+  if (lp.size() <= 2) return 0;
+  const index_t first_end = lp[1], last_begin = lp[lp.size() - 2];
+  const index_t upper_last = up.size() >= 2 ? up[up.size() - 2] : last_begin;
+  return std::max(first_end, std::min(last_begin, upper_last));
 }
 
 int sell_llt_dot_capacity(const std::vector<index_t>& lower_ranges,

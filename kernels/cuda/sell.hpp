@@ -87,6 +87,9 @@ int sell_llt_backward(const SellTriangle<double>& upper, const SellTriangle<doub
 int sell_llt_backward(const SellTriangle<float>& upper, const SellTriangle<float>& lower,
                       const double* b, const double* y, double* z, double* partials,
                       cudaStream_t stream);
+/// First row whose backward step sell_llt_forward does, for triangles with these range_ptr.
+index_t sell_llt_folded_begin(const std::vector<index_t>& lower_ranges,
+                              const std::vector<index_t>& upper_ranges);
 /// The most partial sums the two halves write together, for triangles with these range_ptr.
 int sell_llt_dot_capacity(const std::vector<index_t>& lower_ranges,
                           const std::vector<index_t>& upper_ranges);

@@ -8,6 +8,7 @@
 
 #include "backend/handles.hpp"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -40,6 +41,26 @@ void for_each_column(Backend& backend, const Vector& r, Vector& z, const ColumnS
   }
 }
 
+/// Where a device-side loop over columns stopped (ColumnOperations::record_column_loop).
+struct ColumnLoopOutcome {
+  int iteration = 0;  ///< the last iteration completed, a check point
+  /// The set's residual norms sqrt(s[j][rr]) at each check point the loop passed (first + 1
+  /// .. iteration), the last one included: row i, the set's column c at i * count + c.
+  std::vector<double> residual_norms;
+};
+
+/// Iterations over a set of columns that the backend repeats by itself (cuda: a CUDA graph
+/// with a while node), checking every listed column at each check point (an iteration that
+/// is a multiple of check_every, or max_iterations) by kernels::cg_stop(s[j][rz],
+/// s[j][pq], sqrt(s[j][rr]), target_j, k, max_iterations), with no host round trip between.
+class ColumnLoop {
+ public:
+  virtual ~ColumnLoop() = default;
+  /// Runs iterations first + 1, first + 2, ... and stops at the first check point where a
+  /// column is no longer running, or at the first one at least `chunk` iterations on.
+  virtual ColumnLoopOutcome run(int first, int chunk) = 0;
+};
+
 /// The multi-column operations of a backend.
 class ColumnOperations {
  public:
@@ -50,6 +71,13 @@ class ColumnOperations {
   /// Y_j = A X_j, reading A once per row for all the columns (CSR, or the SELL copy where
   /// the matrix's SpMV is SELL; cuda BSR: column by column through spmv()).
   virtual void spmm(const Matrix& a, const Vector& x, Vector& y, const ColumnSet& set) = 0;
+  /// spmm, then s[j][out] = X_j . Y_j (CG's q = A p and p . q); in one pass over the matrix
+  /// and X where the backend fuses them (cuda SELL: each column as spmv_dot computes it).
+  virtual void spmm_dot(const Matrix& a, const Vector& x, Vector& y, const ColumnSet& set,
+                        Vector& s, Scalar out) {
+    spmm(a, x, y, set);
+    column_dot(x, y, set, s, out);
+  }
   /// s[j][out] = X_j . Y_j
   virtual void column_dot(const Vector& x, const Vector& y, const ColumnSet& set, Vector& s,
                           Scalar out) = 0;
@@ -60,6 +88,13 @@ class ColumnOperations {
   /// Y_j = d .* X_j, d (one column) read once per row for all the columns
   virtual void column_pointwise_multiply(const Vector& d, const Vector& x, Vector& y,
                                          const ColumnSet& set) = 0;
+  /// column_pointwise_multiply, then s[j][out] = X_j . Y_j (Jacobi's z = d .* r and
+  /// r . z); in one pass where the backend fuses them (cuda: the same bits as the two).
+  virtual void column_pointwise_multiply_dot(const Vector& d, const Vector& x, Vector& y,
+                                             const ColumnSet& set, Vector& s, Scalar out) {
+    column_pointwise_multiply(d, x, y, set);
+    column_dot(x, y, set, s, out);
+  }
   /// cg_update per column with its own scalars: alpha_j = s[j][rz] / s[j][pq] (0 unless
   /// both are positive and finite); x_j += alpha_j p_j; r_j -= alpha_j q_j; s[j][rr]
   virtual void column_cg_update(const Vector& p, const Vector& q, Vector& x, Vector& r,
@@ -67,6 +102,16 @@ class ColumnOperations {
   /// cg_direction per column: beta_j = s[j][rz_new] / s[j][rz] (0 unless s[j][rz] is
   /// positive and finite); p_j = z_j + beta_j p_j; s[j][rz] = s[j][rz_new]
   virtual void column_cg_direction(const Vector& z, Vector& p, const ColumnSet& set, Vector& s) = 0;
+  /// Whether record_column_loop() works here (cuda: with graph while nodes; cpu: no).
+  virtual bool can_loop_columns() const { return false; }
+  /// Records `body` (one iteration over `set`'s columns; it must only queue work, as
+  /// Recorder::record's body) as the body of a ColumnLoop whose checks read the scalars `s`
+  /// and `targets` (one per column of the blocks, by column index). `set` and `s` must
+  /// outlive the loop. Throws BackendError where can_loop_columns() is false.
+  virtual std::unique_ptr<ColumnLoop> record_column_loop(const std::function<void()>& body,
+                                                         const ColumnSet& set, const Vector& s,
+                                                         const std::vector<double>& targets,
+                                                         int check_every, int max_iterations);
 };
 
 }  // namespace prism::backend

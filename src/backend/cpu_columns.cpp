@@ -1,5 +1,7 @@
 #include "backend/cpu_columns.hpp"
 
+#include <prism/errors.hpp>
+
 #include "kernels/columns.hpp"
 
 namespace prism::backend {
@@ -107,6 +109,17 @@ void HostColumnKernels::colorset_solve(kernels::CsrView<double> strict,
     host::colorset_solve_columns(k_.threads(), strict, inverse_diagonal, block_ptr, num_blocks,
                                  lower, c, set.count(), b, x);
   }
+}
+
+}  // namespace prism::backend
+
+namespace prism::backend {
+
+std::unique_ptr<ColumnLoop> ColumnOperations::record_column_loop(const std::function<void()>&,
+                                                                 const ColumnSet&, const Vector&,
+                                                                 const std::vector<double>&, int,
+                                                                 int) {
+  throw BackendError("this backend runs no device-side loop over columns");
 }
 
 }  // namespace prism::backend

@@ -223,6 +223,25 @@ class Ic0Factor {
     check_no_dot(dot);
     solve(Triangle::upper, work, z);
   }
+  /// forward() and backward() for the columns of `set` (only where solves_columns()): each
+  /// column as they compute it, the factor read once for all of them. With `dot` (only where
+  /// forms_dot()), given to both halves of one apply, they also leave (r_j, z_j) in s[j][dot]
+  /// (s laid out as backend/columns.hpp lays out the columns' scalars), formed as forward()
+  /// forms it.
+  virtual void forward_columns(const Vector& r, Vector& work, Vector& z, const ColumnSet& set,
+                               Vector* s, std::optional<Scalar> dot) {
+    static_cast<void>(z);
+    static_cast<void>(s);
+    check_no_dot(dot);
+    solve_columns(Triangle::lower, r, work, set);
+  }
+  virtual void backward_columns(const Vector& r, Vector& work, Vector& z, const ColumnSet& set,
+                                Vector* s, std::optional<Scalar> dot) {
+    static_cast<void>(r);
+    static_cast<void>(s);
+    check_no_dot(dot);
+    solve_columns(Triangle::upper, work, z, set);
+  }
   /// Whether forward() and backward() take a `dot`.
   virtual bool forms_dot() const { return false; }
   /// Bytes forward() + backward() do not move against two separate solves (0 unless

@@ -64,6 +64,13 @@ class Jacobi final : public Preconditioner, public BackendFactorization {
     timed(timer, Phase::precond,
           [&] { backend_.column_pointwise_multiply(*inverse_diagonal_, r, z, set); });
   }
+  /// (r_j, z_j) on the same pass where the backend fuses it.
+  void apply_columns_dot(backend::Backend&, const backend::Vector& r, backend::Vector& z,
+                         const backend::ColumnSet& set, backend::Vector& s, backend::Scalar dot,
+                         backend::PhaseTimer* timer) override {
+    timed(timer, Phase::precond,
+          [&] { backend_.column_pointwise_multiply_dot(*inverse_diagonal_, r, z, set, s, dot); });
+  }
   bool applies_columns_at_once() const override { return true; }
   PhaseArray traffic() const override {
     PhaseArray bytes{};

@@ -97,6 +97,8 @@ class ColumnsPcg {
   void second_half(const std::vector<index_t>& restarting);
   void first_half();
   void check(int k);
+  bool loops() const;
+  int run_loop(int first);
 
   backend::Backend& be_;
   const backend::Matrix& a_;
@@ -113,7 +115,11 @@ class ColumnsPcg {
   std::vector<index_t> active_;      // columns still iterating
   std::vector<index_t> restarting_;  // active columns whose direction starts afresh: p = z
   std::unique_ptr<ColumnSet> active_set_;
+  std::unique_ptr<backend::ColumnLoop> loop_;  // recorded on active_set_, dropped with it
 };
+
+/// Iterations a device-side loop runs at most before the host looks (at a check point).
+constexpr int kLoopChunk = 1000;
 
 // The initial residuals and pcg()'s verdicts at iteration 0.
 void ColumnsPcg::start() {
@@ -154,6 +160,13 @@ void ColumnsPcg::start() {
 // z = M^{-1} r; then rz_new = (r, z), beta = rz_new / rz, p = z + beta p on the columns
 // that go on, and p = z, rz = (r, z) on those that start (afresh, or from a replacement).
 void ColumnsPcg::second_half(const std::vector<index_t>& restarting) {
+  if (restarting.empty() && options_.timing == TimingMode::total) {
+    // As pcg()'s fused steps: rz_new formed by the preconditioner where it forms it.
+    m_.apply_columns_dot(be_, *v_.r, *v_.z, *active_set_, *v_.s, Scalar::rz_new, &timer_);
+    timed(timer_, Phase::update,
+          [&] { be_.column_cg_direction(*v_.z, *v_.p, *active_set_, *v_.s); });
+    return;
+  }
   m_.apply_columns(be_, *v_.r, *v_.z, *active_set_, &timer_);
   // Sets of their own only in the rare iterations with a start (a set on cuda is an upload).
   std::unique_ptr<ColumnSet> on_own, fresh;
@@ -178,8 +191,9 @@ void ColumnsPcg::second_half(const std::vector<index_t>& restarting) {
 
 // q = A p;  pq = (p, q);  alpha = rz / pq;  x += alpha p;  r -= alpha q;  rr = (r, r)
 void ColumnsPcg::first_half() {
-  timed(timer_, Phase::spmv, [&] { be_.spmm(a_, *v_.p, *v_.q, *active_set_); });
-  timed(timer_, Phase::dot, [&] { be_.column_dot(*v_.p, *v_.q, *active_set_, *v_.s, Scalar::pq); });
+  // The SpMV phase covers the dot (p, q) where the backend fuses it, as pcg()'s does.
+  timed(timer_, Phase::spmv,
+        [&] { be_.spmm_dot(a_, *v_.p, *v_.q, *active_set_, *v_.s, Scalar::pq); });
   timed(timer_, Phase::update,
         [&] { be_.column_cg_update(*v_.p, *v_.q, x_, *v_.r, *active_set_, *v_.s); });
 }
@@ -231,7 +245,45 @@ void ColumnsPcg::check(int k) {
   going_on.insert(going_on.end(), restarting_.begin(), restarting_.end());
   std::sort(going_on.begin(), going_on.end());
   active_ = std::move(going_on);
+  loop_.reset();
   active_set_ = active_.empty() ? nullptr : set_of(active_);
+}
+
+// The device-side loop where the backend runs one over columns and nothing needs the host
+// inside an iteration: phase timing and a preconditioner applied through the host do.
+bool ColumnsPcg::loops() const {
+  return options_.graph != GraphMode::off && options_.timing == TimingMode::total &&
+         m_.recordable() && be_.can_loop_columns();
+}
+
+// Iterations first + 1, ... of the active columns (none restarting) as one device-side
+// loop to the first check point where a column stops (or kLoopChunk on): the residuals
+// of the check points it passed go to the history, that last one is check()'s.
+int ColumnsPcg::run_loop(int first) {
+  if (!loop_) {
+    const std::vector<index_t> none;
+    loop_ = be_.record_column_loop(
+        [&] {
+          second_half(none);
+          first_half();
+        },
+        *active_set_, *v_.s, target_, options_.check_every, options_.max_iterations);
+  }
+  const backend::ColumnLoopOutcome out = loop_->run(first, kLoopChunk);
+  const std::size_t count = active_.size();
+  std::size_t row = 0;
+  for (int k = first + 1; k < out.iteration; ++k) {
+    if (k % options_.check_every != 0 && k != options_.max_iterations) continue;
+    for (std::size_t c = 0; c < count && (row + 1) * count <= out.residual_norms.size(); ++c) {
+      PcgResult& col = result_.columns[active_[c]];
+      col.residual_norm = out.residual_norms[row * count + c];
+      col.history.push_back({k, col.residual_norm, col.residual_norm / scale(active_[c]), {}});
+    }
+    ++row;
+  }
+  for (const index_t j : active_) result_.columns[j].iterations = out.iteration;
+  check(out.iteration);
+  return out.iteration;
 }
 
 ColumnsResult ColumnsPcg::run() {
@@ -239,8 +291,14 @@ ColumnsResult ColumnsPcg::run() {
   timer_.set_enabled(options_.timing == TimingMode::phases);
   timer_.per_iteration();  // drop anything recorded before this solve
   start();
+  const bool looping = loops();
   int k = 0;
   while (!active_.empty() && k < options_.max_iterations) {
+    if (looping && restarting_.empty()) {
+      result_.device_loop = true;
+      k = run_loop(k);
+      continue;
+    }
     second_half(restarting_);
     restarting_.clear();
     first_half();

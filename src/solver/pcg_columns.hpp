@@ -22,6 +22,7 @@ struct ColumnsResult {
   double seconds = 0.0;
   PhaseArray phase_seconds{};  ///< the solve's phase times, all columns together
   int iterations = 0;          ///< iterations of the recurrences (the most of any column)
+  bool device_loop = false;    ///< iterations ran as device-side loops (ColumnLoop)
 };
 
 /// Solves A X = B for the k columns of b and x (blocks of k columns of a.rows() rows,
@@ -32,9 +33,13 @@ struct ColumnsResult {
 /// same operations in the same order, so the same iterations and, where the backend's
 /// multi-column kernels sum as its one-column ones (cpu), the same bits. A converged,
 /// broken-down or exhausted column leaves the set the operations work on (the set is
-/// compacted: a list of the active columns, the blocks stay where they are). The
-/// iterations run launch by launch with a host check every options.check_every
-/// iterations (no recording, no device-side loop).
+/// compacted: a list of the active columns, the blocks stay where they are). With
+/// timing: phases, graph: off, a preconditioner that goes through the host or a backend
+/// without loops over columns, the iterations run launch by launch with a host check every
+/// options.check_every iterations; otherwise (cuda) the iterations between two starts of a
+/// column's direction run as one device-side loop (backend::ColumnLoop) that checks every
+/// column at the same check points and hands back to the host where one stops, the same
+/// operations in the same order as the launches.
 ColumnsResult pcg_columns(backend::Backend& backend, const backend::Matrix& a,
                           precond::Preconditioner& preconditioner, const backend::Vector& b,
                           backend::Vector& x, int k, const std::vector<double>& absolute_tolerance,

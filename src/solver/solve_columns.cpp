@@ -69,6 +69,7 @@ MultiSolveReport report_of(const ColumnsSetup& s, ColumnsResult&& result,
   report.check_every = s.options.check_every;
   report.iterations = result.iterations;
   report.solve_seconds = result.seconds;
+  report.device_loop = result.device_loop;
   report.phase_seconds = result.phase_seconds;
   for (std::size_t j = 0; j < factor.size(); ++j) {
     PcgResult& r = result.columns[j];

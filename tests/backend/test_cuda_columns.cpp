@@ -17,7 +17,9 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -265,6 +267,209 @@ TEST_F(CudaBackendTest, MultiColumnSolveEqualsSingleSolves) {
           EXPECT_EQ(device.column[j].iterations, multi.column[j].iterations);
         }
         EXPECT_EQ(multi.preconditioner_reads_once, std::string(type) != "block_ic");
+      }
+    }
+  }
+}
+
+// Jacobi's z = d .* r and r . z in one pass: the bits of the two operations, columns left
+// out untouched.
+TEST_F(CudaBackendTest, PointwiseMultiplyDotIsPointwiseThenDot) {
+  const index_t n = 2431;
+  constexpr int kS = prism::backend::kNumScalars;
+  constexpr int rz = static_cast<int>(Scalar::rz_new);
+  for (const Case& c : cases()) {
+    SCOPED_TRACE("k = " + std::to_string(c.k) + ", " + std::to_string(c.cols.size()) + " listed");
+    const auto gs = gpu->make_column_set(n, c.cols);
+    const std::vector<double> z0 = random_vector(n * c.k, 22), s0(c.k * kS, -1.0);
+    auto d = both(random_vector(n, 20)), r = both(random_vector(n * c.k, 21));
+    auto fused = both(z0), apart = both(z0), sf = both(s0), sa = both(s0);
+    gpu->column_pointwise_multiply_dot(*d.g, *r.g, *fused.g, *gs, *sf.g, Scalar::rz_new);
+    gpu->column_pointwise_multiply(*d.g, *r.g, *apart.g, *gs);
+    gpu->column_dot(*r.g, *apart.g, *gs, *sa.g, Scalar::rz_new);
+    EXPECT_EQ(host(*gpu, *fused.g), host(*gpu, *apart.g));
+    const std::vector<double> s = host(*gpu, *sf.g);
+    EXPECT_EQ(s, host(*gpu, *sa.g));
+    for (index_t j = 0; j < c.k; ++j) {
+      const bool listed = std::find(c.cols.begin(), c.cols.end(), j) != c.cols.end();
+      EXPECT_EQ(s[j * kS + rz] == -1.0, !listed) << "column " << j;
+    }
+  }
+}
+
+// q = A p and p . q in one pass (SELL; the others as spmm then column_dot): per column the
+// bits of the one-column fused pass (spmv_dot), columns left out untouched.
+TEST_F(CudaBackendTest, SpmmDotEqualsSpmvDotPerColumn) {
+  const CsrMatrix<double> a = prism::poisson3d(17, 13, 11, 27);
+  const index_t n = a.rows;
+  constexpr int kS = prism::backend::kNumScalars;
+  constexpr int pq = static_cast<int>(Scalar::pq);
+  for (const auto algorithm :
+       {prism::SpmvAlgorithm::sell, prism::SpmvAlgorithm::csr_vector, prism::SpmvAlgorithm::bsr}) {
+    SCOPED_TRACE(prism::to_string(algorithm));
+    const auto mg = gpu->make_matrix(a, algorithm);
+    const auto mc = cpu->make_matrix(a, prism::SpmvAlgorithm::automatic);
+    for (const Case& c : cases()) {
+      SCOPED_TRACE("k = " + std::to_string(c.k) + ", " + std::to_string(c.cols.size()) + " listed");
+      const auto gs = gpu->make_column_set(n, c.cols);
+      const std::vector<double> x0 = random_vector(n * c.k, 15), y0 = random_vector(n * c.k, 16);
+      auto x = both(x0), y = both(y0), s = both(std::vector<double>(c.k * kS, -1.0));
+      gpu->spmm_dot(*mg, *x.g, *y.g, *gs, *s.g, Scalar::pq);
+      const std::vector<double> yg = host(*gpu, *y.g), sg = host(*gpu, *s.g);
+      const auto cs = cpu->make_column_set(n, c.cols);
+      cpu->spmm_dot(*mc, *x.c, *y.c, *cs, *s.c, Scalar::pq);  // the reference kernels
+      EXPECT_LE(prism::test::max_abs_diff(yg, host(*cpu, *y.c)), 1e-13 * largest(yg));
+      EXPECT_LE(prism::test::max_abs_diff(sg, host(*cpu, *s.c)), 1e-12 * largest(sg));
+      for (index_t j = 0; j < c.k; ++j) {
+        const bool listed = std::find(c.cols.begin(), c.cols.end(), j) != c.cols.end();
+        if (!listed) {
+          EXPECT_EQ(column(yg, n, j), column(y0, n, j));
+          EXPECT_EQ(sg[j * kS + pq], -1.0);
+          continue;
+        }
+        auto xj = both(column(x0, n, j)), yj = both(std::vector<double>(n));
+        gpu->spmv_dot(*mg, *xj.g, *yj.g, Scalar::pq);
+        const double want = gpu->read_scalars()[pq];
+        const std::vector<double> ys = host(*gpu, *yj.g);
+        if (algorithm == prism::SpmvAlgorithm::sell) {
+          EXPECT_EQ(column(yg, n, j), ys) << "column " << j;
+          EXPECT_EQ(sg[j * kS + pq], want) << "column " << j;
+        } else {
+          EXPECT_LE(prism::test::max_abs_diff(column(yg, n, j), ys), 1e-13 * largest(ys));
+          EXPECT_NEAR(sg[j * kS + pq], want, 1e-12 * std::abs(want)) << "column " << j;
+        }
+      }
+    }
+  }
+}
+
+// The IC(0) engine's halves on columns (SELL: folded, forming (r_j, z_j) as |L^{-1} r_j|^2)
+// against its halves on each column alone: z the same bits (CSR: to rounding, as the
+// color-set solves), the dot to rounding (the partials are summed in another order);
+// columns left out untouched.
+TEST_F(CudaBackendTest, Ic0HalvesOnColumnsEqualHalvesPerColumn) {
+  const CsrMatrix<double> a = colored(prism::poisson3d(17, 13, 11));
+  const index_t n = a.rows;
+  constexpr int kS = prism::backend::kNumScalars;
+  constexpr int rz = static_cast<int>(Scalar::rz_new);
+  for (const auto layout : {prism::ColorsetLayout::csr, prism::ColorsetLayout::sell}) {
+    for (const auto precision : {prism::Precision::fp64, prism::Precision::mixed}) {
+      SCOPED_TRACE(std::string(prism::to_string(layout)) + ", " +
+                   std::string(prism::to_string(precision)));
+      prism::precond::Ic0Pattern pattern(a);
+      auto engine = gpu->make_ic0_factor(pattern.lower(), pattern.upper(), pattern.upper_source(),
+                                         pattern.lower_source(),
+                                         {prism::TrisolveAlgorithm::colorset, precision, layout});
+      pattern.factorize(a, {}, *engine);
+      ASSERT_TRUE(engine->solves_columns());
+      const bool forms = engine->forms_dot();
+      EXPECT_EQ(forms, layout == prism::ColorsetLayout::sell);
+      const std::optional<Scalar> dot =
+          forms ? std::optional<Scalar>(Scalar::rz_new) : std::nullopt;
+      for (const Case& c : cases()) {
+        SCOPED_TRACE("k = " + std::to_string(c.k) + ", " + std::to_string(c.cols.size()) +
+                     " listed");
+        const auto gs = gpu->make_column_set(n, c.cols);
+        const std::vector<double> r0 = random_vector(n * c.k, 51), z0 = random_vector(n * c.k, 52);
+        auto r = both(r0), z = both(z0), work = both(std::vector<double>(n * c.k));
+        auto s = both(std::vector<double>(c.k * kS, -1.0));
+        engine->forward_columns(*r.g, *work.g, *z.g, *gs, s.g.get(), dot);
+        engine->backward_columns(*r.g, *work.g, *z.g, *gs, s.g.get(), dot);
+        const std::vector<double> zg = host(*gpu, *z.g), sg = host(*gpu, *s.g);
+        for (index_t j = 0; j < c.k; ++j) {
+          const bool listed = std::find(c.cols.begin(), c.cols.end(), j) != c.cols.end();
+          if (!listed) {
+            EXPECT_EQ(column(zg, n, j), column(z0, n, j));
+            EXPECT_EQ(sg[j * kS + rz], -1.0);
+            continue;
+          }
+          auto rj = both(column(r0, n, j)), wj = both(std::vector<double>(n)),
+               zj = both(std::vector<double>(n));
+          engine->forward(*rj.g, *wj.g, *zj.g, dot);
+          engine->backward(*rj.g, *wj.g, *zj.g, dot);
+          const std::vector<double> want = host(*gpu, *zj.g);
+          if (layout == prism::ColorsetLayout::sell) {
+            EXPECT_EQ(column(zg, n, j), want) << "column " << j;  // the same sums
+          } else {
+            EXPECT_LE(prism::test::max_abs_diff(column(zg, n, j), want), 1e-12 * largest(want));
+          }
+          if (forms) {
+            const double want = gpu->read_scalars()[rz];
+            EXPECT_NEAR(sg[j * kS + rz], want, 1e-12 * std::abs(want)) << "column " << j;
+          } else {
+            EXPECT_EQ(sg[j * kS + rz], -1.0);
+          }
+        }
+      }
+    }
+  }
+}
+
+prism::SolverConfig total_config(const std::string& type, prism::GraphMode graph, int check_every,
+                                 int max_iterations) {
+  prism::SolverConfig c = gpu_config(type);
+  c.solver.timing = prism::TimingMode::total;
+  c.solver.graph = graph;
+  c.solver.check_every = check_every;
+  c.solver.max_iterations = max_iterations;
+  return c;
+}
+
+// With timing: total the columns iterate in a device-side loop (where the driver runs
+// while nodes): the same kernels in the same order as launch by launch, so the same bits,
+// iterations, statuses and residual histories; and each column as its single solve with
+// timing: total (the same iterations, x to rounding; with check_every 1, as a single
+// solve's loop tests every iteration). A zero column converges at iteration 0; check_every
+// 1 and 4; a limit of 7 iterations stops every column there.
+TEST_F(CudaBackendTest, MultiColumnLoopEqualsLaunchesAndSingleSolves) {
+  const CsrMatrix<double> a = prism::poisson3d(24, 20, 17);
+  const index_t n = a.rows;
+  const int k = 8;
+  std::vector<double> b, x0;
+  for (int j = 0; j < k; ++j) {
+    const auto bj = random_vector(n, 60 + j), xj = random_vector(n, 80 + j);
+    b.insert(b.end(), bj.begin(), bj.end());
+    x0.insert(x0.end(), xj.begin(), xj.end());
+  }
+  for (index_t i = 0; i < n; ++i) b[2 * n + i] = 0.0;
+  for (const char* type : {"ic0", "jacobi", "none", "block_ic"}) {
+    for (const auto [check_every, max_iterations] : {std::pair{1, 1000}, {4, 1000}, {1, 7}}) {
+      SCOPED_TRACE(std::string(type) + ", check_every " + std::to_string(check_every) +
+                   ", max_iterations " + std::to_string(max_iterations));
+      prism::Solver solver(
+          total_config(type, prism::GraphMode::automatic, check_every, max_iterations));
+      solver.setup(a);
+      std::vector<double> x = x0;
+      const prism::MultiSolveReport looped = solver.solve(b, x, k);
+      EXPECT_EQ(looped.device_loop, gpu->can_loop_columns());
+      solver.set_solver_options(
+          total_config(type, prism::GraphMode::off, check_every, max_iterations).solver);
+      std::vector<double> x_launched = x0;
+      const prism::MultiSolveReport launched = solver.solve(b, x_launched, k);
+      EXPECT_FALSE(launched.device_loop);
+      EXPECT_EQ(x, x_launched);
+      ASSERT_EQ(looped.column.size(), launched.column.size());
+      for (int j = 0; j < k; ++j) {
+        const prism::ColumnReport &l = looped.column[j], &o = launched.column[j];
+        EXPECT_EQ(l.status, o.status) << "column " << j;
+        EXPECT_EQ(l.iterations, o.iterations) << "column " << j;
+        ASSERT_EQ(l.history.size(), o.history.size()) << "column " << j;
+        for (std::size_t h = 0; h < l.history.size(); ++h) {
+          EXPECT_EQ(l.history[h].iteration, o.history[h].iteration);
+          EXPECT_EQ(l.history[h].residual_norm, o.history[h].residual_norm);
+        }
+      }
+      EXPECT_EQ(looped.column[2].iterations, 0);
+      // A single solve's device loop tests every iteration, whatever check_every.
+      if (check_every != 1) continue;
+      solver.set_solver_options(
+          total_config(type, prism::GraphMode::automatic, check_every, max_iterations).solver);
+      for (int j = 0; j < k; ++j) {
+        std::vector<double> xj = column(x0, n, j);
+        const prism::SolveReport single = solver.solve(column(b, n, j), xj);
+        EXPECT_EQ(looped.column[j].status, single.status) << "column " << j;
+        EXPECT_EQ(looped.column[j].iterations, single.iterations) << "column " << j;
+        EXPECT_LE(prism::test::max_abs_diff(column(x, n, j), xj), 1e-9 * largest(xj));
       }
     }
   }

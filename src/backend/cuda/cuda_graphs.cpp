@@ -177,6 +177,25 @@ GraphExec capture(cudaStream_t stream, const std::function<void()>& body) {
   return instantiate(Graph(capture_into(stream, nullptr, body)));
 }
 
+GraphExec capture_while(cudaStream_t stream,
+                        const std::function<void(cudaGraphConditionalHandle)>& body) {
+  cudaGraph_t raw = nullptr;
+  PRISM_CUDA_CHECK(cudaGraphCreate(&raw, 0));
+  const Graph graph(raw);
+  cudaGraphConditionalHandle handle{};
+  PRISM_CUDA_CHECK(
+      cudaGraphConditionalHandleCreate(&handle, graph.get(), 1, cudaGraphCondAssignDefault));
+  cudaGraphNodeParams params{};
+  params.type = cudaGraphNodeTypeConditional;
+  params.conditional.handle = handle;
+  params.conditional.type = cudaGraphCondTypeWhile;
+  params.conditional.size = 1;
+  cudaGraphNode_t node = nullptr;
+  PRISM_CUDA_CHECK(cudaGraphAddNode(&node, graph.get(), nullptr, nullptr, 0, &params));
+  capture_into(stream, params.conditional.phGraph_out[0], [&] { body(handle); });
+  return instantiate(graph);
+}
+
 std::unique_ptr<Loop> make_cuda_loop(cudaStream_t stream, const std::function<void()>& body,
                                      const LoopCheck& check, int max_iterations, bool watched) {
   return std::make_unique<CudaLoop>(stream, body, check, max_iterations, watched);

@@ -26,6 +26,11 @@ class CudaRecording final : public Recording {
 /// is ended (the stream stays usable) before the error propagates.
 GraphExec capture(cudaStream_t stream, const std::function<void()>& body);
 
+/// A graph of one while node whose body is what `body` queues on `stream`, given the
+/// node's handle; the condition starts at 1 on every launch.
+GraphExec capture_while(cudaStream_t stream,
+                        const std::function<void(cudaGraphConditionalHandle)>& body);
+
 /// Queues the convergence test (kernels/cuda/cg_loop.hpp) after a loop's body, given the
 /// while node's handle, the loop's state, its residual history and (watched) the watch.
 using LoopCheck = std::function<void(cudaGraphConditionalHandle, kernels::LoopState*, double*,
