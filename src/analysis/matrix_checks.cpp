@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-// Messages name rows and columns 1-based, as Matrix Market files and most users count
-// them; MatrixProperties::first_bad_row stays a 0-based index like every index_t.
+// Messages number rows and columns as the caller's Numbering says (from 0 as the API
+// indexes them, or from 1 as Matrix Market files do); MatrixProperties::first_bad_row
+// stays a 0-based index like every index_t.
 
 namespace prism {
 namespace {
@@ -26,8 +27,9 @@ std::string number(double value) {
   return std::string(buffer.data(), result.ptr);
 }
 
-std::string one_based(index_t i) {
-  return std::to_string(static_cast<long long>(i) + 1);
+/// Row or column i (0-based) as `numbering` names it.
+std::string numbered(index_t i, Numbering numbering) {
+  return std::to_string(static_cast<long long>(i) + (numbering == Numbering::from_one ? 1 : 0));
 }
 
 // Problems in the order check_spd_candidate reports them: the first category found
@@ -35,8 +37,11 @@ std::string one_based(index_t i) {
 enum Problem { storage, non_finite, no_mirror, asymmetric, missing_diagonal, bad_diagonal, count };
 
 struct Scan {
+  Numbering numbering = Numbering::from_zero;  // of the messages
   MatrixProperties properties;
   std::array<std::string, Problem::count> message;
+
+  std::string at(index_t i) const { return numbered(i, numbering); }
 
   void report(Problem problem, index_t row, std::string text) {
     if (properties.first_bad_row < 0 || row < properties.first_bad_row) {
@@ -103,13 +108,13 @@ bool scan_storage(const CsrMatrix<double>& a, Scan& scan) {
             const index_t j = a.col_idx[k];
             if (j < 0 || j >= a.cols) {
               part.report(storage, i,
-                          "column index " + one_based(j) + " of row " + one_based(i) +
-                              " is outside [1, " + std::to_string(a.cols) + "]");
+                          "column index " + scan.at(j) + " of row " + scan.at(i) + " is outside [" +
+                              scan.at(0) + ", " + scan.at(a.cols - 1) + "]");
               return;
             }
             if (k > a.row_ptr[i] && a.col_idx[k - 1] >= j) {
               part.report(storage, i,
-                          "column indices of row " + one_based(i) + " are not sorted and unique");
+                          "column indices of row " + scan.at(i) + " are not sorted and unique");
               return;
             }
           }
@@ -126,15 +131,17 @@ bool scan_storage(const CsrMatrix<double>& a, Scan& scan) {
     scan.report(storage, i,
                 "matrix storage is inconsistent: row pointers " +
                     std::string(a.row_ptr[i + 1] < a.row_ptr[i] ? "decrease" : "pass the entries") +
-                    " at row " + one_based(i));
+                    " at row " + scan.at(i));
     return false;
   }
   return true;
 }
 
 /// The checks; with `values` false only the pattern's (storage, mirrors, stored diagonal).
-Scan scan_matrix(const CsrMatrix<double>& a, double relative_tolerance, bool values) {
+Scan scan_matrix(const CsrMatrix<double>& a, double relative_tolerance, bool values,
+                 Numbering numbering) {
   Scan scan;
+  scan.numbering = numbering;
   MatrixProperties& p = scan.properties;
   p.square = a.rows == a.cols;
   if (!p.square || !scan_storage(a, scan)) return scan;
@@ -145,67 +152,67 @@ Scan scan_matrix(const CsrMatrix<double>& a, double relative_tolerance, bool val
   }
   const double tolerance = relative_tolerance * max_abs;
 
-  std::vector<Scan> parts = in_row_parts<Scan>(a.rows, [&](index_t first, index_t last,
-                                                           Scan& part) {
-    MatrixProperties& q = part.properties;
-    q.structurally_symmetric = true;
-    q.numerically_symmetric = true;
-    q.full_diagonal = true;
-    q.positive_diagonal = true;
-    for (index_t i = first; i < last; ++i) {
-      bool has_diagonal = false;
-      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-        const index_t j = a.col_idx[k];
-        const double v = a.values[k];
-        if (values && !std::isfinite(v)) {
-          part.report(non_finite, i,
-                      "matrix has a non-finite entry: a(" + one_based(i) + "," + one_based(j) +
-                          ") = " + number(v));
-        }
-        if (j == i) {
-          has_diagonal = true;
-          if (values && !(v > 0.0)) {
-            q.positive_diagonal = false;
-            part.report(
-                bad_diagonal, i,
-                "diagonal entry of row " + one_based(i) + " is not positive (" + number(v) + ")");
+  std::vector<Scan> parts =
+      in_row_parts<Scan>(a.rows, [&](index_t first, index_t last, Scan& part) {
+        MatrixProperties& q = part.properties;
+        q.structurally_symmetric = true;
+        q.numerically_symmetric = true;
+        q.full_diagonal = true;
+        q.positive_diagonal = true;
+        for (index_t i = first; i < last; ++i) {
+          bool has_diagonal = false;
+          for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+            const index_t j = a.col_idx[k];
+            const double v = a.values[k];
+            if (values && !std::isfinite(v)) {
+              part.report(non_finite, i,
+                          "matrix has a non-finite entry: a(" + scan.at(i) + "," + scan.at(j) +
+                              ") = " + number(v));
+            }
+            if (j == i) {
+              has_diagonal = true;
+              if (values && !(v > 0.0)) {
+                q.positive_diagonal = false;
+                part.report(
+                    bad_diagonal, i,
+                    "diagonal entry of row " + scan.at(i) + " is not positive (" + number(v) + ")");
+              }
+              continue;
+            }
+            const index_t* mirror_begin = a.col_idx.data() + a.row_ptr[j];
+            const index_t* mirror_end = a.col_idx.data() + a.row_ptr[j + 1];
+            const index_t* mirror = std::lower_bound(mirror_begin, mirror_end, i);
+            if (mirror == mirror_end || *mirror != i) {
+              q.structurally_symmetric = false;
+              q.numerically_symmetric = false;
+              part.report(no_mirror, i,
+                          "matrix is not symmetric: entry (" + scan.at(i) + ", " + scan.at(j) +
+                              ") has no mirror (" + scan.at(j) + ", " + scan.at(i) + ")");
+              continue;
+            }
+            // Each pair is compared once, from its upper entry.
+            if (j < i || !values) continue;
+            const double w = a.values[mirror - a.col_idx.data()];
+            const double difference = std::abs(v - w);
+            if (!(difference <= q.max_asymmetry)) {
+              q.max_asymmetry =
+                  std::isnan(difference) ? std::numeric_limits<double>::infinity() : difference;
+            }
+            if (!(difference <= tolerance)) {
+              q.numerically_symmetric = false;
+              part.report(asymmetric, i,
+                          "matrix is not symmetric: a(" + scan.at(i) + "," + scan.at(j) +
+                              ") = " + number(v) + " but a(" + scan.at(j) + "," + scan.at(i) +
+                              ") = " + number(w));
+            }
           }
-          continue;
+          if (!has_diagonal) {
+            q.full_diagonal = false;
+            q.positive_diagonal = false;
+            part.report(missing_diagonal, i, "diagonal entry of row " + scan.at(i) + " is missing");
+          }
         }
-        const index_t* mirror_begin = a.col_idx.data() + a.row_ptr[j];
-        const index_t* mirror_end = a.col_idx.data() + a.row_ptr[j + 1];
-        const index_t* mirror = std::lower_bound(mirror_begin, mirror_end, i);
-        if (mirror == mirror_end || *mirror != i) {
-          q.structurally_symmetric = false;
-          q.numerically_symmetric = false;
-          part.report(no_mirror, i,
-                      "matrix is not symmetric: entry (" + one_based(i) + ", " + one_based(j) +
-                          ") has no mirror (" + one_based(j) + ", " + one_based(i) + ")");
-          continue;
-        }
-        // Each pair is compared once, from its upper entry.
-        if (j < i || !values) continue;
-        const double w = a.values[mirror - a.col_idx.data()];
-        const double difference = std::abs(v - w);
-        if (!(difference <= q.max_asymmetry)) {
-          q.max_asymmetry =
-              std::isnan(difference) ? std::numeric_limits<double>::infinity() : difference;
-        }
-        if (!(difference <= tolerance)) {
-          q.numerically_symmetric = false;
-          part.report(asymmetric, i,
-                      "matrix is not symmetric: a(" + one_based(i) + "," + one_based(j) +
-                          ") = " + number(v) + " but a(" + one_based(j) + "," + one_based(i) +
-                          ") = " + number(w));
-        }
-      }
-      if (!has_diagonal) {
-        q.full_diagonal = false;
-        q.positive_diagonal = false;
-        part.report(missing_diagonal, i, "diagonal entry of row " + one_based(i) + " is missing");
-      }
-    }
-  });
+      });
   p.structurally_symmetric = true;
   p.numerically_symmetric = true;
   p.full_diagonal = true;
@@ -235,19 +242,21 @@ void throw_first(const CsrMatrix<double>& a, const Scan& scan) {
 }  // namespace
 
 MatrixProperties inspect_matrix(const CsrMatrix<double>& a) {
-  return scan_matrix(a, kernels::kSymmetryTolerance, true).properties;
+  return scan_matrix(a, kernels::kSymmetryTolerance, true, Numbering::from_zero).properties;
 }
 
-void check_spd_candidate(const CsrMatrix<double>& a, double symmetry_tolerance) {
-  throw_first(a, a.rows == a.cols ? scan_matrix(a, symmetry_tolerance, true) : Scan{});
+void check_spd_candidate(const CsrMatrix<double>& a, double symmetry_tolerance,
+                         Numbering numbering) {
+  throw_first(a, a.rows == a.cols ? scan_matrix(a, symmetry_tolerance, true, numbering) : Scan{});
 }
 
-void check_pattern(const CsrMatrix<double>& a) {
-  throw_first(a, a.rows == a.cols ? scan_matrix(a, 0.0, false) : Scan{});
+void check_pattern(const CsrMatrix<double>& a, Numbering numbering) {
+  throw_first(a, a.rows == a.cols ? scan_matrix(a, 0.0, false, numbering) : Scan{});
 }
 
-void check_storage(const CsrMatrix<double>& a) {
+void check_storage(const CsrMatrix<double>& a, Numbering numbering) {
   Scan scan;
+  scan.numbering = numbering;
   if (a.rows == a.cols) scan_storage(a, scan);
   throw_first(a, scan);
 }
@@ -256,7 +265,7 @@ void check_storage(const CsrMatrix<double>& a) {
 
 namespace prism {
 
-std::vector<index_t> mirror_entries(const CsrMatrix<double>& a) {
+std::vector<index_t> mirror_entries(const CsrMatrix<double>& a, Numbering numbering) {
   // Each mirror by a binary search in its row (columns are sorted), rows in parts on host
   // threads; the first entry without a mirror in row order is reported.
   std::vector<index_t> mirror(a.col_idx.size());
@@ -270,9 +279,10 @@ std::vector<index_t> mirror_entries(const CsrMatrix<double>& a) {
             const index_t* end = a.col_idx.data() + a.row_ptr[j + 1];
             const index_t* m = std::lower_bound(begin, end, i);
             if (m == end || *m != i) {
-              throw InvalidMatrixError("matrix is not symmetric: entry (" + one_based(i) + ", " +
-                                       one_based(j) + ") has no mirror (" + one_based(j) + ", " +
-                                       one_based(i) + ")");
+              throw InvalidMatrixError("matrix is not symmetric: entry (" + numbered(i, numbering) +
+                                       ", " + numbered(j, numbering) + ") has no mirror (" +
+                                       numbered(j, numbering) + ", " + numbered(i, numbering) +
+                                       ")");
             }
             mirror[k] = static_cast<index_t>(m - a.col_idx.data());
           }
@@ -282,7 +292,7 @@ std::vector<index_t> mirror_entries(const CsrMatrix<double>& a) {
 }
 
 void check_spd_candidate_values(const CsrMatrix<double>& a, const std::vector<index_t>& mirror,
-                                double symmetry_tolerance) {
+                                double symmetry_tolerance, Numbering numbering) {
   // Two passes in row parts on host threads: the largest |a| (and whether every value is
   // finite), then each entry against its mirror and each diagonal against 0.
   struct Part {
@@ -320,7 +330,7 @@ void check_spd_candidate_values(const CsrMatrix<double>& a, const std::vector<in
     }
   }
   // The full check names the problem (and its row) exactly as at set-up.
-  if (!ok) check_spd_candidate(a, symmetry_tolerance);
+  if (!ok) check_spd_candidate(a, symmetry_tolerance, numbering);
 }
 
 }  // namespace prism

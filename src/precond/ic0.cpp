@@ -34,6 +34,8 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
 
   void analyze(const CsrMatrix<double>& a) override {
     pattern_ = std::make_unique<Ic0Pattern>(a);
+    rows_ = pattern_->lower().rows;
+    lower_nnz_ = pattern_->lower().nnz();
     first_attempt_ = Ic0Pattern::FirstAttempt::alone;
     first_ladder_ = 0;
     first_factorization_ = true;
@@ -67,7 +69,14 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
 
   void factorize(const CsrMatrix<double>& a) override {
     if (engine_) {
+      // The pattern goes after each factorization from host values (the backend's factor
+      // has its own); the solver's refactors take values in the backend's memory.
+      if (!pattern_->has_pattern()) {
+        pattern_ = std::make_unique<Ic0Pattern>(a);
+        pattern_->keep_only_lower_pattern();
+      }
       factorized(pattern_->factorize(a, options_.ic0, *engine_));
+      pattern_->release_pattern();
       return;
     }
     factorized(pattern_->factorize(a, options_.ic0));
@@ -112,25 +121,17 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
       Preconditioner::apply_columns(backend, r, z, set, timer);
       return;
     }
-    // A work block laid out as r and z, for the largest column of the set.
-    index_t width = 0;
-    for (const index_t j : set.columns()) width = std::max(width, j + 1);
-    const index_t size = width * set.rows();
-    if (!work_columns_ || work_columns_->size() < size) work_columns_ = backend_.make_vector(size);
-    timed(timer, Phase::lower_solve, [&] {  // L Y_j = R_j
-      if (engine_) {
-        engine_->solve_columns(backend::Triangle::lower, r, *work_columns_, set);
-      } else {
-        lower_->solve_columns(r, *work_columns_, set);
-      }
-    });
-    timed(timer, Phase::upper_solve, [&] {  // L^T Z_j = Y_j
-      if (engine_) {
-        engine_->solve_columns(backend::Triangle::upper, *work_columns_, z, set);
-      } else {
-        upper_->solve_columns(*work_columns_, z, set);
-      }
-    });
+    halves_on_columns(r, z, set, timer, nullptr, std::nullopt);
+  }
+  /// The halves form (r_j, z_j) where they form the one-column dot (forms_dot()).
+  void apply_columns_dot(backend::Backend& backend, const backend::Vector& r, backend::Vector& z,
+                         const backend::ColumnSet& set, backend::Vector& s, backend::Scalar dot,
+                         backend::PhaseTimer* timer) override {
+    if (!applies_columns_at_once() || !forms_dot()) {
+      Preconditioner::apply_columns_dot(backend, r, z, set, s, dot, timer);
+      return;
+    }
+    halves_on_columns(r, z, set, timer, &s, dot);
   }
   bool applies_columns_at_once() const override {
     if (engine_) return engine_->solves_columns();
@@ -143,8 +144,8 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
 
   /// Each half keeps half the traffic.
   PhaseArray traffic() const override {
-    const double n = pattern_->lower().rows;
-    const double nnz = pattern_->lower().nnz();
+    const double n = rows_;
+    const double nnz = lower_nnz_;
     const double value_bytes = options_.ic0.precision == Precision::mixed ? 4.0 : 8.0;
     const double saved = engine_ ? engine_->apply_bytes_saved() : 0.0;
     const double apply = 2.0 * ((value_bytes + 4.0) * nnz + 28.0 * n) - saved;
@@ -155,6 +156,31 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
   }
 
  private:
+  /// apply_columns through both color-set solves (the engine's halves where there is one),
+  /// with the engine's dot into s where `dot` is given.
+  void halves_on_columns(const backend::Vector& r, backend::Vector& z,
+                         const backend::ColumnSet& set, backend::PhaseTimer* timer,
+                         backend::Vector* s, std::optional<backend::Scalar> dot) {
+    // A work block laid out as r and z, for the largest column of the set.
+    index_t width = 0;
+    for (const index_t j : set.columns()) width = std::max(width, j + 1);
+    const index_t size = width * set.rows();
+    if (!work_columns_ || work_columns_->size() < size) work_columns_ = backend_.make_vector(size);
+    timed(timer, Phase::lower_solve, [&] {  // L Y_j = R_j
+      if (engine_) {
+        engine_->forward_columns(r, *work_columns_, z, set, s, dot);
+      } else {
+        lower_->solve_columns(r, *work_columns_, set);
+      }
+    });
+    timed(timer, Phase::upper_solve, [&] {  // L^T Z_j = Y_j
+      if (engine_) {
+        engine_->backward_columns(r, *work_columns_, z, set, s, dot);
+      } else {
+        upper_->solve_columns(*work_columns_, z, set);
+      }
+    });
+  }
   /// Keeps a factorization's report; the first after analyze() also decides how the
   /// later ones from the backend's memory start: with the shift retries where it needed
   /// a shift (a refactor of a stiffness matrix mostly needs one again), the first ladder
@@ -174,6 +200,7 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
   backend::Backend& backend_;
   PreconditionerOptions options_;
   std::unique_ptr<Ic0Pattern> pattern_;
+  index_t rows_ = 0, lower_nnz_ = 0;  // the pattern's (traffic), kept past release_pattern
   std::unique_ptr<backend::TriangularSolver> lower_;
   std::unique_ptr<backend::TriangularSolver> upper_;
   std::unique_ptr<backend::Ic0Factor> engine_;  // factorization: backend

@@ -75,6 +75,14 @@ class Ic0Pattern {
     common::release(upper_source_);
     common::release(lower_.values);
   }
+  /// After a backend's factor took its first values from the host: lower()'s pattern and
+  /// lower_source(), which only factorize(a, options, engine) reads (the backend's factor
+  /// keeps its own); a later one needs a new Ic0Pattern(a).
+  void release_pattern() {
+    lower_ = CsrMatrix<double>{};
+    common::release(lower_source_);
+  }
+  bool has_pattern() const { return !lower_source_.empty(); }
   /// After the host factor went to the triangular solvers: its values, which the next
   /// host factorize() writes again.
   void release_values() {

@@ -32,9 +32,11 @@ std::vector<Triplet> good_entries() {
   return t;
 }
 
+// The message of check_spd_candidate with rows and columns numbered from 1 (as the command
+// line asks, for its Matrix Market files): the expectations below read as the files do.
 std::string message_of(const CsrMatrix<double>& a) {
   try {
-    check_spd_candidate(a);
+    check_spd_candidate(a, 1e-12, Numbering::from_one);
   } catch (const InvalidMatrixError& e) {
     return e.what();
   }
@@ -60,6 +62,49 @@ TEST(MatrixChecks, NotSquare) {
   const CsrMatrix<double> a = from(3, 4, {{0, 0, 1.0}});
   EXPECT_EQ(message_of(a), "matrix is not square (3 x 4)");
   EXPECT_FALSE(inspect_matrix(a).square);
+}
+
+/// The message of `check`, or "(no exception)".
+template <typename Check>
+std::string thrown_by(const Check& check) {
+  try {
+    check();
+  } catch (const InvalidMatrixError& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+
+// By default the messages number rows and columns from 0, as the CSR arrays index them.
+TEST(MatrixChecks, MessagesNumberFromZeroByDefault) {
+  std::vector<Triplet> t = good_entries();
+  t.push_back({4, 9, 0.5});  // no (9, 4)
+  const CsrMatrix<double> one_sided = from(10, 10, t);
+  const std::string no_mirror = "matrix is not symmetric: entry (4, 9) has no mirror (9, 4)";
+  EXPECT_EQ(thrown_by([&] { check_spd_candidate(one_sided); }), no_mirror);
+  EXPECT_EQ(thrown_by([&] { check_pattern(one_sided); }), no_mirror);
+  EXPECT_EQ(thrown_by([&] { mirror_entries(one_sided); }), no_mirror);
+
+  t = good_entries();
+  t.push_back({4, 8, 2.0});  // a(4,8) = 1 while a(8,4) = -1
+  const CsrMatrix<double> asymmetric = from(10, 10, t);
+  const std::string values = "matrix is not symmetric: a(4,8) = 1 but a(8,4) = -1";
+  EXPECT_EQ(thrown_by([&] { check_spd_candidate(asymmetric); }), values);
+  const std::vector<index_t> mirror = mirror_entries(asymmetric);
+  EXPECT_EQ(thrown_by([&] { check_spd_candidate_values(asymmetric, mirror); }), values);
+  EXPECT_EQ(thrown_by([&] {
+              check_spd_candidate_values(asymmetric, mirror, 1e-12, Numbering::from_one);
+            }),
+            "matrix is not symmetric: a(5,9) = 1 but a(9,5) = -1");
+
+  CsrMatrix<double> out_of_range = from(10, 10, good_entries());
+  out_of_range.col_idx.back() = 10;
+  EXPECT_EQ(thrown_by([&] { check_storage(out_of_range); }),
+            "column index 10 of row 9 is outside [0, 9]");
+  CsrMatrix<double> negative = from(10, 10, good_entries());
+  negative.values[0] = -4.0;
+  EXPECT_EQ(thrown_by([&] { check_spd_candidate(negative); }),
+            "diagonal entry of row 0 is not positive (-4)");
 }
 
 TEST(MatrixChecks, EntryWithoutMirror) {
@@ -302,7 +347,7 @@ TEST(MatrixChecks, ProblemsInSeveralPartsAreReportedInRowOrder) {
             "matrix is not symmetric: entry (21001, 21002) has no mirror (21002, 21001)");
   EXPECT_EQ(inspect_matrix(one_sided).first_bad_row, 21000);
   try {
-    mirror_entries(one_sided);
+    mirror_entries(one_sided, Numbering::from_one);
     FAIL() << "no exception";
   } catch (const InvalidMatrixError& e) {
     EXPECT_EQ(std::string(e.what()),
@@ -338,7 +383,7 @@ TEST(MatrixChecks, ValuesOnlyCheckOnHostThreads) {
       if (kind == 2) a.values[k] = std::nan("");
       const std::string expected = message_of(a);
       try {
-        check_spd_candidate_values(a, mirror);
+        check_spd_candidate_values(a, mirror, 1e-12, Numbering::from_one);
         FAIL() << "no exception";
       } catch (const InvalidMatrixError& e) {
         EXPECT_EQ(std::string(e.what()), expected);
@@ -421,7 +466,7 @@ TEST(MatrixChecks, PatternAndStorageChecksStopAtTheirLevel) {
   const CsrMatrix<double> unsymmetric = from(10, 10, one_sided);
   const auto pattern_message = [](const CsrMatrix<double>& m) {
     try {
-      check_pattern(m);
+      check_pattern(m, Numbering::from_one);
     } catch (const InvalidMatrixError& e) {
       return std::string(e.what());
     }

@@ -7,6 +7,7 @@
 #include "common/host_threads.hpp"
 #include "common/test_matrices.hpp"
 #include "precond/ic0_pattern.hpp"
+#include "precond/preconditioner.hpp"
 
 #include <gtest/gtest.h>
 #include <Eigen/Dense>
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -442,6 +444,36 @@ TEST(Ic0Factor, EngineLoadFromBackendValuesReportsABadDiagonal) {
   }
   EXPECT_NE(expected.find("row 6"), std::string::npos) << expected;
   EXPECT_EQ(got, expected);
+}
+
+}  // namespace
+
+namespace {
+
+// With the factor in the backend, the host pattern goes after each factorization from host
+// values; a second one rebuilds it and gives the fresh preconditioner's factor.
+TEST(Ic0Factor, BackendFactorRebuildsItsReleasedPattern) {
+  CsrMatrix<double> a = prism::poisson3d(7, 6, 5);
+  auto backend = prism::backend::make_cpu_backend();
+  prism::PreconditionerOptions options;
+  options.ic0.factorization = prism::Ic0Factorization::backend;
+  const auto apply = [&](prism::precond::Preconditioner& m) {
+    auto r = backend->make_vector(a.rows), z = backend->make_vector(a.rows);
+    backend->copy_from_host(prism::test::random_vector(a.rows, 5), *r);
+    m.apply(*r, *z, nullptr, std::nullopt);
+    std::vector<double> out;
+    backend->copy_to_host(*z, out);
+    return out;
+  };
+  auto reused = prism::precond::Registry::instance().create("ic0", *backend, options);
+  reused->analyze(a);
+  reused->factorize(a);
+  for (double& v : a.values) v *= 2.0;
+  reused->factorize(a);
+  auto fresh = prism::precond::Registry::instance().create("ic0", *backend, options);
+  fresh->analyze(a);
+  fresh->factorize(a);
+  EXPECT_EQ(apply(*reused), apply(*fresh));
 }
 
 }  // namespace

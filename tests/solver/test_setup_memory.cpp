@@ -1,6 +1,7 @@
 // SetupReport::memory: what the solver keeps after setup against the input matrix, and
 // that the host copies released after setup are not needed by a refactor or a solve.
 
+#include <prism/errors.hpp>
 #include <prism/generators.hpp>
 #include <prism/solver.hpp>
 
@@ -99,6 +100,52 @@ TEST(SetupMemory, RefactorOnBackendAfterReleaseMatchesSetup) {
     std::vector<double> x_reused;
     EXPECT_EQ(reused.solve(b, x_reused).iterations, expected.iterations);
     EXPECT_EQ(x_reused, x_fresh);
+  }
+}
+
+// setup() keeps no mirror map on the host: the value checks of the refactors make it from
+// the pattern when they first need it (on the GPU path into device memory).
+TEST(SetupMemory, SetupKeepsNoMirrorMap) {
+  const CsrMatrix<double> a = prism::poisson3d(12, 11, 10);
+  for (const std::string type : {"ic0", "jacobi"}) {
+    SCOPED_TRACE(type);
+    prism::SolverConfig unchecked = cpu_config(type);
+    unchecked.solver.check = prism::MatrixCheck::none;
+    prism::Solver full(cpu_config(type)), none(unchecked);
+    full.setup(a);
+    none.setup(a);
+    EXPECT_EQ(full.setup_report().memory.host_bytes, none.setup_report().memory.host_bytes);
+  }
+}
+
+// The value checks after the releases: the mirror map made from the pattern names the
+// entry as setup() would, numbered from 0 (the API's numbering), for every refactor door.
+TEST(SetupMemory, RefactorChecksValuesWithoutTheKeptMirror) {
+  const CsrMatrix<double> a = prism::poisson2d(6, 5);
+  CsrMatrix<double> bad = a;
+  bad.values[1] -= 0.5;  // a(0, 1) without its mirror a(1, 0)
+  const std::string expected = "matrix is not symmetric: a(0,1) = -1.5 but a(1,0) = -1";
+  const auto message = [](const auto& call) {
+    try {
+      call();
+    } catch (const prism::InvalidMatrixError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no exception)");
+  };
+  for (const prism::Ic0Factorization where :
+       {prism::Ic0Factorization::host, prism::Ic0Factorization::backend}) {
+    prism::SolverConfig config = cpu_config("ic0");
+    config.preconditioner.ic0.factorization = where;
+    prism::Solver solver(config);
+    solver.setup(a);
+    EXPECT_EQ(message([&] { solver.refactor(bad); }), expected);
+    EXPECT_EQ(message([&] { solver.refactor_on_backend(bad.values.data(), bad.values.size()); }),
+              expected);
+    solver.refactor(a);  // good values after the bad ones
+    std::vector<double> x;
+    EXPECT_TRUE(
+        solver.solve(std::vector<double>(static_cast<std::size_t>(a.rows), 1.0), x).converged());
   }
 }
 

@@ -67,6 +67,7 @@ DeviceColorset::DeviceColorset(const SplitTriangle& split,
 
 void DeviceColorset::upload(const SplitTriangle& split, cudaStream_t stream) {
   if (first_scaled_) throw Error("color-set triangle: a scaled first range takes no host values");
+  if (maps_released_) throw Error("color-set triangle: its host maps were released");
   const common::HostArray<double>& strict = split.strict().values;
   auto fill = [&](auto& values, auto& inverse, auto zero) {
     using T = decltype(zero);
@@ -89,6 +90,7 @@ void DeviceColorset::upload(const SplitTriangle& split, cudaStream_t stream) {
 void DeviceColorset::update_from(const SplitTriangle& split, const double* values,
                                  cudaStream_t stream) {
   if (first_scaled_) throw Error("color-set triangle: a scaled first range takes no values");
+  if (maps_released_) throw Error("color-set triangle: its host maps were released");
   if (from_triangle_.size() == 0 && !host_source_.empty()) {
     std::vector<index_t> from(host_source_.size());
     for (std::size_t k = 0; k < from.size(); ++k) {
@@ -215,6 +217,41 @@ int DeviceColorset::backward_pair(const DeviceColorset& lower, const DeviceColor
   return kernels::cuda::sell_llt_backward(
       upper.sell_triangle(upper.values_.data(), upper.inverse_.data()),
       lower.sell_triangle(lower.values_.data(), lower.inverse_.data()), b, y, z, partials, stream);
+}
+
+int DeviceColorset::forward_pair_columns(const DeviceColorset& lower, const DeviceColorset& upper,
+                                         const index_t* cols, int count, const double* b, double* y,
+                                         double* z, double* partials, int stride,
+                                         cudaStream_t stream) {
+  if (!lower.first_scaled_) {
+    throw Error("color-set pair: the lower triangle's first range is not scaled");
+  }
+  if (lower.precision_ == Precision::mixed) {
+    return kernels::cuda::sell_llt_forward_columns(
+        lower.sell_triangle(lower.values32_.data(), lower.inverse32_.data()),
+        upper.sell_triangle(upper.values32_.data(), upper.inverse32_.data()), cols, count, b, y, z,
+        partials, stride, stream);
+  }
+  return kernels::cuda::sell_llt_forward_columns(
+      lower.sell_triangle(lower.values_.data(), lower.inverse_.data()),
+      upper.sell_triangle(upper.values_.data(), upper.inverse_.data()), cols, count, b, y, z,
+      partials, stride, stream);
+}
+
+int DeviceColorset::backward_pair_columns(const DeviceColorset& lower, const DeviceColorset& upper,
+                                          const index_t* cols, int count, const double* b,
+                                          const double* y, double* z, double* partials, int stride,
+                                          cudaStream_t stream) {
+  if (lower.precision_ == Precision::mixed) {
+    return kernels::cuda::sell_llt_backward_columns(
+        upper.sell_triangle(upper.values32_.data(), upper.inverse32_.data()),
+        lower.sell_triangle(lower.values32_.data(), lower.inverse32_.data()), cols, count, b, y, z,
+        partials, stride, stream);
+  }
+  return kernels::cuda::sell_llt_backward_columns(
+      upper.sell_triangle(upper.values_.data(), upper.inverse_.data()),
+      lower.sell_triangle(lower.values_.data(), lower.inverse_.data()), cols, count, b, y, z,
+      partials, stride, stream);
 }
 
 double DeviceColorset::pair_bytes_saved(const DeviceColorset& lower) {

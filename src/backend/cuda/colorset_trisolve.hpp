@@ -36,6 +36,13 @@ class DeviceColorset {
     return common::bytes_of(range_ptr_) + common::bytes_of(range_slice_) +
            common::bytes_of(host_source_) + common::bytes_of(host_factor_source_);
   }
+  /// For storage a device factorization writes (pair_output), after factor_destinations():
+  /// the host maps, which only upload() and update_from() read (they refuse afterwards).
+  void release_host_maps() {
+    common::release(host_source_);
+    common::release(host_factor_source_);
+    maps_released_ = true;
+  }
   /// Values from the host: split's strict values and inverse diagonal (rounded already
   /// when mixed). Synchronizes: the host vectors may change afterwards.
   void upload(const SplitTriangle& split, cudaStream_t stream);
@@ -81,6 +88,16 @@ class DeviceColorset {
   static int backward_pair(const DeviceColorset& lower, const DeviceColorset& upper,
                            const double* b, const double* y, double* z, double* partials,
                            cudaStream_t stream);
+  /// forward_pair / backward_pair for the columns `cols` (device, `count` of them) of blocks
+  /// of rows() rows, each row of the factor read once for all of them, each column as the
+  /// one-column halves compute it; their partials for listed column c from c * stride on
+  /// (kernels/cuda/columns.hpp, sell_llt_forward_columns), stride >= pair_dot_capacity.
+  static int forward_pair_columns(const DeviceColorset& lower, const DeviceColorset& upper,
+                                  const index_t* cols, int count, const double* b, double* y,
+                                  double* z, double* partials, int stride, cudaStream_t stream);
+  static int backward_pair_columns(const DeviceColorset& lower, const DeviceColorset& upper,
+                                   const index_t* cols, int count, const double* b, const double* y,
+                                   double* z, double* partials, int stride, cudaStream_t stream);
   static int pair_dot_capacity(const DeviceColorset& lower, const DeviceColorset& upper) {
     return kernels::cuda::sell_llt_dot_capacity(lower.range_ptr_, upper.range_ptr_);
   }
@@ -106,7 +123,8 @@ class DeviceColorset {
 
   bool lower_ = true;
   bool sell_ = false;
-  bool first_scaled_ = false;  // scale_first_range
+  bool first_scaled_ = false;   // scale_first_range
+  bool maps_released_ = false;  // release_host_maps
   Precision precision_ = Precision::fp64;
   index_t rows_ = 0;
   // CSR: row_ptr_, col_idx_, plan_. SELL: slice_ptr_, col_idx_, range_ptr_, range_slice_.

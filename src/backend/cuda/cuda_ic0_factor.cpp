@@ -5,6 +5,7 @@
 #include "backend/split_triangle.hpp"
 #include "common/memory.hpp"
 #include "kernels/cuda/blas1.hpp"
+#include "kernels/cuda/columns.hpp"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/ic0.hpp"
@@ -71,6 +72,8 @@ class CudaIc0Factor final : public Ic0Factor {
         kernels::cuda::upload_and_wait(lower_.factor_destinations(lower.col_idx.size()), stream);
     upper_dest_ =
         kernels::cuda::upload_and_wait(upper_.factor_destinations(lower.col_idx.size()), stream);
+    lower_.release_host_maps();  // the factorization writes their storage (output())
+    upper_.release_host_maps();
     row_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
     inverse_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
     std::vector<index_t> entry_row(lower.col_idx.size());
@@ -126,11 +129,16 @@ class CudaIc0Factor final : public Ic0Factor {
   }
   void load(const SourceValues& a) override {
     if (from_values_.size() == 0) {
-      host_from_values_ = compose_source(host_lower_source_, *a.source);
-      from_values_ = kernels::cuda::upload_and_wait(host_from_values_, stream_);
-      std::vector<index_t> diagonal(static_cast<std::size_t>(rows_));
-      for (index_t i = 0; i < rows_; ++i) diagonal[i] = host_from_values_[host_row_ptr_[i + 1] - 1];
-      diagonal_from_values_ = kernels::cuda::upload_and_wait(diagonal, stream_);
+      // a.source is fixed per pattern: the maps are made once, and the host keeps only
+      // the diagonal's (attempt_result names a bad diagonal's value).
+      const std::vector<index_t> from = compose_source(host_lower_source_, *a.source);
+      from_values_ = kernels::cuda::upload_and_wait(from, stream_);
+      host_diagonal_from_values_.resize(static_cast<std::size_t>(rows_));
+      for (index_t i = 0; i < rows_; ++i) {
+        host_diagonal_from_values_[i] = from[host_row_ptr_[i + 1] - 1];
+      }
+      diagonal_from_values_ = kernels::cuda::upload_and_wait(host_diagonal_from_values_, stream_);
+      common::release(host_lower_source_);
     }
     host_scaled_.clear();
     source_values_ = a.values;
@@ -173,7 +181,7 @@ class CudaIc0Factor final : public Ic0Factor {
     const int bad_diagonal = host_flags_.data()[1];
     if (bad_diagonal != kernels::cuda::kNoFailedRow) {
       double a_ii = 0.0;
-      copy_one(source_values_ + host_from_values_[host_row_ptr_[bad_diagonal + 1] - 1], a_ii);
+      copy_one(source_values_ + host_diagonal_from_values_[bad_diagonal], a_ii);
       return {bad_diagonal, a_ii, true};
     }
     const int row = host_flags_.data()[0];
@@ -286,6 +294,35 @@ class CudaIc0Factor final : public Ic0Factor {
                                        static_cast<int>(*dot), stream_);
     }
   }
+  // The halves on columns: folded and with the dot where forward() and backward() are.
+  void forward_columns(const Vector& r, Vector& work, Vector& z, const ColumnSet& set, Vector* s,
+                       std::optional<Scalar> dot) override {
+    if (!forms_dot()) {
+      Ic0Factor::forward_columns(r, work, z, set, s, dot);
+      return;
+    }
+    double* partials = column_partials(set);  // made here, before any recording
+    column_forward_partials_ = DeviceColorset::forward_pair_columns(
+        lower_, upper_, set.backend_columns(), set.count(), r.data(), work.data(), z.data(),
+        dot ? partials : nullptr, column_stride(), stream_);
+  }
+  void backward_columns(const Vector& r, Vector& work, Vector& z, const ColumnSet& set, Vector* s,
+                        std::optional<Scalar> dot) override {
+    if (!forms_dot()) {
+      Ic0Factor::backward_columns(r, work, z, set, s, dot);
+      return;
+    }
+    double* partials = dot ? column_partials(set) : nullptr;
+    const int count = DeviceColorset::backward_pair_columns(
+        lower_, upper_, set.backend_columns(), set.count(), r.data(), work.data(), z.data(),
+        dot ? partials + column_forward_partials_ : nullptr, column_stride(), stream_);
+    if (dot) {
+      if (s == nullptr) throw Error("ic0 factor: backward_columns with a dot needs the scalars");
+      kernels::cuda::finish_column_partials(set.backend_columns(), set.count(), partials,
+                                            column_forward_partials_ + count, column_stride(),
+                                            s->data(), static_cast<int>(*dot), stream_);
+    }
+  }
   double apply_bytes_saved() const override {
     return DeviceColorset::pair_fuses(lower_, upper_) ? DeviceColorset::pair_bytes_saved(lower_)
                                                       : 0.0;
@@ -294,7 +331,7 @@ class CudaIc0Factor final : public Ic0Factor {
   std::size_t host_bytes() const override {
     using common::bytes_of;
     return bytes_of(blocks_) + bytes_of(host_row_ptr_) + bytes_of(host_lower_source_) +
-           bytes_of(host_from_values_) + bytes_of(host_scaled_) + lower_.host_bytes() +
+           bytes_of(host_diagonal_from_values_) + bytes_of(host_scaled_) + lower_.host_bytes() +
            upper_.host_bytes();
   }
 
@@ -389,8 +426,8 @@ class CudaIc0Factor final : public Ic0Factor {
   std::vector<kernels::cuda::Ic0Rows> blocks_;  // the row blocks and how each is factored
   kernels::cuda::Ic0MatchTable matches_;
   std::vector<index_t> host_row_ptr_;
-  std::vector<index_t> host_lower_source_;
-  std::vector<index_t> host_from_values_;  // lower entry k reads values[...[k]]
+  std::vector<index_t> host_lower_source_;  // until load(SourceValues) composed from_values_
+  std::vector<index_t> host_diagonal_from_values_;  // diagonal_from_values_'s host copy
   DeviceBuffer<index_t> l_row_ptr_, l_col_idx_, from_values_;
   DeviceBuffer<index_t> diagonal_from_values_;  // from_values_ of each row's diagonal
   DeviceBuffer<double> l_values_;
@@ -415,6 +452,17 @@ class CudaIc0Factor final : public Ic0Factor {
   bool levels_planned_ = false;
   DeviceBuffer<double> dot_partials_;  // forms_dot: the halves' partial sums of the dot
   int forward_partials_ = 0;           // how many the last forward() wrote
+  // forward_columns / backward_columns with a dot: pair_dot_capacity partials a column,
+  // grown to the largest set (a set's first apply runs before any recording).
+  DeviceBuffer<double> column_partials_;
+  int column_forward_partials_ = 0;  // how many (a column) the last forward_columns() wrote
+  int column_stride() const { return DeviceColorset::pair_dot_capacity(lower_, upper_); }
+  double* column_partials(const ColumnSet& set) {
+    const std::size_t size = static_cast<std::size_t>(column_stride()) *
+                             static_cast<std::size_t>(std::max(set.count(), 1));
+    if (column_partials_.size() < size) column_partials_ = DeviceBuffer<double>(size);
+    return column_partials_.data();
+  }
 };
 
 }  // namespace
