@@ -34,6 +34,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--tol", type=float, default=1e-8)
     parser.add_argument("--maxiter", type=int, default=20000)
+    parser.add_argument("--configs", default="cupy-none,cupy-jacobi",
+                        help="comma-separated subset of cupy-none,cupy-jacobi")
     args = parser.parse_args()
     try:
         import cupy as cp
@@ -52,7 +54,10 @@ def main():
         bd = cp.asarray(b)
         inv_diag = 1.0 / a.diagonal()
         jacobi = cla.LinearOperator((n, n), matvec=lambda r: inv_diag * r, dtype=cp.float64)
+        wanted = args.configs.split(",")
         for config, m in (("cupy-none", None), ("cupy-jacobi", jacobi)):
+            if config not in wanted:
+                continue
             kwargs = {tol_name: args.tol, "maxiter": args.maxiter, "M": m, "atol": 0.0}
             count = [0]
 

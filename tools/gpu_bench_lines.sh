@@ -2,8 +2,11 @@
 # On the GPU machine: the suite of the line preconditioners (issue 46). anisotropic3d 96^3
 # with the strong direction along x and along z at ratios 1e-2, 1e-3, 1e-4 and 1e-6,
 # layered3d 96^3 with contrast 1e6, stretched3d 96^3 with cell aspect 1000 at the wall,
-# each with jacobi, ic0 (greedy colors), line_jacobi and line_ic. Writes lines.json,
-# bench.log, table.md and run_info.json to $OUT (or out/bench_lines).
+# rotated3d 96^3 (strong along the x-y diagonal) at ratios 1e-2, 1e-3 and 1e-6, each with
+# jacobi, ic0 (greedy colors, and level-cyclic with 8 colors), line_jacobi, line_ic and auto
+# (what preconditioner: auto picks: its iterations are those of ic0-color or line_ic), and
+# CuPy's CG with Jacobi on the same matrices. Writes lines.json, cupy.json, bench.log,
+# table.md and run_info.json to $OUT (or out/bench_lines).
 #   device run:  bash tools/gpu_bench_lines.sh
 # REPEATS=N timed solves per configuration (default 3); CONFIGS=a,b,... replaces the list.
 set -uo pipefail
@@ -27,13 +30,19 @@ for ratio in 1e-2 1e-3 1e-4 1e-6; do
 done
 problem layered_1e6 "{generator: layered3d, nx: 96, ny: 96, nz: 96, layers: 4, coefficients: [1.0, 1.0e6, 1.0, 1.0e6]}"
 problem stretched_1000 "{generator: stretched3d, nx: 96, ny: 96, nz: 96, coefficients: [1000.0]}"
+for ratio in 1e-2 1e-3 1e-6; do
+  problem "rotated_$ratio" "{generator: rotated3d, nx: 96, ny: 96, nz: 96, coefficients: [1.0, $ratio, $ratio]}"
+done
 
-configs=${CONFIGS:-jacobi,ic0-color,line_jacobi,line_ic}
+configs=${CONFIGS:-jacobi,ic0-color,ic0-cyclic8,line_jacobi,line_ic,auto}
+dump=$(mktemp -d /tmp/prism_lines_dump.XXXXXX)
 ./build-gpu/tools/bench_pcg --repeats "${REPEATS:-3}" --no-eigen --configs "$configs" \
-  --json "$out/lines.json" "$problems"/*.yaml 2>&1 | tee "$out/bench.log"
-python3 tools/perf_docs.py table "$out/lines.json" | tee "$out/table.md"
+  --dump-dir "$dump" --json "$out/lines.json" "$problems"/*.yaml 2>&1 | tee "$out/bench.log"
+PYTHONUNBUFFERED=1 python3 tools/bench_cupy.py "$dump" --configs cupy-jacobi \
+  --json "$out/cupy.json" --repeats "${REPEATS:-3}" 2>&1 | tee -a "$out/bench.log"
+python3 tools/perf_docs.py table "$out/lines.json" "$out/cupy.json" | tee "$out/table.md"
 printf '{"date": "%s", "commit": "%s", "nvidia_smi": "%s", "command": "%s"}\n' "$(date -u +%F)" \
   "$(git rev-parse HEAD 2>/dev/null)" \
   "$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | head -1)" \
   "${REPEATS:+REPEATS=$REPEATS }bash tools/gpu_bench_lines.sh" >"$out/run_info.json"
-rm -rf "$problems"
+rm -rf "$problems" "$dump"

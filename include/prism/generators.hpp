@@ -41,6 +41,18 @@ CsrMatrix<double> layered(index_t nx, index_t ny, index_t nz, int layers,
 /// homogeneous Dirichlet boundaries.
 CsrMatrix<double> stretched3d(index_t nx, index_t ny, index_t nz, double aspect);
 
+/// Anisotropic diffusion whose strong direction is a diagonal of the x-y plane, not a
+/// grid axis: -div(K grad u) with K = c_diagonal t t^T + c_antidiagonal s s^T + cz e_z e_z^T,
+/// t = (1, 1, 0) / sqrt(2), s = (1, -1, 0) / sqrt(2) (anisotropic3d turned 45 degrees about
+/// z). K's x-y block is min(c_diagonal, c_antidiagonal) I plus |c_diagonal - c_antidiagonal|
+/// / 2 along the stronger of t and s; the first is the 5-point stencil, the second the
+/// second difference to the two diagonal neighbours along that direction, so every coupling
+/// is negative: a 9-point M-matrix (7-point when the two coefficients are equal), SPD,
+/// whose strong couplings run along the grid's diagonals. Grid spacing scaled out,
+/// homogeneous Dirichlet boundaries, coefficients > 0.
+CsrMatrix<double> rotated3d(index_t nx, index_t ny, index_t nz, double c_diagonal,
+                            double c_antidiagonal, double cz);
+
 /// Linear elasticity (Poisson ratio 0.3) on a brick of nx x ny x nz trilinear (Q1)
 /// hexahedra, clamped on the face z = 0: the stiffness matrix of a finite element code,
 /// 3 unknowns per node (the x, y, z displacements, node by node), up to 81 entries a row.

@@ -55,6 +55,11 @@ struct Lines {
 /// positive and finite, ConfigError on bad options.
 Lines find_lines(const CsrMatrix<double>& a, const LineOptions& options = {});
 
+/// The rows that choose at least one coupling (find_lines' first step alone, one pass over
+/// A on the host threads, no lines built): an upper bound of LineReport::linked_rows, so
+/// that a caller can tell cheaply where lines cannot hold many rows. Throws as find_lines.
+index_t rows_choosing_links(const CsrMatrix<double>& a, const LineOptions& options = {});
+
 /// The share of sum_{i != j} |a_ij| that couples consecutive rows of a line (the part a
 /// tridiagonal line solve takes in), 0 when A has none. `a` and `lines` in the same
 /// order. Throws InvalidMatrixError if the lines do not fit A.

@@ -2,7 +2,10 @@
 #include <prism/errors.hpp>
 #include <prism/lines.hpp>
 
+#include "common/parallel.hpp"
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <iterator>
 #include <string>
@@ -50,14 +53,15 @@ void require_square(const CsrMatrix<double>& a, const char* who) {
   }
 }
 
-/// The diagonal, every entry positive and finite (the strengths divide by it).
-std::vector<double> positive_diagonal(const CsrMatrix<double>& a) {
+/// 1 / sqrt(a_ii), every diagonal entry positive and finite (the strengths divide by it).
+std::vector<double> inverse_sqrt_diagonal(const CsrMatrix<double>& a) {
   std::vector<double> d = diagonal(a);
   for (index_t i = 0; i < a.rows; ++i) {
     if (!(d[i] > 0.0) || !std::isfinite(d[i])) {
       throw InvalidMatrixError("find_lines: row " + std::to_string(i) + " has diagonal " +
                                std::to_string(d[i]) + "; lines need a positive diagonal");
     }
+    d[i] = 1.0 / std::sqrt(d[i]);
   }
   return d;
 }
@@ -65,14 +69,16 @@ std::vector<double> positive_diagonal(const CsrMatrix<double>& a) {
 /// Row i's chosen couplings: its k <= 2 strongest, k the largest for which the k-th is
 /// >= min_strength and >= dominance times the (k+1)-th. Decided on the values of the
 /// three strongest only, so equal strengths are never split by their column order.
-Neighbours choose(const CsrMatrix<double>& a, const std::vector<double>& d, index_t i,
+/// s_ij = |a_ij| (r_i r_j) with r = inverse_sqrt_diagonal(): the product r_i r_j is the
+/// same both ways, so s_ij = s_ji exactly for a symmetric A.
+Neighbours choose(const CsrMatrix<double>& a, const std::vector<double>& r, index_t i,
                   const LineOptions& o) {
   double top[3] = {0.0, 0.0, 0.0};
   index_t col[2] = {kNone, kNone};
   for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
     const index_t j = a.col_idx[k];
     if (j == i) continue;
-    const double s = std::abs(a.values[k]) / std::sqrt(d[i] * d[j]);
+    const double s = std::abs(a.values[k]) * (r[i] * r[j]);
     if (s > top[0]) {
       top[2] = top[1];
       top[1] = top[0];
@@ -100,15 +106,17 @@ Neighbours choose(const CsrMatrix<double>& a, const std::vector<double>& d, inde
 /// (equal for a symmetric matrix). Every row keeps at most two.
 std::vector<Neighbours> mutual_links(const std::vector<Neighbours>& chosen) {
   std::vector<Neighbours> links(chosen.size());
-  for (std::size_t i = 0; i < chosen.size(); ++i) {
-    for (int c = 0; c < chosen[i].count; ++c) {
-      const index_t j = chosen[i].col[c];
-      const int back = chosen[j].find(static_cast<index_t>(i));
-      if (back >= 0) {
-        links[i].add(j, std::min(chosen[i].strength[c], chosen[j].strength[back]));
+  common::parallel_for(chosen.size(), common::kRowsPerPart, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      for (int c = 0; c < chosen[i].count; ++c) {
+        const index_t j = chosen[i].col[c];
+        const int back = chosen[j].find(static_cast<index_t>(i));
+        if (back >= 0) {
+          links[i].add(j, std::min(chosen[i].strength[c], chosen[j].strength[back]));
+        }
       }
     }
-  }
+  });
   return links;
 }
 
@@ -160,7 +168,12 @@ struct FlatLines {
 void append_chain(std::vector<index_t>& chain, const std::vector<Neighbours>& links,
                   index_t max_length, FlatLines& out) {
   const auto length = static_cast<index_t>(chain.size());
-  if (length > max_length) orient_canonically(chain, links);
+  if (length <= max_length) {  // one piece (most chains: no allocation)
+    out.rows.insert(out.rows.end(), chain.begin(), chain.end());
+    out.ptr.push_back(static_cast<index_t>(out.rows.size()));
+    return;
+  }
+  orient_canonically(chain, links);
   const index_t pieces = length / max_length + (length % max_length != 0 ? 1 : 0);
   index_t start = 0;
   for (const index_t size : piece_sizes(length, pieces)) {
@@ -298,13 +311,33 @@ LineReport make_report(const CsrMatrix<double>& a, const Lines& lines) {
 Lines find_lines(const CsrMatrix<double>& a, const LineOptions& options) {
   check_options(options);
   require_square(a, "find_lines");
-  const std::vector<double> d = positive_diagonal(a);
+  const std::vector<double> r = inverse_sqrt_diagonal(a);
   std::vector<Neighbours> chosen(static_cast<std::size_t>(a.rows));
-  for (index_t i = 0; i < a.rows; ++i) chosen[i] = choose(a, d, i, options);
+  common::parallel_for(chosen.size(), common::kRowsPerPart, [&](std::size_t b, std::size_t e) {
+    for (auto i = static_cast<index_t>(b); i < static_cast<index_t>(e); ++i) {
+      chosen[i] = choose(a, r, i, options);
+    }
+  });
   const std::vector<Neighbours> links = mutual_links(chosen);
   Lines out = order_lines(trace_lines(links, options.max_length), a.rows);
   out.report = make_report(a, out);
   return out;
+}
+
+index_t rows_choosing_links(const CsrMatrix<double>& a, const LineOptions& options) {
+  check_options(options);
+  require_square(a, "find_lines");
+  const std::vector<double> r = inverse_sqrt_diagonal(a);
+  std::atomic<index_t> choosing{0};
+  common::parallel_for(static_cast<std::size_t>(a.rows), common::kRowsPerPart,
+                       [&](std::size_t b, std::size_t e) {
+                         index_t count = 0;
+                         for (auto i = static_cast<index_t>(b); i < static_cast<index_t>(e); ++i) {
+                           count += choose(a, r, i, options).count > 0 ? 1 : 0;
+                         }
+                         choosing += count;
+                       });
+  return choosing.load();
 }
 
 double line_weight(const CsrMatrix<double>& a, const BlockPartition& lines) {

@@ -70,9 +70,13 @@ CsrMatrix<double> assemble_matrix(const MatrixSpec& spec) {
   }
   if (g.name == "elasticity3d") return elasticity3d(g.nx, g.ny, g.nz, g.layers, g.coefficients);
   if (g.name == "stretched3d") return stretched3d(g.nx, g.ny, g.nz, coefficients_of(g, 1)[0]);
+  if (g.name == "rotated3d") {
+    const auto& c = coefficients_of(g, 3);
+    return rotated3d(g.nx, g.ny, g.nz, c[0], c[1], c[2]);
+  }
   throw ConfigError("unknown matrix generator '" + g.name +
                     "'; allowed: poisson2d | poisson3d | anisotropic2d | anisotropic3d | "
-                    "layered2d | layered3d | elasticity3d | stretched3d");
+                    "layered2d | layered3d | elasticity3d | stretched3d | rotated3d");
 }
 
 Problem assemble_problem(const ProblemSpec& spec) {

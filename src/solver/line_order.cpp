@@ -11,7 +11,10 @@
 namespace prism::solver {
 
 LineOrder order_by_lines(const CsrMatrix<double>& a, const LineOptions& options) {
-  const Lines found = find_lines(a, options);
+  return order_lines(find_lines(a, options));
+}
+
+LineOrder order_lines(const Lines& found) {
   const BlockPartition& l = found.lines;
   std::vector<index_t> by_length(static_cast<std::size_t>(l.count()));
   std::iota(by_length.begin(), by_length.end(), index_t{0});

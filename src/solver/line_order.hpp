@@ -6,6 +6,7 @@
 
 #include <prism/blocks.hpp>
 #include <prism/csr_matrix.hpp>
+#include <prism/lines.hpp>
 #include <prism/options.hpp>
 
 #include <string>
@@ -25,6 +26,9 @@ struct LineOrder {
 };
 
 LineOrder order_by_lines(const CsrMatrix<double>& a, const LineOptions& options);
+
+/// The same order from lines find_lines() has already found (auto's choice keeps them).
+LineOrder order_lines(const Lines& found);
 
 /// Colors the lines of `order` (a in the caller's order) greedily on their quotient graph
 /// (color_blocks in `vertex_order`), so that no two lines of one color are coupled: the

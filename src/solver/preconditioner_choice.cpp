@@ -1,6 +1,8 @@
 #include "solver/preconditioner_choice.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <string>
 #include <utility>
 
 namespace prism::solver {
@@ -8,6 +10,23 @@ namespace {
 
 // Mean rows a node block needs for auto to take block_ic.
 constexpr double kAutoBlockRows = 2.0;
+// Share of the off-diagonal weight that lines must hold for auto to take line_ic: most of
+// it. The weight alone would not do: a diagonal scaling changes it, not the rows in lines.
+constexpr double kAutoLineShare = 0.5;
+// Share of the rows that must lie in lines (of 2 rows or more). Every row pays for line_ic's
+// dearer iteration (about 1.7-2x an ic0 iteration), but only rows in lines converge faster:
+// the rest keep point IC's rate, which bounds the iterations. A grid stretched toward one
+// wall, with lines through 69% of its rows, needed 0.68x ic0's iterations and took longer
+// on the CPU and on an H200; lines through every row cut them to 0.14-0.24x.
+constexpr double kAutoLineRowShare = 0.9;
+// Mean rows of the lines (of 2 rows or more) for auto to take line_ic. A line of L rows
+// coupled at strength s = 1/2 (a row's whole off-diagonal weight in its line) has a
+// diagonally scaled block of condition number (1 + cos(pi / (L + 1))) / (1 - cos(pi /
+// (L + 1))): 3 for pairs, 5.8 for L = 3 and 9.5 for L = 4, about 4 (L + 1)^2 / pi^2 after;
+// a point IC(0) in a multicolor order, which cuts every line into rows of alternating
+// colors, leaves much of it to CG (iterations ~ its square root), so from L = 4 on solving
+// the lines exactly is worth their dearer iterations.
+constexpr double kAutoLineRows = 4.0;
 
 /// Why block_ic cannot run with these options; "" where it can.
 std::string block_ic_excluded(const PreconditionerOptions& p) {
@@ -28,7 +47,7 @@ std::string block_ic_excluded(const PreconditionerOptions& p) {
 TypeChoice chose(const char* type, const std::string& why,
                  std::optional<BlockPartition> blocks = std::nullopt) {
   return {type, "preconditioner: auto chose " + std::string(type) + " (" + why + ")",
-          std::move(blocks)};
+          std::move(blocks), std::nullopt};
 }
 
 std::string mean_rows(const char* format, double rows) {
@@ -37,14 +56,55 @@ std::string mean_rows(const char* format, double rows) {
   return text;
 }
 
+/// "" where every diagonal entry is positive and finite (find_lines' precondition; `prism
+/// info` resolves auto on matrices a solve would refuse), else why not.
+std::string diagonal_excludes_lines(const CsrMatrix<double>& a) {
+  for (index_t i = 0; i < a.rows; ++i) {
+    double d = 0.0;
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      if (a.col_idx[k] == i) d = a.values[k];
+    }
+    if (!(d > 0.0) || !std::isfinite(d)) {
+      return "no lines: row " + std::to_string(i) + " has no positive diagonal entry";
+    }
+  }
+  return "";
+}
+
 }  // namespace
+
+LineVerdict judge_lines(const LineReport& report, index_t rows) {
+  const index_t singles = rows - report.linked_rows;  // lines of one row
+  const index_t linked_lines = report.lengths.count - singles;
+  if (rows <= 0 || report.linked_rows <= 0 || linked_lines <= 0) {
+    return {false, "no lines: every line is one row"};
+  }
+  const double row_share = static_cast<double>(report.linked_rows) / static_cast<double>(rows);
+  const double length = static_cast<double>(report.linked_rows) / static_cast<double>(linked_lines);
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "lines of %.1f rows on average hold %.1f%% of the rows and %.1f%% of the "
+                "off-diagonal sum |a_ij|",
+                length, 100.0 * row_share, 100.0 * report.inside_weight);
+  const bool take = row_share >= kAutoLineRowShare && report.inside_weight >= kAutoLineShare &&
+                    length >= kAutoLineRows;
+  std::string why = text;
+  if (!take) {
+    std::snprintf(text, sizeof text,
+                  "; line_ic needs %.0f%% of the rows and %.0f%% of the weight in lines of %.0f "
+                  "rows or more",
+                  100.0 * kAutoLineRowShare, 100.0 * kAutoLineShare, kAutoLineRows);
+    why += text;
+  }
+  return {take, why};
+}
 
 BlockPartition node_blocks(const CsrMatrix<double>& a, const BlockIcOptions& options) {
   return options.block_size > 0 ? uniform_blocks(a.rows, options.block_size) : find_node_blocks(a);
 }
 
 TypeChoice resolve_type(const PreconditionerOptions& options, const CsrMatrix<double>& a) {
-  if (options.type != kAutoType) return {options.type, "", std::nullopt};
+  if (options.type != kAutoType) return {options.type, "", std::nullopt, std::nullopt};
   const std::string excluded = block_ic_excluded(options);
   if (!excluded.empty()) return chose("ic0", excluded);
   const int size = options.block_ic.block_size;
@@ -60,10 +120,37 @@ TypeChoice resolve_type(const PreconditionerOptions& options, const CsrMatrix<do
                  mean_rows("node blocks of %.1f rows on average, found from the pattern", mean),
                  std::move(blocks));
   }
-  if (count == a.rows) return chose("ic0", "no node blocks: every row its own");
-  return chose("ic0", mean_rows("node blocks of %.2f rows on average, found from the pattern; "
-                                "block_ic needs 2",
-                                mean));
+  std::string why = count == a.rows ? "no node blocks: every row its own"
+                                    : mean_rows(
+                                          "node blocks of %.2f rows on average, found "
+                                          "from the pattern; block_ic needs 2",
+                                          mean);
+  // Lines only where the caller left the ordering to the preconditioner: line_ic orders
+  // the unknowns by its lines.
+  if (options.ordering != Ordering::automatic) {
+    return chose("ic0", why + "; ordering " + std::string(to_string(options.ordering)) +
+                            ": line_ic orders the unknowns by its lines");
+  }
+  std::string no_lines = diagonal_excludes_lines(a);
+  if (!no_lines.empty()) return chose("ic0", why + "; " + no_lines);
+  // Linked rows choose a coupling: where too few do, no need to build the lines.
+  const index_t choosing = rows_choosing_links(a, options.lines);
+  if (choosing == 0) return chose("ic0", why + "; no lines: every line is one row");
+  if (static_cast<double>(choosing) < kAutoLineRowShare * static_cast<double>(a.rows)) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "; no lines: %.1f%% of the rows have one or two dominant couplings; line_ic "
+                  "needs %.0f%% of the rows in lines",
+                  100.0 * static_cast<double>(choosing) / static_cast<double>(a.rows),
+                  100.0 * kAutoLineRowShare);
+    return chose("ic0", why + text);
+  }
+  Lines lines = find_lines(a, options.lines);
+  const LineVerdict verdict = judge_lines(lines.report, a.rows);
+  if (!verdict.take) return chose("ic0", why + "; " + verdict.why);
+  TypeChoice choice = chose("line_ic", verdict.why);
+  choice.lines = std::move(lines);
+  return choice;
 }
 
 }  // namespace prism::solver

@@ -282,6 +282,37 @@ TEST(FindLines, FollowsAStrongDirectionOffTheGridAxes) {
   expect_numbering_independent(a);
 }
 
+// rotated3d, anisotropic diffusion strong along a diagonal of the x-y plane: its lines are
+// the grid's diagonals along that direction in every z plane (2 nx - 1 of them a plane on a
+// square grid), whichever of the two diagonals is the strong one.
+TEST(FindLines, FollowsTheDiagonalsOfRotated3d) {
+  const index_t n = 7, nz = 3;
+  for (const bool up_right : {true, false}) {
+    SCOPED_TRACE(up_right ? "along (1, 1)" : "along (1, -1)");
+    const CsrMatrix<double> a =
+        up_right ? rotated3d(n, n, nz, 1.0, 1e-3, 1e-3) : rotated3d(n, n, nz, 1e-3, 1.0, 1e-3);
+    const Lines l = find_lines(a);
+    expect_valid(a, l, true);
+    LineSet diagonals;
+    for (index_t z = 0; z < nz; ++z) {
+      for (index_t d = -(n - 1); d < n; ++d) {  // x - y = d, or x + y = d + n - 1
+        std::vector<index_t> line;
+        for (index_t y = 0; y < n; ++y) {
+          const index_t x = up_right ? y + d : d + n - 1 - y;
+          if (x >= 0 && x < n) line.push_back(x + n * y + n * n * z);
+        }
+        if (line.back() < line.front()) std::reverse(line.begin(), line.end());
+        diagonals.push_back(line);
+      }
+    }
+    std::sort(diagonals.begin(), diagonals.end());
+    EXPECT_EQ(line_set(l), diagonals);
+    EXPECT_EQ(l.report.lengths.max_size, n);
+    EXPECT_GT(l.report.inside_weight, 0.95);
+    expect_numbering_independent(a);
+  }
+}
+
 // The same lines under random symmetric permutations: anisotropic grids, the layered
 // grid, and random band matrices with random weights (chains of every shape), with
 // permissive thresholds and cut at a small max_length.

@@ -68,6 +68,9 @@ TEST(Assemble, EveryGeneratorByName) {
   g.name = "stretched3d";
   g.coefficients = {50.0};
   expect_same(prism::assemble_matrix(m), prism::stretched3d(3, 4, 5, 50.0));
+  g.name = "rotated3d";
+  g.coefficients = {2.0, 0.5, 7.0};
+  expect_same(prism::assemble_matrix(m), prism::rotated3d(3, 4, 5, 2.0, 0.5, 7.0));
 }
 
 TEST(Assemble, RejectsBadGeneratorSpecs) {

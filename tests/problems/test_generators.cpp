@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -394,6 +395,63 @@ TEST(Generators, StretchedGridCouplesAlongZNearTheWall) {
   EXPECT_THROW(prism::stretched3d(4, 4, 8, 1.0), prism::ConfigError);  // below nz / nx
   EXPECT_THROW(prism::stretched3d(4, 4, 0, 10.0), prism::ConfigError);
   EXPECT_THROW(prism::stretched3d(4, 4, 4, std::nan("")), prism::ConfigError);
+}
+
+// rotated3d: anisotropic3d turned 45 degrees about z. A valid 9-point M-matrix, SPD; its
+// strong couplings go to the diagonal neighbours along the stronger of (1, 1) and (1, -1)
+// only; on u = x y (second differences are exact on quadratics) interior rows give
+// -div(K grad u) = -2 K_xy = -(c_diagonal - c_antidiagonal), the sign of the rotation; with
+// equal coefficients it is anisotropic3d.
+TEST(Generators, RotatedCouplesAlongADiagonal) {
+  const index_t nx = 5, ny = 4, nz = 3;
+  for (const auto& [c_diagonal, c_antidiagonal] :
+       {std::pair<double, double>{1.0, 1e-3}, {1e-3, 1.0}, {2.0, 0.5}}) {
+    SCOPED_TRACE(testing::Message() << c_diagonal << ", " << c_antidiagonal);
+    const CsrMatrix<double> a = prism::rotated3d(nx, ny, nz, c_diagonal, c_antidiagonal, 1e-2);
+    expect_valid_csr(a);
+    expect_spd(a);
+    const Eigen::MatrixXd d = dense(a);
+    const index_t row = 2 + nx * 1 + nx * ny * 1;  // cell (2, 1, 1)
+    const double strong = std::abs(c_diagonal - c_antidiagonal) / 2.0;
+    const bool up_right = c_diagonal > c_antidiagonal;
+    EXPECT_DOUBLE_EQ(d(row, row + nx + 1), up_right ? -strong : 0.0);
+    EXPECT_DOUBLE_EQ(d(row, row - nx - 1), up_right ? -strong : 0.0);
+    EXPECT_DOUBLE_EQ(d(row, row + nx - 1), up_right ? 0.0 : -strong);
+    EXPECT_DOUBLE_EQ(d(row, row - nx + 1), up_right ? 0.0 : -strong);
+    EXPECT_DOUBLE_EQ(d(row, row + 1), -std::min(c_diagonal, c_antidiagonal));
+    EXPECT_DOUBLE_EQ(d(row, row + nx * ny), -1e-2);
+    EXPECT_EQ(a.row_ptr[row + 1] - a.row_ptr[row], 9);
+    Eigen::VectorXd u(a.rows);
+    for (index_t z = 0; z < nz; ++z) {
+      for (index_t y = 0; y < ny; ++y) {
+        for (index_t x = 0; x < nx; ++x) u(x + nx * (y + ny * z)) = double(x) * double(y);
+      }
+    }
+    const Eigen::VectorXd au = d * u;
+    for (index_t z = 1; z + 1 < nz; ++z) {
+      for (index_t y = 1; y + 1 < ny; ++y) {
+        for (index_t x = 1; x + 1 < nx; ++x) {
+          EXPECT_NEAR(au(x + nx * (y + ny * z)), -(c_diagonal - c_antidiagonal), 1e-12)
+              << x << ", " << y << ", " << z;
+        }
+      }
+    }
+    for (index_t i = 0; i < a.rows; ++i) {
+      EXPECT_GE(d.row(i).sum(), -1e-14) << "row " << i;
+      for (index_t j = 0; j < a.rows; ++j) {
+        if (j != i) EXPECT_LE(d(i, j), 0.0);
+      }
+    }
+  }
+  for (index_t n : {1, 2, 6}) expect_spd(prism::rotated3d(n, n + 1, 2, 1.0, 1e-6, 1e-6));
+  const Eigen::MatrixXd equal = dense(prism::rotated3d(4, 3, 2, 0.5, 0.5, 2.0));
+  EXPECT_LT((equal - dense(prism::anisotropic3d(4, 3, 2, 0.5, 0.5, 2.0))).cwiseAbs().maxCoeff(),
+            1e-15);
+  EXPECT_THROW(prism::rotated3d(4, 4, 0, 1.0, 1.0, 1.0), prism::ConfigError);
+  EXPECT_THROW(prism::rotated3d(4, 4, 4, 1.0, 0.0, 1.0), prism::ConfigError);
+  EXPECT_THROW(prism::rotated3d(4, 4, 4, 1.0, 1.0, std::nan("")), prism::ConfigError);
+  constexpr index_t big = std::numeric_limits<index_t>::max();
+  EXPECT_THROW(prism::rotated3d(big, 2, 2, 1.0, 1.0, 1.0), prism::ConfigError);
 }
 
 }  // namespace

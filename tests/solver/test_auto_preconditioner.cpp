@@ -1,16 +1,22 @@
 // preconditioner.type auto, the default: block_ic where the pattern has node blocks of 2
 // rows or more on average (or block_ic.block_size >= 2 is given) and the options let it
-// run, else ic0; the report names the type it chose and the plan says why. Whole solves
-// against Eigen run with every type in test_pcg.cpp (PcgMatchesEigen, auto_*).
+// run, else line_ic where lines of 4 rows or more on average hold most rows and most of the
+// off-diagonal weight (anisotropic along x or z, stretched, rotated), else ic0 (isotropic,
+// planes, layered, circuit-like); the report names the type it chose and the plan says
+// why. Whole solves against Eigen run with every type in test_pcg.cpp (PcgMatchesEigen,
+// auto_*).
 
 #include <prism/errors.hpp>
 #include <prism/generators.hpp>
 #include <prism/solver.hpp>
 
 #include "common/test_matrices.hpp"
+#include "solver/preconditioner_choice.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -68,18 +74,66 @@ void expect_auto_chooses(const prism::SolverConfig& automatic, const CsrMatrix<d
   EXPECT_EQ(choice_line(given.report), "") << "an explicit type has no choice to explain";
 }
 
-/// Rows 0 and 1 coupled to each other only (one node block of 2), then a chain of 8 rows
-/// (blocks of 1): 9 blocks of 10 rows, 1.11 on average.
-CsrMatrix<double> one_pair_and_a_chain() {
+/// Rows 0 and 1 coupled to each other only (one node block of 2, and a line of 2), then a
+/// chain of 8 rows (a line of 8) or a 3 x 3 Poisson grid (lines of 1: no row has one or two
+/// dominant couplings that are returned); every row a block of 1 but the pair.
+CsrMatrix<double> one_pair_and(bool chain) {
   std::vector<prism::Triplet> t{{0, 0, 4.0}, {0, 1, -1.0}, {1, 0, -1.0}, {1, 1, 4.0}};
-  for (prism::index_t i = 2; i < 10; ++i) {
-    t.push_back({i, i, 4.0});
-    if (i + 1 < 10) {
-      t.push_back({i, i + 1, -1.0});
-      t.push_back({i + 1, i, -1.0});
-    }
+  const auto couple = [&](prism::index_t i, prism::index_t j) {
+    t.push_back({i, j, -1.0});
+    t.push_back({j, i, -1.0});
+  };
+  const prism::index_t rows = chain ? 10 : 11;
+  for (prism::index_t i = 2; i < rows; ++i) t.push_back({i, i, 4.0});
+  for (prism::index_t i = 2; i < rows; ++i) {
+    const prism::index_t k = i - 2;  // the grid's x + 3 y
+    if (chain && i + 1 < rows) couple(i, i + 1);
+    if (!chain && k % 3 < 2) couple(i, i + 1);
+    if (!chain && k < 6) couple(i, i + 3);
   }
-  return prism::csr_from_triplets(10, 10, std::move(t));
+  return prism::csr_from_triplets(rows, rows, std::move(t));
+}
+
+/// Circuit-like: a random graph of `n` nodes and about 1.5 n edges (degree 3 on average)
+/// whose conductances spread over six decades, the diagonal their sum plus a small leak, as
+/// in a resistor network's nodal matrix (G3_circuit). Some rows have one or two dominant
+/// conductances, so there are some short lines.
+CsrMatrix<double> circuit_like(prism::index_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<prism::Triplet> t;
+  std::vector<double> diagonal(static_cast<std::size_t>(n), 1e-3);
+  for (prism::index_t e = 0; e < 3 * n / 2; ++e) {
+    const auto i = static_cast<prism::index_t>(rng() % static_cast<unsigned>(n));
+    const auto j = static_cast<prism::index_t>(rng() % static_cast<unsigned>(n));
+    const double g = std::pow(10.0, 6.0 * (rng() / 4294967296.0) - 3.0);
+    if (i == j) continue;
+    t.push_back({i, j, -g});
+    t.push_back({j, i, -g});
+    diagonal[i] += g;
+    diagonal[j] += g;
+  }
+  for (prism::index_t i = 0; i < n; ++i) t.push_back({i, i, diagonal[i]});
+  return prism::csr_from_triplets(n, n, std::move(t));
+}
+
+/// The plan says auto chose line_ic, with the numbers, and the solve equals line_ic's.
+void expect_auto_chooses_lines(const CsrMatrix<double>& a) {
+  const Solved chosen = solve(config(), a);
+  EXPECT_EQ(chosen.report.preconditioner, "line_ic");
+  EXPECT_EQ(choice_line(chosen.report).rfind("preconditioner: auto chose line_ic (lines of ", 0),
+            0u)
+      << choice_line(chosen.report);
+  EXPECT_EQ(chosen.report.ordering.method, "greedy (lines)");
+  EXPECT_EQ(chosen.report.plan.at(1), "ordering: lines (line_ic solves each line's rows in order)");
+  prism::SolverConfig line_ic = config("line_ic");
+  const Solved given = solve(line_ic, a);
+  EXPECT_EQ(chosen.report.iterations, given.report.iterations);
+  EXPECT_EQ(chosen.x, given.x);
+}
+
+/// The plan says auto chose ic0 for want of node blocks and of lines, and why.
+void expect_auto_refuses_lines(const CsrMatrix<double>& a, const std::string& lines_why) {
+  expect_auto_chooses(config(), a, "ic0", "no node blocks: every row its own; " + lines_why);
 }
 
 TEST(AutoPreconditioner, IsTheDefault) {
@@ -106,13 +160,98 @@ TEST(AutoPreconditioner, ChoosesBlockIcWhereABlockSizeIsGiven) {
 }
 
 TEST(AutoPreconditioner, ChoosesIc0WithoutNodeBlocks) {
-  expect_auto_chooses(config(), prism::poisson3d(9, 8, 7), "ic0",
-                      "no node blocks: every row its own");
-  expect_auto_chooses(config(), prism::test::random_symmetric(300, 900, 5), "ic0",
-                      "no node blocks: every row its own");
-  expect_auto_chooses(config(), one_pair_and_a_chain(), "ic0",
-                      "node blocks of 1.11 rows on average, found from the pattern; block_ic "
-                      "needs 2");
+  expect_auto_refuses_lines(prism::poisson3d(9, 8, 7), "no lines: every line is one row");
+  expect_auto_chooses(config(), one_pair_and(false), "ic0",
+                      "node blocks of 1.10 rows on average, found from the pattern; block_ic "
+                      "needs 2; no lines: 54.5% of the rows have one or two dominant "
+                      "couplings; line_ic needs 90% of the rows in lines");
+}
+
+// Lines of the strong axis hold every row and nearly all the weight: anisotropic3d with the
+// strong direction along x or z at ratios 1e-2 to 1e-6, rotated3d (lines along the
+// diagonals), and a chain (a 1D problem, where line_ic is a direct solve).
+TEST(AutoPreconditioner, ChoosesLineIcWhereLinesHoldMostRowsAndWeight) {
+  expect_auto_chooses(config(), prism::anisotropic3d(12, 5, 4, 1.0, 1e-3, 1e-3), "line_ic",
+                      "lines of 12.0 rows on average hold 100.0% of the rows and 99.8% of the "
+                      "off-diagonal sum |a_ij|");
+  for (const double ratio : {1e-2, 1e-3, 1e-4, 1e-6}) {
+    SCOPED_TRACE(ratio);
+    expect_auto_chooses_lines(prism::anisotropic3d(9, 6, 5, 1.0, ratio, ratio));
+    expect_auto_chooses_lines(prism::anisotropic3d(5, 6, 9, ratio, ratio, 1.0));
+  }
+  expect_auto_chooses_lines(prism::rotated3d(10, 10, 3, 1.0, 1e-3, 1e-3));
+  expect_auto_chooses_lines(prism::rotated3d(10, 10, 3, 1e-4, 1.0, 1e-2));
+  const Solved chain = solve(config(), one_pair_and(true));
+  EXPECT_EQ(choice_line(chain.report),
+            "preconditioner: auto chose line_ic (lines of 5.0 rows on average hold 100.0% of the "
+            "rows and 100.0% of the off-diagonal sum |a_ij|)");
+  EXPECT_EQ(chain.report.iterations, 1);
+}
+
+// No dominant direction, no lines: isotropic Poisson (7 and 27 points), two equally strong
+// axes (planes), layered media (isotropic in each layer, however large the jump), a grid
+// stretched toward one wall (lines from the wall through part of the rows), a circuit-like
+// random graph; elasticity's node blocks go to block_ic, and its rows would
+// not line up either.
+TEST(AutoPreconditioner, ChoosesIc0WhereLinesDoNotHoldMostOfTheWeight) {
+  const std::string none = "no lines: every line is one row";
+  expect_auto_refuses_lines(prism::poisson3d(8, 7, 6, 27), none);
+  // Planes: only the corner rows of each plane have two dominant couplings (x and y).
+  expect_auto_refuses_lines(prism::anisotropic3d(8, 7, 6, 1.0, 1.0, 1e-3),
+                            "no lines: 7.1% of the rows have one or two dominant couplings; "
+                            "line_ic needs 90% of the rows in lines");
+  expect_auto_refuses_lines(prism::layered(8, 8, 8, 4, {1.0, 1e6}), none);
+  const Solved stretched = solve(config(), prism::stretched3d(10, 9, 16, 1000.0));
+  EXPECT_EQ(stretched.report.preconditioner, "ic0") << choice_line(stretched.report);
+  const Solved circuit = solve(config(), circuit_like(400, 5));
+  EXPECT_EQ(circuit.report.preconditioner, "ic0");
+  EXPECT_NE(choice_line(circuit.report).find("line_ic needs 90%"), std::string::npos)
+      << choice_line(circuit.report);
+  const CsrMatrix<double> elasticity = prism::elasticity3d(4, 4, 3, 2, {1.0, 1000.0});
+  const prism::Lines lines = prism::find_lines(elasticity);
+  EXPECT_FALSE(prism::solver::judge_lines(lines.report, elasticity.rows).take)
+      << prism::solver::judge_lines(lines.report, elasticity.rows).why;
+}
+
+// The rule at its edges: 90% of the rows and half the weight in lines of 4 rows on average
+// take line_ic; a row, a share of the weight or a row per line less do not.
+TEST(AutoPreconditioner, JudgesLinesByRowsWeightAndLength) {
+  const auto report = [](prism::index_t linked_rows, int linked_lines, double weight) {
+    prism::LineReport r;
+    r.linked_rows = linked_rows;
+    r.lengths.count = linked_lines + (100 - linked_rows);
+    r.inside_weight = weight;
+    return r;
+  };
+  using prism::solver::judge_lines;
+  const prism::solver::LineVerdict edge = judge_lines(report(92, 23, 0.5), 100);
+  EXPECT_TRUE(edge.take);
+  EXPECT_EQ(edge.why,
+            "lines of 4.0 rows on average hold 92.0% of the rows and 50.0% of the off-diagonal "
+            "sum |a_ij|");
+  EXPECT_TRUE(judge_lines(report(90, 22, 0.5), 100).take);
+  EXPECT_FALSE(judge_lines(report(89, 22, 0.9), 100).take);    // rows outside lines
+  EXPECT_FALSE(judge_lines(report(92, 23, 0.499), 100).take);  // most weight outside
+  EXPECT_FALSE(judge_lines(report(91, 23, 0.9), 100).take);    // 3.96 rows a line
+  EXPECT_FALSE(judge_lines(report(100, 50, 1.0), 100).take);   // pairs
+  const prism::solver::LineVerdict none = judge_lines(report(0, 0, 0.0), 100);
+  EXPECT_FALSE(none.take);
+  EXPECT_EQ(none.why, "no lines: every line is one row");
+}
+
+// Lines only where the ordering is left to the preconditioner (line_ic orders by its
+// lines); greedy colors unbalanced, as line_ic colors its lines.
+TEST(AutoPreconditioner, ChoosesIc0WhereTheOptionsRefuseLines) {
+  const CsrMatrix<double> a = prism::anisotropic3d(9, 6, 5, 1.0, 1e-3, 1e-3);
+  prism::SolverConfig color = config();
+  color.preconditioner.ordering = prism::Ordering::color;
+  expect_auto_chooses(color, a, "ic0",
+                      "no node blocks: every row its own; ordering color: line_ic orders the "
+                      "unknowns by its lines");
+  prism::SolverConfig cyclic = config();
+  cyclic.preconditioner.coloring.method = prism::ColoringMethod::level_cyclic;
+  expect_auto_chooses(cyclic, a, "ic0",
+                      "coloring.method level_cyclic: block_ic colors its blocks greedily");
 }
 
 // Options block_ic refuses make auto take ic0 on a matrix with node blocks, and say why.
@@ -148,7 +287,10 @@ TEST(AutoPreconditioner, ChoosesAgainAtEachSetup) {
   x.clear();
   const prism::SolveReport r = s.solve(prism::test::random_vector(poisson.rows, 1), x);
   EXPECT_EQ(r.preconditioner, "ic0");
-  EXPECT_EQ(choice_line(r), "preconditioner: auto chose ic0 (no node blocks: every row its own)");
+  EXPECT_EQ(choice_line(r),
+            "preconditioner: auto chose ic0 (no node blocks: every row its own; no lines: 4.4% of "
+            "the rows have one or two dominant couplings; line_ic needs 90% of the rows in "
+            "lines)");
   s.refactor(prism::test::scaled_and_shifted(poisson, 2.0, 0.5));
   x.clear();
   EXPECT_EQ(s.solve(prism::test::random_vector(poisson.rows, 1), x).preconditioner, "ic0");
