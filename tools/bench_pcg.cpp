@@ -9,9 +9,13 @@
 //
 //   bench_pcg [--repeats N] [--json FILE] [--dump-dir DIR] [--no-eigen]
 //             [--backend auto|cpu|cuda] [--cpu-kernels threaded,reference]
-//             [--eigen-threads N] [--configs LIST] [--columns K] PROBLEM.yaml...
+//             [--eigen-threads N] [--configs LIST] [--columns K] [--on-backend]
+//             PROBLEM.yaml...
 // --columns K (K >= 2): also times K right-hand sides solved together against one solve
 // and K single solves (tools/bench_columns.hpp), a line after each row.
+// --on-backend: also times solve_on_backend() with b and x already in device memory (host
+// memory on the cpu backend) beside solve() on host vectors (tools/bench_on_backend.hpp),
+// whole calls and iteration loops, a line after each row.
 // --cpu-kernels (backend cpu): the kernels to run each configuration with, one row each
 // (reference rows are named CONFIG-ref); the threads are the machine's or
 // PRISM_HOST_THREADS.
@@ -26,6 +30,7 @@
 #include <prism/solver.hpp>
 
 #include "bench_columns.hpp"
+#include "bench_on_backend.hpp"
 #include "common/parallel.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_writer.hpp"
@@ -131,6 +136,11 @@ const std::vector<Config> kAllConfigs{
      prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::automatic, prism::Precision::mixed,
      prism::GraphMode::automatic, prism::ColorsetLayout::automatic,
      prism::ColoringMethod::level_cyclic, 8},
+    // The parallel coloring (coloring.method: jones_plassmann; on the GPU with backend cuda).
+    {"ic0-color-jp", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::automatic,
+     prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::automatic, prism::Precision::fp64,
+     prism::GraphMode::automatic, prism::ColorsetLayout::automatic,
+     prism::ColoringMethod::jones_plassmann},
     // Block IC(0) on the node blocks found from the pattern, and on supernodes.
     block_ic("block_ic", 0, prism::Precision::fp64),
     block_ic("block_ic-mixed", 0, prism::Precision::mixed),
@@ -144,7 +154,9 @@ const std::vector<Config> kAllConfigs{
     block_ic("block_ic-sn24-trsv", 24, prism::Precision::fp64, prism::BlockIcSolve::trsv),
     // The line preconditioners on the lines find_lines recovers (their own order).
     {"line_jacobi", "line_jacobi", prism::Ordering::automatic},
-    {"line_ic", "line_ic", prism::Ordering::automatic}};
+    {"line_ic", "line_ic", prism::Ordering::automatic},
+    // What preconditioner: auto resolves to on each matrix (ic0, block_ic or line_ic).
+    {"auto", "auto", prism::Ordering::automatic}};
 
 struct Result {
   std::string problem, config, backend, device, trisolve, trisolve_layout, spmv, cpu_kernels;
@@ -155,6 +167,7 @@ struct Result {
   bool converged = false;
   int iterations = 0;
   double setup_wall = 0, coloring = 0, analysis = 0, factorization = 0, upload = 0;
+  prism::SetupReport setup_steps;  ///< solver.setup_report() of the timed set-up
   double shift = 0;
   int retries = 0;
   double solve_median = 0, solve_min = 0;
@@ -163,7 +176,8 @@ struct Result {
   double bytes_per_iteration = 0, bandwidth = 0;
   double true_residual = 0;
   prism::PhaseArray phase_per_iteration{}, phase_bytes_per_iteration{};
-  bench::ColumnsTiming columns;  ///< --columns
+  bench::ColumnsTiming columns;       ///< --columns
+  bench::OnBackendTiming on_backend;  ///< --on-backend
 };
 
 double median(std::vector<double> v) {
@@ -185,24 +199,37 @@ void dump_binary(const std::string& dir, const std::string& name, const prism::P
   if (!m || !r) throw prism::IoError("cannot write the binary dump in " + dir);
 }
 
-/// Bytes/s of a large host copy on every host thread (16 B an element, as STREAM's copy
-/// counts them), the best of five; the cpu backend's bound.
-double host_copy_bandwidth() {
+/// The host's memory bandwidth, bytes/s, the best of five on every host thread: a large
+/// copy (16 B an element, as STREAM's copy counts them) and a read-only sum (8 B an
+/// element). A PCG iteration mostly reads, and reads outrun copies on some hosts (no write
+/// stream), so the cpu backend's bound is the larger of the two.
+struct HostBandwidth {
+  double copy = 0.0, read = 0.0;
+  double bound() const { return std::max(copy, read); }
+};
+
+HostBandwidth host_bandwidth() {
   const prism::index_t n = prism::index_t{1} << 26;  // 512 MiB an array
   std::vector<double> a(static_cast<std::size_t>(n), 1.0), b(static_cast<std::size_t>(n), 0.0);
   const int threads = prism::common::host_threads();
   prism::kernels::host::copy(threads, n, a.data(), b.data());  // first touch
-  double best = 0.0;
+  HostBandwidth best;
+  double sink = 0.0;
   for (int i = 0; i < 5; ++i) {
-    const auto start = clock_type::now();
+    auto start = clock_type::now();
     prism::kernels::host::copy(threads, n, a.data(), b.data());
-    best = std::max(best, 16.0 * n / since(start));
+    best.copy = std::max(best.copy, 16.0 * n / since(start));
+    start = clock_type::now();
+    sink += prism::kernels::host::dot(threads, n, a.data(), a.data());
+    best.read = std::max(best.read, 8.0 * n / since(start));
   }
+  if (sink != 5.0 * n) throw prism::Error("bench_pcg: the host bandwidth sum is wrong");
   return best;
 }
 
 Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const Config& c,
-                 prism::BackendKind backend, prism::CpuKernels kernels, int repeats, int columns) {
+                 prism::BackendKind backend, prism::CpuKernels kernels, int repeats, int columns,
+                 bool on_backend) {
   prism::SolverConfig config = spec.config;
   config.backend = backend;
   config.cpu_kernels = kernels;
@@ -230,6 +257,7 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   solver.setup(p.a);
   r.setup_wall = since(t);
   const prism::SetupReport& s = solver.setup_report();
+  r.setup_steps = s;
   r.coloring = s.coloring_seconds;
   r.analysis = s.check_seconds + s.permutation_seconds + s.analysis_seconds;
   r.factorization = s.factorization_seconds;
@@ -282,6 +310,7 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   r.solve_median = median(times);
   r.solve_min = *std::min_element(times.begin(), times.end());
   if (columns >= 2) r.columns = bench::time_columns(solver, p, columns, repeats);
+  if (on_backend) r.on_backend = bench::time_on_backend(solver, p, repeats);
 
   // refactor(): new values on the same pattern (here the same values), as a time step.
   std::vector<double> walls, factors;
@@ -361,7 +390,8 @@ Result run_eigen(const prism::ProblemSpec& spec, const prism::Problem& p) {
   return r;
 }
 
-void write_json(const std::string& path, const std::vector<Result>& results) {
+void write_json(const std::string& path, const std::vector<Result>& results,
+                const HostBandwidth& host) {
   prism::io::JsonWriter w;
   w.begin_object();
   w.key("schema").value("prism.bench_pcg/1");
@@ -390,9 +420,21 @@ void write_json(const std::string& path, const std::vector<Result>& results) {
       w.key("converged").value(r.columns.converged);
       w.key("iterations").value(r.columns.iterations);
       w.key("preconditioner_reads_once").value(r.columns.reads_once);
+      w.key("device_loop").value(r.columns.device_loop);
       w.key("seconds_together").value(r.columns.multi);
       w.key("seconds_one").value(r.columns.one);
       w.key("seconds_singles").value(r.columns.singles);
+      w.end_object();
+    }
+    if (r.on_backend.measured) {
+      const bench::OnBackendTiming& o = r.on_backend;
+      w.key("on_backend").begin_object();
+      w.key("iterations").value(o.iterations);
+      w.key("same_x").value(o.same_x);
+      w.key("call_seconds").value(o.call);
+      w.key("loop_seconds").value(o.loop);
+      w.key("host_call_seconds").value(o.host_call);
+      w.key("host_loop_seconds").value(o.host_loop);
       w.end_object();
     }
     w.key("true_relative_residual").value(r.true_residual);
@@ -404,6 +446,18 @@ void write_json(const std::string& path, const std::vector<Result>& results) {
     w.key("upload_seconds").value(r.upload);
     w.key("ic0_shift").value(r.shift);
     w.key("ic0_retries").value(r.retries);
+    // Each step of SetupReport apart (analysis_seconds above is check + permutation +
+    // analysis).
+    const prism::SetupReport& st = r.setup_steps;
+    w.key("steps").begin_object();
+    w.key("check_seconds").value(st.check_seconds);
+    w.key("coloring_seconds").value(st.coloring_seconds);
+    w.key("permutation_seconds").value(st.permutation_seconds);
+    w.key("analysis_seconds").value(st.analysis_seconds);
+    w.key("factorization_seconds").value(st.factorization_seconds);
+    w.key("upload_seconds").value(st.upload_seconds);
+    w.key("total_seconds").value(st.total_seconds);
+    w.end_object();
     w.end_object();
     w.key("refactor").begin_object();
     w.key("wall_seconds").value(r.refactor_wall);
@@ -416,6 +470,10 @@ void write_json(const std::string& path, const std::vector<Result>& results) {
     w.key("seconds_per_iteration").value(per_it);
     w.key("bytes_per_iteration").value(r.bytes_per_iteration);
     w.key("copy_bandwidth_bytes_per_second").value(r.bandwidth);
+    if (r.backend == "cpu") {
+      w.key("host_copy_bandwidth_bytes_per_second").value(host.copy);
+      w.key("host_read_bandwidth_bytes_per_second").value(host.read);
+    }
     if (r.bandwidth > 0.0 && per_it > 0.0) {
       const double bound = r.bytes_per_iteration / r.bandwidth;
       w.key("bound_seconds_per_iteration").value(bound);
@@ -459,11 +517,23 @@ void print_columns(const Result& r) {
   if (c.k == 0) return;
   std::printf(
       "%-16s %-23s %d columns together %.2f ms (%.2f ms a column%s), one solve %.2f ms, "
-      "%d single solves %.2f ms: %.2fx one, %.2fx the singles; factor read %s\n",
+      "%d single solves %.2f ms: %.2fx one, %.2fx the singles; factor read %s%s\n",
       r.problem.c_str(), r.config.c_str(), c.k, c.multi * 1e3, c.multi * 1e3 / c.k,
       c.converged ? "" : ", NOT all converged", c.one * 1e3, c.k, c.singles * 1e3,
       c.one > 0 ? c.multi / c.one : 0.0, c.singles > 0 ? c.multi / c.singles : 0.0,
-      c.reads_once ? "once" : "per column");
+      c.reads_once ? "once" : "per column", c.device_loop ? "; device loop" : "");
+}
+
+/// --on-backend: solve_on_backend() against solve() on host vectors.
+void print_on_backend(const Result& r) {
+  const bench::OnBackendTiming& o = r.on_backend;
+  if (!o.measured) return;
+  std::printf(
+      "%-16s %-23s on backend: call %.3f ms (its loop %.3f ms, %.3fx), %d iterations; host "
+      "vectors: call %.3f ms (loop %.3f ms); on backend / host call %.3fx; x %s\n",
+      r.problem.c_str(), r.config.c_str(), o.call * 1e3, o.loop * 1e3,
+      o.loop > 0 ? o.call / o.loop : 0.0, o.iterations, o.host_call * 1e3, o.host_loop * 1e3,
+      o.host_call > 0 ? o.call / o.host_call : 0.0, o.same_x ? "equal bit for bit" : "DIFFERS");
 }
 
 std::vector<prism::CpuKernels> parse_kernels(const std::string& list) {
@@ -486,6 +556,7 @@ std::vector<prism::CpuKernels> parse_kernels(const std::string& list) {
 int main(int argc, char** argv) {
   int repeats = 5;
   int columns = 0;
+  bool on_backend = false;
   std::string json_path, dump_dir,
       configs =
           ",none,jacobi,ic0-natural,ic0-color-cusparse,ic0-color,ic0-color-launches,block_ic,";
@@ -517,6 +588,8 @@ int main(int argc, char** argv) {
       } else if (a == "--columns") {
         columns = std::stoi(next());
         if (columns < 2) throw prism::ConfigError("--columns needs 2 or more");
+      } else if (a == "--on-backend") {
+        on_backend = true;
       } else if (a == "--eigen-threads") {
         Eigen::setNbThreads(std::max(1, std::stoi(next())));
       } else {
@@ -532,7 +605,7 @@ int main(int argc, char** argv) {
                 "setup s", "bound us", "% bound", "factor s", "refac s", "refac f s", "refac dev",
                 "dev/it", "colors");
     std::vector<Result> results;
-    double host_bandwidth = 0.0;  // measured before the first cpu row
+    HostBandwidth host;  // measured before the first cpu row
     for (const std::string& file : problems) {
       const prism::ProblemSpec spec = prism::load_problem_file(file);
       const prism::Problem p = prism::assemble_problem(spec);
@@ -543,18 +616,20 @@ int main(int argc, char** argv) {
           // The kernels choice only matters on the cpu backend.
           if (backend != prism::BackendKind::cpu && kernels != cpu_kernels.front()) continue;
           try {
-            results.push_back(run_prism(spec, p, c, backend, kernels, repeats, columns));
+            results.push_back(
+                run_prism(spec, p, c, backend, kernels, repeats, columns, on_backend));
           } catch (const prism::ConfigError& e) {  // e.g. cusparse on the cpu backend
             std::printf("%-16s %-23s skipped: %s\n", spec.name.c_str(), c.name.c_str(), e.what());
             continue;
           }
           Result& r = results.back();
           if (r.backend == "cpu") {
-            if (host_bandwidth == 0.0) host_bandwidth = host_copy_bandwidth();
-            r.bandwidth = host_bandwidth;
+            if (host.bound() == 0.0) host = host_bandwidth();
+            r.bandwidth = host.bound();
           }
           print_row(r);
           print_columns(r);
+          print_on_backend(r);
           std::fflush(stdout);
         }
       }
@@ -564,13 +639,15 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
       }
     }
-    if (!results.empty() && results.front().bandwidth > 0.0) {
-      const bool host = results.front().backend == "cpu";
-      std::printf("device %s, %s copy bandwidth %.0f GB/s (measured in this run)\n",
-                  results.front().device.c_str(), host ? "host" : "device-to-device",
-                  results.front().bandwidth / 1e9);
+    if (host.bound() > 0.0) {
+      std::printf(
+          "host copy bandwidth %.0f GB/s, read bandwidth %.0f GB/s (measured in this run)\n",
+          host.copy / 1e9, host.read / 1e9);
+    } else if (!results.empty() && results.front().bandwidth > 0.0) {
+      std::printf("device %s, device-to-device copy bandwidth %.0f GB/s (measured in this run)\n",
+                  results.front().device.c_str(), results.front().bandwidth / 1e9);
     }
-    if (!json_path.empty()) write_json(json_path, results);
+    if (!json_path.empty()) write_json(json_path, results, host);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_pcg: error: %s\n", e.what());
     return 1;

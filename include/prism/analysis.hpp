@@ -29,26 +29,30 @@ MatrixProperties inspect_matrix(const CsrMatrix<double>& a);
 
 /// Throws InvalidMatrixError naming the first problem (and its row) unless the
 /// matrix is square, symmetric in structure and values (|a_ij - a_ji| <= symmetry_tolerance
-/// * max|a|), and has finite values and a positive diagonal.
-void check_spd_candidate(const CsrMatrix<double>& a, double symmetry_tolerance = 1e-12);
+/// * max|a|), and has finite values and a positive diagonal. The checks' messages number
+/// rows and columns as `numbering` says (from 0 by default, as `a` indexes them).
+void check_spd_candidate(const CsrMatrix<double>& a, double symmetry_tolerance = 1e-12,
+                         Numbering numbering = Numbering::from_zero);
 
 /// The pattern part of check_spd_candidate (solver.check: pattern): square, consistent
 /// storage with sorted unique columns, symmetric structure, every diagonal entry stored;
 /// the values are not read.
-void check_pattern(const CsrMatrix<double>& a);
+void check_pattern(const CsrMatrix<double>& a, Numbering numbering = Numbering::from_zero);
 
 /// The storage part alone (solver.check: none): square, row pointers and columns in
 /// range, columns sorted and unique, so that nothing prism runs reads out of bounds.
-void check_storage(const CsrMatrix<double>& a);
+void check_storage(const CsrMatrix<double>& a, Numbering numbering = Numbering::from_zero);
 
 /// For a structurally symmetric matrix, the entry holding a(j, i) for each entry
 /// k = a(i, j). Throws InvalidMatrixError on an entry without a mirror.
-std::vector<index_t> mirror_entries(const CsrMatrix<double>& a);
+std::vector<index_t> mirror_entries(const CsrMatrix<double>& a,
+                                    Numbering numbering = Numbering::from_zero);
 
 /// check_spd_candidate() for new values on a pattern it already accepted: one pass with
 /// the mirror map. On a problem it runs the full check, which names it.
 void check_spd_candidate_values(const CsrMatrix<double>& a, const std::vector<index_t>& mirror,
-                                double symmetry_tolerance = 1e-12);
+                                double symmetry_tolerance = 1e-12,
+                                Numbering numbering = Numbering::from_zero);
 
 /// A multicolor ordering. Colors are renumbered by decreasing size (color 0 is the
 /// largest); within a color, rows keep their original relative order.
@@ -77,6 +81,16 @@ Coloring color_matrix(const CsrMatrix<double>& a, VertexOrder order);
 /// it gains 2-9% over red-black. Throws InvalidMatrixError if A is not square, or
 /// ConfigError when colors < 1.
 Coloring level_cyclic_coloring(const CsrMatrix<double>& a, int colors);
+
+/// Jones-Plassmann coloring (Jones & Plassmann 1993: hash priorities, first fit) with
+/// iterated greedy recoloring passes (Culberson 1992) of a structurally symmetric pattern,
+/// on the host: the same coloring as the GPU's (kernels/parallel_coloring.hpp), colors then
+/// renumbered by decreasing size as color_matrix's. Throws InvalidMatrixError if A is not
+/// square.
+Coloring jones_plassmann_coloring(const CsrMatrix<double>& a);
+
+/// The Coloring of a color per row (colors 0 .. count-1), renumbered by decreasing size.
+Coloring coloring_of(std::vector<int> color, int count);
 
 /// Evens the color sizes of a coloring of A (from color_matrix) in place: vertices of
 /// colors larger than N / colors move, in index order, to the smallest color below the

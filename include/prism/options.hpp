@@ -47,6 +47,10 @@ enum class ColoringMethod {
   greedy,        ///< "greedy": Boost's sequential coloring (fewest colors it finds)
   level_cyclic,  ///< "level_cyclic": level-cyclic multicolor, a chosen number of colors
                  ///< that keeps most couplings in natural-order direction
+  /// "jones_plassmann": parallel Jones-Plassmann coloring (hash priorities) with iterated
+  /// greedy recoloring; on the GPU with the cuda backend, the same coloring on the host
+  /// with the cpu backend
+  jones_plassmann,
 };
 
 /// Sparse triangular solve algorithm of the IC(0) preconditioner.
@@ -139,6 +143,13 @@ enum class CgVariant {
                      ///< (A z, z) in one all-reduce per iteration, for one more vector update
 };
 
+/// How the GPU ranks of a distributed solve exchange the halo and sum the dot products.
+enum class DistributedTransport {
+  automatic,  ///< "auto": nccl where built and every rank has a GPU of its own, else mpi
+  mpi,        ///< "mpi": MPI (on GPU ranks through host buffers: a copy each way)
+  nccl,       ///< "nccl": NCCL on device buffers (grouped ncclSend/ncclRecv, ncclAllReduce)
+};
+
 /// Names of an enum's values, in declaration order (the strings used in YAML).
 template <typename E>
 const std::vector<std::pair<E, std::string_view>>& enum_names();
@@ -222,10 +233,13 @@ struct LineOptions {
 };
 
 struct PreconditionerOptions {
-  /// A registered name ("none", "jacobi", "ic0", "block_ic", "user") or "auto": block_ic
-  /// where the matrix has node blocks (of 2 rows or more on average, or block_ic.block_size
-  /// >= 2) and the other options allow it, else ic0; Solver::setup resolves it per matrix
-  /// and SolveReport::plan says why. The options of the type it picks apply.
+  /// A registered name ("none", "jacobi", "ic0", "block_ic", "line_jacobi", "line_ic",
+  /// "user") or "auto": block_ic where the matrix has node blocks (of 2 rows or more on
+  /// average, or block_ic.block_size >= 2) and the other options allow it, else line_ic
+  /// where lines (find_lines with `lines`) of 4 rows or more on average hold at least half
+  /// the rows and half the off-diagonal sum |a_ij| and `ordering` is automatic, else ic0;
+  /// Solver::setup resolves it per matrix and SolveReport::plan says why. The options of
+  /// the type it picks apply.
   std::string type = "auto";
   Ordering ordering = Ordering::automatic;
   ColoringOptions coloring;
@@ -269,6 +283,8 @@ struct SolverOptions {
   double symmetry_tolerance = 1e-12;
   /// The recurrences of a distributed solve (CgVariant).
   CgVariant cg_variant = CgVariant::automatic;
+  /// The transport of a distributed solve's GPU ranks (DistributedTransport).
+  DistributedTransport transport = DistributedTransport::automatic;
 };
 
 /// Everything a Solver needs besides the matrix.
@@ -288,6 +304,10 @@ struct SolverConfig {
   /// cannot be recorded into graphs); nullptr: a stream of the solver's own. Work the
   /// caller queues on it before a call is ordered before the solver's.
   void* stream = nullptr;
+  /// How the matrix checks' messages number rows and columns (C++ only, no YAML key):
+  /// from 0, as the arrays given to setup() index them, or from 1 (prism's command line,
+  /// whose Matrix Market files count from 1).
+  Numbering numbering = Numbering::from_zero;
 };
 
 }  // namespace prism

@@ -79,13 +79,16 @@ struct SetupReport {
   /// "backend: auto fell back to cpu: out of device memory ..."); empty for an explicit
   /// backend.
   std::string backend_choice;
-  double check_seconds = 0.0;          ///< symmetry and diagonal checks
-  double coloring_seconds = 0.0;       ///< graph coloring
-  double permutation_seconds = 0.0;    ///< building the permuted matrix
-  double analysis_seconds = 0.0;       ///< preconditioner symbolic analysis
+  double check_seconds = 0.0;          ///< symmetry and diagonal checks, keeping the pattern
+  double coloring_seconds = 0.0;       ///< preconditioner type choice and graph coloring
+  double permutation_seconds = 0.0;    ///< building the permuted matrix, gathering its values
+  double analysis_seconds = 0.0;       ///< the plan, preconditioner symbolic analysis
   double factorization_seconds = 0.0;  ///< numeric factorization (all retries)
   double upload_seconds = 0.0;         ///< copying matrices to the backend
-  MemoryReport memory;                 ///< memory kept after setup()
+  /// The whole setup() call: the steps above and what lies between them (a backend: auto
+  /// fallback, memory bookkeeping); 0 after a refactor.
+  double total_seconds = 0.0;
+  MemoryReport memory;  ///< memory kept after setup()
 };
 
 /// Why the iteration stopped.
@@ -193,6 +196,9 @@ struct MultiSolveReport {
   double solve_seconds = 0.0;        ///< wall time of the iterations, all columns
   PhaseArray phase_seconds{};        ///< phase totals over all iterations and columns
   std::vector<ColumnReport> column;  ///< one per column, in the caller's order
+  /// The iterations between host checks ran as one device-side loop (cuda with solver.graph
+  /// not off, timing: total and a preconditioner that only queues backend work).
+  bool device_loop = false;
 
   bool converged() const noexcept {
     for (const ColumnReport& c : column) {

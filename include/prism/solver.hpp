@@ -120,10 +120,13 @@ class Solver {
   /// user and ic0 with other triangular solves apply column by column:
   /// MultiSolveReport::preconditioner_reads_once). Column j's result is that of solve() on
   /// column j with timing: phases (the same iterations; on the cpu backend the same bits,
-  /// on cuda equal to rounding). The iterations run launch by launch with the host checking
-  /// every check_every iterations (no graph, no device-side loop); the monitor is not
-  /// called. Throws InvalidMatrixError on a wrong size or columns outside 1 to 65535 (or
-  /// rows * columns of 2^31 or more), as solve() otherwise.
+  /// on cuda equal to rounding). With timing: total and graph not off, cuda runs the
+  /// iterations as a device-side loop (a CUDA graph while node) that checks every column
+  /// every check_every iterations on the device and returns to the host only where a column
+  /// stops (MultiSolveReport::device_loop); otherwise they run launch by launch with the
+  /// host checking every check_every iterations. The monitor is not called. Throws
+  /// InvalidMatrixError on a wrong size or columns outside 1 to 65535 (or rows * columns
+  /// of 2^31 or more), as solve() otherwise.
   MultiSolveReport solve(const double* b, double* x, std::size_t rows, int columns);
   /// The same on vectors of rows * columns entries; an empty x starts from zeros.
   MultiSolveReport solve(const std::vector<double>& b, std::vector<double>& x, int columns);

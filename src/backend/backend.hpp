@@ -25,6 +25,8 @@
 
 namespace prism::backend {
 
+class SetupSession;  // backend/setup.hpp
+
 /// The arithmetic of one CG iteration (solver/pcg.cpp), with the scalars in the backend.
 class CgOperations {
  public:
@@ -205,6 +207,10 @@ class Backend : public CgOperations,
   /// Makes the backend's device the calling thread's current one and returns the device
   /// that was current (cuda); -1 and nothing done on the cpu. DeviceScope gives it back.
   virtual int make_device_current() { return -1; }
+
+  /// The set-up steps this backend runs in its own memory on `a` (backend/setup.hpp), which
+  /// must outlive the session; nullptr where the host runs them all (cpu).
+  virtual std::unique_ptr<SetupSession> begin_setup(const CsrMatrix<double>& a);
 };
 
 /// Makes `device` the calling thread's current CUDA device (a no-op for -1 or without

@@ -3,6 +3,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/cpu_backend.hpp"
+#include "backend/setup.hpp"
 
 #ifdef PRISM_HAVE_CUDA
 #include "backend/cuda/cuda_backend.hpp"
@@ -27,6 +28,11 @@ void restore_current_device(int device) noexcept {
 #else
   static_cast<void>(device);
 #endif
+}
+
+std::unique_ptr<SetupSession> Backend::begin_setup(const CsrMatrix<double>& a) {
+  static_cast<void>(a);
+  return nullptr;
 }
 
 std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* reason, CpuKernels cpu_kernels,

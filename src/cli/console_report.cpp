@@ -86,8 +86,8 @@ void print_summary(const SolveReport& r, const std::string& problem_name) {
         "ordering       {} ({}): {} colors, size min/mean/max {}/{:.0f}/{},"
         " phi {:.0f}",
         o.ordering == "lines" ? "lines, colored" : "color",
-        o.method == "level_cyclic"
-            ? std::string("level_cyclic")
+        o.method == "level_cyclic" || o.method == "jones_plassmann"
+            ? o.method + (o.balanced ? ", balanced" : "")
             : o.vertex_order + " vertex order" + (o.balanced ? ", balanced" : ""),
         o.colors.count, o.colors.min_size, o.colors.mean_size, o.colors.max_size, o.colors.phi);
   } else {
@@ -97,11 +97,12 @@ void print_summary(const SolveReport& r, const std::string& problem_name) {
                o.levels.phi);
   const SetupReport& s = r.setup;
   spdlog::info(
-      "setup          check {}, coloring {}, permutation {}, analysis {}, "
+      "setup          {}: check {}, coloring {}, permutation {}, analysis {}, "
       "factorization {}, upload {}",
-      format_seconds(s.check_seconds), format_seconds(s.coloring_seconds),
-      format_seconds(s.permutation_seconds), format_seconds(s.analysis_seconds),
-      format_seconds(s.factorization_seconds), format_seconds(s.upload_seconds));
+      format_seconds(s.total_seconds), format_seconds(s.check_seconds),
+      format_seconds(s.coloring_seconds), format_seconds(s.permutation_seconds),
+      format_seconds(s.analysis_seconds), format_seconds(s.factorization_seconds),
+      format_seconds(s.upload_seconds));
   print_memory(s.memory);
   if (r.factorization.performed) {
     spdlog::info("factorization  diagonal shift {:.3g} after {} retr{}", r.factorization.shift,

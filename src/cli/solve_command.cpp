@@ -180,10 +180,11 @@ std::string describe_matrix_source(const MatrixSpec& m) {
 void log_setup(const SetupReport& setup) {
   spdlog::debug(
       "setup: check {}, coloring {}, permutation {}, analysis {}, factorization {}, "
-      "upload {}",
+      "upload {}, total {}",
       format_seconds(setup.check_seconds), format_seconds(setup.coloring_seconds),
       format_seconds(setup.permutation_seconds), format_seconds(setup.analysis_seconds),
-      format_seconds(setup.factorization_seconds), format_seconds(setup.upload_seconds));
+      format_seconds(setup.factorization_seconds), format_seconds(setup.upload_seconds),
+      format_seconds(setup.total_seconds));
 }
 
 /// --log-level debug: every `auto` choice the solver resolved, with its reason, and the
@@ -202,6 +203,9 @@ SolveInput read_solve_input(const std::vector<std::string>& args) {
   input.problem_file = cli.problem_file;
   ProblemSpec& spec = input.spec;
   spec = load_problem_file(cli.problem_file, cli.overrides);
+  // The command line numbers rows and columns from 1, as its Matrix Market files do (the
+  // library, as its arrays, from 0): every message of the set-up and the solves.
+  spec.config.numbering = Numbering::from_one;
 
   if (!cli.backend.empty() && !from_string(cli.backend, spec.config.backend)) {
     throw UsageError{"unknown backend '" + cli.backend + "' (" + allowed_names<BackendKind>() +
@@ -239,9 +243,10 @@ void print_solve_results(const SolveInput& input, const SolveReport& report,
 }
 
 int write_solve_outputs(const SolveInput& input, const SolveReport& report,
-                        const std::vector<double>& x) {
+                        const std::vector<double>& x, const DistributedFigures& distributed) {
   const ProblemSpec& spec = input.spec;
   ReportContext context;
+  context.distributed = distributed;
   context.problem_name = spec.name;
   context.problem_file = input.problem_file;
   context.matrix_source = describe_matrix_source(spec.matrix);

@@ -4,6 +4,7 @@
 
 #include <prism/problem.hpp>
 #include <prism/report.hpp>
+#include <prism/report_io.hpp>
 #include <prism/solver.hpp>
 
 #include <string>
@@ -34,10 +35,10 @@ void log_setup(const SetupReport& setup);
 void print_solve_results(const SolveInput& input, const SolveReport& report,
                          const std::vector<double>& exact_solution, const std::vector<double>& x);
 
-/// Writes the report, history and solution files the spec asks for; returns the exit
-/// code: 0 converged, 2 not.
+/// Writes the report, history and solution files the spec asks for (the report with
+/// `distributed`'s figures where its ranks > 0); returns the exit code: 0 converged, 2 not.
 int write_solve_outputs(const SolveInput& input, const SolveReport& report,
-                        const std::vector<double>& x);
+                        const std::vector<double>& x, const DistributedFigures& distributed = {});
 
 /// rhs.columns > 1: the columns solved together (solve_columns_command.cpp) on a set-up solver;
 /// returns the exit code: 0 every column converged, 2 not. Throws ConfigError where the
@@ -45,7 +46,8 @@ int write_solve_outputs(const SolveInput& input, const SolveReport& report,
 int solve_columns_command(const SolveInput& input, Solver& solver, const Problem& problem);
 
 /// MPI builds: whether an MPI launcher started this process as one of several ranks (its
-/// environment says so), and the solve over those ranks.
+/// environment says so) or PRISM_DISTRIBUTED=1 asks for the distributed path on any rank
+/// count, and the solve over those ranks.
 bool launched_with_several_ranks();
 int distributed_solve_command(const std::vector<std::string>& args);
 

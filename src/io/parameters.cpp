@@ -132,8 +132,8 @@ std::vector<std::string> all_but(const std::vector<std::string>& names,
 /// name and the matrix section.
 void add_matrix_keys(std::vector<Parameter>& t) {
   const std::vector<std::string>& generators = generator_names();
-  const std::vector<std::string> three_d{"poisson3d", "anisotropic3d", "layered3d", "elasticity3d",
-                                         "stretched3d"};
+  const std::vector<std::string> three_d{"poisson3d",    "anisotropic3d", "layered3d",
+                                         "elasticity3d", "stretched3d",   "rotated3d"};
   const std::vector<std::string> layered{"layered2d", "layered3d", "elasticity3d"};
   t.push_back(default_is(key("name", Type::string, "Name shown in the report.", "demo",
                              [](const ProblemSpec& s) { return s.name; }),
@@ -150,8 +150,9 @@ void add_matrix_keys(std::vector<Parameter>& t) {
                  file_or_generator));
   t.push_back(default_is(
       choice("matrix.generator", generators,
-             "Generated matrix: Poisson, anisotropic, layered (jumping) coefficients or linear "
-             "elasticity on a structured grid.",
+             "Generated matrix: Poisson, anisotropic (rotated3d: strong along a diagonal), layered "
+             "(jumping) coefficients, a stretched grid or linear elasticity on a structured "
+             "grid.",
              "poisson3d", [](const ProblemSpec& s) { return s.matrix.generator.name; }),
       file_or_generator));
   t.push_back(required(only_for(
@@ -189,7 +190,9 @@ void add_matrix_keys(std::vector<Parameter>& t) {
                     "anisotropic: one per direction (2 in 2D, 3 in 3D); layered: one per layer, "
                     "elasticity3d: Young's modulus per layer, at most `layers` of them (fewer "
                     "repeat in turn: 2 for 8 layers alternate); stretched3d: the wall cell's "
-                    "aspect ratio, one value.",
+                    "aspect ratio, one value; rotated3d: along the diagonals (1, 1, 0) and (1, -1, "
+                    "0) "
+                    "and along z, three values.",
                     "[2.0, 0.5]",
                     [](const ProblemSpec& s) {
                       std::vector<std::string> items;
@@ -310,6 +313,12 @@ void add_solver_keys(std::vector<Parameter>& t) {
       "or single_reduction (Chronopoulos-Gear), one; auto: single_reduction. A one-process "
       "solve runs its one PCG loop whatever this says.",
       "classic", [](const ProblemSpec& s) { return s.config.solver.cg_variant; }));
+  t.push_back(enumerated<DistributedTransport>(
+      "solver.transport",
+      "Distributed solves on GPU ranks: how the halo and the all-reduce travel: nccl (device "
+      "buffers; needs a GPU per rank and a build with NCCL), mpi (through host buffers), or "
+      "auto (nccl where it can run, else mpi). cpu ranks use MPI whatever this says.",
+      "mpi", [](const ProblemSpec& s) { return s.config.solver.transport; }));
 }
 
 void add_preconditioner_keys(std::vector<Parameter>& t) {
@@ -324,6 +333,8 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
   t.push_back(choice("preconditioner.type", preconditioners,
                      "auto: block_ic where the matrix has node blocks (2 rows or more on average, "
                      "or block_ic.block_size >= 2) and the ordering and coloring allow it, else "
+                     "line_ic where lines of 4 rows or more on average hold at least half the "
+                     "rows and half the off-diagonal sum |a_ij| and the ordering is auto, else "
                      "ic0 (the report's plan says which and why); none: plain CG; jacobi: diagonal "
                      "scaling; ic0: incomplete Cholesky with no fill-in; block_ic: block "
                      "incomplete Cholesky on blocks of unknowns (FEM nodes), dense inside a "
@@ -345,7 +356,9 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
   t.push_back(enumerated<ColoringMethod>(
       "preconditioner.coloring.method",
       "greedy: Boost's sequential coloring; level_cyclic: a chosen number of colors that keeps "
-      "most couplings in natural-order direction.",
+      "most couplings in natural-order direction; jones_plassmann: a parallel coloring (hash "
+      "priorities, then greedy recoloring of the color classes), on the GPU with backend "
+      "cuda.",
       "level_cyclic",
       [](const ProblemSpec& s) { return s.config.preconditioner.coloring.method; }));
   t.push_back(at_most(
@@ -455,9 +468,10 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
   t.push_back(only_for(section("preconditioner.lines",
                                "How line_jacobi and line_ic find their lines (find_lines): each "
                                "row links to its one or two strongest couplings where they "
-                               "dominate the others.",
+                               "dominate the others (with type auto: the lines auto judges, and "
+                               "line_ic's where it picks line_ic).",
                                "{dominance: 8}"),
-                       "type", {"line_jacobi", "line_ic"}));
+                       "type", {"line_jacobi", "line_ic", "auto"}));
   t.push_back(above(key("preconditioner.lines.dominance", Type::real,
                         "A row's chosen couplings must be at least this many times stronger "
                         "than every other coupling of the row.",
@@ -572,9 +586,9 @@ std::string format_number(double v) {
 }
 
 const std::vector<std::string>& generator_names() {
-  static const std::vector<std::string> names{"poisson2d",     "poisson3d",  "anisotropic2d",
-                                              "anisotropic3d", "layered2d",  "layered3d",
-                                              "elasticity3d",  "stretched3d"};
+  static const std::vector<std::string> names{"poisson2d",     "poisson3d",   "anisotropic2d",
+                                              "anisotropic3d", "layered2d",   "layered3d",
+                                              "elasticity3d",  "stretched3d", "rotated3d"};
   return names;
 }
 

@@ -425,6 +425,7 @@ MatrixSpec read_matrix(const Reader& r, const Entry& entry) {
   // Anisotropic generators take one coefficient per direction.
   const std::size_t wanted = gen.name == "anisotropic2d"   ? 2
                              : gen.name == "anisotropic3d" ? 3
+                             : gen.name == "rotated3d"     ? 3
                              : gen.name == "stretched3d"   ? 1
                                                            : 0;
   if (wanted != 0 && gen.coefficients.size() != wanted) {
@@ -500,6 +501,7 @@ void read_solver(const Reader& r, const Entry& entry, SolverOptions& options) {
   r.read(map, "check", options.check);
   r.read(map, "symmetry_tolerance", options.symmetry_tolerance);
   r.read(map, "cg_variant", options.cg_variant);
+  r.read(map, "transport", options.transport);
 }
 
 void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOptions& options) {

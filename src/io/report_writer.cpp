@@ -21,6 +21,30 @@ void write_set_stats(io::JsonWriter& w, const SetStats& s) {
   w.end_object();
 }
 
+void write_distributed(io::JsonWriter& w, const DistributedFigures& d) {
+  w.begin_object();
+  w.key("ranks").value(d.ranks);
+  w.key("backend").value(d.backend);
+  w.key("transport").value(d.transport);
+  w.key("cg_variant").value(d.cg_variant);
+  w.key("reductions_per_iteration").value(d.reductions_per_iteration);
+  w.key("phases_timed").value(d.phases_timed);
+  w.key("communication_share").value(d.communication_share);
+  w.key("slowest_rank_seconds").begin_object();
+  w.key("spmv_interior").value(d.spmv_interior);
+  w.key("halo").value(d.halo);
+  w.key("spmv_boundary").value(d.spmv_boundary);
+  w.key("reductions").value(d.reductions);
+  w.key("precond").value(d.precond);
+  w.key("vector_ops").value(d.vector_ops);
+  w.end_object();
+  w.key("min_rows").value(d.min_rows);
+  w.key("max_rows").value(d.max_rows);
+  w.key("max_ghosts").value(d.max_ghosts);
+  w.key("max_neighbors").value(d.max_neighbors);
+  w.end_object();
+}
+
 void write_phase_seconds(io::JsonWriter& w, const PhaseArray& seconds) {
   w.begin_object();
   for (int p = 0; p < kNumPhases; ++p) w.key(phase_name(static_cast<Phase>(p))).value(seconds[p]);
@@ -79,6 +103,7 @@ std::string report_to_json(const SolveReport& r, const ReportContext& context) {
   w.key("analysis_seconds").value(r.setup.analysis_seconds);
   w.key("factorization_seconds").value(r.setup.factorization_seconds);
   w.key("upload_seconds").value(r.setup.upload_seconds);
+  w.key("total_seconds").value(r.setup.total_seconds);
   const MemoryReport& m = r.setup.memory;
   const auto bytes = [](std::size_t n) { return static_cast<long long>(n); };
   w.key("memory").begin_object();
@@ -124,6 +149,11 @@ std::string report_to_json(const SolveReport& r, const ReportContext& context) {
         .value(total_phase_seconds > 0.0 ? 100.0 * bound / total_phase_seconds : 0.0);
   }
   w.end_object();
+
+  if (context.distributed.ranks > 0) {
+    w.key("distributed");
+    write_distributed(w, context.distributed);
+  }
 
   w.key("phases").begin_array();
   for (int p = 0; p < kNumPhases; ++p) {

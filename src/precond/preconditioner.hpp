@@ -100,6 +100,17 @@ class Preconditioner {
         backend, r, z, set,
         [&](const backend::Vector& rj, backend::Vector& zj) { apply(rj, zj, timer); });
   }
+  /// apply_columns(), then s[j][dot] = (r_j, z_j) for the set's columns (s laid out as
+  /// backend/columns.hpp lays out the columns' scalars): formed on the way where the
+  /// preconditioner forms the one-column dot (forms_dot(): ic0 with SELL color-set solves on
+  /// cuda, as |L^{-1} r_j|^2), else by a dot pass (timed as Phase::dot).
+  virtual void apply_columns_dot(backend::Backend& backend, const backend::Vector& r,
+                                 backend::Vector& z, const backend::ColumnSet& set,
+                                 backend::Vector& s, backend::Scalar dot,
+                                 backend::PhaseTimer* timer = nullptr) {
+    apply_columns(backend, r, z, set, timer);
+    timed(timer, Phase::dot, [&] { backend.column_dot(r, z, set, s, dot); });
+  }
   /// Whether apply_columns() reads the factor once for all the columns.
   virtual bool applies_columns_at_once() const { return false; }
   /// Whether apply() only queues backend work (so that it can be recorded and replayed,

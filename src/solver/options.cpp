@@ -35,7 +35,9 @@ Ordering resolved_ordering(const PreconditionerOptions& options) {
 template <>
 const std::vector<std::pair<ColoringMethod, std::string_view>>& enum_names<ColoringMethod>() {
   static const std::vector<std::pair<ColoringMethod, std::string_view>> names{
-      {ColoringMethod::greedy, "greedy"}, {ColoringMethod::level_cyclic, "level_cyclic"}};
+      {ColoringMethod::greedy, "greedy"},
+      {ColoringMethod::level_cyclic, "level_cyclic"},
+      {ColoringMethod::jones_plassmann, "jones_plassmann"}};
   return names;
 }
 
@@ -134,6 +136,16 @@ const std::vector<std::pair<CgVariant, std::string_view>>& enum_names<CgVariant>
   return names;
 }
 
+template <>
+const std::vector<std::pair<DistributedTransport, std::string_view>>&
+enum_names<DistributedTransport>() {
+  static const std::vector<std::pair<DistributedTransport, std::string_view>> names{
+      {DistributedTransport::automatic, "auto"},
+      {DistributedTransport::mpi, "mpi"},
+      {DistributedTransport::nccl, "nccl"}};
+  return names;
+}
+
 template <typename E>
 std::string_view to_string(E value) {
   for (const auto& [v, name] : enum_names<E>()) {
@@ -183,6 +195,7 @@ PRISM_INSTANTIATE_ENUM(BlockIcSolve)
 PRISM_INSTANTIATE_ENUM(MatrixCheck)
 PRISM_INSTANTIATE_ENUM(ColorsetLayout)
 PRISM_INSTANTIATE_ENUM(CgVariant)
+PRISM_INSTANTIATE_ENUM(DistributedTransport)
 #undef PRISM_INSTANTIATE_ENUM
 
 const char* phase_name(Phase phase) {

@@ -4,8 +4,10 @@
 #include "solver/preconditioner_choice.hpp"
 #include "solver/validate.hpp"
 
+#include <prism/analysis.hpp>
 #include <prism/errors.hpp>
 
+#include <cstdio>
 #include <string>
 
 namespace prism::solver {
@@ -187,6 +189,23 @@ RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& b
                                         : "graph: auto, timing: total");
   }
   return why(RunMode::replay, "graph: auto, timing: total; no device-side loop for this limit");
+}
+
+std::string describe_blocks(const CsrMatrix<double>& a, const BlockPartition& blocks,
+                            const BlockIcOptions& options) {
+  const SetStats sizes = set_stats(blocks.ptr);
+  std::string kind = options.block_size > 0 ? "block_size " + std::to_string(options.block_size)
+                                            : std::string("node blocks from the pattern");
+  if (options.supernode > 0) {
+    kind = "supernodes of up to " + std::to_string(options.supernode) + " rows of " + kind;
+  }
+  char text[240];
+  std::snprintf(text, sizeof text,
+                "blocks: %lld of %.3g rows (%lld to %lld; %s), %.1f%% of sum |a_ij| inside them",
+                static_cast<long long>(blocks.count()), sizes.mean_size,
+                static_cast<long long>(sizes.min_size), static_cast<long long>(sizes.max_size),
+                kind.c_str(), 100.0 * diagonal_block_weight(a, blocks));
+  return text;
 }
 
 }  // namespace prism::solver

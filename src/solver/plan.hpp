@@ -3,6 +3,7 @@
 // down (the preconditioner and the backend receive resolved options) and reported with
 // the reason for each choice (SolveReport::plan, `prism solve --log-level debug`).
 
+#include <prism/blocks.hpp>
 #include <prism/csr_matrix.hpp>
 #include <prism/options.hpp>
 
@@ -37,6 +38,11 @@ Ordering resolve_ordering(const PreconditionerOptions& options, std::vector<std:
 /// triangular solve and where the factorization runs.
 Plan resolve_plan(const SolverConfig& config, const backend::Backend& backend,
                   const CsrMatrix<double>& ordered, std::vector<std::string> reasons);
+
+/// The plan line of a block preconditioner's blocks: "blocks: 67240 of 3 rows (3 to 3; node
+/// blocks from the pattern), 25.5% of sum |a_ij| inside them".
+std::string describe_blocks(const CsrMatrix<double>& a, const BlockPartition& blocks,
+                            const BlockIcOptions& options);
 
 /// How a solve's iterations run (the options may change between solves:
 /// Solver::set_solver_options). Throws ConfigError when the options insist on a mode the

@@ -1,263 +1,8 @@
 #include <prism/solver.hpp>
 
-#include <prism/analysis.hpp>
-#include <prism/blocks.hpp>
-#include <prism/errors.hpp>
-
-#include "backend/backend.hpp"
-#include "common/memory.hpp"
-#include "common/parallel.hpp"
-#include "precond/preconditioner.hpp"
-#include "solver/line_order.hpp"
-#include "solver/pcg.hpp"
-#include "solver/plan.hpp"
-#include "solver/preconditioner_choice.hpp"
-#include "solver/solve_columns.hpp"
-#include "solver/validate.hpp"
-
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <functional>
-#include <numeric>
-#include <utility>
+#include "solver/solver_impl.hpp"
 
 namespace prism {
-namespace {
-
-// Entries a host thread gathers at least (the values reordered for the solver).
-constexpr std::size_t kEntriesPerPart = std::size_t{1} << 18;
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-/// 0 where `largest` (the largest finite |b_i| and |x_i|) lies in [2^-400, 2^400], where
-/// the squares the norms sum cannot overflow or underflow; else its exponent, so that
-/// scaling by 2^-exponent brings it near 1.
-int safe_exponent(double largest) {
-  if (largest == 0.0) return 0;
-  const int exponent = std::ilogb(largest);
-  return exponent > 400 || exponent < -400 ? exponent : 0;
-}
-
-/// "blocks: 67240 of 3 rows (3 to 3; node blocks from the pattern), 25.5% of sum |a_ij|
-/// inside them".
-std::string describe_blocks(const CsrMatrix<double>& a, const BlockPartition& blocks,
-                            const BlockIcOptions& options) {
-  const SetStats sizes = set_stats(blocks.ptr);
-  std::string kind = options.block_size > 0 ? "block_size " + std::to_string(options.block_size)
-                                            : std::string("node blocks from the pattern");
-  if (options.supernode > 0) {
-    kind = "supernodes of up to " + std::to_string(options.supernode) + " rows of " + kind;
-  }
-  char text[240];
-  std::snprintf(text, sizeof text,
-                "blocks: %lld of %.3g rows (%lld to %lld; %s), %.1f%% of sum |a_ij| inside them",
-                static_cast<long long>(blocks.count()), sizes.mean_size,
-                static_cast<long long>(sizes.min_size), static_cast<long long>(sizes.max_size),
-                kind.c_str(), 100.0 * diagonal_block_weight(a, blocks));
-  return text;
-}
-
-/// The largest finite |v_i| (0 when none): the rule of Backend::largest_finite_magnitude.
-double largest_finite(const std::vector<double>& v) {
-  double largest = 0.0;
-  for (const double value : v) {
-    if (std::isfinite(value)) largest = std::max(largest, std::abs(value));
-  }
-  return largest;
-}
-
-/// Whether [a, a + n) and [b, b + n) share an element.
-bool overlap(const double* a, const double* b, std::size_t n) {
-  const std::less<const double*> before;
-  return n > 0 && before(a, b + n) && before(b, a + n);
-}
-
-}  // namespace
-
-struct Solver::Impl {
-  SolverConfig config;                                // its ordering resolved (resolve_ordering)
-  Ordering requested_ordering = Ordering::automatic;  // the ordering as the caller gave it
-  std::string type;                                   // the registered type set up (auto resolved)
-  std::vector<std::string> ordering_reasons;          // why the ordering is what it is
-  solver::Plan plan;                                  // the set-up's resolved choices
-  std::unique_ptr<backend::Backend> backend;
-  std::unique_ptr<precond::Preconditioner> preconditioner;
-
-  // The pattern given to setup(), to recognise a refactor with the same pattern.
-  std::vector<index_t> row_ptr;
-  std::vector<index_t> col_idx;
-  std::vector<index_t> mirror;  // mirror[k]: the entry a(j, i) of entry k = a(i, j)
-
-  bool permuted = false;
-  std::vector<index_t> permutation;   // permutation[new] = old
-  std::vector<index_t> value_source;  // ordered.values[k] = a.values[value_source[k]]
-  CsrMatrix<double> ordered;          // A in the solver's order
-  std::unique_ptr<backend::Matrix> device_matrix;
-  // refactor_on_backend(): the mirror map in the backend's memory, made on first use
-  // (a solver that never uses it pays nothing; the consumers keep their own maps).
-  std::unique_ptr<backend::IndexMap> mirror_map;
-  // refactor_on_backend(): its queued work (values check, SpMV storage, the preconditioner's
-  // load and first attempt), recorded after the second call in a row with one values
-  // pointer succeeded (so that alternating buffers never pay for a recording) and replayed
-  // by the calls with that pointer after it (refactor() on the device path passes its
-  // staging buffer, so its calls replay too); dropped by setup() and a host refactor().
-  std::unique_ptr<backend::Recording> refactor_recording;
-  const double* refactor_recording_values = nullptr;
-  const double* refactor_last_values = nullptr;  // the last call's pointer
-  // setup(view) with one triangle: its entries (refactor_on_backend takes the full
-  // matrix's, and names the mistake); 0 after any other setup.
-  std::size_t triangle_entries = 0;
-
-  SetupReport setup;
-  OrderingReport ordering;
-  FactorizationReport factorization;
-  bool ready = false;
-  std::string backend_choice;         // how backend: auto chose, "" for an explicit backend
-  Monitor monitor;                    // set_monitor(); empty: none
-  PreconditionerCallback user_apply;  // set_preconditioner_callback(): type user's M^{-1}
-
-  // Vectors that arrive in the backend's memory (solve_on_backend, apply_preconditioner*):
-  // the reordering both ways as gather maps, and the preconditioner's work vectors (a
-  // caller's Krylov method applies it every iteration), made on first use.
-  std::unique_ptr<backend::IndexMap> order_map;    // ordered[i] = v[permutation[i]]
-  std::unique_ptr<backend::IndexMap> unorder_map;  // v[j] = ordered[inverse[j]]
-  std::unique_ptr<backend::Vector> apply_r, apply_z;
-
-  void require_ready(const char* call) const {
-    if (!ready) throw Error(std::string(call) + "() called before a successful setup()");
-    require_callback(call);
-  }
-  void require_callback(const char* call) const {
-    if (config.preconditioner.type != precond::kUserPreconditioner || user_apply) return;
-    throw ConfigError(std::string(call) +
-                      ": preconditioner: user needs a callback: call "
-                      "Solver::set_preconditioner_callback (C: prism_solver_set_preconditioner)");
-  }
-  /// setup()'s checks of `a` at the level of solver.check, and the mirror map the value
-  /// checks of refactor() and refactor_on_backend() use (check full only).
-  void check_matrix(const CsrMatrix<double>& a) {
-    const SolverOptions& o = config.solver;
-    if (o.check == MatrixCheck::full) check_spd_candidate(a, o.symmetry_tolerance);
-    if (o.check == MatrixCheck::pattern) check_pattern(a);
-    if (o.check == MatrixCheck::none) check_storage(a);
-    // A system of no equations: a solve would report convergence with nothing solved.
-    if (a.rows == 0) throw InvalidMatrixError("setup: the matrix is empty (0 x 0)");
-    mirror.clear();
-    if (o.check == MatrixCheck::full) mirror = mirror_entries(a);
-  }
-  /// The checks of two vectors the caller hands over in the backend's memory.
-  void check_backend_vectors(const char* call, const double* in, const char* in_name,
-                             const double* out, const char* out_name, std::size_t count) const;
-  /// dst = factor * src with src in the caller's order, dst in the solver's.
-  void to_solver_order(const backend::Vector& src, backend::Vector& dst, double factor);
-  /// dst = factor * src with src in the solver's order, dst in the caller's.
-  void to_caller_order(const backend::Vector& src, backend::Vector& dst, double factor);
-  /// dst = factor * src, gathered through `map` (nullptr: the same order).
-  void reorder(const backend::Vector& src, backend::Vector& dst, double factor,
-               const backend::IndexMap* map);
-  /// factor * v in a new vector (a power of two: exact, as solve()'s host scaling).
-  std::unique_ptr<backend::Vector> scaled(const backend::Vector& v, double factor);
-  void make_apply_work() {
-    if (apply_r) return;
-    apply_r = backend->make_vector(ordered.rows);
-    apply_z = backend->make_vector(ordered.rows);
-  }
-  /// PCG on b and x in the solver's order, scaled by `factor`, and its report.
-  SolveReport run(const backend::Vector& b, backend::Vector& x, double factor);
-  /// What a multi-column solve takes (solver/solve_columns.hpp).
-  solver::ColumnsSetup columns_setup() {
-    return {*backend,
-            *device_matrix,
-            *preconditioner,
-            permuted ? &permutation : nullptr,
-            config.solver,
-            [this](const backend::Vector& src, backend::Vector& dst, double factor) {
-              to_solver_order(src, dst, factor);
-            },
-            [this](const backend::Vector& src, backend::Vector& dst, double factor) {
-              to_caller_order(src, dst, factor);
-            }};
-  }
-
-  /// setup() on the current backend.
-  void set_up(const CsrMatrix<double>& a);
-  /// The block coloring of A's blocks: the permutation and ordering report, and the blocks
-  /// in the new order.
-  void order_blocks(const CsrMatrix<double>& a, BlockPartition& blocks);
-
-  /// Drops everything that lives in the backend's memory, so the backend can go.
-  void release_backend_objects() {
-    release_vector_objects();
-    refactor_recording.reset();
-    refactor_recording_values = refactor_last_values = nullptr;
-    mirror_map.reset();
-    device_matrix.reset();
-    preconditioner.reset();
-    ready = false;
-  }
-
-  void release_vector_objects() {
-    order_map.reset();
-    unorder_map.reset();
-    apply_r.reset();
-    apply_z.reset();
-  }
-
-  /// Host memory the solver keeps: its own vectors and its backend objects' (SetupReport).
-  std::size_t host_bytes() const;
-  /// Frees the host copies no later call reads. The ordered values are refilled by each
-  /// host factorization (factorize_and_upload). The ordered pattern is read only by a host
-  /// factorization: with the preconditioner factoring in the backend, refactor() and
-  /// refactor_on_backend() read row_ptr, col_idx, mirror and value_source, kept.
-  void release_host_copies() {
-    common::release(ordered.values);
-    if (!preconditioner || preconditioner->backend_factorization() == nullptr) return;
-    common::release(ordered.row_ptr);
-    common::release(ordered.col_idx);
-  }
-  /// setup()'s memory figures (kept by refactors, which do not change them much).
-  void record_memory(std::size_t input_bytes, std::size_t resident_before) {
-    MemoryReport& m = setup.memory;
-    m.input_bytes = input_bytes;
-    m.host_bytes = host_bytes();
-    m.device_bytes = backend->device_bytes();
-    m.resident_before_bytes = resident_before;
-    m.resident_after_bytes = common::resident_set_bytes();
-  }
-  /// A fresh report for a refactor, with setup()'s memory figures.
-  void reset_setup_report() {
-    const MemoryReport memory = setup.memory;
-    setup = SetupReport{};
-    setup.memory = memory;
-  }
-
-  void factorize_and_upload(const CsrMatrix<double>& a) {
-    ordered.values.resize(value_source.size());  // release_host_copies() freed them
-    // The gather is memory-bound; entries in parts on host threads.
-    common::parallel_for(value_source.size(), kEntriesPerPart,
-                         [&](std::size_t first, std::size_t last) {
-                           for (std::size_t k = first; k < last; ++k) {
-                             ordered.values[k] = a.values[value_source[k]];
-                           }
-                         });
-    auto t = std::chrono::steady_clock::now();
-    preconditioner->factorize(ordered);
-    setup.factorization_seconds = seconds_since(t);
-    factorization = preconditioner->info().factorization;
-    t = std::chrono::steady_clock::now();
-    if (device_matrix) {
-      device_matrix->update_values(ordered.values);
-    } else {
-      device_matrix = backend->make_matrix(ordered, plan.spmv);
-    }
-    setup.upload_seconds = seconds_since(t);
-    common::release(ordered.values);  // the preconditioner and the SpMV matrix keep theirs
-  }
-};
 
 Solver::Solver(SolverConfig config) : impl_(std::make_unique<Impl>()) {
   impl_->config = std::move(config);
@@ -304,6 +49,7 @@ const SetupReport& Solver::setup_report() const {
 }
 
 void Solver::setup(const CsrMatrix<double>& a) {
+  const auto start = std::chrono::steady_clock::now();
   const backend::DeviceScope device_scope(*impl_->backend);
   Impl& s = *impl_;
   s.triangle_entries = 0;
@@ -328,6 +74,7 @@ void Solver::setup(const CsrMatrix<double>& a) {
   s.setup.backend_choice = s.backend_choice;
   s.release_host_copies();
   s.record_memory(common::bytes_of(a), resident_before);
+  s.setup.total_seconds = seconds_since(start);
 }
 
 std::size_t Solver::Impl::host_bytes() const {
@@ -361,16 +108,20 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   s.mirror_map.reset();
 
   auto t = std::chrono::steady_clock::now();
-  s.check_matrix(a);
-  s.setup.check_seconds = seconds_since(t);
+  // The checks and the parallel coloring run in the backend's memory where it can.
+  std::unique_ptr<backend::SetupSession> device = s.backend->begin_setup(a);
+  s.check_matrix(a, device.get());
   s.row_ptr = a.row_ptr;
   s.col_idx = a.col_idx;
+  s.setup.check_seconds = seconds_since(t);
 
   const PreconditionerOptions& popt = s.config.preconditioner;
   s.permuted = popt.ordering == Ordering::color;
   s.ordering.ordering = std::string(to_string(popt.ordering));
-  t = std::chrono::steady_clock::now();  // choosing the type counts as ordering work
-  solver::TypeChoice choice = solver::resolve_type(popt, a);
+  t = std::chrono::steady_clock::now();    // choosing the type counts as ordering work
+  PreconditionerOptions requested = popt;  // auto reads the ordering as the caller gave it
+  requested.ordering = s.requested_ordering;
+  solver::TypeChoice choice = solver::resolve_type(requested, a);
   s.type = choice.type;
   const bool blocked = precond::Registry::instance().uses_blocks(s.type);
   const bool lined = precond::Registry::instance().uses_lines(s.type);
@@ -378,7 +129,8 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   std::string lines_found;           // the plan line of a line preconditioner
   std::vector<index_t> line_colors;  // lines by color (Partition::colored_lines)
   if (lined) {
-    solver::LineOrder order = solver::order_by_lines(a, popt.lines);
+    solver::LineOrder order =
+        choice.lines ? solver::order_lines(*choice.lines) : solver::order_by_lines(a, popt.lines);
     s.ordering.method = "lines";
     if (precond::Registry::instance().partition(s.type) == precond::Partition::colored_lines) {
       solver::color_lines(a, order, popt.coloring.vertex_order);
@@ -410,9 +162,7 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
     }
     s.setup.coloring_seconds = seconds_since(t);
   } else if (s.permuted) {
-    const bool cyclic = popt.coloring.method == ColoringMethod::level_cyclic;
-    Coloring coloring = cyclic ? level_cyclic_coloring(a, popt.coloring.colors)
-                               : color_matrix(a, popt.coloring.vertex_order);
+    Coloring coloring = s.color_rows(a, device.get());
     if (popt.coloring.balance) balance_coloring(a, coloring);
     s.setup.coloring_seconds = seconds_since(t);
     s.permutation = std::move(coloring.permutation);
@@ -422,6 +172,7 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
     s.ordering.colors = set_stats(coloring.color_ptr);
   }
   if (!s.permuted) s.permutation.clear();
+  device.reset();  // its device memory goes before the set-up's next allocations
 
   // Keep where each entry of the ordered matrix comes from, so refactor() maps new
   // values with a gather instead of permuting again.
@@ -439,6 +190,10 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   SolverConfig resolved = s.config;
   resolved.preconditioner.type = s.type;
   std::vector<std::string> reasons = s.ordering_reasons;
+  if (lined && !choice.reason.empty()) {  // auto chose lines: resolve_plan says their ordering
+    reasons.clear();
+    resolved.preconditioner.ordering = Ordering::automatic;
+  }
   if (!choice.reason.empty()) reasons.insert(reasons.begin(), choice.reason);
   s.plan = solver::resolve_plan(resolved, *s.backend, s.ordered, std::move(reasons));
   s.preconditioner =
@@ -446,7 +201,7 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   s.preconditioner->set_callback(s.user_apply);
   s.ordering.levels = set_stats(level_sets(s.ordered).level_ptr);
   if (blocked) {
-    s.plan.reasons.push_back(describe_blocks(s.ordered, blocks, popt.block_ic));
+    s.plan.reasons.push_back(solver::describe_blocks(s.ordered, blocks, popt.block_ic));
     s.preconditioner->set_blocks(blocks);
   }
   if (lined) {
@@ -459,145 +214,6 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
 
   s.factorize_and_upload(a);
   s.ready = true;
-}
-
-void Solver::refactor(const CsrMatrix<double>& a) {
-  const backend::DeviceScope device_scope(*impl_->backend);
-  Impl& s = *impl_;
-  if (!s.device_matrix) throw Error("refactor() called before setup()");
-  if (a.rows != static_cast<index_t>(s.row_ptr.size()) - 1 || a.row_ptr != s.row_ptr ||
-      a.col_idx != s.col_idx) {
-    throw InvalidMatrixError(
-        "refactor: the matrix does not have the sparsity pattern given to setup()");
-  }
-  // Every check level: the values are read by position.
-  if (a.values.size() != a.col_idx.size()) {
-    throw InvalidMatrixError("refactor: " + std::to_string(a.values.size()) +
-                             " values for a pattern of " + std::to_string(a.col_idx.size()) +
-                             " entries");
-  }
-  if (s.preconditioner->backend_factorization() != nullptr) {
-    // Checked, reordered, scaled and factored where the backend computes, as by
-    // refactor_on_backend (the same factor, bit for bit, as scaled on the host): the host
-    // only copies the values there, into one buffer, so that repeated calls replay.
-    refactor_on_backend(s.backend->stage(a.values), a.values.size());
-    return;
-  }
-  s.ready = false;
-  s.refactor_recording.reset();  // the preconditioner's loaded values now come from the host
-  s.refactor_last_values = nullptr;
-  auto t = std::chrono::steady_clock::now();
-  if (s.config.solver.check == MatrixCheck::full) {
-    check_spd_candidate_values(a, s.mirror, s.config.solver.symmetry_tolerance);
-  }
-  s.reset_setup_report();
-  s.setup.check_seconds = seconds_since(t);
-  s.factorize_and_upload(a);
-  s.ready = true;
-}
-
-void Solver::refactor_on_backend(const double* values, std::size_t count) {
-  const backend::DeviceScope device_scope(*impl_->backend);
-  Impl& s = *impl_;
-  if (!s.device_matrix) throw Error("refactor_on_backend() called before setup()");
-  if (count != s.col_idx.size() && count == s.triangle_entries) {
-    throw ConfigError("refactor_on_backend: " + std::to_string(count) +
-                      " values, the entries of the triangle given to setup(view); it takes the " +
-                      std::to_string(s.col_idx.size()) +
-                      " of the full matrix in expand_triangle()'s order (or pass the "
-                      "triangle to refactor(view))");
-  }
-  if (count != s.col_idx.size()) {
-    throw InvalidMatrixError("refactor_on_backend: " + std::to_string(count) +
-                             " values for a pattern of " + std::to_string(s.col_idx.size()) +
-                             " entries");
-  }
-  backend::Backend& be = *s.backend;
-  if (count > 0 && (values == nullptr || !be.reads(values))) {
-    throw InvalidMatrixError(
-        "refactor_on_backend: the values are not in memory the " + be.name() +
-        " backend reads (for cuda: device memory of the solver's device, or managed memory)");
-  }
-  s.ready = false;
-  s.reset_setup_report();
-  // The values check, the SpMV storage and the factorization are queued one after the
-  // other; the check's verdict is read at the end (or when the factorization fails), so
-  // the host waits once less. The timings are then the times to queue the check and
-  // the SpMV storage; factorization_seconds covers everything to the end of the work.
-  // A call with the recorded values pointer replays the recording of all of it up to the
-  // first attempt's verdict (one graph launch): check_seconds is then the time to launch
-  // it, upload_seconds 0.
-  const bool replay = s.refactor_recording && s.refactor_recording_values == values;
-  const bool repeated = s.refactor_last_values == values;
-  s.refactor_last_values = values;
-  auto t = std::chrono::steady_clock::now();
-  const bool check = s.config.solver.check == MatrixCheck::full;
-  const double tolerance = s.config.solver.symmetry_tolerance;
-  if (check && !s.mirror_map) s.mirror_map = be.make_index_map(s.mirror);
-  if (replay) {
-    s.refactor_recording->replay();
-  } else {
-    s.refactor_recording.reset();
-    if (check) be.queue_value_check(values, *s.mirror_map, tolerance);
-  }
-  const auto reject_bad_values = [&] {
-    if (!check || be.value_check_result() < 0) return;
-    // The host check names the problem exactly as refactor() would.
-    CsrMatrix<double> a{s.ordered.rows, s.ordered.cols, s.row_ptr, s.col_idx, {}};
-    be.copy_to_host(values, count, a.values);
-    check_spd_candidate_values(a, s.mirror, tolerance);
-    throw InvalidMatrixError("refactor_on_backend: the values fail the symmetry check");
-  };
-  s.setup.check_seconds = seconds_since(t);
-
-  // Every consumer gathers straight from `values` through its own composed map.
-  const backend::SourceValues source{values, &s.value_source};
-  if (!replay) {
-    t = std::chrono::steady_clock::now();
-    s.device_matrix->update_values(source);
-    s.setup.upload_seconds = seconds_since(t);
-  }
-  t = std::chrono::steady_clock::now();
-  precond::BackendFactorization* on_backend = s.preconditioner->backend_factorization();
-  try {
-    if (replay) {
-      on_backend->finish();
-    } else if (on_backend != nullptr) {
-      on_backend->factorize(source);
-    } else {
-      std::vector<double> host_values;
-      be.copy_to_host(values, count, host_values);
-      s.ordered.values.resize(s.value_source.size());
-      for (std::size_t k = 0; k < s.value_source.size(); ++k) {
-        s.ordered.values[k] = host_values[s.value_source[k]];
-      }
-      s.preconditioner->factorize(s.ordered);
-      common::release(s.ordered.values);
-    }
-  } catch (const Error&) {
-    reject_bad_values();  // bad values explain the failure: say so, as refactor() does
-    throw;
-  }
-  reject_bad_values();
-  be.synchronize();
-  s.setup.factorization_seconds = seconds_since(t);
-  s.factorization = s.preconditioner->info().factorization;
-  s.ready = true;
-  if (!replay && repeated && be.can_record() && on_backend != nullptr && on_backend->queues()) {
-    // Recording queues nothing; it repeats the host side of the queued calls above, which
-    // leave the same state for the same pointer. A backend that cannot record some of it
-    // throws, and the calls then keep the plain path.
-    try {
-      s.refactor_recording = be.record([&] {
-        if (check) be.queue_value_check(values, *s.mirror_map, tolerance);
-        s.device_matrix->update_values(source);
-        on_backend->queue(source);
-      });
-      s.refactor_recording_values = values;
-    } catch (const Error&) {
-      s.refactor_recording.reset();
-    }
-  }
 }
 
 void Solver::Impl::check_backend_vectors(const char* call, const double* in, const char* in_name,
@@ -872,42 +488,16 @@ SolveReport Solver::Impl::run(const backend::Vector& b, backend::Vector& x, doub
   return report;
 }
 
-namespace {
-
-// The view path's messages count from 0; the matrix checks' (values, symmetry) count
-// from 1, as the CLI's files do, and say so here.
-template <typename Body>
-void numbered_from_one(const Body& body) {
-  try {
-    body();
-  } catch (const InvalidMatrixError& e) {
-    throw InvalidMatrixError(std::string(e.what()) +
-                             " (row and column numbers in this message count from 1)");
-  }
-}
-
-}  // namespace
-
 void Solver::setup(const CsrView32& a) {
   const CsrMatrix<double> full = to_csr_matrix(a);
-  numbered_from_one([&] { setup(full); });
+  setup(full);
   impl_->triangle_entries = a.storage == Storage::full ? 0 : static_cast<std::size_t>(a.nnz());
 }
 
 void Solver::setup(const CsrView64& a) {
   const CsrMatrix<double> full = to_csr_matrix(a);
-  numbered_from_one([&] { setup(full); });
+  setup(full);
   impl_->triangle_entries = a.storage == Storage::full ? 0 : static_cast<std::size_t>(a.nnz());
-}
-
-void Solver::refactor(const CsrView32& a) {
-  const CsrMatrix<double> full = to_csr_matrix(a);
-  numbered_from_one([&] { refactor(full); });
-}
-
-void Solver::refactor(const CsrView64& a) {
-  const CsrMatrix<double> full = to_csr_matrix(a);
-  numbered_from_one([&] { refactor(full); });
 }
 
 }  // namespace prism

@@ -120,6 +120,14 @@ std::optional<ConfigViolation> check_combinations(const SolverConfig& config) {
                                (lines ? "lines" : "blocks") +
                                " greedily (method: greedy, balance: false)"};
   }
+  if (p.coloring.method == ColoringMethod::jones_plassmann &&
+      p.coloring.vertex_order != VertexOrder::natural) {
+    return ConfigViolation{
+        {"preconditioner.coloring.vertex_order", "preconditioner.coloring.method"},
+        "preconditioner.coloring.vertex_order: " + name(to_string(p.coloring.vertex_order)) +
+            " needs preconditioner.coloring.method: greedy (jones_plassmann orders rows by "
+            "hash priorities)"};
+  }
   if (p.coloring.method == ColoringMethod::level_cyclic) {
     if (p.coloring.vertex_order != VertexOrder::natural) {
       return ConfigViolation{

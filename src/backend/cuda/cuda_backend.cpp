@@ -4,15 +4,18 @@
 
 #include "backend/cuda/colorset_trisolve.hpp"
 #include "backend/cuda/cuda_block_ic_factor.hpp"
+#include "backend/cuda/cuda_column_loop.hpp"
 #include "backend/cuda/cuda_graphs.hpp"
 #include "backend/cuda/cuda_handles.hpp"
 #include "backend/cuda/cuda_ic0_factor.hpp"
 #include "backend/cuda/cuda_line_ic.hpp"
+#include "backend/cuda/cuda_setup.hpp"
 #include "backend/cuda/cuda_timer.hpp"
 #include "backend/cuda/cuda_vector.hpp"
 #include "backend/cuda/cusparse_trisolve.hpp"
 #include "backend/cuda/device_csr.hpp"
 #include "backend/split_triangle.hpp"
+#include "common/memory.hpp"
 #include "kernels/bsr.hpp"
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/bsr.hpp"
@@ -116,7 +119,8 @@ class CudaMatrix final : public Matrix {
     refill_sell();
     refill_bsr();
   }
-  // The host maps compose update_values(SourceValues)'s map on its first call.
+  // The host maps compose update_values(SourceValues)'s map on its first call, which
+  // releases them.
   std::size_t host_bytes() const override {
     return host_sell_source_.capacity() * sizeof(index_t) +
            host_bsr_source_.capacity() * sizeof(index_t);
@@ -134,6 +138,9 @@ class CudaMatrix final : public Matrix {
     if (from_values_.size() == 0) {
       from_values_ = k::upload_and_wait(
           through != nullptr ? compose_source(*through, *a.source) : *a.source, stream_);
+      // a.source is fixed per pattern: the host maps are not read again.
+      common::release(host_sell_source_);
+      common::release(host_bsr_source_);
     }
     double* out = is_sell() ? sell_values_.data() : (is_bsr() ? bsr_values_.data() : csr_.values());
     k::gather_values(static_cast<index_t>(from_values_.size()), from_values_.data(), a.values, out,
@@ -157,6 +164,19 @@ class CudaMatrix final : public Matrix {
       kernels::cuda::spmm(csr_.view(), set.backend_columns(), set.count(), x.data(), y.data(),
                           stream_);
     }
+  }
+
+  /// multiply_columns and s[j][slot] = X_j . Y_j, fused where the matrix is SELL.
+  void multiply_columns_dot(const Vector& x, Vector& y, const ColumnSet& set, double* partials,
+                            double* s, int slot) const {
+    if (is_sell()) {
+      kernels::cuda::sell_spmm_dot(csr_.rows(), sell_view(), set.backend_columns(), set.count(),
+                                   x.data(), y.data(), partials, s, slot, stream_);
+      return;
+    }
+    multiply_columns(x, y, set);
+    kernels::cuda::dot_columns(csr_.rows(), set.backend_columns(), set.count(), x.data(), y.data(),
+                               partials, s, slot, stream_);
   }
 
   bool is_sell() const { return algorithm_ == SpmvAlgorithm::sell; }
@@ -395,6 +415,9 @@ class CudaBackend final : public Backend {
   std::string name() const override { return "cuda"; }
   Kind kind() const override { return Kind::device; }
   std::string device_name() const override { return device_name_; }
+  std::unique_ptr<SetupSession> begin_setup(const CsrMatrix<double>& a) override {
+    return make_cuda_setup_session(a, stream_);
+  }
 
   std::unique_ptr<Vector> make_vector(index_t n) override {
     auto v = std::make_unique<CudaVector>(n);
@@ -614,6 +637,11 @@ class CudaBackend final : public Backend {
   void spmm(const Matrix& a, const Vector& x, Vector& y, const ColumnSet& set) override {
     cast_matrix(a).multiply_columns(x, y, set);
   }
+  void spmm_dot(const Matrix& a, const Vector& x, Vector& y, const ColumnSet& set, Vector& s,
+                Scalar out) override {
+    cast_matrix(a).multiply_columns_dot(x, y, set, column_partials(set), s.data(),
+                                        static_cast<int>(out));
+  }
   void column_dot(const Vector& x, const Vector& y, const ColumnSet& set, Vector& s,
                   Scalar out) override {
     k::dot_columns(set.rows(), set.backend_columns(), set.count(), x.data(), y.data(),
@@ -630,6 +658,12 @@ class CudaBackend final : public Backend {
     k::pointwise_multiply_columns(set.rows(), set.backend_columns(), set.count(), d.data(),
                                   x.data(), y.data(), stream_);
   }
+  void column_pointwise_multiply_dot(const Vector& d, const Vector& x, Vector& y,
+                                     const ColumnSet& set, Vector& s, Scalar out) override {
+    k::pointwise_multiply_dot_columns(set.rows(), set.backend_columns(), set.count(), d.data(),
+                                      x.data(), y.data(), column_partials(set), s.data(),
+                                      static_cast<int>(out), stream_);
+  }
   void column_cg_update(const Vector& p, const Vector& q, Vector& x, Vector& r,
                         const ColumnSet& set, Vector& s) override {
     k::cg_update_columns(set.rows(), set.backend_columns(), set.count(), p.data(), q.data(),
@@ -638,6 +672,14 @@ class CudaBackend final : public Backend {
   void column_cg_direction(const Vector& z, Vector& p, const ColumnSet& set, Vector& s) override {
     k::cg_direction_columns(set.rows(), set.backend_columns(), set.count(), z.data(), p.data(),
                             s.data(), stream_);
+  }
+  bool can_loop_columns() const override { return loops_; }
+  std::unique_ptr<ColumnLoop> record_column_loop(const std::function<void()>& body,
+                                                 const ColumnSet& set, const Vector& s,
+                                                 const std::vector<double>& targets,
+                                                 int check_every, int max_iterations) override {
+    if (!loops_) throw BackendError("the CUDA driver runs no graph while nodes (needs 12.4+)");
+    return make_cuda_column_loop(stream_, body, set, s, targets, check_every, max_iterations);
   }
 
   ScalarValues read_scalars() override {
