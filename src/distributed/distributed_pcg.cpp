@@ -1,12 +1,11 @@
 #include "distributed/distributed_pcg.hpp"
 
 #include "kernels/cg_loop.hpp"
-#include "solver/pcg.hpp"  // kMaxResidualReplacements: the one-process loop's rule
+#include "solver/pcg.hpp"  // the one-process loop's restart rule and diagnosis
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 
 namespace prism::distributed {
 namespace {
@@ -212,46 +211,19 @@ void single_reduction_cycle(State& st, RankVector& x, double target, double scal
   }
 }
 
-template <typename... Args>
-std::string format(const char* pattern, Args... args) {
-  char text[320];
-  std::snprintf(text, sizeof text, pattern, args...);
-  return text;
-}
-
-/// Why the iterations stopped without converging (src/solver/pcg.cpp's wording).
+/// diagnose()'s words (those of the one-process PCG) from the distributed state.
 std::string diagnose(const PcgOutcome& r, const State& st) {
-  switch (r.status) {
-    case SolveStatus::converged:
-      return "";
-    case SolveStatus::max_iterations:
-      return format("the iteration limit was reached at relative residual %.3e (%d iterations)",
-                    r.residual_norm / r.rhs_norm, r.iterations);
-    case SolveStatus::stagnated:
-      return format(
-          "the true relative residual ||b - A x|| / ||b|| = %.3e stays above the tolerance "
-          "%.1e after %d restarts from it (iteration %d): A looks singular, or too "
-          "ill-conditioned for this tolerance",
-          r.true_residual_norm / r.rhs_norm, st.options().tolerance, r.residual_replacements,
-          r.iterations);
-    case SolveStatus::stopped:
-    case SolveStatus::breakdown:
-      break;
-  }
-  if (!std::isfinite(r.residual_norm)) {
-    return format(
-        "a residual norm overflowed (%g) at iteration %d: the values of A, b or x "
-        "are too large, or A is singular",
-        r.residual_norm, r.iterations);
-  }
-  if (!(st.last_pq > 0.0) || !std::isfinite(st.last_pq)) {
-    return format("p'Ap = %.3e <= 0 at iteration %d: A looks singular or indefinite", st.last_pq,
-                  r.iterations);
-  }
-  return format(
-      "(r, M^-1 r) = %.3e at iteration %d: the preconditioner is not positive definite (A "
-      "looks singular or indefinite)",
-      st.last_rz, r.iterations);
+  solver::StopFacts f;
+  f.status = r.status;
+  f.iterations = r.iterations;
+  f.residual_norm = r.residual_norm;
+  f.rhs_norm = r.rhs_norm;
+  f.true_residual_norm = r.true_residual_norm;
+  f.residual_replacements = r.residual_replacements;
+  f.tolerance = st.options().tolerance;
+  f.pq = st.last_pq;
+  f.rz = st.last_rz;
+  return solver::diagnose(f);
 }
 
 }  // namespace

@@ -43,43 +43,55 @@ std::string format(const char* pattern, Args... args) {
 
 }  // namespace
 
-std::string diagnose(const PcgResult& r, const backend::ScalarValues& s,
-                     const SolverOptions& options) {
-  const double pq = scalar(s, Scalar::pq);
-  const double rz = scalar(s, Scalar::rz);
-  switch (r.status) {
+std::string diagnose(const StopFacts& f) {
+  switch (f.status) {
     case SolveStatus::converged:
       return "";
     case SolveStatus::max_iterations:
       return format("the iteration limit was reached at relative residual %.3e (%d iterations)",
-                    r.residual_norm / r.rhs_norm, r.iterations);
+                    f.residual_norm / f.rhs_norm, f.iterations);
     case SolveStatus::stagnated:
       return format(
           "the true relative residual ||b - A x|| / ||b|| = %.3e stays above the tolerance "
           "%.1e after %d restarts from it (iteration %d): A looks singular, or too "
           "ill-conditioned for this tolerance",
-          r.true_residual_norm / r.rhs_norm, options.tolerance, r.residual_replacements,
-          r.iterations);
+          f.true_residual_norm / f.rhs_norm, f.tolerance, f.residual_replacements, f.iterations);
     case SolveStatus::stopped:
-      return format("stopped by the monitor at iteration %d, relative residual %.3e", r.iterations,
-                    r.residual_norm / r.rhs_norm);
+      return format("stopped by the monitor at iteration %d, relative residual %.3e", f.iterations,
+                    f.residual_norm / f.rhs_norm);
     case SolveStatus::breakdown:
       break;
   }
-  if (r.iterations == 0 || !std::isfinite(r.residual_norm)) {
+  if (f.overflowed || !std::isfinite(f.residual_norm)) {
     return format(
         "a residual norm overflowed (%g) at iteration %d: the values of A, b or x "
         "are too large, or A is singular",
-        r.residual_norm, r.iterations);
+        f.residual_norm, f.iterations);
   }
-  if (!(pq > 0.0) || !std::isfinite(pq)) {
-    return format("p'Ap = %.3e <= 0 at iteration %d: A looks singular or indefinite", pq,
-                  r.iterations);
+  if (!(f.pq > 0.0) || !std::isfinite(f.pq)) {
+    return format("p'Ap = %.3e <= 0 at iteration %d: A looks singular or indefinite", f.pq,
+                  f.iterations);
   }
   return format(
       "(r, M^-1 r) = %.3e at iteration %d: the preconditioner is not positive "
       "definite (A looks singular or indefinite)",
-      rz, r.iterations);
+      f.rz, f.iterations);
+}
+
+std::string diagnose(const PcgResult& r, const backend::ScalarValues& s,
+                     const SolverOptions& options) {
+  StopFacts f;
+  f.status = r.status;
+  f.iterations = r.iterations;
+  f.residual_norm = r.residual_norm;
+  f.rhs_norm = r.rhs_norm;
+  f.true_residual_norm = r.true_residual_norm;
+  f.residual_replacements = r.residual_replacements;
+  f.tolerance = options.tolerance;
+  f.overflowed = r.iterations == 0;  // a breakdown before any iteration: b or x overflowed
+  f.pq = scalar(s, Scalar::pq);
+  f.rz = scalar(s, Scalar::rz);
+  return diagnose(f);
 }
 
 // Preconditioned conjugate gradients with the CG scalars kept in the backend, so that an

@@ -35,8 +35,24 @@ struct PcgResult {
   PhaseArray unrecorded_seconds{};  ///< times after the last checked iteration
 };
 
-/// Why the iterations stopped without converging (empty when converged), in words, from
-/// r's status, norms and iterations and the scalars of its last iteration.
+/// The numbers a diagnosis is worded from: the one-process and the distributed PCG fill
+/// them from their own state, so both say the same thing the same way.
+struct StopFacts {
+  SolveStatus status = SolveStatus::converged;
+  int iterations = 0;
+  double residual_norm = 0.0;       ///< recursive ||r|| at the end
+  double rhs_norm = 0.0;            ///< ||b||
+  double true_residual_norm = 0.0;  ///< ||b - A x||
+  int residual_replacements = 0;
+  double tolerance = 0.0;
+  bool overflowed = false;    ///< a norm is not finite, or the first residual already failed
+  double pq = 0.0, rz = 0.0;  ///< (p, Ap) and (r, M^-1 r) of the last iteration
+};
+
+/// Why the iterations stopped without converging (empty when converged), in words.
+std::string diagnose(const StopFacts& f);
+
+/// diagnose() from r's status, norms and iterations and the scalars of its last iteration.
 std::string diagnose(const PcgResult& r, const backend::ScalarValues& s,
                      const SolverOptions& options);
 
