@@ -236,8 +236,8 @@ struct PreconditionerOptions {
   /// A registered name ("none", "jacobi", "ic0", "block_ic", "line_jacobi", "line_ic",
   /// "user") or "auto": block_ic where the matrix has node blocks (of 2 rows or more on
   /// average, or block_ic.block_size >= 2) and the other options allow it, else line_ic
-  /// where lines (find_lines with `lines`) of 4 rows or more on average hold at least half
-  /// the rows and half the off-diagonal sum |a_ij| and `ordering` is automatic, else ic0;
+  /// where lines (find_lines with `lines`) of 4 rows or more on average hold at least 90%
+  /// of the rows and half the off-diagonal sum |a_ij| and `ordering` is automatic, else ic0;
   /// Solver::setup resolves it per matrix and SolveReport::plan says why. The options of
   /// the type it picks apply.
   std::string type = "auto";

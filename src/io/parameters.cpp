@@ -333,8 +333,8 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
   t.push_back(choice("preconditioner.type", preconditioners,
                      "auto: block_ic where the matrix has node blocks (2 rows or more on average, "
                      "or block_ic.block_size >= 2) and the ordering and coloring allow it, else "
-                     "line_ic where lines of 4 rows or more on average hold at least half the "
-                     "rows and half the off-diagonal sum |a_ij| and the ordering is auto, else "
+                     "line_ic where lines of 4 rows or more on average hold at least 90% of "
+                     "the rows and half the off-diagonal sum |a_ij| and the ordering is auto, else "
                      "ic0 (the report's plan says which and why); none: plain CG; jacobi: diagonal "
                      "scaling; ic0: incomplete Cholesky with no fill-in; block_ic: block "
                      "incomplete Cholesky on blocks of unknowns (FEM nodes), dense inside a "
