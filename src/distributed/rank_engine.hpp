@@ -48,7 +48,7 @@ class RankEngine {
 
   /// "cpu" or "cuda".
   virtual std::string backend() const = 0;
-  /// The device, in words ("NVIDIA H200 (device 1)", "host CPU").
+  /// The device, in words (the GPU's name and "(device 1)", or "host CPU").
   virtual std::string device() const = 0;
   /// How halos and reductions travel: "mpi", "mpi (host-staged)", "nccl".
   virtual std::string transport() const = 0;

@@ -16,8 +16,9 @@ constexpr double kAutoLineShare = 0.5;
 // Share of the rows that must lie in lines (of 2 rows or more). Every row pays for line_ic's
 // dearer iteration (about 1.7-2x an ic0 iteration), but only rows in lines converge faster:
 // the rest keep point IC's rate, which bounds the iterations. A grid stretched toward one
-// wall, with lines through 69% of its rows, needed 0.68x ic0's iterations and took longer
-// on the CPU and on an H200; lines through every row cut them to 0.14-0.24x.
+// wall, with lines through 69% of its rows, saved too few iterations to pay for them on
+// either backend; lines through every row save most (docs/how-it-works.md, "Choosing the
+// type").
 constexpr double kAutoLineRowShare = 0.9;
 // Mean rows of the lines (of 2 rows or more) for auto to take line_ic. A line of L rows
 // coupled at strength s = 1/2 (a row's whole off-diagonal weight in its line) has a
