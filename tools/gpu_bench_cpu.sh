@@ -14,7 +14,8 @@
 # REFERENCE_DEADLINE seconds (default 330); cpu.json is rewritten after every problem.
 # REPEATS=N timed solves per configuration (default 1); CONFIGS=a,b,... and PROBLEMS="a.yaml
 # b.yaml" replace the lists;
-# EIGEN_THREADS (default 16). About 6 minutes on a 16-core host, estimated from Poisson3D
+# EIGEN_THREADS (default 16); EIGEN=0 leaves Eigen out (its solves take about 3 minutes), e.g.
+# for the reference rows alone: EIGEN=0 CONFIGS=ic0-color,jacobi-csr bash tools/gpu_bench_cpu.sh. About 6 minutes on a 16-core host, estimated from Poisson3D
 # 64^3 on 2 cores.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -51,9 +52,10 @@ bench() {  # PROBLEM KERNELS CONFIGS [bench_pcg options]
   merge
 }
 for p in $problems; do
+  if [ "${EIGEN:-1}" = 0 ]; then eigen=(--no-eigen); else eigen=(--eigen-threads "${EIGEN_THREADS:-16}"); fi
   bench "$p" threaded \
     "${CONFIGS:-jacobi,jacobi-csr,jacobi-sell,ic0-color,ic0-color-csr-vector,ic0-color-sell}" \
-    --eigen-threads "${EIGEN_THREADS:-16}"
+    "${eigen[@]}"
 done
 for p in ${REFERENCE_PROBLEMS:-$problems}; do
   if [ "$SECONDS" -ge "${REFERENCE_DEADLINE:-330}" ]; then
@@ -68,5 +70,5 @@ cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
 printf '{"date": "%s", "commit": "%s", "gpu": "%s", "command": "%s"}\n' "$(date -u +%F)" \
   "$(git rev-parse HEAD 2>/dev/null)" \
   "host of the GPU machine: $cpu, $(nproc) cores, OMP_PROC_BIND=$OMP_PROC_BIND" \
-  "${REPEATS:+REPEATS=$REPEATS }bash tools/gpu_bench_cpu.sh" >"$out/run_info.json"
+  "${REPEATS:+REPEATS=$REPEATS }${EIGEN:+EIGEN=$EIGEN }${CONFIGS:+CONFIGS=$CONFIGS }bash tools/gpu_bench_cpu.sh" >"$out/run_info.json"
 rm -rf "$parts"
