@@ -40,19 +40,27 @@ struct LineIcView {
   const double* inverse_diagonal = nullptr;
 };
 
-/// Consecutive lines of one color that one thread block of the CUDA solves takes: their
-/// products row by row (coalesced), then one thread per line sweeps along it in shared
-/// memory. Planned on the host, so built and tested without CUDA.
-struct LineIcTiles {
-  std::vector<index_t> line_ptr{0};  ///< tile t: lines [line_ptr[t], line_ptr[t + 1])
-  std::vector<index_t> color_ptr;    ///< color c: tiles [color_ptr[c], color_ptr[c + 1])
+/// The launches of line IC's CUDA solves, planned on the host (built and tested without
+/// CUDA). Each color's rows are two ranges: its lines part, and its points part, the
+/// longest run of lines of one row that ends the color (the solver orders a color's lines
+/// by decreasing length, so that is every line of one row). A thread block takes a tile of
+/// consecutive whole lines of a lines part and runs its two sweeps as parallel scans; the
+/// points part is a thread a row, as ic0's color-set solves in SELL.
+struct LineIcPlan {
+  /// SELL ranges: color c's lines part is rows [range_ptr[2c], range_ptr[2c + 1]), its
+  /// points part rows [range_ptr[2c + 1], range_ptr[2c + 2]).
+  std::vector<index_t> range_ptr{0};
+  std::vector<index_t> tile_begin;  ///< tile t: rows [tile_begin[t], tile_end[t])
+  std::vector<index_t> tile_end;
+  std::vector<index_t> color_tile{0};  ///< color c: tiles [color_tile[c], color_tile[c + 1])
 };
 
-/// Tiles of at most `tile_rows` rows: each color's lines in order, a tile closed before the
-/// line that would take it past tile_rows. A line longer than tile_rows is a tile of its own
-/// (the CUDA kernel sweeps it in global memory). Throws prism::Error when tile_rows < 1.
-LineIcTiles line_ic_tiles(const std::vector<index_t>& line_ptr,
-                          const std::vector<index_t>& color_ptr, index_t tile_rows);
+/// The plan for tiles of at most `tile_rows` rows: each lines part's lines in order, a tile
+/// closed before the line that would take it past tile_rows. A line longer than tile_rows
+/// is a tile of its own (the CUDA kernel runs it in chunks of tile_rows). Throws
+/// prism::Error when tile_rows < 1.
+LineIcPlan line_ic_plan(const std::vector<index_t>& line_ptr, const std::vector<index_t>& color_ptr,
+                        index_t tile_rows);
 
 }  // namespace prism::kernels
 

@@ -1,38 +1,52 @@
 #pragma once
-// Line IC's solves on the device (kernels/line_ic.hpp): one launch per color, a thread
-// block per tile of the color's lines (LineIcTiles). The vectors stay in the solver's
-// order, each line's rows contiguous, and are not copied into an interleaved layout: a
-// block first reads its tile's rows coalesced, a thread per row forming the row's product
-// with A's couplings to the other colors into shared memory, beside the row's entries of
-// the line's Cholesky factor; then one thread per line runs the line's two sweeps there (a
-// dependent chain, so one thread, and shared memory makes each step a few cycles instead of
-// a dependent global load; a warp per line would idle 31 lanes); then the block writes the
-// tile back coalesced. Shared memory keeps a line's rows one pad apart from the next
-// line's, so that lines of a power-of-two length do not all fall in one bank. A line longer
-// than a tile is a tile of its own, swept in global memory. Traffic per half: A's entries
-// off the lines (12 B each, the gathered vector reads aside), 20 B a row of operators (the
-// factor's two entries, a row pointer) and 16 B a row of vectors (24 B in the backward half,
-// which reads w too).
+// Line IC's solves on the device (kernels/line_ic.hpp): one launch per color and half, the
+// vectors in the solver's order (each line's rows contiguous, no interleaved copy). L and
+// L^T are stored in SELL-32 over the plan's ranges (LineIcPlan: per color a lines part and
+// a points part). In a launch the first blocks take the color's tiles of lines, the others
+// its points part:
+// - a tile (whole consecutive lines, at most kLineIcTileRows rows a chunk): a thread takes
+//   kLineIcRowsPerThread consecutive rows and forms their right-hand sides (the product
+//   with the other colors' rows, the loads of its rows interleaved); the block runs the two
+//   bidiagonal sweeps of the lines' Cholesky factors as parallel scans of affine maps (a
+//   row's step is y_i = a_i y_{i-1} + b_i; the factor's sub-diagonal is 0 at a line's first
+//   row, so the maps of a tile's many lines chain into one scan that restarts at every
+//   line): a thread composes its rows, the warps scan with shuffles, the block combines the
+//   warps' totals, and each thread then runs its rows' steps with the reference's formula
+//   from its carry-in. A line longer than a chunk runs chunk after chunk, its forward
+//   result kept in the output vector between the sweeps. ptxas (CUDA 13, sm_90) gives the
+//   tile kernels 60 to 64 registers: 4 blocks of 256 threads an SM.
+// - the points part (lines of one row, where the sweeps are a scaling): a thread a row,
+//   ic0's SELL color-set row (sell_sum), w_i = ((r_i - sum) / l_ii) / l_ii.
+// Each launch is a dependent launch (kernels/cuda/dependent_launch.cuh).
 
+#include "kernels/cuda/sell.hpp"
 #include "kernels/line_ic.hpp"
 
 #include <cuda_runtime.h>
 
 namespace prism::kernels::cuda {
 
-/// Rows of a tile: 256 keeps 3 x 2 KiB of shared memory per block of kLineIcThreads, so
-/// that many blocks share an SM while one thread per line sweeps (grid lines of 32 to 128
-/// rows: 2 to 8 lines a tile).
-inline constexpr index_t kLineIcTileRows = 256;
-inline constexpr int kLineIcThreads = 128;
+inline constexpr int kLineIcThreads = 256;
+inline constexpr int kLineIcRowsPerThread = 4;
+/// Rows of a tile's chunk: a thread block's rows, kLineIcRowsPerThread a thread (grid lines
+/// of 96 rows: 10 lines a tile).
+inline constexpr index_t kLineIcTileRows = kLineIcThreads * kLineIcRowsPerThread;
 
-/// Dynamic shared memory of a launch (tiles planned with kLineIcTileRows).
-std::size_t line_ic_shared_bytes();
+/// Line IC's operators on the device.
+struct LineIcDevice {
+  SellView<double> lower;  ///< L in SELL-32 over the plan's range_ptr
+  SellView<double> upper;  ///< L^T likewise
+  const double* sub = nullptr;
+  const double* inverse_diagonal = nullptr;
+  const index_t* tile_begin = nullptr;  ///< the plan's tiles
+  const index_t* tile_end = nullptr;
+};
 
-/// The forward half (in = r, out = w) or the backward half (in = w, out = z) on the device: `f` and
-/// `tile_line_ptr` (tiles.line_ptr) in device memory, `tiles` (its color_ptr) on the host. One
-/// launch per color on `stream`, asynchronous, recordable. `out` must not alias `in`.
-void line_ic_solve(const LineIcView& f, const index_t* tile_line_ptr, const LineIcTiles& tiles,
-                   bool forward, const double* in, double* out, cudaStream_t stream);
+/// The forward half (in = r, out = w) or the backward half (in = w, out = z) on the device;
+/// `plan` (with `range_slice`, the SELL layouts' first slice of each range) on the host.
+/// One launch per color on `stream`, asynchronous, recordable. `out` must not alias `in`.
+void line_ic_solve(const LineIcDevice& f, const LineIcPlan& plan,
+                   const std::vector<index_t>& range_slice, bool forward, const double* in,
+                   double* out, cudaStream_t stream);
 
 }  // namespace prism::kernels::cuda

@@ -4,6 +4,7 @@
 #include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/sell.hpp"
+#include "kernels/cuda/sell_sum.cuh"
 
 #include <algorithm>
 
@@ -19,56 +20,6 @@ constexpr int kBlockThreads = 256;
 /// spill, and the full SM pays on the 7-point grids and G3_circuit; the 27-point grids
 /// (13 entries a row) are even.
 constexpr int kSolveMinBlocks = 8;
-
-/// Entries fetched together by a thread before any is used: one row's loop is a chain
-/// of dependent loads (column, then x[column]), so with one at a time a thread of a long
-/// row waits a memory latency per entry (rows of 13 entries left of the diagonal gain;
-/// 7-point grids are unchanged).
-constexpr int kSellBatch = 4;
-
-/// sum over the stored entries [begin, end) of one lane (stride kSellSlice) of
-/// value * x(column), padding (column -1) skipped, in entry order (batching changes only
-/// when the loads are issued, not the sum). `ready()` runs once, after the first batch of
-/// columns and values is requested and before the first x(column): the point where a
-/// dependent launch waits for the vector.
-template <typename V, typename Gather, typename Ready>
-__device__ __forceinline__ double sell_sum(const index_t* __restrict__ col_idx,
-                                           const V* __restrict__ values, index_t begin, index_t end,
-                                           Gather x, Ready ready) {
-  double sum = 0.0;
-  index_t c[kSellBatch];
-  V v[kSellBatch];
-#pragma unroll
-  for (int u = 0; u < kSellBatch; ++u) {
-    const index_t k = begin + u * kSellSlice;
-    c[u] = k < end ? col_idx[k] : -1;
-    v[u] = k < end ? values[k] : V(0);
-  }
-  ready();
-  index_t k = begin;
-  for (;;) {
-#pragma unroll
-    for (int u = 0; u < kSellBatch; ++u) {
-      if (c[u] >= 0) sum += static_cast<double>(v[u]) * x(c[u]);
-    }
-    k += kSellBatch * kSellSlice;
-    if (k >= end) break;
-#pragma unroll
-    for (int u = 0; u < kSellBatch; ++u) {
-      const index_t kk = k + u * kSellSlice;
-      c[u] = kk < end ? col_idx[kk] : -1;
-      v[u] = kk < end ? values[kk] : V(0);
-    }
-  }
-  return sum;
-}
-
-template <typename V, typename Gather>
-__device__ __forceinline__ double sell_sum(const index_t* __restrict__ col_idx,
-                                           const V* __restrict__ values, index_t begin, index_t end,
-                                           Gather x) {
-  return sell_sum(col_idx, values, begin, end, x, [] {});
-}
 
 /// sum_k A(row, k) x(col k) over lane `lane` of slice `slice`; `ready` as in sell_sum.
 template <typename V, typename Ready>

@@ -6,28 +6,34 @@
 
 namespace prism::kernels {
 
-LineIcTiles line_ic_tiles(const std::vector<index_t>& line_ptr,
-                          const std::vector<index_t>& color_ptr, index_t tile_rows) {
+LineIcPlan line_ic_plan(const std::vector<index_t>& line_ptr, const std::vector<index_t>& color_ptr,
+                        index_t tile_rows) {
   if (tile_rows < 1) {
-    throw Error("line_ic_tiles: tile_rows must be >= 1, got " + std::to_string(tile_rows));
+    throw Error("line_ic_plan: tile_rows must be >= 1, got " + std::to_string(tile_rows));
   }
-  LineIcTiles t;
+  LineIcPlan p;
   const auto close = [&](index_t first, index_t end) {
-    if (end > first) t.line_ptr.push_back(end);
+    if (end > first) {
+      p.tile_begin.push_back(line_ptr[first]);
+      p.tile_end.push_back(line_ptr[end]);
+    }
   };
   for (std::size_t c = 0; c + 1 < color_ptr.size(); ++c) {
-    t.color_ptr.push_back(static_cast<index_t>(t.line_ptr.size()) - 1);
+    index_t points = color_ptr[c + 1];  // the first line of the trailing lines of one row
+    while (points > color_ptr[c] && line_ptr[points] - line_ptr[points - 1] == 1) --points;
     index_t first = color_ptr[c];
-    for (index_t l = color_ptr[c]; l < color_ptr[c + 1]; ++l) {
+    for (index_t l = color_ptr[c]; l < points; ++l) {
       if (l > first && line_ptr[l + 1] - line_ptr[first] > tile_rows) {
         close(first, l);
         first = l;
       }
     }
-    close(first, color_ptr[c + 1]);
+    close(first, points);
+    p.color_tile.push_back(static_cast<index_t>(p.tile_begin.size()));
+    p.range_ptr.push_back(line_ptr[points]);
+    p.range_ptr.push_back(line_ptr[color_ptr[c + 1]]);
   }
-  t.color_ptr.push_back(static_cast<index_t>(t.line_ptr.size()) - 1);
-  return t;
+  return p;
 }
 
 }  // namespace prism::kernels

@@ -102,7 +102,10 @@ inline void dense_line_ic(const backend::LineIcFactor& f, Eigen::MatrixXd& d, Ei
 }
 
 /// The awkward cases: a single row; lines of 1, 2 and 37 rows, a color each; mixed lengths
-/// in three colors; many lines in four colors; lines longer than a GPU tile (256 rows).
+/// in three colors; many lines in four colors; lines longer than a GPU tile (1024 rows),
+/// one of exactly a tile; colors of lines of one row only (several GPU blocks of them, odd
+/// counts), next to one-row colors; a color whose lines of one row come before a longer
+/// line as well as after it.
 inline std::vector<std::vector<std::vector<index_t>>> line_ic_cases() {
   std::vector<std::vector<index_t>> many(4);
   std::mt19937 gen(3);
@@ -111,12 +114,18 @@ inline std::vector<std::vector<std::vector<index_t>>> line_ic_cases() {
     for (int l = 0; l < 300; ++l) color.push_back(length(gen));
     std::sort(color.rbegin(), color.rend());
   }
+  const std::vector<index_t> points_a(517, 1), points_b(301, 1), points_c(5, 1);
+  std::vector<index_t> mixed{96, 96, 95, 3, 2};
+  mixed.resize(mixed.size() + 313, 1);
   return {{{1}},
           {{37}, {2}, {1}},
           {{1}, {2}, {37}},
           {{37, 37, 2, 1, 1}, {37, 2, 2, 1}, {1}},
           many,
-          {{300, 5}, {1000}, {257, 256, 255, 1}}};
+          {{300, 5}, {1000}, {257, 256, 255, 1}},
+          {{2500, 1, 1}, {1024, 1023, 2}, {1025}, {1}},
+          {points_a, {1}, points_b, points_c},
+          {mixed, {1}, {1, 7, 1, 1}, mixed}};
 }
 
 }  // namespace prism::test

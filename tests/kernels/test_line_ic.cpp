@@ -71,19 +71,25 @@ TEST(LineIcKernels, ThreadedAreTheReferenceBits) {
   }
 }
 
-// Tiles close before the line that would pass the limit; a longer line is a tile alone.
-TEST(LineIcKernels, TilesOfTheGpuLaunches) {
-  // Color 0: lines of 300, 100, 100, 100, 1 rows; color 1: 2, 2.
-  const std::vector<index_t> line_ptr{0, 300, 400, 500, 600, 601, 603, 605};
-  const std::vector<index_t> color_ptr{0, 5, 7};
-  const prism::kernels::LineIcTiles t = prism::kernels::line_ic_tiles(line_ptr, color_ptr, 256);
-  EXPECT_EQ(t.line_ptr, (std::vector<index_t>{0, 1, 3, 5, 7}));
-  EXPECT_EQ(t.color_ptr, (std::vector<index_t>{0, 3, 4}));
-  const prism::kernels::LineIcTiles one =
-      prism::kernels::line_ic_tiles(line_ptr, color_ptr, 1);  // every line alone
-  EXPECT_EQ(one.line_ptr, (std::vector<index_t>{0, 1, 2, 3, 4, 5, 6, 7}));
-  EXPECT_EQ(one.color_ptr, (std::vector<index_t>{0, 5, 7}));
-  EXPECT_THROW(prism::kernels::line_ic_tiles(line_ptr, color_ptr, 0), prism::Error);
+// A color's trailing lines of one row are its points part; tiles close before the line
+// that would pass the limit; a longer line is a tile alone.
+TEST(LineIcKernels, PlanOfTheGpuLaunches) {
+  // Color 0: lines of 300, 100, 100, 100, 1 rows; color 1: 2, 2; color 2: 1, 1, 1;
+  // color 3: 1, 3, 1.
+  const std::vector<index_t> line_ptr{0,   300, 400, 500, 600, 601, 603,
+                                      605, 606, 607, 608, 609, 612, 613};
+  const std::vector<index_t> color_ptr{0, 5, 7, 10, 13};
+  const prism::kernels::LineIcPlan p = prism::kernels::line_ic_plan(line_ptr, color_ptr, 256);
+  EXPECT_EQ(p.range_ptr, (std::vector<index_t>{0, 600, 601, 605, 605, 605, 608, 612, 613}));
+  EXPECT_EQ(p.tile_begin, (std::vector<index_t>{0, 300, 500, 601, 608}));
+  EXPECT_EQ(p.tile_end, (std::vector<index_t>{300, 500, 600, 605, 612}));
+  EXPECT_EQ(p.color_tile, (std::vector<index_t>{0, 3, 4, 4, 5}));
+  const prism::kernels::LineIcPlan one =
+      prism::kernels::line_ic_plan(line_ptr, color_ptr, 1);  // every line alone
+  EXPECT_EQ(one.tile_begin, (std::vector<index_t>{0, 300, 400, 500, 601, 603, 608, 609}));
+  EXPECT_EQ(one.color_tile, (std::vector<index_t>{0, 4, 6, 6, 8}));
+  EXPECT_EQ(one.range_ptr, p.range_ptr);
+  EXPECT_THROW(prism::kernels::line_ic_plan(line_ptr, color_ptr, 0), prism::Error);
 }
 
 }  // namespace

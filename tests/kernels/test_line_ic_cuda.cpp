@@ -1,9 +1,10 @@
 // Line IC's GPU solves (kernels/cuda/line_ic.hpp, through the cuda backend's LineIcSolver)
 // against the reference on the awkward cases of line_ic_test_factors.hpp: a single row,
 // lines of 1, 2 and 37 rows a color each, mixed lengths, many lines in four colors (tiles
-// of several lines), lines longer than a tile (swept in global memory). The rows' sums
-// are the reference's in the same order; only contractions into fused multiply-adds may
-// differ, so the criterion is closeness to rounding. Skips without a device.
+// of several lines), lines longer than a tile (run in chunks), colors of lines of one row
+// alone (the points path) and with longer lines (a launch of both). The sweeps run as
+// scans and the row sums add products before subtracting them, so the criterion is
+// closeness to rounding. Skips without a device.
 
 #include "backend/backend.hpp"
 #include "common/gpu.hpp"

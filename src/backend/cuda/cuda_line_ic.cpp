@@ -3,6 +3,10 @@
 #include "common/memory.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/line_ic.hpp"
+#include "kernels/sell.hpp"
+
+#include <utility>
+#include <vector>
 
 namespace prism::backend::cuda {
 namespace {
@@ -10,63 +14,98 @@ namespace {
 using kernels::cuda::DeviceBuffer;
 using kernels::cuda::upload_and_wait;
 
+/// L or L^T in SELL-32 over the plan's ranges: the layout on the device, the map from the
+/// factor's CSR entries for the values on the host.
+struct DeviceSell {
+  DeviceSell(const CsrMatrix<double>& m, const std::vector<index_t>& range_ptr,
+             cudaStream_t stream) {
+    const kernels::CsrView<double> view{m.rows, m.cols, m.row_ptr.data(), m.col_idx.data(),
+                                        nullptr};
+    // No colors (no rows): one empty range.
+    kernels::SellLayout layout = kernels::sell_layout(
+        view, range_ptr.size() >= 2 ? range_ptr : std::vector<index_t>{0, m.rows});
+    slice_ptr = upload_and_wait(layout.slice_ptr, stream);
+    col_idx = upload_and_wait(layout.col_idx, stream);
+    values = DeviceBuffer<double>(layout.col_idx.size());
+    range_slice = std::move(layout.range_slice);
+    source = std::move(layout.source);
+  }
+  /// Uploads the values of `m` (the pattern given at construction) on `stream`; `staging`
+  /// must live until the stream is synchronized.
+  void upload(const CsrMatrix<double>& m, std::vector<double>& staging, cudaStream_t stream) {
+    staging.resize(source.size());
+    for (std::size_t k = 0; k < source.size(); ++k) {
+      staging[k] = source[k] >= 0 ? m.values[source[k]] : 0.0;
+    }
+    values.upload(staging.data(), stream);
+  }
+  kernels::cuda::SellView<double> view() const {
+    return {slice_ptr.data(), col_idx.data(), values.data()};
+  }
+  std::size_t host_bytes() const {
+    return common::bytes_of(range_slice) + common::bytes_of(source);
+  }
+
+  DeviceBuffer<index_t> slice_ptr, col_idx;
+  DeviceBuffer<double> values;
+  std::vector<index_t> range_slice;  // equal for L and L^T (the ranges' rows alone)
+  std::vector<index_t> source;       // stored entry <- CSR entry (-1: padding)
+};
+
 class CudaLineIcSolver final : public LineIcSolver {
  public:
   CudaLineIcSolver(const LineIcFactor& pattern, cudaStream_t stream)
       : stream_(stream),
         rows_(pattern.lower.rows),
-        tiles_(kernels::line_ic_tiles(pattern.line_ptr, pattern.color_ptr,
-                                      kernels::cuda::kLineIcTileRows)),
-        line_ptr_(upload_and_wait(pattern.line_ptr, stream)),
-        tile_line_ptr_(upload_and_wait(tiles_.line_ptr, stream)),
-        lower_ptr_(upload_and_wait(pattern.lower.row_ptr, stream)),
-        lower_col_(upload_and_wait(pattern.lower.col_idx, stream)),
-        upper_ptr_(upload_and_wait(pattern.upper.row_ptr, stream)),
-        upper_col_(upload_and_wait(pattern.upper.col_idx, stream)),
-        lower_values_(pattern.lower.col_idx.size()),
-        upper_values_(pattern.upper.col_idx.size()),
+        plan_(kernels::line_ic_plan(pattern.line_ptr, pattern.color_ptr,
+                                    kernels::cuda::kLineIcTileRows)),
+        lower_(pattern.lower, plan_.range_ptr, stream),
+        upper_(pattern.upper, plan_.range_ptr, stream),
+        tile_begin_(upload_and_wait(plan_.tile_begin, stream)),
+        tile_end_(upload_and_wait(plan_.tile_end, stream)),
         sub_(static_cast<std::size_t>(rows_)),
         inverse_diagonal_(static_cast<std::size_t>(rows_)) {}
 
   void update_values(const LineIcFactor& factor) override {
-    lower_values_.upload(factor.lower.values.data(), stream_);
-    upper_values_.upload(factor.upper.values.data(), stream_);
+    std::vector<double> lower, upper;
+    lower_.upload(factor.lower, lower, stream_);
+    upper_.upload(factor.upper, upper, stream_);
     sub_.upload(factor.sub.data(), stream_);
     inverse_diagonal_.upload(factor.inverse_diagonal.data(), stream_);
     PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host factor may go
   }
   void forward(const Vector& r, Vector& w) override {
-    kernels::cuda::line_ic_solve(view(), tile_line_ptr_.data(), tiles_, true, r.data(), w.data(),
+    kernels::cuda::line_ic_solve(view(), plan_, lower_.range_slice, true, r.data(), w.data(),
                                  stream_);
   }
   void backward(const Vector& w, Vector& z) override {
-    kernels::cuda::line_ic_solve(view(), tile_line_ptr_.data(), tiles_, false, w.data(), z.data(),
+    kernels::cuda::line_ic_solve(view(), plan_, lower_.range_slice, false, w.data(), z.data(),
                                  stream_);
   }
   std::size_t host_bytes() const override {
-    return common::bytes_of(tiles_.line_ptr) + common::bytes_of(tiles_.color_ptr);
+    using common::bytes_of;
+    return bytes_of(plan_.range_ptr) + bytes_of(plan_.tile_begin) + bytes_of(plan_.tile_end) +
+           bytes_of(plan_.color_tile) + lower_.host_bytes() + upper_.host_bytes();
   }
 
  private:
-  kernels::LineIcView view() const {
-    kernels::LineIcView v;
-    v.rows = rows_;
-    v.colors = static_cast<int>(tiles_.color_ptr.size()) - 1;
-    v.line_ptr = line_ptr_.data();
-    v.color_ptr = nullptr;  // the launches take the tiles' colors
-    v.lower = {rows_, rows_, lower_ptr_.data(), lower_col_.data(), lower_values_.data()};
-    v.upper = {rows_, rows_, upper_ptr_.data(), upper_col_.data(), upper_values_.data()};
+  kernels::cuda::LineIcDevice view() const {
+    kernels::cuda::LineIcDevice v;
+    v.lower = lower_.view();
+    v.upper = upper_.view();
     v.sub = sub_.data();
     v.inverse_diagonal = inverse_diagonal_.data();
+    v.tile_begin = tile_begin_.data();
+    v.tile_end = tile_end_.data();
     return v;
   }
 
   cudaStream_t stream_;
   index_t rows_;
-  kernels::LineIcTiles tiles_;
-  DeviceBuffer<index_t> line_ptr_, tile_line_ptr_;
-  DeviceBuffer<index_t> lower_ptr_, lower_col_, upper_ptr_, upper_col_;
-  DeviceBuffer<double> lower_values_, upper_values_, sub_, inverse_diagonal_;
+  kernels::LineIcPlan plan_;
+  DeviceSell lower_, upper_;
+  DeviceBuffer<index_t> tile_begin_, tile_end_;
+  DeviceBuffer<double> sub_, inverse_diagonal_;
 };
 
 }  // namespace

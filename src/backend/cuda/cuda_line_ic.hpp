@@ -1,6 +1,6 @@
 #pragma once
 // Line IC's solves on the GPU (kernels/cuda/line_ic.hpp): the factor from the host, kept
-// in device memory, a launch per color.
+// in device memory (L and L^T in SELL-32), a launch per color and half.
 
 #include "backend/backend.hpp"
 
