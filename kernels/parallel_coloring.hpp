@@ -9,6 +9,16 @@
 // sequential greedy in that vertex order, which never needs more colors than it started
 // with. The priorities are a fixed hash of the index, so the reference below and the CUDA
 // twin (kernels/cuda/parallel_coloring.hpp) give the same coloring.
+//
+// The ordered greedy coloring is Jones-Plassmann with the priorities of a vertex order:
+// a vertex is colored once all its neighbours earlier in the order are, with the smallest
+// color none of them has, which is exactly what sequential first fit in that order gives
+// it (Boost's sequential_vertex_coloring). A round colors the vertices whose earlier
+// neighbours are all colored (they are not adjacent: of two neighbours one waits for the
+// other), so the rounds number the longest chain of neighbours increasing in the order:
+// nx + ny + nz - 2 on a natural-order 7-point grid, but thousands on irregular graphs.
+// Past a round limit the vertices left take hash-priority rounds and the result, still a
+// valid coloring, gets the recoloring passes.
 
 #include "kernels/csr_view.hpp"
 
@@ -26,6 +36,23 @@ namespace prism::kernels {
 
 /// Recoloring passes at most; they stop early when a pass saves no color.
 inline constexpr int kRecolorPasses = 3;
+
+/// Rounds of the ordered greedy coloring at most by default: in natural order G3_circuit
+/// needs 2,594, a 1024^2 5-point grid 2,047, a 128^3 7-point grid 382.
+inline constexpr int kGreedyRoundLimit = 4096;
+
+/// What ordered_greedy_coloring did.
+struct GreedyColoring {
+  int colors = 0;     ///< colors used
+  int rounds = 0;     ///< ordered rounds run (that colored a vertex)
+  bool exact = true;  ///< every vertex colored in order: first fit in that order exactly
+};
+
+/// Whether u comes before v in the vertex order: rank[] its positions (a permutation of
+/// 0 .. n-1), nullptr for the natural order.
+PRISM_COLORING_HD inline bool earlier(index_t u, index_t v, const index_t* rank) {
+  return rank != nullptr ? rank[u] < rank[v] : u < v;
+}
 
 /// A vertex's priority: a 32-bit integer mix of its index (lowbias32, C. Wellons), so
 /// neighbours in a mesh numbering get unrelated priorities.
@@ -54,5 +81,12 @@ namespace prism::kernels::reference {
 /// values are not read): Jones-Plassmann rounds, then up to kRecolorPasses recoloring
 /// passes. Returns the number of colors (0 for no rows).
 int jones_plassmann_coloring(const CsrView<double>& a, int* colors);
+
+/// colors[i] of every row i of `a` (as above): sequential first fit in the order `rank`
+/// (see earlier()), by ordered rounds; when more than `round_limit` rounds would be
+/// needed, the vertices left take Jones-Plassmann rounds, then the recoloring passes run
+/// (exact = false).
+GreedyColoring ordered_greedy_coloring(const CsrView<double>& a, const index_t* rank,
+                                       int round_limit, int* colors);
 
 }  // namespace prism::kernels::reference

@@ -89,6 +89,14 @@ Coloring level_cyclic_coloring(const CsrMatrix<double>& a, int colors);
 /// square.
 Coloring jones_plassmann_coloring(const CsrMatrix<double>& a);
 
+/// color_matrix(a, order)'s coloring computed as the GPU computes it (parallel_greedy,
+/// kernels/parallel_coloring.hpp): Jones-Plassmann rounds whose priorities are the vertex
+/// order, which reproduce sequential first fit exactly, on the host. Past the round limit
+/// (4096) the rows left take hash priorities and recoloring passes (a valid coloring, maybe
+/// with more colors). For a structurally symmetric pattern; throws InvalidMatrixError if A
+/// is not square.
+Coloring parallel_greedy_coloring(const CsrMatrix<double>& a, VertexOrder order);
+
 /// The Coloring of a color per row (colors 0 .. count-1), renumbered by decreasing size.
 Coloring coloring_of(std::vector<int> color, int count);
 

@@ -4,6 +4,7 @@
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/parallel_coloring.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace prism::kernels::cuda {
@@ -92,6 +93,49 @@ __global__ void largest_color(index_t n, const int* __restrict__ color, int* lar
   max_warp(v < n ? color[v] : -1, largest);
 }
 
+// waiting[v] = v's neighbours earlier in the order `rank`; v joins the first front
+// (front, *front_size) when it has none.
+__global__ void count_earlier(CsrView<double> a, const index_t* __restrict__ rank,
+                              index_t* __restrict__ waiting, index_t* __restrict__ front,
+                              int* front_size) {
+  const index_t v = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (v >= a.rows) return;
+  index_t count = 0;
+  for (index_t k = a.row_ptr[v]; k < a.row_ptr[v + 1]; ++k) {
+    const index_t u = a.col_idx[k];
+    if (u != v && earlier(u, v, rank)) ++count;
+  }
+  waiting[v] = count;
+  if (count == 0) front[atomicAdd(front_size, 1)] = v;
+}
+
+// Ordered round r: the front takes first fit (its earlier neighbours are all colored, its
+// later ones none, and no two of it are adjacent), and each later neighbour it was the
+// last one waited for joins the next front. sizes[r % 3] is the front's size, sizes[(r +
+// 1) % 3] the next's; sizes[(r + 2) % 3], last read in round r - 1, is cleared for round
+// r + 1. So rounds run back to back without the host; *rounds counts those with a front.
+__global__ void ordered_round(CsrView<double> a, const index_t* __restrict__ rank,
+                              const index_t* __restrict__ front, index_t* __restrict__ next,
+                              int* sizes, int r, index_t* waiting, int* color, int* rounds) {
+  const int size = sizes[r % 3];
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    sizes[(r + 2) % 3] = 0;
+    if (size > 0) ++*rounds;
+  }
+  const index_t stride = static_cast<index_t>(gridDim.x) * kThreads;
+  for (index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x; i < size;
+       i += stride) {
+    const index_t v = front[i];
+    color[v] = first_free_color(a, v, color);
+    for (index_t k = a.row_ptr[v]; k < a.row_ptr[v + 1]; ++k) {
+      const index_t u = a.col_idx[k];
+      if (u != v && earlier(v, u, rank) && atomicSub(&waiting[u], 1) == 1) {
+        next[atomicAdd(&sizes[(r + 1) % 3], 1)] = u;
+      }
+    }
+  }
+}
+
 int read_counter(const int* device, cudaStream_t stream) {
   int host = 0;
   PRISM_CUDA_CHECK(cudaMemcpyAsync(&host, device, sizeof(int), cudaMemcpyDeviceToHost, stream));
@@ -99,47 +143,110 @@ int read_counter(const int* device, cudaStream_t stream) {
   return host;
 }
 
-}  // namespace
-
-int jones_plassmann_coloring(const CsrView<double>& a, int* colors, cudaStream_t stream) {
-  const index_t n = a.rows;
-  if (n == 0) return 0;
-  const auto size = static_cast<std::size_t>(n);
-  const int blocks = blocks_for(n);
-  DeviceBuffer<unsigned char> chosen(size);
-  DeviceBuffer<int> recolored(size);
-  DeviceBuffer<int> counter(1);
-  PRISM_CUDA_CHECK(cudaMemsetAsync(colors, 0xff, size * sizeof(int), stream));  // all -1
-
-  for (int left = n; left > 0;) {
-    PRISM_CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(int), stream));
-    choose<<<blocks, kThreads, 0, stream>>>(a, colors, chosen.data(), counter.data());
+// Jones-Plassmann rounds over the uncoloured vertices (colors < 0) until none is left.
+void hash_rounds(const CsrView<double>& a, int* colors, unsigned char* chosen, int* counter,
+                 cudaStream_t stream) {
+  const int blocks = blocks_for(a.rows);
+  for (int left = a.rows; left > 0;) {
+    PRISM_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(int), stream));
+    choose<<<blocks, kThreads, 0, stream>>>(a, colors, chosen, counter);
     PRISM_CUDA_CHECK_LAUNCH();
-    color_chosen<<<blocks, kThreads, 0, stream>>>(a, chosen.data(), colors);
+    color_chosen<<<blocks, kThreads, 0, stream>>>(a, chosen, colors);
     PRISM_CUDA_CHECK_LAUNCH();
-    left = read_counter(counter.data(), stream);
+    left = read_counter(counter, stream);
   }
-  PRISM_CUDA_CHECK(cudaMemsetAsync(counter.data(), 0xff, sizeof(int), stream));
-  largest_color<<<blocks, kThreads, 0, stream>>>(n, colors, counter.data());
-  PRISM_CUDA_CHECK_LAUNCH();
-  int count = read_counter(counter.data(), stream) + 1;
+}
 
+// The number of colors of a complete coloring.
+int color_count(index_t n, const int* colors, int* counter, cudaStream_t stream) {
+  PRISM_CUDA_CHECK(cudaMemsetAsync(counter, 0xff, sizeof(int), stream));
+  largest_color<<<blocks_for(n), kThreads, 0, stream>>>(n, colors, counter);
+  PRISM_CUDA_CHECK_LAUNCH();
+  return read_counter(counter, stream) + 1;
+}
+
+// The recoloring passes; returns the number of colors after them.
+int recolor(const CsrView<double>& a, int* colors, int count, int* counter, cudaStream_t stream) {
+  const index_t n = a.rows;
+  const auto size = static_cast<std::size_t>(n);
+  DeviceBuffer<int> recolored(size);
   for (int pass = 0; pass < kRecolorPasses && count > 1; ++pass) {
     PRISM_CUDA_CHECK(cudaMemsetAsync(recolored.data(), 0xff, size * sizeof(int), stream));
-    PRISM_CUDA_CHECK(cudaMemsetAsync(counter.data(), 0xff, sizeof(int), stream));
+    PRISM_CUDA_CHECK(cudaMemsetAsync(counter, 0xff, sizeof(int), stream));
     for (int c = count - 1; c >= 0; --c) {
-      recolor_class<<<blocks, kThreads, 0, stream>>>(a, colors, c, recolored.data(),
-                                                     counter.data());
+      recolor_class<<<blocks_for(n), kThreads, 0, stream>>>(a, colors, c, recolored.data(),
+                                                            counter);
       PRISM_CUDA_CHECK_LAUNCH();
     }
     PRISM_CUDA_CHECK(cudaMemcpyAsync(colors, recolored.data(), size * sizeof(int),
                                      cudaMemcpyDeviceToDevice, stream));
-    const int now = read_counter(counter.data(), stream) + 1;
+    const int now = read_counter(counter, stream) + 1;
     const bool saved = now < count;
     count = now;
     if (!saved) break;
   }
   return count;
+}
+
+// Ordered rounds launched between two looks at the next front's size.
+constexpr int kRoundBatch = 32;
+
+// Blocks of an ordered round: enough to fill the device; the rounds loop over the front.
+int round_blocks(index_t n) {
+  int device = 0, sms = 0;
+  PRISM_CUDA_CHECK(cudaGetDevice(&device));
+  PRISM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return std::max(1, std::min(blocks_for(n), 8 * sms));
+}
+
+}  // namespace
+
+int jones_plassmann_coloring(const CsrView<double>& a, int* colors, cudaStream_t stream) {
+  const index_t n = a.rows;
+  if (n == 0) return 0;
+  DeviceBuffer<unsigned char> chosen(static_cast<std::size_t>(n));
+  DeviceBuffer<int> counter(1);
+  PRISM_CUDA_CHECK(cudaMemsetAsync(colors, 0xff, n * sizeof(int), stream));  // all -1
+  hash_rounds(a, colors, chosen.data(), counter.data(), stream);
+  return recolor(a, colors, color_count(n, colors, counter.data(), stream), counter.data(), stream);
+}
+
+GreedyColoring ordered_greedy_coloring(const CsrView<double>& a, const index_t* rank,
+                                       int round_limit, int* colors, cudaStream_t stream) {
+  GreedyColoring result;
+  const index_t n = a.rows;
+  if (n == 0) return result;
+  const auto size = static_cast<std::size_t>(n);
+  DeviceBuffer<index_t> waiting(size), front(size), next(size);
+  DeviceBuffer<int> counters(4);  // the three front sizes, the rounds
+  int* sizes = counters.data();
+  PRISM_CUDA_CHECK(cudaMemsetAsync(colors, 0xff, size * sizeof(int), stream));  // all -1
+  PRISM_CUDA_CHECK(cudaMemsetAsync(sizes, 0, 4 * sizeof(int), stream));
+  count_earlier<<<blocks_for(n), kThreads, 0, stream>>>(a, rank, waiting.data(), front.data(),
+                                                        sizes);
+  PRISM_CUDA_CHECK_LAUNCH();
+  index_t* fronts[2] = {front.data(), next.data()};
+  const int blocks = round_blocks(n);
+  int r = 0, left = 0;
+  for (;;) {
+    for (const int last = std::min(r + kRoundBatch, round_limit); r < last; ++r) {
+      ordered_round<<<blocks, kThreads, 0, stream>>>(a, rank, fronts[r % 2], fronts[(r + 1) % 2],
+                                                     sizes, r, waiting.data(), colors, sizes + 3);
+      PRISM_CUDA_CHECK_LAUNCH();
+    }
+    left = read_counter(sizes + r % 3, stream);
+    if (left == 0 || r >= round_limit) break;
+  }
+  result.rounds = read_counter(sizes + 3, stream);
+  result.exact = left == 0;
+  if (result.exact) {
+    result.colors = color_count(n, colors, sizes, stream);
+    return result;
+  }
+  DeviceBuffer<unsigned char> chosen(size);
+  hash_rounds(a, colors, chosen.data(), sizes, stream);
+  result.colors = recolor(a, colors, color_count(n, colors, sizes, stream), sizes, stream);
+  return result;
 }
 
 }  // namespace prism::kernels::cuda

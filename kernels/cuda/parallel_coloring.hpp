@@ -2,6 +2,7 @@
 // Device twin of kernels/parallel_coloring.hpp.
 
 #include "kernels/csr_view.hpp"
+#include "kernels/parallel_coloring.hpp"
 
 #include <cuda_runtime.h>
 
@@ -13,5 +14,12 @@ namespace prism::kernels::cuda {
 /// readback of the vertices left, a recoloring pass one launch per class and a readback of
 /// the colors it needs. Synchronizes `stream`.
 int jones_plassmann_coloring(const CsrView<double>& a, int* colors, cudaStream_t stream);
+
+/// reference::ordered_greedy_coloring(a, rank, round_limit, colors) on device arrays (`rank`
+/// in device memory or nullptr, `colors` a.rows ints). One thread per vertex counts its
+/// earlier neighbours; an ordered round is one launch over the front (a worklist), rounds
+/// go in batches of 32 between readbacks of the next front's size. Synchronizes `stream`.
+GreedyColoring ordered_greedy_coloring(const CsrView<double>& a, const index_t* rank,
+                                       int round_limit, int* colors, cudaStream_t stream);
 
 }  // namespace prism::kernels::cuda

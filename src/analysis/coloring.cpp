@@ -214,6 +214,18 @@ Coloring color_matrix(const CsrMatrix<double>& a, VertexOrder order) {
   return result;
 }
 
+namespace analysis {
+
+std::vector<index_t> greedy_rank(const CsrMatrix<double>& a, VertexOrder order) {
+  if (order == VertexOrder::natural || a.rows == 0) return {};
+  const std::vector<Vertex> visit = vertex_order(adjacency_graph(a), order);
+  std::vector<index_t> rank(visit.size());
+  for (std::size_t p = 0; p < visit.size(); ++p) rank[visit[p]] = static_cast<index_t>(p);
+  return rank;
+}
+
+}  // namespace analysis
+
 bool is_valid_coloring(const CsrMatrix<double>& a, const std::vector<int>& color) {
   if (color.size() != static_cast<std::size_t>(a.rows) || a.rows != a.cols) return false;
   for (index_t i = 0; i < a.rows; ++i) {

@@ -1,9 +1,10 @@
 // The GPU set-up (issue 47) against its references: the pattern checks
 // (kernels/cuda/setup_checks.hpp) give the reference's flags and mirror map, the parallel
-// coloring (kernels/cuda/parallel_coloring.hpp) the reference's coloring exactly, on the
-// awkward cases of setup_test_matrices.hpp; through the solver, the cuda backend rejects
-// the same bad matrices with the host's messages, and its jones_plassmann ordering is the
-// host's. Skips without a device.
+// colorings (kernels/cuda/parallel_coloring.hpp) the reference's colorings exactly, on the
+// awkward cases of setup_test_matrices.hpp (the ordered greedy one in several vertex
+// orders and past its round limit); through the solver, the cuda backend rejects the same
+// bad matrices with the host's messages, its jones_plassmann ordering is the host's, and
+// its parallel_greedy ordering is Boost's greedy one. Skips without a device.
 
 #include <prism/errors.hpp>
 #include <prism/solver.hpp>
@@ -18,6 +19,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -88,6 +92,45 @@ TEST(ParallelColoringCuda, JonesPlassmannIsEquivalentToReference) {
   }
 }
 
+// Vertex orders (rank[row]) for the ordered greedy coloring: natural (empty), reversed,
+// shuffled.
+std::vector<std::vector<index_t>> test_ranks(index_t n) {
+  std::vector<index_t> reversed(static_cast<std::size_t>(n));
+  for (index_t v = 0; v < n; ++v) reversed[v] = n - 1 - v;
+  std::vector<index_t> shuffled(reversed);
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(12345));
+  return {{}, reversed, shuffled};
+}
+
+TEST(ParallelColoringCuda, OrderedGreedyIsEquivalentToReference) {
+  PRISM_SKIP_WITHOUT_GPU();
+  std::vector<prism::test::NamedMatrix> cases = prism::test::coloring_cases();
+  cases.push_back({"path 50", prism::poisson2d(50, 1)});
+  cases.push_back({"poisson3d 40x33x31", prism::poisson3d(40, 33, 31)});  // several batches
+  for (const auto& [name, a] : cases) {
+    const std::vector<std::vector<index_t>> ranks = test_ranks(a.rows);
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      for (const int limit : {1 << 30, 0, 3, 40}) {
+        SCOPED_TRACE(name + ", order " + std::to_string(r) + ", limit " + std::to_string(limit));
+        const index_t* host_rank = ranks[r].empty() ? nullptr : ranks[r].data();
+        std::vector<int> want(static_cast<std::size_t>(a.rows));
+        const prism::kernels::GreedyColoring expected =
+            prism::kernels::reference::ordered_greedy_coloring(host_view(a), host_rank, limit,
+                                                               want.data());
+        const DeviceCsr d(a);
+        const k::DeviceBuffer<index_t> rank = k::upload_and_wait(ranks[r], nullptr);
+        k::DeviceBuffer<int> colors(static_cast<std::size_t>(a.rows));
+        const prism::kernels::GreedyColoring got = k::ordered_greedy_coloring(
+            d.view(), host_rank == nullptr ? nullptr : rank.data(), limit, colors.data(), nullptr);
+        EXPECT_EQ(got.colors, expected.colors);
+        EXPECT_EQ(got.rounds, expected.rounds);
+        EXPECT_EQ(got.exact, expected.exact);
+        EXPECT_EQ(k::download_and_wait(colors, nullptr), want);
+      }
+    }
+  }
+}
+
 std::string setup_message(const CsrMatrix<double>& a, prism::BackendKind backend,
                           prism::MatrixCheck level) {
   prism::SolverConfig config;
@@ -140,6 +183,37 @@ TEST(CudaSetup, JonesPlassmannOrderingIsTheHostOrdering) {
   EXPECT_EQ(reports[1].ordering.colors.max_size, reports[0].ordering.colors.max_size);
   // The same ordering and factor: the iterations differ at most by rounding.
   EXPECT_NEAR(reports[1].iterations, reports[0].iterations, 1);
+}
+
+TEST(CudaSetup, ParallelGreedyOrderingIsBoostsGreedyOrdering) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const CsrMatrix<double> a = prism::test::random_symmetric(20000, 90000, 3);
+  const std::vector<double> b(static_cast<std::size_t>(a.rows), 1.0);
+  for (const auto order : {prism::VertexOrder::natural, prism::VertexOrder::largest_first}) {
+    SCOPED_TRACE(std::string(prism::to_string(order)));
+    prism::SolveReport reports[2];
+    int slot = 0;
+    for (const auto method :
+         {prism::ColoringMethod::greedy, prism::ColoringMethod::parallel_greedy}) {
+      prism::SolverConfig config;
+      config.backend = prism::BackendKind::cuda;
+      config.preconditioner.type = "ic0";
+      config.preconditioner.ordering = prism::Ordering::color;
+      config.preconditioner.coloring.method = method;
+      config.preconditioner.coloring.vertex_order = order;
+      config.solver.tolerance = 1e-8;
+      prism::Solver solver(config);
+      solver.setup(a);
+      std::vector<double> x(b.size(), 0.0);
+      reports[slot++] = solver.solve(b, x);
+    }
+    ASSERT_TRUE(reports[0].converged() && reports[1].converged());
+    EXPECT_EQ(reports[1].ordering.method, "parallel_greedy");
+    EXPECT_EQ(reports[1].ordering.colors.count, reports[0].ordering.colors.count);
+    EXPECT_EQ(reports[1].ordering.colors.min_size, reports[0].ordering.colors.min_size);
+    EXPECT_EQ(reports[1].ordering.colors.max_size, reports[0].ordering.colors.max_size);
+    EXPECT_NEAR(reports[1].iterations, reports[0].iterations, 1);
+  }
 }
 
 }  // namespace

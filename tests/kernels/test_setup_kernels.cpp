@@ -1,11 +1,13 @@
 // The set-up kernels' references: the pattern checks (kernels/setup_checks.hpp) reject
 // exactly what the host checks reject, level by level, and find the host's mirror map; the
 // parallel coloring (kernels/parallel_coloring.hpp) is a valid coloring, reproducible, with
-// colors within a bound of Boost's greedy coloring.
+// colors within a bound of Boost's greedy coloring; the ordered greedy coloring is Boost's
+// greedy coloring exactly in each vertex order, and past its round limit still valid.
 
 #include <prism/analysis.hpp>
 #include <prism/errors.hpp>
 
+#include "analysis/color_order.hpp"
 #include "kernels/matrix_values.hpp"
 #include "kernels/parallel_coloring.hpp"
 #include "kernels/setup_checks.hpp"
@@ -107,6 +109,65 @@ TEST(ParallelColoring, ReferenceIsValidReproducibleAndNearGreedy) {
     EXPECT_LE(count, degree + 1);
     const int greedy = prism::color_matrix(a, prism::VertexOrder::natural).num_colors;
     EXPECT_LE(count, 2 * greedy + 1) << "greedy: " << greedy;
+  }
+}
+
+// The coloring cases and a path, whose natural order needs a round per row.
+std::vector<prism::test::NamedMatrix> ordered_cases() {
+  std::vector<prism::test::NamedMatrix> cases = prism::test::coloring_cases();
+  cases.push_back({"path 50", prism::poisson2d(50, 1)});
+  return cases;
+}
+
+TEST(OrderedGreedyColoring, ReferenceIsBoostsGreedyColoring) {
+  for (const auto& [name, a] : ordered_cases()) {
+    for (const auto& [order, order_name] : prism::enum_names<prism::VertexOrder>()) {
+      SCOPED_TRACE(name + ", " + std::string(order_name));
+      const std::vector<index_t> rank = prism::analysis::greedy_rank(a, order);
+      std::vector<int> colors(static_cast<std::size_t>(a.rows), -7);
+      const prism::kernels::GreedyColoring got = ref::ordered_greedy_coloring(
+          view_of(a), rank.empty() ? nullptr : rank.data(), 1 << 30, colors.data());
+      EXPECT_TRUE(got.exact);
+      const prism::Coloring boost = prism::color_matrix(a, order);
+      EXPECT_EQ(got.colors, boost.num_colors);
+      EXPECT_EQ(prism::coloring_of(colors, got.colors).color, boost.color);
+      EXPECT_EQ(prism::parallel_greedy_coloring(a, order).color, boost.color);
+    }
+  }
+}
+
+TEST(OrderedGreedyColoring, NaturalOrderRoundsAreTheLongestIncreasingPath) {
+  const auto rounds = [](const CsrMatrix<double>& a) {
+    std::vector<int> colors(static_cast<std::size_t>(a.rows));
+    return ref::ordered_greedy_coloring(view_of(a), nullptr, 1 << 30, colors.data()).rounds;
+  };
+  EXPECT_EQ(rounds(prism::poisson3d(13, 9, 7)), 13 + 9 + 7 - 2);
+  EXPECT_EQ(rounds(prism::poisson2d(50, 1)), 50);
+  EXPECT_EQ(rounds(prism::test::diagonal_only(33)), 1);
+  EXPECT_EQ(rounds(CsrMatrix<double>{0, 0, {0}, {}, {}}), 0);
+}
+
+TEST(OrderedGreedyColoring, PastTheRoundLimitStillValid) {
+  for (const auto& [name, a] : ordered_cases()) {
+    for (const int limit : {0, 1, 3}) {
+      SCOPED_TRACE(name + ", limit " + std::to_string(limit));
+      std::vector<int> colors(static_cast<std::size_t>(a.rows), -7);
+      const prism::kernels::GreedyColoring got =
+          ref::ordered_greedy_coloring(view_of(a), nullptr, limit, colors.data());
+      EXPECT_TRUE(prism::is_valid_coloring(a, colors));
+      EXPECT_LE(got.rounds, limit);
+      index_t degree = 0;
+      for (index_t i = 0; i < a.rows; ++i) {
+        degree = std::max(degree, a.row_ptr[i + 1] - a.row_ptr[i]);
+      }
+      EXPECT_LE(got.colors, degree + 1);
+      if (a.rows > 0) EXPECT_EQ(got.colors, *std::max_element(colors.begin(), colors.end()) + 1);
+      std::vector<int> natural(colors.size());
+      const int rounds =
+          ref::ordered_greedy_coloring(view_of(a), nullptr, 1 << 30, natural.data()).rounds;
+      EXPECT_EQ(got.exact, rounds <= limit);
+      if (got.exact) EXPECT_EQ(colors, natural);
+    }
   }
 }
 
