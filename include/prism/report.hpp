@@ -72,6 +72,16 @@ struct MemoryReport {
   std::size_t resident_after_bytes = 0;
 };
 
+/// One step of setup() timed apart, finer than SetupReport's groups (the permutation, the
+/// level sets, the IC(0) pattern, the triangle split, the color-set layouts, ...).
+struct SetupStep {
+  /// "<group>: <what>": "permutation: pattern and values", "analysis: ic0 pattern (L, U =
+  /// L^T)", ...
+  std::string name;
+  double seconds = 0.0;  ///< host wall time, a device step's wait for its work included
+  bool device = false;   ///< the step's work ran (partly) in the backend's device memory
+};
+
 /// Setup cost, split the way it is reused: analysis once per sparsity pattern,
 /// factorization once per set of values.
 struct SetupReport {
@@ -88,6 +98,9 @@ struct SetupReport {
   /// The whole setup() call: the steps above and what lies between them (a backend: auto
   /// fallback, memory bookkeeping); 0 after a refactor.
   double total_seconds = 0.0;
+  /// The steps inside the groups above, in the order they ran (each inside one group;
+  /// steps need not cover a group whole); empty after a refactor.
+  std::vector<SetupStep> steps;
   MemoryReport memory;  ///< memory kept after setup()
 };
 

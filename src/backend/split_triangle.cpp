@@ -23,8 +23,13 @@ SplitTriangle SplitTriangle::unit_values(const CsrMatrix<double>& t, Triangle tr
   return SplitTriangle(t, triangle, precision, PatternOnly{}, 1.0, placement);
 }
 
+SplitTriangle SplitTriangle::pattern_only(const CsrMatrix<double>& t, Triangle triangle) {
+  return SplitTriangle(t, triangle, Precision::fp64, PatternOnly{}, 0.0, nullptr, false);
+}
+
 SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision,
-                             PatternOnly, double fill, const HostKernels* placement)
+                             PatternOnly, double fill, const HostKernels* placement,
+                             bool with_values)
     : lower_(triangle == Triangle::lower), precision_(precision), nnz_(t.nnz()) {
   const auto n = static_cast<std::size_t>(t.rows);
   // Every row must store its diagonal, checked for all rows before any is copied: then the
@@ -67,13 +72,16 @@ SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Prec
   strict_.cols = t.cols;
   strict_.row_ptr.resize(n + 1);
   strict_.col_idx.resize(strict_entries);
-  strict_.values.resize(strict_entries);
-  inverse_diagonal_.resize(n);
+  if (with_values) {
+    strict_.values.resize(strict_entries);
+    inverse_diagonal_.resize(n);
+  }
   strict_.row_ptr[n] = row_ptr[n];
   const auto write_rows = [&](index_t begin, index_t end) {
     std::copy(row_ptr.begin() + begin, row_ptr.begin() + end, strict_.row_ptr.begin() + begin);
     const index_t k0 = row_ptr[begin], k1 = row_ptr[end];
     std::copy(col_idx.begin() + k0, col_idx.begin() + k1, strict_.col_idx.begin() + k0);
+    if (!with_values) return;
     std::fill(strict_.values.begin() + k0, strict_.values.begin() + k1, fill);
     std::fill(inverse_diagonal_.begin() + begin, inverse_diagonal_.begin() + end, fill);
   };
@@ -87,6 +95,9 @@ SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Prec
 }
 
 void SplitTriangle::update(const std::vector<double>& values) {
+  if (inverse_diagonal_.size() != diagonal_source_.size()) {
+    throw Error("triangular factor: a split of the pattern alone takes no values");
+  }
   if (static_cast<index_t>(values.size()) != nnz_) {
     throw InvalidMatrixError("update_values: expected " + std::to_string(nnz_) + " values, got " +
                              std::to_string(values.size()));

@@ -48,6 +48,11 @@ class SplitTriangle {
                                    Precision precision = Precision::fp64,
                                    const HostKernels* placement = nullptr);
 
+  /// The split of t's pattern alone: strict().values and inverse_diagonal() stay empty,
+  /// for a factor whose solves keep their values elsewhere (a device factor); update()
+  /// throws. t's values are not read.
+  static SplitTriangle pattern_only(const CsrMatrix<double>& t, Triangle triangle);
+
   /// New values of the factor on the same pattern. Throws InvalidMatrixError on a zero
   /// diagonal or a wrong number of values.
   void update(const std::vector<double>& values);
@@ -76,9 +81,10 @@ class SplitTriangle {
 
  private:
   struct PatternOnly {};
-  // The pattern, with every strict value and inverse diagonal set to `fill`.
+  // The pattern, with every strict value and inverse diagonal set to `fill` (with_values),
+  // or without those arrays.
   SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision, PatternOnly,
-                double fill, const HostKernels* placement);
+                double fill, const HostKernels* placement, bool with_values = true);
 
   bool lower_;
   Precision precision_;

@@ -185,6 +185,10 @@ void log_setup(const SetupReport& setup) {
       format_seconds(setup.permutation_seconds), format_seconds(setup.analysis_seconds),
       format_seconds(setup.factorization_seconds), format_seconds(setup.upload_seconds),
       format_seconds(setup.total_seconds));
+  for (const SetupStep& step : setup.steps) {
+    spdlog::debug("setup step: {} {}{}", step.name, format_seconds(step.seconds),
+                  step.device ? " (device)" : "");
+  }
 }
 
 /// --log-level debug: every `auto` choice the solver resolved, with its reason, and the

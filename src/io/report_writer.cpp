@@ -104,6 +104,15 @@ std::string report_to_json(const SolveReport& r, const ReportContext& context) {
   w.key("factorization_seconds").value(r.setup.factorization_seconds);
   w.key("upload_seconds").value(r.setup.upload_seconds);
   w.key("total_seconds").value(r.setup.total_seconds);
+  w.key("steps").begin_array();
+  for (const SetupStep& step : r.setup.steps) {
+    w.begin_object();
+    w.key("name").value(step.name);
+    w.key("seconds").value(step.seconds);
+    w.key("device").value(step.device);
+    w.end_object();
+  }
+  w.end_array();
   const MemoryReport& m = r.setup.memory;
   const auto bytes = [](std::size_t n) { return static_cast<long long>(n); };
   w.key("memory").begin_object();

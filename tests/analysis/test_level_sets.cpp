@@ -1,6 +1,8 @@
 #include <prism/analysis.hpp>
 #include <prism/generators.hpp>
 
+#include "analysis/level_sets.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -94,6 +96,27 @@ TEST(LevelSets, Grid3dAndColoredOrder) {
   const LevelSets colored = level_sets(b);
   EXPECT_EQ(colored.num_levels, 2);
   expect_valid(b, colored);
+}
+
+// analysis::level_ptr levels a coloring's colors on threads at once: the sizes of
+// level_sets, on colorings of awkward sizes (rows past one thread's part, several colors);
+// ranges that are not independent, or do not cover the rows, fall back to level_sets.
+TEST(LevelSets, LevelPtrOfColorsIsLevelSets) {
+  const std::vector<CsrMatrix<double>> cases{poisson3d(5, 4, 3, 7), poisson3d(41, 37, 23, 7),
+                                             poisson3d(17, 19, 13, 27), tridiagonal(70001)};
+  for (const CsrMatrix<double>& a : cases) {
+    SCOPED_TRACE(a.rows);
+    for (const Coloring& c : {color_matrix(a, VertexOrder::natural), jones_plassmann_coloring(a)}) {
+      const CsrMatrix<double> b = permute_symmetric(a, c.permutation);
+      const std::vector<index_t> want = level_sets(b).level_ptr;
+      EXPECT_EQ(analysis::level_ptr(b, c.color_ptr), want);
+      EXPECT_EQ(analysis::level_ptr(b, {}), want);
+    }
+    // Natural order: one range of coupled rows, ranges that miss rows.
+    const std::vector<index_t> want = level_sets(a).level_ptr;
+    EXPECT_EQ(analysis::level_ptr(a, {0, a.rows}), want);
+    EXPECT_EQ(analysis::level_ptr(a, {0, a.rows / 2}), want);
+  }
 }
 
 TEST(LevelSets, EmptyMatrix) {

@@ -126,7 +126,8 @@ TEST(Colorset, ReferenceSolveEqualsRowByRowSolve) {
 }
 
 // The split and its maps, entry by entry against t; unit_values: the same pattern with
-// every value 1, and update() then gives the split of the factor.
+// every value 1, and update() then gives the split of the factor; pattern_only: the
+// pattern alone.
 void expect_split_of(const CsrMatrix<double>& t, Triangle tri) {
   const SplitTriangle split(t, tri);
   const prism::backend::StrictTriangle& s = split.strict();
@@ -154,6 +155,16 @@ void expect_split_of(const CsrMatrix<double>& t, Triangle tri) {
   unit.update(t.values);
   EXPECT_EQ(unit.strict().values, s.values);
   EXPECT_EQ(unit.inverse_diagonal(), split.inverse_diagonal());
+  // pattern_only: the same pattern and maps without any values, and none taken later.
+  SplitTriangle pattern = SplitTriangle::pattern_only(t, tri);
+  EXPECT_EQ(pattern.strict().row_ptr, s.row_ptr);
+  EXPECT_EQ(pattern.strict().col_idx, s.col_idx);
+  EXPECT_EQ(pattern.strict_source(), split.strict_source());
+  EXPECT_EQ(pattern.diagonal_source(), split.diagonal_source());
+  EXPECT_EQ(pattern.block_ptr(), split.block_ptr());
+  EXPECT_EQ(pattern.strict().values.size(), 0U);
+  EXPECT_EQ(pattern.inverse_diagonal().size(), 0U);
+  if (t.rows > 0) EXPECT_THROW(pattern.update(t.values), prism::Error);
   // Placed by the threaded kernels (first written in the solves' parts): the same split.
   for (int threads : {1, 2, 3, 4}) {
     const auto kernels = prism::backend::make_host_kernels(prism::CpuKernels::threaded, threads);

@@ -4,10 +4,16 @@
 #include <prism/errors.hpp>
 #include <prism/generators.hpp>
 
+#include "backend/threaded_sell_layout.hpp"
+#include "common/host_threads.hpp"
 #include "common/test_matrices.hpp"
 #include "kernels/sell.hpp"
 
 #include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -92,6 +98,44 @@ TEST(SellLayout, RejectsRangesThatDoNotCoverTheRows) {
   EXPECT_THROW(prism::kernels::sell_layout(view(p), {0, 10}), prism::ConfigError);
   EXPECT_THROW(prism::kernels::sell_layout(view(p), {0, 12, 8, 16}), prism::ConfigError);
   EXPECT_THROW(prism::kernels::sell_layout(view(p), {16}), prism::ConfigError);
+}
+
+// The set-up's threaded layout is the reference's entry for entry: awkward ranges (not
+// multiples of the slice, empty ones), slices of 32 and 8, rows spread over several parts
+// on 1 to 4 threads, and the reference's errors.
+TEST(SellLayout, ThreadedLayoutIsTheReference) {
+  const CsrMatrix<double> big = prism::poisson3d(41, 37, 23, 27);  // 34891 rows, 8..27 a row
+  const CsrMatrix<double> p = prism::poisson3d(7, 6, 5, 27);
+  const CsrMatrix<double> arrow = prism::test::random_symmetric(3001, 20000, 3);
+  const std::vector<std::pair<const CsrMatrix<double>*, std::vector<index_t>>> cases{
+      {&big, {0, big.rows}},
+      {&big, {0, 17, 17, 9000, 20033, big.rows}},
+      {&p, {0, 31, 32, 33, 100, p.rows}},
+      {&p, {0, 0, p.rows, p.rows}},
+      {&arrow, {0, 1000, arrow.rows}}};
+  for (const int threads : {1, 2, 3, 4}) {
+    const prism::test::ScopedHostThreads scoped(threads);
+    for (const auto& [a, ranges] : cases) {
+      for (const index_t slice : {index_t{kSellSlice}, index_t{prism::kernels::kHostSellSlice}}) {
+        SCOPED_TRACE(std::to_string(a->rows) + " rows, " + std::to_string(ranges.size() - 1) +
+                     " ranges, slice " + std::to_string(slice) + ", " + std::to_string(threads) +
+                     " threads");
+        const auto want = prism::kernels::sell_layout(view(*a), ranges, slice);
+        const auto got = prism::backend::threaded_sell_layout(view(*a), ranges, slice);
+        EXPECT_EQ(got.rows, want.rows);
+        EXPECT_EQ(got.slice, want.slice);
+        EXPECT_EQ(got.range_ptr, want.range_ptr);
+        EXPECT_EQ(got.range_slice, want.range_slice);
+        EXPECT_EQ(got.slice_ptr, want.slice_ptr);
+        EXPECT_EQ(got.col_idx, want.col_idx);
+        EXPECT_EQ(got.source, want.source);
+      }
+    }
+  }
+  EXPECT_THROW(prism::backend::threaded_sell_layout(view(p), {0, 10}), prism::ConfigError);
+  EXPECT_THROW(prism::backend::threaded_sell_layout(view(p), {0, 12, 8, p.rows}),
+               prism::ConfigError);
+  EXPECT_THROW(prism::backend::threaded_sell_layout(view(p), {0, p.rows}, 0), prism::ConfigError);
 }
 
 }  // namespace

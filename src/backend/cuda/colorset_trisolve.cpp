@@ -1,6 +1,8 @@
 #include "backend/cuda/colorset_trisolve.hpp"
 
 #include "backend/cuda/cuda_vector.hpp"
+#include "backend/threaded_sell_layout.hpp"
+#include "common/parallel.hpp"
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/columns.hpp"
 #include "kernels/cuda/device_info.hpp"
@@ -14,6 +16,9 @@
 namespace prism::backend::cuda {
 
 using kernels::cuda::DeviceBuffer;
+
+// Entries a host thread maps at least in the set-up's loops over stored entries.
+constexpr std::size_t kEntriesPerPart = std::size_t{1} << 18;
 
 DeviceColorset::DeviceColorset(const SplitTriangle& split,
                                const std::vector<index_t>& strict_to_factor, Precision precision,
@@ -30,7 +35,7 @@ DeviceColorset::DeviceColorset(const SplitTriangle& split,
       blocks > 0 && static_cast<double>(rows_) / static_cast<double>(blocks) >=
                         kernels::kSellAutoMinBlockFraction * kernels::cuda::resident_threads();
   if (layout == ColorsetLayout::sell || (layout == ColorsetLayout::automatic && large_blocks)) {
-    kernels::SellLayout sell = kernels::sell_layout(view, split.block_ptr());
+    kernels::SellLayout sell = threaded_sell_layout(view, split.block_ptr());
     if (layout == ColorsetLayout::sell ||
         kernels::sell_padding(sell, strict.nnz()) <= kernels::kSellAutoMaxPadding) {
       sell_ = true;
@@ -50,9 +55,12 @@ DeviceColorset::DeviceColorset(const SplitTriangle& split,
   }
   if (!strict_to_factor.empty()) {
     host_factor_source_.resize(source.size());
-    for (std::size_t k = 0; k < source.size(); ++k) {
-      host_factor_source_[k] = source[k] >= 0 ? strict_to_factor[source[k]] : -1;
-    }
+    // Memory-bound: entries in parts on host threads.
+    common::parallel_for(source.size(), kEntriesPerPart, [&](std::size_t first, std::size_t last) {
+      for (std::size_t k = first; k < last; ++k) {
+        host_factor_source_[k] = source[k] >= 0 ? strict_to_factor[source[k]] : -1;
+      }
+    });
   }
   host_source_ = std::move(source);
   const std::size_t stored = host_source_.size(), n = static_cast<std::size_t>(rows_);
@@ -115,9 +123,14 @@ void DeviceColorset::update_from(const SplitTriangle& split, const double* value
 
 std::vector<index_t> DeviceColorset::factor_destinations(std::size_t factor_entries) const {
   std::vector<index_t> dest(factor_entries, -1);
-  for (std::size_t k = 0; k < host_factor_source_.size(); ++k) {
-    if (host_factor_source_[k] >= 0) dest[host_factor_source_[k]] = static_cast<index_t>(k);
-  }
+  // Each factor entry has at most one stored place: the parts write apart.
+  common::parallel_for(host_factor_source_.size(), kEntriesPerPart,
+                       [&](std::size_t first, std::size_t last) {
+                         for (std::size_t k = first; k < last; ++k) {
+                           const index_t from = host_factor_source_[k];
+                           if (from >= 0) dest[from] = static_cast<index_t>(k);
+                         }
+                       });
   return dest;
 }
 

@@ -4,6 +4,8 @@
 #include "backend/cuda/cuda_vector.hpp"
 #include "backend/split_triangle.hpp"
 #include "common/memory.hpp"
+#include "common/parallel.hpp"
+#include "common/setup_steps.hpp"
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/columns.hpp"
 #include "kernels/cuda/device_info.hpp"
@@ -21,15 +23,22 @@ namespace {
 using kernels::cuda::DeviceBuffer;
 using kernels::cuda::PinnedBuffer;
 
+// Entries a host thread maps at least in the set-up's loops over the factor's entries.
+constexpr std::size_t kEntriesPerPart = std::size_t{1} << 18;
+
 class CudaIc0Factor final : public Ic0Factor {
  public:
   CudaIc0Factor(const CsrMatrix<double>& lower, const CsrMatrix<double>& upper,
                 const std::vector<index_t>& upper_source, const std::vector<index_t>& lower_source,
                 const TrisolveSpec& spec, double* scalars, cudaStream_t stream)
       : stream_(stream), scalars_(scalars), rows_(lower.rows) {
-    // A pattern has no values yet.
-    const SplitTriangle sl = SplitTriangle::unit_values(lower, Triangle::lower);
-    const SplitTriangle su = SplitTriangle::unit_values(upper, Triangle::upper);
+    // Each step of this analysis is timed apart (SetupReport::steps).
+    common::StepTimer split_step("analysis: triangle split, independent blocks");
+    // A pattern has no values yet; the factorization writes them into the solves' storage.
+    const SplitTriangle sl = SplitTriangle::pattern_only(lower, Triangle::lower);
+    const SplitTriangle su = SplitTriangle::pattern_only(upper, Triangle::upper);
+    split_step.stop();
+    common::StepTimer blocks_step("analysis: factor's row blocks, pattern upload", true);
     // Rows of one block of the strict lower triangle never read each other: the
     // factorization runs block by block, like the forward solve.
     const std::vector<index_t>& blocks = sl.block_ptr();
@@ -54,10 +63,15 @@ class CudaIc0Factor final : public Ic0Factor {
     l_values_ = DeviceBuffer<double>(lower.col_idx.size());
     host_row_ptr_ = lower.row_ptr;
     host_lower_source_ = lower_source;
+    blocks_step.stop();
 
+    common::StepTimer layout_step("analysis: color-set layouts (SELL), maps upload", true);
     // U's strict entries come from L through U's own map into L.
+    // The set-up's maps are memory-bound: entries (rows) in parts on host threads.
     std::vector<index_t> from_l(su.strict_source().size());
-    for (std::size_t k = 0; k < from_l.size(); ++k) from_l[k] = upper_source[su.strict_source()[k]];
+    common::parallel_for(from_l.size(), kEntriesPerPart, [&](std::size_t first, std::size_t last) {
+      for (std::size_t k = first; k < last; ++k) from_l[k] = upper_source[su.strict_source()[k]];
+    });
     lower_ = DeviceColorset(sl, sl.strict_source(), spec.precision, spec.layout, stream);
     upper_ = DeviceColorset(su, from_l, spec.precision, spec.layout, stream);
     // With SELL the forward steps read b, not b * dl, on the first color (its inverse
@@ -76,10 +90,18 @@ class CudaIc0Factor final : public Ic0Factor {
     upper_.release_host_maps();
     row_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
     inverse_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
+    layout_step.stop();
+    common::StepTimer match_step("analysis: ic0 match table, staging", true);
     std::vector<index_t> entry_row(lower.col_idx.size());
-    for (index_t i = 0; i < rows_; ++i) {
-      for (index_t k = lower.row_ptr[i]; k < lower.row_ptr[i + 1]; ++k) entry_row[k] = i;
-    }
+    common::parallel_for(static_cast<std::size_t>(rows_), common::kRowsPerPart,
+                         [&](std::size_t first, std::size_t last) {
+                           for (auto i = static_cast<index_t>(first);
+                                i < static_cast<index_t>(last); ++i) {
+                             for (index_t k = lower.row_ptr[i]; k < lower.row_ptr[i + 1]; ++k) {
+                               entry_row[k] = i;
+                             }
+                           }
+                         });
     entry_row_ = kernels::cuda::upload_and_wait(entry_row, stream);
     // The merges are the same for every set of values: found once here, every row of
     // every block then reads only the products it subtracts.
