@@ -23,6 +23,7 @@ __global__ void __launch_bounds__(kThreads)
     bool stop = false;
     for (int c = threadIdx.x; c < count; c += kThreads) {
       const index_t j = cols[c];
+      if (j < 0) continue;  // masked (kernels/cuda/columns.hpp): its row entry is not written
       const double* sc = s + static_cast<std::ptrdiff_t>(j) * kCgScalarCount;
       const double norm = sqrt(sc[kCgRr]);  // IEEE square root, as std::sqrt on the host
       row[c] = norm;

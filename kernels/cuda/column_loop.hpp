@@ -21,10 +21,11 @@ struct ColumnLoopState {
 
 /// k = ++state->iteration. At a check point (k a multiple of check_every, or k >=
 /// max_iterations): history[checks * count + c] = sqrt(s[j][rr]) for each listed column
-/// j = cols[c] (s as kernels/columns.hpp lays it out), ++checks, and the while node's
-/// condition cleared where some column's cg_stop(s[j][rz], s[j][pq], that norm,
-/// targets[j], k, max_iterations) is not `running`, or k >= state->last. Between check
-/// points the loop goes on. One block; `count` columns of any number.
+/// j = cols[c] (s as kernels/columns.hpp lays it out; masked columns, negative entries,
+/// left out and their entries not written), ++checks, and the while node's condition
+/// cleared where some column's cg_stop(s[j][rz], s[j][pq], that norm, targets[j], k,
+/// max_iterations) is not `running`, or k >= state->last. Between check points the loop
+/// goes on. One block; `count` columns of any number.
 void column_loop_check(cudaGraphConditionalHandle handle, const double* s, const index_t* cols,
                        int count, const double* targets, ColumnLoopState* state, double* history,
                        int check_every, int max_iterations, cudaStream_t stream);

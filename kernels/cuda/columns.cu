@@ -6,6 +6,8 @@
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/columns_rows.cuh"
 
+#include <math_constants.h>
+
 #include <algorithm>
 #include <cstddef>
 
@@ -15,6 +17,8 @@ namespace {
 using column_rows::column_at;
 using column_rows::csr_row_sums;
 using column_rows::group_offsets;
+using column_rows::masked;
+using column_rows::on;
 using column_rows::sell_row_sums;
 
 // blas1.cu's launch shape, so that each column's sums are those of the one-column kernels.
@@ -45,11 +49,11 @@ __global__ void spmm_kernel(CsrView<double> a, const index_t* __restrict__ cols,
     const int group = min(kColumnGroup, count - first);
     std::ptrdiff_t off[kColumnGroup];
     double sum[kColumnGroup];
-    group_offsets(cols, first, group, a.rows, off);
-    csr_row_sums(a, row, x, off, group, sum);
+    const unsigned live = group_offsets(cols, first, group, a.rows, off);
+    csr_row_sums(a, row, x, off, live, sum);
 #pragma unroll
     for (int g = 0; g < kColumnGroup; ++g) {
-      if (g < group) y[off[g] + row] = sum[g];
+      if (on(live, g)) y[off[g] + row] = sum[g];
     }
   }
 }
@@ -64,11 +68,11 @@ __global__ void sell_spmm_kernel(index_t rows, SellView<double> a, const index_t
     const int group = min(kColumnGroup, count - first);
     std::ptrdiff_t off[kColumnGroup];
     double sum[kColumnGroup];
-    group_offsets(cols, first, group, rows, off);
-    sell_row_sums(a, begin, end, 0, x, x, off, group, sum);
+    const unsigned live = group_offsets(cols, first, group, rows, off);
+    sell_row_sums(a, begin, end, 0, x, x, off, live, sum);
 #pragma unroll
     for (int g = 0; g < kColumnGroup; ++g) {
-      if (g < group) y[off[g] + row] = sum[g];
+      if (on(live, g)) y[off[g] + row] = sum[g];
     }
   }
 }
@@ -84,7 +88,7 @@ __global__ void __launch_bounds__(kThreads)
   const int first = static_cast<int>(blockIdx.y) * kColumnGroup;
   const int group = min(kColumnGroup, count - first);
   std::ptrdiff_t off[kColumnGroup];
-  group_offsets(cols, first, group, rows, off);
+  const unsigned live = group_offsets(cols, first, group, rows, off);
   double dot[kColumnGroup];
 #pragma unroll
   for (int g = 0; g < kColumnGroup; ++g) dot[g] = 0.0;
@@ -93,17 +97,17 @@ __global__ void __launch_bounds__(kThreads)
     const index_t slice = row / kSellSlice;
     const index_t begin = a.slice_ptr[slice] + row % kSellSlice, end = a.slice_ptr[slice + 1];
     double sum[kColumnGroup];
-    sell_row_sums(a, begin, end, 0, x, x, off, group, sum);
+    sell_row_sums(a, begin, end, 0, x, x, off, live, sum);
 #pragma unroll
     for (int g = 0; g < kColumnGroup; ++g) {
-      if (g < group) {
+      if (on(live, g)) {
         y[off[g] + row] = sum[g];
         dot[g] += x[off[g] + row] * sum[g];
       }
     }
   }
-  // `group` is the same over the block: every thread takes part in each block_sum, and
-  // the barrier frees its shared slots for the next.
+  // `group` is the same over the block: every thread takes part in each block_sum (a
+  // masked column's is 0, unread), and the barrier frees its shared slots for the next.
 #pragma unroll
   for (int g = 0; g < kColumnGroup; ++g) {
     if (g >= group) break;
@@ -117,6 +121,7 @@ __global__ void __launch_bounds__(kThreads)
 __global__ void dot_partials_columns(index_t n, const index_t* __restrict__ cols,
                                      const double* __restrict__ x, const double* __restrict__ y,
                                      double* __restrict__ partials) {
+  if (masked(cols, blockIdx.y)) return;  // uniform over the block
   const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
   double sum = 0.0;
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
@@ -131,6 +136,7 @@ __global__ void dot_partials_columns(index_t n, const index_t* __restrict__ cols
 __global__ void finish_columns(const index_t* __restrict__ cols,
                                const double* __restrict__ partials, int blocks, int stride,
                                double* __restrict__ s, int slot) {
+  if (masked(cols, blockIdx.x)) return;
   const double* mine = partials + static_cast<std::ptrdiff_t>(blockIdx.x) * stride;
   double sum = 0.0;
   for (int i = threadIdx.x; i < blocks; i += kThreads) sum += mine[i];
@@ -140,6 +146,7 @@ __global__ void finish_columns(const index_t* __restrict__ cols,
 
 __global__ void axpy_columns_kernel(index_t n, const index_t* __restrict__ cols, double a,
                                     const double* __restrict__ x, double* __restrict__ y) {
+  if (masked(cols, blockIdx.y)) return;  // uniform over the block
   const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
     y[o + i] += a * x[o + i];
@@ -148,6 +155,7 @@ __global__ void axpy_columns_kernel(index_t n, const index_t* __restrict__ cols,
 
 __global__ void copy_columns_kernel(index_t n, const index_t* __restrict__ cols,
                                     const double* __restrict__ x, double* __restrict__ y) {
+  if (masked(cols, blockIdx.y)) return;  // uniform over the block
   const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
     y[o + i] = x[o + i];
@@ -157,6 +165,7 @@ __global__ void copy_columns_kernel(index_t n, const index_t* __restrict__ cols,
 __global__ void pointwise_columns_kernel(index_t n, const index_t* __restrict__ cols,
                                          const double* __restrict__ d, const double* __restrict__ x,
                                          double* __restrict__ y) {
+  if (masked(cols, blockIdx.y)) return;  // uniform over the block
   const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
     y[o + i] = d[i] * x[o + i];
@@ -169,6 +178,7 @@ __global__ void pointwise_dot_columns_kernel(index_t n, const index_t* __restric
                                              const double* __restrict__ d,
                                              const double* __restrict__ x, double* __restrict__ y,
                                              double* __restrict__ partials) {
+  if (masked(cols, blockIdx.y)) return;  // uniform over the block
   const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
   double sum = 0.0;
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
@@ -181,43 +191,81 @@ __global__ void pointwise_dot_columns_kernel(index_t n, const index_t* __restric
   if (threadIdx.x == 0) partials[blockIdx.y * kReductionBlocks + blockIdx.x] = sum;
 }
 
+__device__ double cg_alpha(const double* sc) {
+  const double rz = sc[kCgRz], pq = sc[kCgPq];
+  return is_positive(rz) && is_positive(pq) ? rz / pq : 0.0;
+}
+
+/// x += alpha p (X: where x is updated here) and r -= alpha q with the block's part of
+/// r . r; Defer: s[alpha] = alpha, the alpha p x owes (read by no block of this kernel).
+template <bool X, bool Defer>
 __global__ void cg_update_columns_kernel(index_t n, const index_t* __restrict__ cols,
                                          const double* __restrict__ p, const double* __restrict__ q,
                                          double* __restrict__ x, double* __restrict__ r,
-                                         const double* __restrict__ s,
-                                         double* __restrict__ partials) {
-  const double* sc = s + cols[blockIdx.y] * kCgScalarCount;
-  const double rz = sc[kCgRz], pq = sc[kCgPq];
-  const double alpha = is_positive(rz) && is_positive(pq) ? rz / pq : 0.0;
+                                         double* __restrict__ s, double* __restrict__ partials) {
+  if (masked(cols, blockIdx.y)) return;  // uniform over the block
+  double* sc = s + cols[blockIdx.y] * kCgScalarCount;
+  const double alpha = cg_alpha(sc);
   const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
   double sum = 0.0;
   for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
-    x[o + i] += alpha * p[o + i];
+    if constexpr (X) x[o + i] += alpha * p[o + i];
     const double ri = r[o + i] - alpha * q[o + i];
     r[o + i] = ri;
     sum += ri * ri;
   }
   sum = block_sum<kThreads>(sum);
-  if (threadIdx.x == 0) partials[blockIdx.y * kReductionBlocks + blockIdx.x] = sum;
-}
-
-__global__ void cg_direction_columns_kernel(index_t n, const index_t* __restrict__ cols,
-                                            const double* __restrict__ z, double* __restrict__ p,
-                                            const double* __restrict__ s) {
-  const double* sc = s + cols[blockIdx.y] * kCgScalarCount;
-  const double beta = is_positive(sc[kCgRz]) ? sc[kCgRzNew] / sc[kCgRz] : 0.0;
-  const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
-  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
-    p[o + i] = z[o + i] + beta * p[o + i];
+  if (threadIdx.x == 0) {
+    partials[blockIdx.y * kReductionBlocks + blockIdx.x] = sum;
+    if (Defer && blockIdx.x == 0) sc[kCgAlpha] = alpha;
   }
 }
 
-/// After every block of cg_direction_columns has read the old rz (stream order).
+/// p = z + beta p; with X, first x += s[alpha] p where x owes it (s[alpha] not NaN).
+template <bool X>
+__global__ void cg_direction_columns_kernel(index_t n, const index_t* __restrict__ cols,
+                                            const double* __restrict__ z, double* __restrict__ p,
+                                            double* __restrict__ x, const double* __restrict__ s) {
+  if (masked(cols, blockIdx.y)) return;  // uniform over the block
+  const double* sc = s + cols[blockIdx.y] * kCgScalarCount;
+  const double beta = is_positive(sc[kCgRz]) ? sc[kCgRzNew] / sc[kCgRz] : 0.0;
+  const double alpha = X ? sc[kCgAlpha] : CUDART_NAN;
+  const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
+  if (isnan(alpha)) {
+    for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+      p[o + i] = z[o + i] + beta * p[o + i];
+    }
+    return;
+  }
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    const double pi = p[o + i];
+    x[o + i] += alpha * pi;
+    p[o + i] = z[o + i] + beta * pi;
+  }
+}
+
+/// x += s[alpha] p where x owes it.
+__global__ void cg_finish_columns_kernel(index_t n, const index_t* __restrict__ cols,
+                                         const double* __restrict__ p, double* __restrict__ x,
+                                         const double* __restrict__ s) {
+  if (masked(cols, blockIdx.y)) return;  // uniform over the block
+  const double alpha = s[cols[blockIdx.y] * kCgScalarCount + kCgAlpha];
+  if (isnan(alpha)) return;
+  const std::ptrdiff_t o = column_at(cols, blockIdx.y, n);
+  for (index_t i = blockIdx.x * kThreads + threadIdx.x; i < n; i += gridDim.x * kThreads) {
+    x[o + i] += alpha * p[o + i];
+  }
+}
+
+/// After every block of the kernel before has read the scalars (stream order): with
+/// `rotate`, s[rz] = s[rz_new]; with `settle`, s[alpha] = NaN (x owes nothing).
 __global__ void rotate_rz_columns(const index_t* __restrict__ cols, int count,
-                                  double* __restrict__ s) {
+                                  double* __restrict__ s, bool rotate, bool settle) {
   for (int c = threadIdx.x; c < count; c += blockDim.x) {
+    if (masked(cols, c)) continue;
     double* sc = s + cols[c] * kCgScalarCount;
-    sc[kCgRz] = sc[kCgRzNew];
+    if (rotate) sc[kCgRz] = sc[kCgRzNew];
+    if (settle) sc[kCgAlpha] = CUDART_NAN;
   }
 }
 
@@ -234,11 +282,11 @@ __global__ void colorset_rows_columns(index_t begin, index_t end, CsrView<V> s,
     const int group = min(kColumnGroup, count - first);
     std::ptrdiff_t off[kColumnGroup];
     double sum[kColumnGroup];
-    group_offsets(cols, first, group, s.rows, off);
-    csr_row_sums(s, row, x, off, group, sum);
+    const unsigned live = group_offsets(cols, first, group, s.rows, off);
+    csr_row_sums(s, row, x, off, live, sum);
 #pragma unroll
     for (int g = 0; g < kColumnGroup; ++g) {
-      if (g < group) x[off[g] + row] = (b[off[g] + row] - sum[g]) * scale;
+      if (on(live, g)) x[off[g] + row] = (b[off[g] + row] - sum[g]) * scale;
     }
   }
 }
@@ -260,11 +308,11 @@ __global__ void sell_colorset_rows_columns(index_t rows, index_t begin, index_t 
     const int group = min(kColumnGroup, count - first);
     std::ptrdiff_t off[kColumnGroup];
     double sum[kColumnGroup];
-    group_offsets(cols, first, group, rows, off);
-    sell_row_sums(s, lane_begin, lane_end, scaled_end, b, x, off, group, sum);
+    const unsigned live = group_offsets(cols, first, group, rows, off);
+    sell_row_sums(s, lane_begin, lane_end, scaled_end, b, x, off, live, sum);
 #pragma unroll
     for (int g = 0; g < kColumnGroup; ++g) {
-      if (g < group) x[off[g] + row] = (b[off[g] + row] - sum[g]) * scale;
+      if (on(live, g)) x[off[g] + row] = (b[off[g] + row] - sum[g]) * scale;
     }
   }
 }
@@ -393,8 +441,20 @@ void cg_update_columns(index_t n, const index_t* cols, int count, const double* 
                        double* x, double* r, double* partials, double* s, cudaStream_t stream) {
   if (count == 0) return;
   const int blocks = reduction_grid(n);
-  cg_update_columns_kernel<<<dim3(blocks, count), kThreads, 0, stream>>>(n, cols, p, q, x, r, s,
-                                                                         partials);
+  cg_update_columns_kernel<true, false>
+      <<<dim3(blocks, count), kThreads, 0, stream>>>(n, cols, p, q, x, r, s, partials);
+  PRISM_CUDA_CHECK_LAUNCH();
+  finish_columns<<<count, kThreads, 0, stream>>>(cols, partials, blocks, kReductionBlocks, s,
+                                                 kCgRr);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void cg_residual_columns(index_t n, const index_t* cols, int count, const double* q, double* r,
+                         double* partials, double* s, cudaStream_t stream) {
+  if (count == 0) return;
+  const int blocks = reduction_grid(n);
+  cg_update_columns_kernel<false, true>
+      <<<dim3(blocks, count), kThreads, 0, stream>>>(n, cols, nullptr, q, nullptr, r, s, partials);
   PRISM_CUDA_CHECK_LAUNCH();
   finish_columns<<<count, kThreads, 0, stream>>>(cols, partials, blocks, kReductionBlocks, s,
                                                  kCgRr);
@@ -404,9 +464,34 @@ void cg_update_columns(index_t n, const index_t* cols, int count, const double* 
 void cg_direction_columns(index_t n, const index_t* cols, int count, const double* z, double* p,
                           double* s, cudaStream_t stream) {
   if (count == 0) return;
-  cg_direction_columns_kernel<<<dim3(grid_for(n), count), kThreads, 0, stream>>>(n, cols, z, p, s);
+  cg_direction_columns_kernel<false>
+      <<<dim3(grid_for(n), count), kThreads, 0, stream>>>(n, cols, z, p, nullptr, s);
   PRISM_CUDA_CHECK_LAUNCH();
-  rotate_rz_columns<<<1, 32, 0, stream>>>(cols, count, s);
+  rotate_rz_columns<<<1, 32, 0, stream>>>(cols, count, s, true, false);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void cg_direction_x_columns(index_t n, const index_t* cols, int count, const double* z, double* p,
+                            double* x, double* s, cudaStream_t stream) {
+  if (count == 0) return;
+  cg_direction_columns_kernel<true>
+      <<<dim3(grid_for(n), count), kThreads, 0, stream>>>(n, cols, z, p, x, s);
+  PRISM_CUDA_CHECK_LAUNCH();
+  rotate_rz_columns<<<1, 32, 0, stream>>>(cols, count, s, true, true);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void cg_finish_columns(index_t n, const index_t* cols, int count, const double* p, double* x,
+                       double* s, cudaStream_t stream) {
+  if (count == 0) return;
+  cg_finish_columns_kernel<<<dim3(grid_for(n), count), kThreads, 0, stream>>>(n, cols, p, x, s);
+  PRISM_CUDA_CHECK_LAUNCH();
+  owe_nothing_columns(cols, count, s, stream);
+}
+
+void owe_nothing_columns(const index_t* cols, int count, double* s, cudaStream_t stream) {
+  if (count == 0) return;
+  rotate_rz_columns<<<1, 32, 0, stream>>>(cols, count, s, false, true);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

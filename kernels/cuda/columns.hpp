@@ -8,6 +8,10 @@
 // the matrix or factor once for up to kColumnGroup columns, one thread a row; their sums
 // run in entry order (SELL: as sell_spmv and sell_colorset_solve sum, so the same bits;
 // CSR: the one-column kernels split a row over several threads, so equal to rounding).
+//
+// A negative entry of `cols` masks that listed column: every kernel here leaves it out
+// (its vectors and scalars untouched) and computes the others as it would without it, so a
+// graph recorded on a list goes on with fewer columns when the list's entries change.
 
 #include "kernels/csr_view.hpp"
 #include "kernels/cuda/colorset.hpp"
@@ -63,6 +67,22 @@ void cg_update_columns(index_t n, const index_t* cols, int count, const double* 
 /// p = z + beta p; s[rz] = s[rz_new]
 void cg_direction_columns(index_t n, const index_t* cols, int count, const double* z, double* p,
                           double* s, cudaStream_t stream);
+
+// x lagging one step (the multi-column device loop): s[j][alpha] holds the alpha p_j that
+// x_j owes, NaN where it owes nothing. Each column's x, r and p get the sums of
+// cg_update_columns and cg_direction_columns, only x's at a later pass.
+/// cg_update_columns without x: r -= alpha q; s[rr] = r . r; s[alpha] = alpha (owed).
+void cg_residual_columns(index_t n, const index_t* cols, int count, const double* q, double* r,
+                         double* partials, double* s, cudaStream_t stream);
+/// x += s[alpha] p where owed, on the same read of p as cg_direction_columns' p = z + beta p;
+/// s[rz] = s[rz_new]; x owes nothing after.
+void cg_direction_x_columns(index_t n, const index_t* cols, int count, const double* z, double* p,
+                            double* x, double* s, cudaStream_t stream);
+/// x += s[alpha] p where owed; x owes nothing after.
+void cg_finish_columns(index_t n, const index_t* cols, int count, const double* p, double* x,
+                       double* s, cudaStream_t stream);
+/// s[j][alpha] = NaN: x owes nothing.
+void owe_nothing_columns(const index_t* cols, int count, double* s, cudaStream_t stream);
 
 /// colorset_solve (kernels/cuda/colorset.hpp) of each listed column, the strict triangle in
 /// CSR, one launch per step of `plan` (its row ranges; the threads per row are not used),

@@ -15,6 +15,7 @@ namespace prism::kernels::cuda {
 namespace {
 
 using column_rows::group_offsets;
+using column_rows::on;
 using column_rows::sell_row_sums;
 
 constexpr int kThreads = 256;  // sell.cu's, for its grids and block sums
@@ -33,9 +34,9 @@ int groups_of(int count) {
   return (count + kColumnGroup - 1) / kColumnGroup;
 }
 
-/// partials[(first + g) * stride + blockIdx.x] = the block's sum of part[g], per column.
-/// `group` is the same over the block: every thread takes part in each block_sum, and the
-/// barrier frees its shared slots for the next.
+/// partials[(first + g) * stride + blockIdx.x] = the block's sum of part[g], per column
+/// (a masked column's 0, unread). `group` is the same over the block: every thread takes
+/// part in each block_sum, and the barrier frees its shared slots for the next.
 __device__ __forceinline__ void write_group_partials(const double* part, int first, int group,
                                                      int stride, double* __restrict__ partials) {
 #pragma unroll
@@ -61,7 +62,7 @@ __global__ void __launch_bounds__(kThreads)
   const int first = static_cast<int>(blockIdx.y) * kColumnGroup;
   const int group = min(kColumnGroup, count - first);
   std::ptrdiff_t off[kColumnGroup];
-  group_offsets(cols, first, group, n, off);
+  const unsigned live = group_offsets(cols, first, group, n, off);
   double square[kColumnGroup];
 #pragma unroll
   for (int g = 0; g < kColumnGroup; ++g) square[g] = 0.0;
@@ -75,10 +76,10 @@ __global__ void __launch_bounds__(kThreads)
     const double scale_z = writes_z ? static_cast<double>(du[row]) : 0.0;
     double sum[kColumnGroup];
     sell_row_sums(l, l.slice_ptr[slice] + t % kSellSlice, l.slice_ptr[slice + 1], first_end, b, y,
-                  off, group, sum);
+                  off, live, sum);
 #pragma unroll
     for (int g = 0; g < kColumnGroup; ++g) {
-      if (g >= group) break;
+      if (!on(live, g)) continue;
       const double v = (b[off[g] + row] - sum[g]) * scale;
       if (writes_z) z[off[g] + row] = v * scale_z;
       if (!last) y[off[g] + row] = v;
@@ -101,7 +102,7 @@ __global__ void __launch_bounds__(kThreads)
   const int first = static_cast<int>(blockIdx.y) * kColumnGroup;
   const int group = min(kColumnGroup, count - first);
   std::ptrdiff_t off[kColumnGroup];
-  group_offsets(cols, first, group, n, off);
+  const unsigned live = group_offsets(cols, first, group, n, off);
   double own_square[kColumnGroup];
 #pragma unroll
   for (int g = 0; g < kColumnGroup; ++g) own_square[g] = 0.0;
@@ -115,10 +116,10 @@ __global__ void __launch_bounds__(kThreads)
     const double own_scale = in_first ? static_cast<double>(dl[row]) : 0.0;
     double sum[kColumnGroup];
     sell_row_sums(u, u.slice_ptr[slice] + t % kSellSlice, u.slice_ptr[slice + 1], 0, z, z, off,
-                  group, sum);
+                  live, sum);
 #pragma unroll
     for (int g = 0; g < kColumnGroup; ++g) {
-      if (g >= group) break;
+      if (!on(live, g)) continue;
       const double own = in_first ? b[off[g] + row] * own_scale : y[off[g] + row];
       z[off[g] + row] = (own - sum[g]) * scale;
       if (in_first) own_square[g] += own * own;

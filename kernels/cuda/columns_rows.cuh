@@ -1,7 +1,8 @@
 #pragma once
 // Device helpers of the multi-column kernels (kernels/cuda/columns.cu, columns_llt.cu):
-// where a listed column starts, and one row of a CSR or SELL matrix times a group of up to
-// kColumnGroup columns, each sum in entry order (the one-column kernels' order).
+// where a listed column starts, whether it is masked, and one row of a CSR or SELL matrix
+// times a group of up to kColumnGroup columns, each sum in entry order (the one-column
+// kernels' order).
 
 #include "kernels/csr_view.hpp"
 #include "kernels/cuda/columns.hpp"
@@ -11,22 +12,40 @@
 
 namespace prism::kernels::cuda::column_rows {
 
-/// Where listed column c starts in a block of n rows.
+/// Where listed column c starts in a block of n rows (c not masked).
 __device__ __forceinline__ std::ptrdiff_t column_at(const index_t* cols, int c, index_t n) {
   return static_cast<std::ptrdiff_t>(cols[c]) * n;
 }
 
-/// The offsets of the group of listed columns from `first` (0 past the group's end).
-__device__ __forceinline__ void group_offsets(const index_t* cols, int first, int group, index_t n,
-                                              std::ptrdiff_t* off) {
-#pragma unroll
-  for (int g = 0; g < kColumnGroup; ++g) off[g] = g < group ? column_at(cols, first + g, n) : 0;
+/// Whether listed column c is masked (a negative entry, kernels/cuda/columns.hpp).
+__device__ __forceinline__ bool masked(const index_t* cols, int c) {
+  return cols[c] < 0;
 }
 
-/// Row `row` of a CSR matrix times the group's columns of x, in entry order.
+/// The offsets of the group of listed columns from `first` (0 past the group's end or where
+/// masked); returns the columns to compute, bit g for column first + g.
+__device__ __forceinline__ unsigned group_offsets(const index_t* cols, int first, int group,
+                                                  index_t n, std::ptrdiff_t* off) {
+  unsigned live = 0;
+#pragma unroll
+  for (int g = 0; g < kColumnGroup; ++g) {
+    const bool use = g < group && !masked(cols, first + g);
+    off[g] = use ? column_at(cols, first + g, n) : 0;
+    if (use) live |= 1u << g;
+  }
+  return live;
+}
+
+/// Whether bit g of a group_offsets mask is set.
+__device__ __forceinline__ bool on(unsigned live, int g) {
+  return (live >> g) & 1u;
+}
+
+/// Row `row` of a CSR matrix times the group's live columns of x, in entry order.
 template <typename V>
 __device__ __forceinline__ void csr_row_sums(CsrView<V> a, index_t row, const double* x,
-                                             const std::ptrdiff_t* off, int group, double* sum) {
+                                             const std::ptrdiff_t* off, unsigned live,
+                                             double* sum) {
 #pragma unroll
   for (int g = 0; g < kColumnGroup; ++g) sum[g] = 0.0;
   for (index_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k) {
@@ -34,7 +53,7 @@ __device__ __forceinline__ void csr_row_sums(CsrView<V> a, index_t row, const do
     const index_t c = a.col_idx[k];
 #pragma unroll
     for (int g = 0; g < kColumnGroup; ++g) {
-      if (g < group) sum[g] += v * x[off[g] + c];
+      if (on(live, g)) sum[g] += v * x[off[g] + c];
     }
   }
 }
@@ -45,7 +64,8 @@ __device__ __forceinline__ void csr_row_sums(CsrView<V> a, index_t row, const do
 template <typename V>
 __device__ __forceinline__ void sell_row_sums(SellView<V> a, index_t begin, index_t end,
                                               index_t scaled_end, const double* b, const double* x,
-                                              const std::ptrdiff_t* off, int group, double* sum) {
+                                              const std::ptrdiff_t* off, unsigned live,
+                                              double* sum) {
 #pragma unroll
   for (int g = 0; g < kColumnGroup; ++g) sum[g] = 0.0;
   for (index_t k = begin; k < end; k += kSellSlice) {
@@ -55,7 +75,7 @@ __device__ __forceinline__ void sell_row_sums(SellView<V> a, index_t begin, inde
     const double* from = c < scaled_end ? b : x;
 #pragma unroll
     for (int g = 0; g < kColumnGroup; ++g) {
-      if (g < group) sum[g] += v * from[off[g] + c];
+      if (on(live, g)) sum[g] += v * from[off[g] + c];
     }
   }
 }

@@ -45,7 +45,8 @@ void for_each_column(Backend& backend, const Vector& r, Vector& z, const ColumnS
 struct ColumnLoopOutcome {
   int iteration = 0;  ///< the last iteration completed, a check point
   /// The set's residual norms sqrt(s[j][rr]) at each check point the loop passed (first + 1
-  /// .. iteration), the last one included: row i, the set's column c at i * count + c.
+  /// .. iteration), the last one included: row i, the set's column c at i * count + c
+  /// (unspecified where c is masked).
   std::vector<double> residual_norms;
 };
 
@@ -53,11 +54,13 @@ struct ColumnLoopOutcome {
 /// with a while node), checking every listed column at each check point (an iteration that
 /// is a multiple of check_every, or max_iterations) by kernels::cg_stop(s[j][rz],
 /// s[j][pq], sqrt(s[j][rr]), target_j, k, max_iterations), with no host round trip between.
+/// Columns masked in the set (ColumnOperations::mask_columns) are left out, checks included.
 class ColumnLoop {
  public:
   virtual ~ColumnLoop() = default;
   /// Runs iterations first + 1, first + 2, ... and stops at the first check point where a
   /// column is no longer running, or at the first one at least `chunk` iterations on.
+  /// x owes nothing when it starts (column_cg_residual): settle with column_cg_finish.
   virtual ColumnLoopOutcome run(int first, int chunk) = 0;
 };
 
@@ -102,6 +105,37 @@ class ColumnOperations {
   /// cg_direction per column: beta_j = s[j][rz_new] / s[j][rz] (0 unless s[j][rz] is
   /// positive and finite); p_j = z_j + beta_j p_j; s[j][rz] = s[j][rz_new]
   virtual void column_cg_direction(const Vector& z, Vector& p, const ColumnSet& set, Vector& s) = 0;
+  // x lagging one step, as in the fused one-column steps (Backend::cg_step): where the
+  // backend defers it (cuda), column_cg_residual leaves x_j owing alpha_j p_j (kept in
+  // s[j][alpha]), which column_cg_direction_x adds on its read of p and column_cg_finish
+  // alone; each x_j gets column_cg_update's sums. Elsewhere they are column_cg_update,
+  // column_cg_direction and nothing.
+  /// column_cg_update, x_j += alpha_j p_j owed where the backend defers it.
+  virtual void column_cg_residual(const Vector& p, const Vector& q, Vector& x, Vector& r,
+                                  const ColumnSet& set, Vector& s) {
+    column_cg_update(p, q, x, r, set, s);
+  }
+  /// column_cg_direction, first adding to x_j what it owes.
+  virtual void column_cg_direction_x(const Vector& z, Vector& p, Vector& x, const ColumnSet& set,
+                                     Vector& s) {
+    (void)x;
+    column_cg_direction(z, p, set, s);
+  }
+  /// x_j += what it owes.
+  virtual void column_cg_finish(const Vector& p, Vector& x, const ColumnSet& set, Vector& s) {
+    (void)p, (void)x, (void)set, (void)s;
+  }
+  /// Whether mask_columns() works on sets that multiply `a` and go through a preconditioner
+  /// that applies all columns at once (cuda: SELL or CSR; cpu: no).
+  virtual bool can_mask_columns(const Matrix& a) const {
+    (void)a;
+    return false;
+  }
+  /// Leaves the columns of `set` not in `live` out of every operation on the set from now
+  /// on, in the backend's list only (count() and columns() stay): a ColumnLoop recorded on
+  /// the set goes on with the live columns, recorded once. Throws BackendError where
+  /// can_mask_columns() is false.
+  virtual void mask_columns(ColumnSet& set, const std::vector<index_t>& live);
   /// Whether record_column_loop() works here (cuda: with graph while nodes; cpu: no).
   virtual bool can_loop_columns() const { return false; }
   /// Records `body` (one iteration over `set`'s columns; it must only queue work, as
@@ -109,7 +143,7 @@ class ColumnOperations {
   /// and `targets` (one per column of the blocks, by column index). `set` and `s` must
   /// outlive the loop. Throws BackendError where can_loop_columns() is false.
   virtual std::unique_ptr<ColumnLoop> record_column_loop(const std::function<void()>& body,
-                                                         const ColumnSet& set, const Vector& s,
+                                                         const ColumnSet& set, Vector& s,
                                                          const std::vector<double>& targets,
                                                          int check_every, int max_iterations);
 };

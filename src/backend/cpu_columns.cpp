@@ -116,10 +116,14 @@ void HostColumnKernels::colorset_solve(kernels::CsrView<double> strict,
 namespace prism::backend {
 
 std::unique_ptr<ColumnLoop> ColumnOperations::record_column_loop(const std::function<void()>&,
-                                                                 const ColumnSet&, const Vector&,
+                                                                 const ColumnSet&, Vector&,
                                                                  const std::vector<double>&, int,
                                                                  int) {
   throw BackendError("this backend runs no device-side loop over columns");
+}
+
+void ColumnOperations::mask_columns(ColumnSet&, const std::vector<index_t>&) {
+  throw BackendError("this backend masks no columns of a set");
 }
 
 }  // namespace prism::backend

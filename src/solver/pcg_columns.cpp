@@ -96,6 +96,7 @@ class ColumnsPcg {
   void start();
   void second_half(const std::vector<index_t>& restarting);
   void first_half();
+  void loop_iteration(const ColumnSet& set);
   void check(int k);
   bool loops() const;
   int run_loop(int first);
@@ -115,7 +116,10 @@ class ColumnsPcg {
   std::vector<index_t> active_;      // columns still iterating
   std::vector<index_t> restarting_;  // active columns whose direction starts afresh: p = z
   std::unique_ptr<ColumnSet> active_set_;
-  std::unique_ptr<backend::ColumnLoop> loop_;  // recorded on active_set_, dropped with it
+  bool masks_ = false;  // loops go on past a stop with the column masked, not recorded again
+  std::vector<index_t> loop_columns_;          // the columns loop_ was recorded on
+  std::unique_ptr<ColumnSet> loop_set_;        // their set: its masks follow active_
+  std::unique_ptr<backend::ColumnLoop> loop_;  // recorded on loop_set_, dropped with it
 };
 
 /// Iterations a device-side loop runs at most before the host looks (at a check point).
@@ -198,6 +202,15 @@ void ColumnsPcg::first_half() {
         [&] { be_.column_cg_update(*v_.p, *v_.q, x_, *v_.r, *active_set_, *v_.s); });
 }
 
+// second_half and first_half of the device loop, with x lagging one step (as pcg()'s fused
+// steps): column_cg_direction_x adds the alpha p that column_cg_residual left owing.
+void ColumnsPcg::loop_iteration(const ColumnSet& set) {
+  m_.apply_columns_dot(be_, *v_.r, *v_.z, set, *v_.s, Scalar::rz_new, &timer_);
+  be_.column_cg_direction_x(*v_.z, *v_.p, x_, set, *v_.s);
+  be_.spmm_dot(a_, *v_.p, *v_.q, set, *v_.s, Scalar::pq);
+  be_.column_cg_residual(*v_.p, *v_.q, x_, *v_.r, set, *v_.s);
+}
+
 // pcg()'s check after iteration k for every active column, and its ending: a converged
 // recursion confirmed by the true residual or restarted from it, at most
 // kMaxResidualReplacements times; a column that stops leaves the active set.
@@ -245,8 +258,13 @@ void ColumnsPcg::check(int k) {
   going_on.insert(going_on.end(), restarting_.begin(), restarting_.end());
   std::sort(going_on.begin(), going_on.end());
   active_ = std::move(going_on);
-  loop_.reset();
   active_set_ = active_.empty() ? nullptr : set_of(active_);
+  if (loop_ && masks_ && !active_.empty()) {
+    be_.mask_columns(*loop_set_, active_);
+  } else {
+    loop_.reset();
+    loop_set_.reset();
+  }
 }
 
 // The device-side loop where the backend runs one over columns and nothing needs the host
@@ -258,26 +276,30 @@ bool ColumnsPcg::loops() const {
 
 // Iterations first + 1, ... of the active columns (none restarting) as one device-side
 // loop to the first check point where a column stops (or kLoopChunk on): the residuals
-// of the check points it passed go to the history, that last one is check()'s.
+// of the check points it passed go to the history, that last one is check()'s. The loop
+// is recorded once where the backend masks columns (check() masks those that stop), else
+// again after each stop.
 int ColumnsPcg::run_loop(int first) {
   if (!loop_) {
-    const std::vector<index_t> none;
-    loop_ = be_.record_column_loop(
-        [&] {
-          second_half(none);
-          first_half();
-        },
-        *active_set_, *v_.s, target_, options_.check_every, options_.max_iterations);
+    loop_columns_ = active_;
+    loop_set_ = set_of(loop_columns_);
+    const ColumnSet& set = *loop_set_;
+    loop_ = be_.record_column_loop([&] { loop_iteration(set); }, set, *v_.s, target_,
+                                   options_.check_every, options_.max_iterations);
   }
   const backend::ColumnLoopOutcome out = loop_->run(first, kLoopChunk);
-  const std::size_t count = active_.size();
+  be_.column_cg_finish(*v_.p, x_, *loop_set_, *v_.s);  // the last iteration's alpha p
+  // The loop's rows list loop_columns_, masked ones (no longer active) included.
+  const std::size_t count = loop_columns_.size();
   std::size_t row = 0;
   for (int k = first + 1; k < out.iteration; ++k) {
     if (k % options_.check_every != 0 && k != options_.max_iterations) continue;
     for (std::size_t c = 0; c < count && (row + 1) * count <= out.residual_norms.size(); ++c) {
-      PcgResult& col = result_.columns[active_[c]];
+      const index_t j = loop_columns_[c];
+      if (!std::binary_search(active_.begin(), active_.end(), j)) continue;
+      PcgResult& col = result_.columns[j];
       col.residual_norm = out.residual_norms[row * count + c];
-      col.history.push_back({k, col.residual_norm, col.residual_norm / scale(active_[c]), {}});
+      col.history.push_back({k, col.residual_norm, col.residual_norm / scale(j), {}});
     }
     ++row;
   }
@@ -292,6 +314,7 @@ ColumnsResult ColumnsPcg::run() {
   timer_.per_iteration();  // drop anything recorded before this solve
   start();
   const bool looping = loops();
+  masks_ = looping && m_.applies_columns_at_once() && be_.can_mask_columns(a_);
   int k = 0;
   while (!active_.empty() && k < options_.max_iterations) {
     if (looping && restarting_.empty()) {

@@ -17,6 +17,9 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -54,6 +57,11 @@ double largest(const std::vector<double>& v) {
   double m = 1.0;
   for (double x : v) m = std::max(m, std::abs(x));
   return m;
+}
+
+/// Bit for bit, NaN included (x's owed alpha is NaN where it owes nothing).
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
 CsrMatrix<double> colored(const CsrMatrix<double>& a) {
@@ -400,6 +408,129 @@ TEST_F(CudaBackendTest, Ic0HalvesOnColumnsEqualHalvesPerColumn) {
             EXPECT_EQ(sg[j * kS + rz], -1.0);
           }
         }
+      }
+    }
+  }
+}
+
+// x lagging one step (the device loop's steps): column_cg_residual, then
+// column_cg_direction_x or column_cg_finish, give the bits of column_cg_update and
+// column_cg_direction; x owes nothing at the start (s[alpha] NaN) and after them.
+TEST_F(CudaBackendTest, DeferredXIsTheImmediateUpdate) {
+  const index_t n = 2431;
+  constexpr int kS = prism::backend::kNumScalars;
+  constexpr int alpha = static_cast<int>(Scalar::alpha);
+  for (const Case& c : cases()) {
+    SCOPED_TRACE("k = " + std::to_string(c.k) + ", " + std::to_string(c.cols.size()) + " listed");
+    const auto gs = gpu->make_column_set(n, c.cols);
+    std::vector<double> s0 = random_vector(c.k * kS, 3);
+    for (double& v : s0) v = 1.0 + std::abs(v);
+    for (int j = 0; j < c.k; ++j) s0[j * kS + alpha] = std::nan("");
+    const std::vector<double> p0 = random_vector(n * c.k, 4), q0 = random_vector(n * c.k, 5),
+                              x0 = random_vector(n * c.k, 6), r0 = random_vector(n * c.k, 7),
+                              z0 = random_vector(n * c.k, 8);
+    auto s = both(s0), p = both(p0), q = both(q0), x = both(x0), r = both(r0), z = both(z0);
+    auto& g = *gpu;
+    // Immediate (on the .c copies, also on the GPU) and deferred (.g): two steps, then one.
+    auto sd = g.make_vector(c.k * kS), pd = g.make_vector(n * c.k), xd = g.make_vector(n * c.k),
+         rd = g.make_vector(n * c.k);
+    g.copy_from_host(s0, *sd);
+    g.copy_from_host(p0, *pd);
+    g.copy_from_host(x0, *xd);
+    g.copy_from_host(r0, *rd);
+    for (int step = 0; step < 2; ++step) {
+      g.column_cg_update(*pd, *q.g, *xd, *rd, *gs, *sd);
+      g.column_dot(*rd, *z.g, *gs, *sd, Scalar::rz_new);
+      g.column_cg_direction(*z.g, *pd, *gs, *sd);
+      g.column_cg_residual(*p.g, *q.g, *x.g, *r.g, *gs, *s.g);
+      g.column_dot(*r.g, *z.g, *gs, *s.g, Scalar::rz_new);
+      g.column_cg_direction_x(*z.g, *p.g, *x.g, *gs, *s.g);
+    }
+    g.column_cg_update(*pd, *q.g, *xd, *rd, *gs, *sd);
+    g.column_cg_residual(*p.g, *q.g, *x.g, *r.g, *gs, *s.g);
+    g.column_cg_finish(*p.g, *x.g, *gs, *s.g);
+    EXPECT_EQ(host(g, *x.g), host(g, *xd));
+    EXPECT_EQ(host(g, *r.g), host(g, *rd));
+    EXPECT_EQ(host(g, *p.g), host(g, *pd));
+    const std::vector<double> sg = host(g, *s.g), si = host(g, *sd);
+    for (int j = 0; j < c.k; ++j) {
+      EXPECT_TRUE(std::isnan(sg[j * kS + alpha])) << "column " << j;
+      for (const Scalar slot : {Scalar::rz, Scalar::rz_new, Scalar::pq, Scalar::rr}) {
+        const int i = j * kS + static_cast<int>(slot);
+        EXPECT_EQ(sg[i], si[i]) << "column " << j << ", slot " << static_cast<int>(slot);
+      }
+    }
+  }
+}
+
+// A set with columns masked (mask_columns) computes its live columns as a set of only those
+// would, bit for bit, in every operation of the device loop, and leaves the masked ones
+// (vectors and scalars) untouched: SELL and CSR SpMM, the vector steps, Jacobi's fused
+// apply, the IC(0) engine's halves (SELL and CSR).
+TEST_F(CudaBackendTest, MaskedColumnsAreLeftOut) {
+  const CsrMatrix<double> a = colored(prism::poisson3d(17, 13, 11));
+  const index_t n = a.rows;
+  constexpr int kS = prism::backend::kNumScalars;
+  const int k = 11;
+  std::vector<index_t> all(k);
+  for (int j = 0; j < k; ++j) all[j] = j;
+  const std::vector<index_t> live = {1, 2, 5, 8, 10};
+  for (const auto layout : {prism::ColorsetLayout::sell, prism::ColorsetLayout::csr}) {
+    prism::precond::Ic0Pattern pattern(a);
+    const auto algorithm = layout == prism::ColorsetLayout::sell ? prism::SpmvAlgorithm::sell
+                                                                 : prism::SpmvAlgorithm::csr_vector;
+    SCOPED_TRACE(prism::to_string(algorithm));
+    const auto m = gpu->make_matrix(a, algorithm);
+    ASSERT_TRUE(gpu->can_mask_columns(*m));
+    auto engine = gpu->make_ic0_factor(
+        pattern.lower(), pattern.upper(), pattern.upper_source(), pattern.lower_source(),
+        {prism::TrisolveAlgorithm::colorset, prism::Precision::fp64, layout});
+    pattern.factorize(a, {}, *engine);
+    const std::optional<Scalar> dot =
+        engine->forms_dot() ? std::optional<Scalar>(Scalar::rz_new) : std::nullopt;
+    std::vector<double> s0 = random_vector(k * kS, 3);
+    for (double& v : s0) v = 1.0 + std::abs(v);
+    std::vector<std::vector<double>> h;  // p, q, x, r, z, work, d
+    for (unsigned seed = 1; seed <= 7; ++seed) h.push_back(random_vector(n * k, 20 + seed));
+    std::vector<std::vector<double>> out[2];
+    for (int masked = 0; masked < 2; ++masked) {
+      const auto set = gpu->make_column_set(n, masked ? all : live);
+      if (masked) gpu->mask_columns(*set, live);
+      std::vector<std::unique_ptr<prism::backend::Vector>> v;
+      for (const auto& hv : h) {
+        v.push_back(gpu->make_vector(n * k));
+        gpu->copy_from_host(hv, *v.back());
+      }
+      auto s = gpu->make_vector(k * kS);
+      gpu->copy_from_host(s0, *s);
+      prism::backend::Vector &p = *v[0], &q = *v[1], &x = *v[2], &r = *v[3], &z = *v[4],
+                             &work = *v[5], &d = *v[6];
+      engine->forward_columns(r, work, z, *set, s.get(), dot);
+      engine->backward_columns(r, work, z, *set, s.get(), dot);
+      gpu->column_cg_direction_x(z, p, x, *set, *s);
+      gpu->spmm_dot(*m, p, q, *set, *s, Scalar::pq);
+      gpu->column_cg_residual(p, q, x, r, *set, *s);
+      gpu->column_cg_finish(p, x, *set, *s);
+      gpu->column_pointwise_multiply_dot(d, r, z, *set, *s, Scalar::rz_new);
+      gpu->column_cg_direction(z, p, *set, *s);
+      gpu->spmm(*m, p, q, *set);
+      gpu->column_cg_update(p, q, x, r, *set, *s);
+      gpu->column_axpy(0.5, q, z, *set);
+      gpu->column_copy(r, work, *set);
+      gpu->column_pointwise_multiply(d, z, q, *set);
+      for (auto& vec : v) out[masked].push_back(host(*gpu, *vec));
+      out[masked].push_back(host(*gpu, *s));
+    }
+    for (std::size_t i = 0; i < out[0].size(); ++i) {
+      const bool scalars = i + 1 == out[0].size();
+      EXPECT_TRUE(same_bits(out[1][i], out[0][i])) << "output " << i;
+      const index_t len = scalars ? kS : n;
+      for (int j = 0; j < k; ++j) {
+        if (std::find(live.begin(), live.end(), j) != live.end()) continue;
+        const std::vector<double>& before = scalars ? s0 : h[i];
+        EXPECT_TRUE(std::equal(out[1][i].begin() + j * len, out[1][i].begin() + (j + 1) * len,
+                               before.begin() + j * len))
+            << "output " << i << ", masked column " << j;
       }
     }
   }

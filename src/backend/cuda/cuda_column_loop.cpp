@@ -2,6 +2,7 @@
 
 #include "backend/cuda/cuda_graphs.hpp"
 #include "kernels/cuda/column_loop.hpp"
+#include "kernels/cuda/columns.hpp"
 #include "kernels/cuda/device_memory.hpp"
 
 #include <algorithm>
@@ -20,9 +21,10 @@ constexpr int kRows = 128;
 class CudaColumnLoop final : public ColumnLoop {
  public:
   CudaColumnLoop(cudaStream_t stream, const std::function<void()>& body, const ColumnSet& set,
-                 const Vector& s, const std::vector<double>& targets, int check_every,
-                 int max_iterations)
+                 Vector& s, const std::vector<double>& targets, int check_every, int max_iterations)
       : stream_(stream),
+        cols_(set.backend_columns()),
+        s_(s.data()),
         count_(set.count()),
         check_every_(check_every),
         targets_(k::upload_and_wait(targets, stream)),
@@ -41,6 +43,7 @@ class CudaColumnLoop final : public ColumnLoop {
     state = {first, 0, static_cast<int>(std::min<long long>(first + span, INT_MAX))};
     PRISM_CUDA_CHECK(
         cudaMemcpyAsync(state_.data(), &state, sizeof(state), cudaMemcpyHostToDevice, stream_));
+    k::owe_nothing_columns(cols_, count_, s_, stream_);  // the body's first direction adds none
     PRISM_CUDA_CHECK(cudaGraphLaunch(exec_.get(), stream_));
     PRISM_CUDA_CHECK(
         cudaMemcpyAsync(&state, state_.data(), sizeof(state), cudaMemcpyDeviceToHost, stream_));
@@ -60,6 +63,8 @@ class CudaColumnLoop final : public ColumnLoop {
 
  private:
   cudaStream_t stream_;
+  const index_t* cols_;  // the set's list (its masks read at each run)
+  double* s_;
   int count_;
   int check_every_;
   k::DeviceBuffer<double> targets_;
@@ -73,7 +78,7 @@ class CudaColumnLoop final : public ColumnLoop {
 
 std::unique_ptr<ColumnLoop> make_cuda_column_loop(cudaStream_t stream,
                                                   const std::function<void()>& body,
-                                                  const ColumnSet& set, const Vector& s,
+                                                  const ColumnSet& set, Vector& s,
                                                   const std::vector<double>& targets,
                                                   int check_every, int max_iterations) {
   return std::make_unique<CudaColumnLoop>(stream, body, set, s, targets, check_every,

@@ -16,7 +16,7 @@ namespace prism::backend::cuda {
 /// ColumnOperations::record_column_loop on `stream` (a driver that runs while nodes).
 std::unique_ptr<ColumnLoop> make_cuda_column_loop(cudaStream_t stream,
                                                   const std::function<void()>& body,
-                                                  const ColumnSet& set, const Vector& s,
+                                                  const ColumnSet& set, Vector& s,
                                                   const std::vector<double>& targets,
                                                   int check_every, int max_iterations);
 
