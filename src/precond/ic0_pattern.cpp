@@ -4,12 +4,12 @@
 
 #include "common/parallel.hpp"
 #include "kernels/ic0.hpp"
+#include "precond/row_error.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <optional>
-#include <sstream>
 
 namespace prism::precond {
 
@@ -24,8 +24,8 @@ Ic0Pattern::Ic0Pattern(const CsrMatrix<double>& a) : rows_(a.rows), a_nnz_(a.nnz
       const index_t* end = a.col_idx.data() + a.row_ptr[i + 1];
       const index_t* d = std::lower_bound(begin, end, i);
       if (d == end || *d != i) {
-        throw InvalidMatrixError("ic0: diagonal entry of row " + std::to_string(i + 1) +
-                                 " is missing");
+        throw RowError<InvalidMatrixError>(RowText() << "ic0: diagonal entry of row " << Row{i}
+                                                     << " is missing");
       }
       diagonal[i] = static_cast<index_t>(d - a.col_idx.data());
     }
@@ -103,10 +103,9 @@ Ic0Pattern::Ic0Pattern(const CsrMatrix<double>& a) : rows_(a.rows), a_nnz_(a.nnz
 namespace {
 
 void throw_bad_diagonal(const kernels::Ic0Status& status) {
-  std::ostringstream msg;
-  msg << "ic0: diagonal entry of row " << status.failed_row + 1 << " is not positive ("
-      << status.pivot << ")";
-  throw InvalidMatrixError(msg.str());
+  throw RowError<InvalidMatrixError>(RowText()
+                                     << "ic0: diagonal entry of row " << Row{status.failed_row}
+                                     << " is not positive (" << status.pivot << ")");
 }
 
 }  // namespace
@@ -158,11 +157,10 @@ FactorizationReport Ic0Pattern::retry(const Ic0Options& options, First&& first, 
     }
   }
   report.retries = static_cast<int>(done - 1);
-  std::ostringstream msg;
-  msg << "ic0: factorization broke down at row " << status.failed_row + 1 << " (pivot "
-      << status.pivot << ") with diagonal shift " << shifts[done - 1] << " after " << report.retries
-      << " retries";
-  throw NumericalError(msg.str());
+  throw RowError<NumericalError>(RowText() << "ic0: factorization broke down at row "
+                                           << Row{status.failed_row} << " (pivot " << status.pivot
+                                           << ") with diagonal shift " << shifts[done - 1]
+                                           << " after " << report.retries << " retries");
 }
 
 FactorizationReport Ic0Pattern::factorize(const CsrMatrix<double>& a, const Ic0Options& options) {

@@ -1,4 +1,5 @@
 #include "precond/preconditioner.hpp"
+#include "precond/row_error.hpp"
 
 #include <prism/errors.hpp>
 
@@ -6,6 +7,11 @@
 
 namespace prism::precond {
 namespace {
+
+[[noreturn]] void throw_not_positive(index_t row) {
+  throw RowError<InvalidMatrixError>(RowText() << "jacobi: diagonal entry of row " << Row{row}
+                                               << " is not positive");
+}
 
 /// M = diag(A): z = D^{-1} r. Traffic per apply: read d and r, write z.
 class Jacobi final : public Preconditioner, public BackendFactorization {
@@ -30,8 +36,7 @@ class Jacobi final : public Preconditioner, public BackendFactorization {
     std::vector<double> d = diagonal(a);
     for (index_t i = 0; i < a.rows; ++i) {
       if (!(d[i] > 0.0) || !std::isfinite(d[i])) {
-        throw InvalidMatrixError("jacobi: diagonal entry of row " + std::to_string(i + 1) +
-                                 " is not positive");
+        throw_not_positive(i);
       }
       d[i] = 1.0 / d[i];
     }
@@ -40,8 +45,7 @@ class Jacobi final : public Preconditioner, public BackendFactorization {
   BackendFactorization* backend_factorization() override { return this; }
   void factorize(const backend::SourceValues& a) override {
     if (missing_diagonal_ >= 0) {
-      throw InvalidMatrixError("jacobi: diagonal entry of row " +
-                               std::to_string(missing_diagonal_ + 1) + " is not positive");
+      throw_not_positive(missing_diagonal_);
     }
     if (!diagonal_map_) {
       diagonal_map_ = backend_.make_index_map(backend::compose_source(diagonal_entry_, *a.source));
@@ -49,8 +53,7 @@ class Jacobi final : public Preconditioner, public BackendFactorization {
     backend_.gather(a.values, *diagonal_map_, *inverse_diagonal_);
     const index_t bad = backend_.invert_positive(*inverse_diagonal_);
     if (bad >= 0) {
-      throw InvalidMatrixError("jacobi: diagonal entry of row " + std::to_string(bad + 1) +
-                               " is not positive");
+      throw_not_positive(bad);
     }
   }
   void apply(const backend::Vector& r, backend::Vector& z, backend::PhaseTimer* timer,

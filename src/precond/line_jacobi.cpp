@@ -1,4 +1,5 @@
 #include "precond/preconditioner.hpp"
+#include "precond/row_error.hpp"
 
 #include <prism/errors.hpp>
 
@@ -82,11 +83,11 @@ class LineJacobi final : public Preconditioner {
       for (index_t i = lines_.ptr[l]; i < lines_.ptr[l + 1]; ++i) {
         const double pivot = diagonal[i] - lower[i] * c;
         if (!(pivot > 0.0) || !std::isfinite(pivot)) {
-          throw NumericalError("line_jacobi: the tridiagonal block of line " +
-                               std::to_string(l + 1) + " (" +
-                               std::to_string(lines_.ptr[l + 1] - lines_.ptr[l]) +
-                               " rows) is not positive definite (pivot " + std::to_string(pivot) +
-                               " at its row " + std::to_string(i - lines_.ptr[l] + 1) + ")");
+          throw RowError<NumericalError>(RowText()
+                                         << "line_jacobi: the tridiagonal block of a line ("
+                                         << lines_.ptr[l + 1] - lines_.ptr[l]
+                                         << " rows) is not positive definite (pivot " << pivot
+                                         << " at row " << Row{i} << ")");
         }
         c = upper[i] / pivot;
       }

@@ -262,7 +262,8 @@ TEST_F(CudaBackendTest, DeviceIc0FactorFromDeviceValuesReportsBadDiagonalsAndRet
     std::iota(identity.begin(), identity.end(), 0);
     const DeviceValues bad_values(bad.values), good_values(good.values);
     const std::string expected = invalid_matrix_message([&] { on_host.factorize(bad, {}); });
-    EXPECT_NE(expected.find("row " + std::to_string(bad_row + 1)), std::string::npos) << expected;
+    // The preconditioner alone counts rows from 0 in its own order (Solver renames them).
+    EXPECT_NE(expected.find("row " + std::to_string(bad_row) + " "), std::string::npos) << expected;
     EXPECT_EQ(invalid_matrix_message([&] {
                 pattern.factorize({bad_values.data(), &identity}, {}, *engine);
               }),

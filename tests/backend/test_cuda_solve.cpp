@@ -1,11 +1,13 @@
 // Whole solves on the GPU against the CPU: every preconditioner and ordering, the IC(0)
-// factorization on the device, and mixed precision. Skipped without a GPU.
+// factorization on the device, mixed precision, and the failures' rows named as the caller
+// numbers them (the twins of test_row_names.cpp). Skipped without a GPU.
 
 #include <prism/generators.hpp>
 #include <prism/solver.hpp>
 
 #include "backend/cuda_test_support.hpp"
 #include "common/param_names.hpp"
+#include "solver/row_name_cases.hpp"
 
 #include <gtest/gtest.h>
 
@@ -150,6 +152,30 @@ TEST(GpuSolveMixed, ConvergesWithinTwoIterationsOfDouble) {
     // The float factor halves the value bytes of both solves.
     const int lower = static_cast<int>(prism::Phase::lower_solve);
     EXPECT_LT(rm.phase_bytes[lower] / rm.iterations, rf.phase_bytes[lower] / rf.iterations);
+  }
+}
+
+// The factorizations run on the device (ic0's engine, jacobi's inversion, block_ic's
+// kernels); their rows come back as the caller's, from 0 or from 1.
+TEST(GpuRowNames, FailuresNameTheCallersRow) {
+  PRISM_SKIP_WITHOUT_GPU();
+  using prism::test::expect_named;
+  using prism::test::row_name_config;
+  const prism::test::RowCase breakdown = prism::test::breakdown_case();
+  const prism::test::RowCase diagonal = prism::test::diagonal_case();
+  const prism::BackendKind cuda = prism::BackendKind::cuda;
+  for (const prism::Numbering n : {prism::Numbering::from_zero, prism::Numbering::from_one}) {
+    expect_named(breakdown, row_name_config(cuda, "ic0", n), false,
+                 "ic0: factorization broke down at row ", " (pivot ");
+    expect_named(diagonal, row_name_config(cuda, "ic0", n), true, "ic0: diagonal entry of row ",
+                 " is not positive (-1)");
+    expect_named(diagonal, row_name_config(cuda, "jacobi", n), true,
+                 "jacobi: diagonal entry of row ", " is not positive");
+    prism::SolverConfig blocks = row_name_config(cuda, "block_ic", n);
+    blocks.preconditioner.block_ic.block_size = 1;
+    expect_named(breakdown, blocks, false,
+                 "block_ic: factorization broke down at the block of row ",
+                 " after 0 shift retries");
   }
 }
 

@@ -2,13 +2,14 @@
 #include "precond/block_ic/block_plan.hpp"
 #include "precond/block_ic/block_sweeps.hpp"
 #include "precond/preconditioner.hpp"
+#include "precond/row_error.hpp"
 
 #include "common/memory.hpp"
 
 #include <prism/errors.hpp>
 
+#include <algorithm>
 #include <numeric>
-#include <sstream>
 
 namespace prism::precond {
 namespace {
@@ -170,16 +171,22 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
       if (status.bad_input) break;
       shift = retry == 0 ? shifts.initial_shift : 2.0 * shift;
     }
-    const index_t b = status.failed_block;
-    std::ostringstream msg;
-    msg << "block_ic: factorization broke down at block " << b + 1 << " (rows "
-        << factor_.blocks.ptr[b] + 1 << " to " << factor_.blocks.ptr[b + 1] << ")";
+    // The block's rows by name (the first few of a large one): the caller's rows of a
+    // block need not be consecutive.
+    const index_t first = factor_.blocks.ptr[status.failed_block];
+    const index_t size = factor_.blocks.ptr[status.failed_block + 1] - first;
+    constexpr index_t kNamed = 8;
+    RowText msg;
+    msg << "block_ic: factorization broke down at the block of row" << (size > 1 ? "s " : " ");
+    for (index_t k = 0; k < std::min(size, kNamed); ++k)
+      msg << (k > 0 ? ", " : "") << Row{first + k};
+    if (size > kNamed) msg << " and " << size - kNamed << " more";
     if (status.bad_input) {
       msg << ": a diagonal entry is not positive";
     } else {
       msg << " after " << shifts.max_shift_retries << " shift retries";
     }
-    throw NumericalError(msg.str());
+    throw RowError<NumericalError>(msg);
   }
   /// The operators in the backend, on their patterns (the triangular solves' analysis
   /// once per pattern).

@@ -1,5 +1,7 @@
 #include "precond/block_ic/block_plan.hpp"
 
+#include "precond/row_error.hpp"
+
 #include <prism/errors.hpp>
 
 #include <algorithm>
@@ -100,7 +102,8 @@ kernels::BlockIcPlan block_ic_solve_plan(const CsrMatrix<double>& a, const Block
       if (a.col_idx[k] == i) plan.a_diagonal[i] = k;
     }
     if (plan.a_diagonal[i] < 0) {
-      throw InvalidMatrixError("block_ic: row " + std::to_string(i + 1) + " has no diagonal entry");
+      throw RowError<InvalidMatrixError>(RowText()
+                                         << "block_ic: row " << Row{i} << " has no diagonal entry");
     }
   }
   set_levels(f, plan);
