@@ -15,6 +15,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,7 +79,7 @@ struct DistributedSolveReport {
   std::int64_t global_nnz = 0;
   std::string cg_variant;  ///< "classic" or "single_reduction"
   std::string backend;     ///< "cpu" or "cuda": where the ranks compute
-  std::string transport;   ///< "mpi", "mpi (host-staged)" or "nccl"
+  std::string transport;   ///< "mpi", "mpi (host-staged)", "mpi (CUDA-aware)" or "nccl"
   /// Whether the phase times were measured (GPU ranks with solver.timing total do not wait
   /// for their queued work at each phase's end, and report no phase times).
   bool phases_timed = true;
@@ -137,10 +138,36 @@ class DistributedSolver {
   /// InvalidMatrixError, ConfigError or NumericalError, the same on every rank.
   void setup(const DistributedRowsView& rows);
 
+  /// New values on the pattern given to setup(): every rank passes its rows with the same
+  /// range, row_ptr and col_idx as then (compared, not kept by the caller). Keeps the halo
+  /// plan, the rank's order and each rank's ordering and analysis of its block, and
+  /// refactors the block's preconditioner (Solver::refactor); the result equals a fresh
+  /// setup() on the new values. Throws InvalidMatrixError (another pattern, a value not
+  /// finite) or NumericalError, the same on every rank. A rejected input leaves the solver
+  /// as it was; after a NumericalError solve() needs a successful setup() or refactor().
+  void refactor(const DistributedRowsView& rows);
+
   /// Solves with x (this rank's row_end - row_begin values) as the initial guess; x holds
   /// this rank's part of the solution on return; b is not modified. Non-convergence is a
   /// status, the same on every rank. Throws InvalidMatrixError on a wrong size.
   DistributedSolveReport solve(const std::vector<double>& b, std::vector<double>& x);
+
+  /// Solves A X = B for `columns` right-hand sides: b and x hold `columns` columns of the
+  /// rank's row_end - row_begin values each, column-major (column j at j * rows); x the
+  /// initial guesses on entry and the solutions on return. The columns are solved one after
+  /// the other, each as solve() on it (the same iterations and bits): one report per column.
+  /// Throws InvalidMatrixError on a wrong size or columns < 1, the same on every rank.
+  std::vector<DistributedSolveReport> solve(const std::vector<double>& b, std::vector<double>& x,
+                                            int columns);
+
+  /// Called during solve() on every rank with the global residual: iteration 0, then every
+  /// iteration (the record's phase times are zero). The ranks agree on its answer with one
+  /// more all-reduce of an int per iteration (only while a monitor is set): where it returns
+  /// false on any rank, every rank stops after that iteration with status `stopped` and x
+  /// its iterate. What it throws on a rank is thrown on every rank, as other errors (the
+  /// message names the rank). An empty function removes it.
+  using Monitor = std::function<bool(const IterationRecord&)>;
+  void set_monitor(Monitor monitor);
 
   /// y = A x for this rank's rows (x and y: row_end - row_begin values each).
   void multiply(const std::vector<double>& x, std::vector<double>& y);

@@ -37,7 +37,7 @@ typedef enum prism_solve_status {
   PRISM_SOLVE_MAX_ITERATIONS = 1, /* the iteration limit came first */
   PRISM_SOLVE_BREAKDOWN = 2,      /* A or the preconditioner is not positive definite */
   PRISM_SOLVE_STAGNATED = 3,      /* the true residual stays above the tolerance */
-  PRISM_SOLVE_STOPPED = 4         /* stopped by a monitor (not reachable from C yet) */
+  PRISM_SOLVE_STOPPED = 4         /* stopped by a monitor (prism_mpi.h's; prism_solver has none) */
 } prism_solve_status;
 
 typedef struct prism_solve_info {

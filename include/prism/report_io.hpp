@@ -15,7 +15,7 @@ namespace prism {
 struct DistributedFigures {
   int ranks = 0;          ///< 0: not a distributed solve
   std::string backend;    ///< "cpu" or "cuda"
-  std::string transport;  ///< "mpi", "mpi (host-staged)" or "nccl"
+  std::string transport;  ///< "mpi", "mpi (host-staged)", "mpi (CUDA-aware)" or "nccl"
   std::string cg_variant;
   int reductions_per_iteration = 0;
   bool phases_timed = true;

@@ -6,6 +6,8 @@
 #include <prism/problem.hpp>
 #include <prism/solver.hpp>
 
+#include "capi/c_status.hpp"
+
 #include <algorithm>
 #include <exception>
 #include <memory>
@@ -24,58 +26,9 @@ struct prism_solver {
 
 namespace {
 
-thread_local std::string last_error;
-
-prism_status fail(prism_status status, const std::string& message) {
-  last_error = message;
-  return status;
-}
-
-/// Runs `body`, mapping what it throws to a status and the message.
-template <typename Body>
-prism_status guarded(Body&& body) {
-  try {
-    body();
-    last_error.clear();
-    return PRISM_OK;
-  } catch (const prism::InputError& e) {
-    return fail(PRISM_ERROR_INPUT, e.what());
-  } catch (const prism::ConfigError& e) {
-    return fail(PRISM_ERROR_CONFIG, e.what());
-  } catch (const prism::InvalidMatrixError& e) {
-    return fail(PRISM_ERROR_MATRIX, e.what());
-  } catch (const prism::NumericalError& e) {
-    return fail(PRISM_ERROR_NUMERICAL, e.what());
-  } catch (const prism::DeviceMemoryError& e) {
-    return fail(PRISM_ERROR_DEVICE_MEMORY, e.what());
-  } catch (const prism::BackendError& e) {
-    return fail(PRISM_ERROR_BACKEND, e.what());
-  } catch (const prism::IoError& e) {
-    return fail(PRISM_ERROR_IO, e.what());
-  } catch (const std::bad_alloc&) {
-    return fail(PRISM_ERROR_OTHER, "out of host memory");
-  } catch (const std::exception& e) {
-    return fail(PRISM_ERROR_OTHER, e.what());
-  } catch (...) {
-    return fail(PRISM_ERROR_OTHER, "unknown error");
-  }
-}
-
-int solve_status(prism::SolveStatus s) {
-  switch (s) {
-    case prism::SolveStatus::converged:
-      return PRISM_SOLVE_CONVERGED;
-    case prism::SolveStatus::max_iterations:
-      return PRISM_SOLVE_MAX_ITERATIONS;
-    case prism::SolveStatus::breakdown:
-      return PRISM_SOLVE_BREAKDOWN;
-    case prism::SolveStatus::stagnated:
-      return PRISM_SOLVE_STAGNATED;
-    case prism::SolveStatus::stopped:
-      return PRISM_SOLVE_STOPPED;
-  }
-  return PRISM_SOLVE_BREAKDOWN;
-}
+using prism::capi::fail;
+using prism::capi::guarded;
+using prism::capi::solve_status;
 
 void fill_info(const prism::SolveReport& report, prism_solve_info* info) {
   if (info == nullptr) return;
@@ -140,7 +93,7 @@ prism::CsrView64 make_view(int64_t n, const int64_t* row_ptr, const int64_t* col
 extern "C" {
 
 const char* prism_last_error(void) {
-  return last_error.c_str();
+  return prism::capi::last_error().c_str();
 }
 
 const char* prism_status_name(int status) {

@@ -66,6 +66,7 @@ class CudaEngine final : public RankEngine {
   CudaEngine(const EngineParts& p, const DevicePlan& plan)
       : comm_(p.comm),
         nccl_(plan.nccl),
+        cuda_aware_(plan.cuda_aware_mpi),
         matrix_(p.matrix),
         block_(p.block),
         stream_(static_cast<cudaStream_t>(plan.stream)),
@@ -73,15 +74,11 @@ class CudaEngine final : public RankEngine {
         backend_(backend::make_backend(BackendKind::cuda, nullptr, CpuKernels::threaded,
                                        {plan.device, plan.stream})),
         device_name_(backend_->device_name() + " (device " + std::to_string(plan.device) + ")"),
+        spmv_(part_spmv(p.config->solver.spmv)),
         sums_(kSumSlots),
         coefficients_(kernels::kCgScalarCount),
         partials_(k::kReductionBlocks) {
-    LocalSystem& s = matrix_->system();
-    const SpmvAlgorithm spmv = part_spmv(p.config->solver.spmv);
-    if (s.interior.rows > 0) interior_ = backend_->make_matrix(sorted_rows(s.interior), spmv);
-    if (s.boundary.rows > 0) boundary_ = backend_->make_matrix(sorted_rows(s.boundary), spmv);
-    s.interior = LocalCsr{};  // on the device now
-    s.boundary = LocalCsr{};
+    refresh_matrix();
     const Halo& halo = matrix_->halo();
     if (!halo.send_rows().empty()) {
       send_map_ = backend_->make_index_map(halo.send_rows());
@@ -93,7 +90,19 @@ class CudaEngine final : public RankEngine {
 
   void connect() override {
     transport_ = nccl_ ? make_nccl_transport(comm_, matrix_->halo(), stream_)
-                       : make_staged_mpi_transport(comm_, matrix_->halo(), stream_);
+                       : make_mpi_transport(comm_, matrix_->halo(), stream_, cuda_aware_);
+  }
+
+  // The parts go to the device whole (a refactor's new values too: a fresh upload costs
+  // about what the values' copy would, and keeps one path).
+  void refresh_matrix() override {
+    LocalSystem& s = matrix_->system();
+    interior_.reset();
+    boundary_.reset();
+    if (s.interior.rows > 0) interior_ = backend_->make_matrix(sorted_rows(s.interior), spmv_);
+    if (s.boundary.rows > 0) boundary_ = backend_->make_matrix(sorted_rows(s.boundary), spmv_);
+    s.interior = LocalCsr{};  // on the device now
+    s.boundary = LocalCsr{};
   }
 
   std::string backend() const override { return "cuda"; }
@@ -221,13 +230,15 @@ class CudaEngine final : public RankEngine {
   }
 
   MPI_Comm comm_;
-  bool nccl_;  // the transport connect() makes: NCCL, or MPI on host-staged buffers
+  bool nccl_;        // the transport connect() makes: NCCL, or MPI
+  bool cuda_aware_;  // MPI on the device buffers, else through host buffers
   DistributedMatrix* matrix_;
   Solver* block_;
   cudaStream_t stream_;
   bool timed_;
   std::unique_ptr<backend::Backend> backend_;
   std::string device_name_;
+  SpmvAlgorithm spmv_;
   std::unique_ptr<backend::Matrix> interior_, boundary_;
   std::unique_ptr<backend::IndexMap> send_map_;
   DeviceBuffer<double> send_;
@@ -282,6 +293,9 @@ DevicePlan plan_device(MPI_Comm comm, const SolverConfig& config) {
     for (std::size_t b = a + 1; b < devices.size(); ++b) shared |= devices[a] == devices[b] ? 1 : 0;
   }
   PRISM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &shared, 1, MPI_INT, MPI_MAX, comm));
+  // Device buffers for MPI only where every rank's MPI takes them.
+  int cuda_aware = mpi_is_cuda_aware() ? 1 : 0;
+  PRISM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &cuda_aware, 1, MPI_INT, MPI_MIN, comm));
 
   if (count == 0) throw BackendError("backend cuda: no usable CUDA device on this rank");
   if (device >= count) {
@@ -290,6 +304,7 @@ DevicePlan plan_device(MPI_Comm comm, const SolverConfig& config) {
   }
   DevicePlan plan;
   plan.device = device;
+  plan.cuda_aware_mpi = cuda_aware == 1;
   switch (config.solver.transport) {
     case DistributedTransport::mpi:
       plan.nccl = false;

@@ -1,8 +1,9 @@
 #pragma once
 // How GPU ranks exchange the halo and sum the dot products, on device buffers: NCCL
 // (grouped ncclSend/ncclRecv on a stream of its own, so the interior SpMV runs meanwhile;
-// ncclAllReduce on the rank's stream), or MPI through pinned host buffers (a copy each way;
-// the interior SpMV runs on the GPU while the host waits for the messages). The halo plan
+// ncclAllReduce on the rank's stream), or MPI, on the device buffers where the MPI is
+// CUDA-aware, else through pinned host buffers (a copy each way); with MPI the interior
+// SpMV runs on the GPU while the host waits for the messages. The halo plan
 // is the Halo's (halo.hpp), built once at set-up. Built with CUDA only.
 
 #include "distributed/halo.hpp"
@@ -18,7 +19,7 @@ namespace prism::distributed {
 class DeviceTransport {
  public:
   virtual ~DeviceTransport() = default;
-  /// "nccl" or "mpi (host-staged)".
+  /// "nccl", "mpi (CUDA-aware)" or "mpi (host-staged)".
   virtual std::string name() const = 0;
   /// Sends send[] (the packed values, queued on the rank's stream before this call) and
   /// receives the ghosts into ghosts[], as the halo plan says.
@@ -30,9 +31,14 @@ class DeviceTransport {
   virtual void all_reduce(double* sums, int count, double* out) = 0;
 };
 
-/// MPI through pinned host buffers; works with any MPI.
-std::unique_ptr<DeviceTransport> make_staged_mpi_transport(MPI_Comm comm, const Halo& halo,
-                                                           cudaStream_t stream);
+/// Whether this process's MPI reads and writes device memory (Open MPI's
+/// MPIX_Query_cuda_support(); false where the MPI offers no such query).
+bool mpi_is_cuda_aware();
+
+/// MPI: the halo on the device buffers where `cuda_aware`, else through pinned host
+/// buffers (which works with any MPI); the dot products through the host.
+std::unique_ptr<DeviceTransport> make_mpi_transport(MPI_Comm comm, const Halo& halo,
+                                                    cudaStream_t stream, bool cuda_aware);
 
 /// NCCL, its communicator bootstrapped over `comm` (rank 0's ncclGetUniqueId broadcast);
 /// collective. Throws ConfigError in a build without NCCL.

@@ -1,4 +1,5 @@
 #include "distributed/distributed_pcg.hpp"
+#include "distributed/mpi_support.hpp"
 
 #include "kernels/cg_loop.hpp"
 #include "solver/pcg.hpp"  // the one-process loop's restart rule and diagnosis
@@ -6,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 
 namespace prism::distributed {
 namespace {
@@ -81,6 +83,28 @@ class State {
     out_.history.push_back({k, norm, norm / scale, k == 0 ? PhaseArray{} : delta});
   }
 
+  /// Whether the monitor asks to stop at `record`, agreed over the ranks: one all-reduce
+  /// of each rank's answer (0 go on, 1 stop, 2 threw); what a rank threw, every rank throws.
+  bool monitor_stops(const IterationRecord& record) {
+    if (c_.monitor == nullptr || !*c_.monitor) return false;
+    int answer = 0;
+    std::exception_ptr error;
+    try {
+      answer = (*c_.monitor)(IterationRecord{
+                   record.iteration, record.residual_norm, record.relative_residual, {}})
+                   ? 0
+                   : 1;
+    } catch (...) {
+      error = std::current_exception();
+      answer = 2;
+    }
+    timed(out_.phases.reductions, [&] {
+      PRISM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &answer, 1, MPI_INT, MPI_MAX, c_.comm));
+    });
+    if (answer == 2) agree(c_.comm, error);
+    return answer == 1;
+  }
+
  private:
   const PcgContext& c_;
   PcgOutcome& out_;
@@ -102,6 +126,8 @@ bool stop_after(int k, double rz, double pq, double norm, double target, State& 
   st.last_rz = rz;
   st.last_pq = pq;
   st.record(k, norm, scale);
+  // Converged and breakdown outrank the monitor's stop, as in the one-process loop.
+  const bool stop_asked = st.monitor_stops(out.history.back());
   switch (kernels::cg_stop(rz, pq, norm, target, k, st.options().max_iterations)) {
     case kernels::LoopStop::converged:
       out.status = SolveStatus::converged;
@@ -110,12 +136,12 @@ bool stop_after(int k, double rz, double pq, double norm, double target, State& 
       out.status = SolveStatus::breakdown;
       return true;
     case kernels::LoopStop::max_iterations:
-      return true;
     case kernels::LoopStop::running:
     case kernels::LoopStop::requested:  // never a verdict of cg_stop
       break;
   }
-  return false;
+  if (stop_asked) out.status = SolveStatus::stopped;
+  return stop_asked || k >= st.options().max_iterations;
 }
 
 // Classic PCG from the current r; two all-reduces per iteration:
@@ -254,6 +280,10 @@ PcgOutcome distributed_pcg(const PcgContext& c, const RankVector& b, RankVector&
     out.diagnosis = diagnose(out, st);
   } else if (out.residual_norm <= target) {
     out.status = SolveStatus::converged;
+  }
+  if (st.monitor_stops(out.history.back()) && out.status == SolveStatus::max_iterations) {
+    out.status = SolveStatus::stopped;
+    out.diagnosis = diagnose(out, st);
   }
   if (out.status != SolveStatus::max_iterations) {
     st.engine().synchronize();

@@ -10,6 +10,7 @@
 
 #include "distributed/rank_engine.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct PcgContext {
   index_t extended_rows = 0;     ///< rows + ghosts: the SpMV input's length
   SolverOptions options;
   CgVariant variant = CgVariant::single_reduction;  ///< classic or single_reduction
+  /// The caller's monitor (null or empty: none) and the communicator its answers are
+  /// agreed over.
+  const std::function<bool(const IterationRecord&)>* monitor = nullptr;
+  MPI_Comm comm = MPI_COMM_NULL;
 };
 
 /// What the iterations measured; the residual norms are global, the same on every rank.

@@ -36,6 +36,8 @@ struct DistributedSolver::Impl {
   std::unique_ptr<distributed::RankEngine> engine;
   std::int64_t min_rows = 0, max_rows = 0, max_ghosts = 0;
   int max_neighbors = 0;
+  std::vector<std::int64_t> pattern_row_ptr, pattern_col_idx;  // setup()'s, for refactor()
+  Monitor monitor;
 
   ~Impl() {
     // The engine and the block work on the device plan's stream: they go first.
@@ -135,6 +137,30 @@ struct DistributedSolver::Impl {
     return report;
   }
 
+  /// Throws InvalidMatrixError where `v` is not the range and pattern given to setup().
+  void check_same_pattern(const DistributedRowsView& v) const {
+    if (v.global_rows != rows.global_rows || v.row_begin != rows.row_begin ||
+        v.row_end != rows.row_end) {
+      throw InvalidMatrixError("refactor: rows [" + std::to_string(v.row_begin) + ", " +
+                               std::to_string(v.row_end) + ") of " + std::to_string(v.global_rows) +
+                               ", setup() had [" + std::to_string(rows.row_begin) + ", " +
+                               std::to_string(rows.row_end) + ") of " +
+                               std::to_string(rows.global_rows));
+    }
+    const std::int64_t n = v.row_end - v.row_begin;
+    if (v.row_ptr == nullptr) throw InvalidMatrixError("refactor: row_ptr is null");
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t begin = v.row_ptr[i], end = v.row_ptr[i + 1];
+      bool same = begin == pattern_row_ptr[i] && end == pattern_row_ptr[i + 1] &&
+                  (begin == end || v.col_idx != nullptr);
+      for (std::int64_t k = begin; same && k < end; ++k) same = v.col_idx[k] == pattern_col_idx[k];
+      if (!same) {
+        throw InvalidMatrixError("refactor: row " + std::to_string(v.row_begin + i) +
+                                 " has another pattern than setup() was given");
+      }
+    }
+  }
+
   void check_size(const char* name, std::size_t got) const {
     const auto want = static_cast<std::size_t>(matrix.rows());
     if (got != want) {
@@ -186,6 +212,9 @@ void DistributedSolver::setup(const DistributedRowsView& rows) {
     system = distributed::split_local_rows(rows);
   });
   distributed::Halo halo(s.comm, ranges, system, rows.row_begin);
+  const std::int64_t local_rows = rows.row_end - rows.row_begin;
+  s.pattern_row_ptr.assign(rows.row_ptr, rows.row_ptr + local_rows + 1);
+  s.pattern_col_idx.assign(rows.col_idx, rows.col_idx + rows.row_ptr[local_rows]);
   s.engine.reset();  // it reads the matrix replaced here
   s.matrix = distributed::DistributedMatrix(std::move(system), std::move(halo));
   s.rows = {rows.global_rows, rows.row_begin, rows.row_end, nullptr, nullptr, nullptr};
@@ -206,7 +235,6 @@ void DistributedSolver::setup(const DistributedRowsView& rows) {
   agreed(s.comm, [&] { s.engine->connect(); });  // only once every rank has its engine
 
   // Sizes for the report, over the ranks.
-  const std::int64_t local_rows = rows.row_end - rows.row_begin;
   std::int64_t sums[1] = {rows.row_ptr[local_rows]};
   std::int64_t mins[1] = {local_rows};
   std::int64_t maxs[3] = {local_rows, s.matrix.halo().ghost_count(), s.matrix.halo().neighbors()};
@@ -219,6 +247,59 @@ void DistributedSolver::setup(const DistributedRowsView& rows) {
   s.max_ghosts = maxs[1];
   s.max_neighbors = static_cast<int>(maxs[2]);
   s.ready = true;
+}
+
+void DistributedSolver::refactor(const DistributedRowsView& rows) {
+  Impl& s = *impl_;
+  distributed::LocalSystem system;
+  agreed(s.comm, [&] {
+    s.require_setup("refactor()");
+    s.check_same_pattern(rows);
+    distributed::check_local_rows(rows);
+    system = distributed::split_local_rows(rows);  // the same order and ghosts as setup()'s
+  });
+  s.ready = false;
+  distributed::LocalSystem& kept = s.matrix.system();
+  kept.interior = std::move(system.interior);
+  kept.boundary = std::move(system.boundary);
+  agreed(s.comm, [&] {
+    if (s.block) s.block->refactor(system.diagonal_block);
+  });
+  agreed(s.comm, [&] { s.engine->refresh_matrix(); });
+  s.ready = true;
+}
+
+void DistributedSolver::set_monitor(Monitor monitor) {
+  impl_->monitor = std::move(monitor);
+}
+
+std::vector<DistributedSolveReport> DistributedSolver::solve(const std::vector<double>& b,
+                                                             std::vector<double>& x, int columns) {
+  Impl& s = *impl_;
+  agreed(s.comm, [&] {
+    s.require_setup("solve()");
+    if (columns < 1) {
+      throw InvalidMatrixError("columns is " + std::to_string(columns) + ": at least 1");
+    }
+    const auto rows = static_cast<std::size_t>(s.matrix.rows());
+    for (const auto& [name, size] : {std::pair{"b", b.size()}, std::pair{"x", x.size()}}) {
+      if (size != rows * static_cast<std::size_t>(columns)) {
+        throw InvalidMatrixError(std::string(name) + " has " + std::to_string(size) +
+                                 " values for " + std::to_string(columns) + " columns of the " +
+                                 "rank's " + std::to_string(rows) + " rows");
+      }
+    }
+  });
+  const auto rows = static_cast<std::ptrdiff_t>(s.matrix.rows());
+  std::vector<DistributedSolveReport> reports;
+  std::vector<double> b_column, x_column;
+  for (int j = 0; j < columns; ++j) {
+    b_column.assign(b.begin() + j * rows, b.begin() + (j + 1) * rows);
+    x_column.assign(x.begin() + j * rows, x.begin() + (j + 1) * rows);
+    reports.push_back(solve(b_column, x_column));
+    std::copy(x_column.begin(), x_column.end(), x.begin() + j * rows);
+  }
+  return reports;
 }
 
 DistributedSolveReport DistributedSolver::solve(const std::vector<double>& b,
@@ -238,6 +319,8 @@ DistributedSolveReport DistributedSolver::solve(const std::vector<double>& b,
   context.extended_rows = s.matrix.extended_rows();
   context.options = s.config.solver;
   context.variant = variant;
+  context.monitor = &s.monitor;
+  context.comm = s.comm;
   distributed::RankVector b_local = s.engine->make_vector(s.matrix.rows());
   distributed::RankVector x_local = s.engine->make_vector(s.matrix.rows());
   s.engine->upload(s.to_rank_order(b, false), b_local);

@@ -50,7 +50,8 @@ class RankEngine {
   virtual std::string backend() const = 0;
   /// The device, in words (the GPU's name and "(device 1)", or "host CPU").
   virtual std::string device() const = 0;
-  /// How halos and reductions travel: "mpi", "mpi (host-staged)", "nccl".
+  /// How halos and reductions travel: "mpi", "mpi (host-staged)", "mpi (CUDA-aware)",
+  /// "nccl".
   virtual std::string transport() const = 0;
   /// Whether the phase times are measured (a GPU rank waits for its queued work at each
   /// phase's end to time it; with solver.timing total it does not, and leaves them 0).
@@ -60,6 +61,10 @@ class RankEngine {
   /// once every rank has built its engine, so that a rank whose set-up failed never leaves
   /// the others waiting in a collective.
   virtual void connect() {}
+
+  /// Takes the matrix's new values (refactor(): the interior and boundary parts replaced in
+  /// the DistributedMatrix, their pattern unchanged).
+  virtual void refresh_matrix() {}
 
   /// A vector of n zeros in the engine's memory.
   virtual RankVector make_vector(index_t n) = 0;
@@ -103,8 +108,9 @@ std::unique_ptr<RankEngine> make_host_engine(const EngineParts& parts);
 /// Where a cuda rank works and how it talks: chosen collectively before set-up.
 struct DevicePlan {
   int device = 0;
-  void* stream = nullptr;  ///< the rank's cudaStream_t, shared with its block Solver
-  bool nccl = false;       ///< NCCL; else MPI through host buffers
+  void* stream = nullptr;       ///< the rank's cudaStream_t, shared with its block Solver
+  bool nccl = false;            ///< NCCL; else MPI
+  bool cuda_aware_mpi = false;  ///< MPI on device buffers (every rank's MPI is CUDA-aware)
 };
 
 /// Whether a cuda engine can be made in this build.

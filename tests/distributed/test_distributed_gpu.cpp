@@ -117,8 +117,12 @@ TEST(DistributedGpu, SolvesLikeTheCpuRanks) {
         EXPECT_TRUE(r.solve.converged()) << r.solve.diagnosis;
         EXPECT_LE(r.solve.true_relative_residual, 1e-9);
         EXPECT_EQ(r.backend, "cuda");
-        EXPECT_EQ(r.transport,
-                  transport == DistributedTransport::nccl ? "nccl" : "mpi (host-staged)");
+        if (transport == DistributedTransport::nccl) {
+          EXPECT_EQ(r.transport, "nccl");
+        } else {  // the halo on device buffers where the MPI is CUDA-aware
+          EXPECT_TRUE(r.transport == "mpi (host-staged)" || r.transport == "mpi (CUDA-aware)")
+              << r.transport;
+        }
         EXPECT_LE(std::abs(r.solve.iterations - on_cpu.solve.iterations), 3)
             << preconditioner << " " << to_string(variant);
         double worst = 0.0;
@@ -148,6 +152,42 @@ TEST(DistributedGpu, TimingTotalLeavesThePhasesOut) {
   EXPECT_FALSE(r.phases_timed);
   EXPECT_EQ(r.local.halo + r.local.reductions + r.local.precond, 0.0);
   EXPECT_GT(r.solve.solve_seconds, 0.0);
+}
+
+TEST(DistributedGpu, RefactorEqualsAFreshSetupAndTheMonitorStops) {
+  if (!gpu_here()) GTEST_SKIP() << "no CUDA device";
+  const CsrMatrix<double> a = poisson3d(14, 13, 12);
+  CsrMatrix<double> a2 = a;  // new values on a's pattern: the diagonal raised
+  for (index_t i = 0; i < a2.rows; ++i) {
+    for (index_t k = a2.row_ptr[i]; k < a2.row_ptr[i + 1]; ++k) {
+      if (a2.col_idx[k] == i) a2.values[k] *= 1.5;
+    }
+  }
+  const DistributedRows rows2 = rows_of(a2, bounds_by_nonzeros(a2, world_size()), world_rank());
+  const std::vector<double> b = local_rows_of(std::vector<double>(a.rows, 1.0), a);
+  for (const DistributedTransport transport : kTransports) {
+    auto refactored = make_solver(a, gpu_config("ic0", transport));
+    if (!refactored) continue;
+    refactored->refactor(rows2.view());
+    std::vector<double> x(b.size(), 0.0), x_fresh(b.size(), 0.0);
+    const DistributedSolveReport r = refactored->solve(b, x);
+    const DistributedSolveReport f =
+        make_solver(a2, gpu_config("ic0", transport))->solve(b, x_fresh);
+    EXPECT_TRUE(r.solve.converged()) << r.solve.diagnosis;
+    EXPECT_LE(std::abs(r.solve.iterations - f.solve.iterations), 1);
+    double worst = 0.0, scale = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      worst = std::max(worst, std::abs(x[i] - x_fresh[i]));
+      scale = std::max(scale, std::abs(x_fresh[i]));
+    }
+    EXPECT_LE(worst, 1e-8 * std::max(scale, 1.0)) << to_string(transport);
+
+    refactored->set_monitor([](const IterationRecord& record) { return record.iteration < 4; });
+    std::fill(x.begin(), x.end(), 0.0);
+    const DistributedSolveReport stopped = refactored->solve(b, x);
+    EXPECT_EQ(stopped.solve.status, SolveStatus::stopped);
+    EXPECT_EQ(stopped.solve.iterations, 4);
+  }
 }
 
 }  // namespace
