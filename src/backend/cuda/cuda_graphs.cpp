@@ -65,28 +65,14 @@ class CudaLoop final : public Loop {
     } else {
       history_ = DeviceBuffer<double>(slots);
     }
-    cudaGraph_t raw = nullptr;
-    PRISM_CUDA_CHECK(cudaGraphCreate(&raw, 0));
-    const Graph graph(raw);
-    cudaGraphConditionalHandle handle{};
-    // The condition starts at 1 on every launch: run() is only called to go on.
-    PRISM_CUDA_CHECK(
-        cudaGraphConditionalHandleCreate(&handle, graph.get(), 1, cudaGraphCondAssignDefault));
-    cudaGraphNodeParams params{};
-    params.type = cudaGraphNodeTypeConditional;
-    params.conditional.handle = handle;
-    params.conditional.type = cudaGraphCondTypeWhile;
-    params.conditional.size = 1;
-    cudaGraphNode_t node = nullptr;
-    PRISM_CUDA_CHECK(cudaGraphAddNode(&node, graph.get(), nullptr, nullptr, 0, &params));
     LoopState* state = state_.data();
     double* history = watched ? mapped(host_history_.data()) : history_.data();
     k::LoopWatch* watch = watched ? mapped(watch_.data()) : nullptr;
-    capture_into(stream, params.conditional.phGraph_out[0], [&] {
+    // The condition starts at 1 on every launch: run() is only called to go on.
+    exec_ = capture_while(stream, [&](cudaGraphConditionalHandle handle) {
       body();
       check(handle, state, history, watch);
     });
-    exec_ = instantiate(graph);
   }
 
   LoopOutcome run(int first, const LoopProgress* progress) override {
