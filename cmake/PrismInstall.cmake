@@ -17,9 +17,9 @@ install(TARGETS prism RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(PRISM_HAVE_MPI)
   install(DIRECTORY include/prism DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 else()
-  # Without MPI there is no library behind the distributed solver's header.
+  # Without MPI there is no library behind the distributed solver's headers.
   install(DIRECTORY include/prism DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-          PATTERN distributed.hpp EXCLUDE)
+          PATTERN distributed.hpp EXCLUDE PATTERN prism_mpi.h EXCLUDE)
 endif()
 # The Fortran module as source, compiled by the application's own Fortran compiler.
 install(FILES src/fortran/prism.f90 DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/prism)

@@ -31,6 +31,7 @@
 
 #include "bench_columns.hpp"
 #include "bench_on_backend.hpp"
+#include "common/host_array.hpp"
 #include "common/parallel.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_writer.hpp"
@@ -141,6 +142,11 @@ const std::vector<Config> kAllConfigs{
      prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::automatic, prism::Precision::fp64,
      prism::GraphMode::automatic, prism::ColorsetLayout::automatic,
      prism::ColoringMethod::jones_plassmann},
+    // Greedy's coloring by parallel ordered rounds (coloring.method: parallel_greedy).
+    {"ic0-color-pgreedy", "ic0", prism::Ordering::color, prism::TrisolveAlgorithm::automatic,
+     prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::automatic, prism::Precision::fp64,
+     prism::GraphMode::automatic, prism::ColorsetLayout::automatic,
+     prism::ColoringMethod::parallel_greedy},
     // Block IC(0) on the node blocks found from the pattern, and on supernodes.
     block_ic("block_ic", 0, prism::Precision::fp64),
     block_ic("block_ic-mixed", 0, prism::Precision::mixed),
@@ -210,9 +216,12 @@ struct HostBandwidth {
 
 HostBandwidth host_bandwidth() {
   const prism::index_t n = prism::index_t{1} << 26;  // 512 MiB an array
-  std::vector<double> a(static_cast<std::size_t>(n), 1.0), b(static_cast<std::size_t>(n), 0.0);
+  // Each thread first touches the part it streams, so that on a NUMA host the pages sit
+  // on its node, as the solver's own arrays do.
+  prism::common::HostArray<double> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
   const int threads = prism::common::host_threads();
-  prism::kernels::host::copy(threads, n, a.data(), b.data());  // first touch
+  prism::kernels::host::fill(threads, n, 1.0, a.data());
+  prism::kernels::host::fill(threads, n, 0.0, b.data());
   HostBandwidth best;
   double sink = 0.0;
   for (int i = 0; i < 5; ++i) {
@@ -458,6 +467,16 @@ void write_json(const std::string& path, const std::vector<Result>& results,
     w.key("upload_seconds").value(st.upload_seconds);
     w.key("total_seconds").value(st.total_seconds);
     w.end_object();
+    // Finer steps inside those (SetupReport::steps), in the order they ran.
+    w.key("step_detail").begin_array();
+    for (const prism::SetupStep& step : st.steps) {
+      w.begin_object();
+      w.key("name").value(step.name);
+      w.key("seconds").value(step.seconds);
+      w.key("device").value(step.device);
+      w.end_object();
+    }
+    w.end_array();
     w.end_object();
     w.key("refactor").begin_object();
     w.key("wall_seconds").value(r.refactor_wall);
@@ -509,6 +528,22 @@ void print_row(const Result& r) {
       bound * 1e6, per_it > 0 && bound > 0 ? 100.0 * bound / per_it : 0.0, r.factorization,
       r.refactor_wall, r.refactor_factorization, r.refactor_backend_wall,
       per_it > 0 ? r.refactor_backend_wall / per_it : 0.0, r.colors);
+}
+
+/// The set-up's steps (SetupReport) in ms: the groups, then the finer steps inside them.
+void print_setup(const Result& r) {
+  const prism::SetupReport& s = r.setup_steps;
+  if (s.total_seconds <= 0.0) return;  // Eigen's rows
+  std::printf(
+      "%-16s %-23s setup %.1f ms: check %.1f, coloring %.1f, permutation %.1f, analysis %.1f, "
+      "factorization %.1f, upload %.1f\n",
+      r.problem.c_str(), r.config.c_str(), s.total_seconds * 1e3, s.check_seconds * 1e3,
+      s.coloring_seconds * 1e3, s.permutation_seconds * 1e3, s.analysis_seconds * 1e3,
+      s.factorization_seconds * 1e3, s.upload_seconds * 1e3);
+  for (const prism::SetupStep& step : s.steps) {
+    std::printf("%-16s %-23s   %-52s %8.1f ms%s\n", r.problem.c_str(), r.config.c_str(),
+                step.name.c_str(), step.seconds * 1e3, step.device ? " (device)" : "");
+  }
 }
 
 /// --columns: the K columns together against one solve and K single solves.
@@ -628,6 +663,7 @@ int main(int argc, char** argv) {
             r.bandwidth = host.bound();
           }
           print_row(r);
+          print_setup(r);
           print_columns(r);
           print_on_backend(r);
           std::fflush(stdout);

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # On the GPU machine: set-up against solve (issue 47). bench_pcg on G3_circuit and
 # Poisson3D 128^3 (matrix in memory) with the host coloring (ic0-color: Boost's greedy)
-# and the parallel one (ic0-color-jp: coloring.method jones_plassmann, on the GPU), each
-# set-up step (SetupReport), the colors, iterations and time to 1e-8. Writes setup.json,
-# bench.log, table.md (one row per problem and configuration) and run_info.json to $OUT
-# (or out/bench_setup).
+# and the parallel ones on the GPU (ic0-color-jp: coloring.method jones_plassmann;
+# ic0-color-pgreedy: parallel_greedy, greedy's coloring by ordered rounds), each set-up
+# step (SetupReport), the colors, iterations and time to 1e-8. Writes setup.json, bench.log,
+# table.md (one row per problem and configuration) and run_info.json to $OUT (or
+# out/bench_setup).
 #   device run (carry shared_data, for G3_circuit):  bash tools/gpu_bench_setup.sh
 # REPEATS=N timed solves per configuration (default 3); CONFIGS=a,b,... replaces the list;
 # PROBLEMS="a.yaml b.yaml" replaces the problems.
@@ -23,7 +24,7 @@ if [ ! -f shared_data/matrices/G3_circuit.mtx.gz ]; then
     tee "$out/bench.log"
   problems=${problems//tools\/bench\/g3_circuit.yaml/}
 fi
-configs=${CONFIGS:-ic0-color,ic0-color-jp}
+configs=${CONFIGS:-ic0-color,ic0-color-jp,ic0-color-pgreedy}
 # shellcheck disable=SC2086
 ./build-gpu/tools/bench_pcg --backend cuda --repeats "${REPEATS:-3}" --no-eigen \
   --configs "$configs" --json "$out/setup.json" $problems 2>&1 | tee -a "$out/bench.log"

@@ -51,6 +51,10 @@ enum class ColoringMethod {
   /// greedy recoloring; on the GPU with the cuda backend, the same coloring on the host
   /// with the cpu backend
   jones_plassmann,
+  /// "parallel_greedy": greedy's coloring (same vertex_order, natural or largest_first) by
+  /// parallel rounds, each coloring the rows whose earlier neighbours are all colored; on
+  /// the GPU with the cuda backend, on the host with the cpu backend
+  parallel_greedy,
 };
 
 /// Sparse triangular solve algorithm of the IC(0) preconditioner.
@@ -146,7 +150,7 @@ enum class CgVariant {
 /// How the GPU ranks of a distributed solve exchange the halo and sum the dot products.
 enum class DistributedTransport {
   automatic,  ///< "auto": nccl where built and every rank has a GPU of its own, else mpi
-  mpi,        ///< "mpi": MPI (on GPU ranks through host buffers: a copy each way)
+  mpi,        ///< "mpi": MPI (GPU ranks: device buffers where CUDA-aware, else via the host)
   nccl,       ///< "nccl": NCCL on device buffers (grouped ncclSend/ncclRecv, ncclAllReduce)
 };
 

@@ -1,10 +1,12 @@
 #pragma once
 // Set-up steps a backend runs in its own memory on one matrix (Backend::begin_setup): the
-// checks and the parallel coloring, on the matrix uploaded once for both. A backend
-// without one (cpu) leaves every step to the host.
+// checks, the parallel colorings and the symmetric permutation, on the matrix uploaded
+// once for all of them. A backend without one (cpu) leaves every step to the host.
 
 #include <prism/csr_matrix.hpp>
 #include <prism/options.hpp>
+
+#include "kernels/parallel_coloring.hpp"
 
 #include <vector>
 
@@ -21,6 +23,16 @@ class SetupSession {
   /// kernels' Jones-Plassmann coloring of the rows (kernels/parallel_coloring.hpp) on a
   /// matrix whose storage passed check(): colors[i] per row; returns the number of colors.
   virtual int color_rows(std::vector<int>& colors) = 0;
+  /// kernels' ordered greedy coloring (first fit in the order rank[row]; empty: natural),
+  /// on a matrix whose storage passed check(): colors[i] per row.
+  virtual kernels::GreedyColoring color_rows_in_order(const std::vector<index_t>& rank,
+                                                      std::vector<int>& colors) = 0;
+  /// prism::permute_symmetric(a, permutation, &source) (`permutation` a permutation of the
+  /// rows, not checked) on a matrix whose storage passed check(): true with `ordered` and
+  /// `source` equal to the host's; false where the backend's memory cannot hold the work
+  /// (then the caller permutes on the host).
+  virtual bool permute(const std::vector<index_t>& permutation, CsrMatrix<double>& ordered,
+                       std::vector<index_t>& source) = 0;
 };
 
 }  // namespace prism::backend

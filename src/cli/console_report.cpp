@@ -88,7 +88,8 @@ void print_summary(const SolveReport& r, const std::string& problem_name) {
         o.ordering == "lines" ? "lines, colored" : "color",
         o.method == "level_cyclic" || o.method == "jones_plassmann"
             ? o.method + (o.balanced ? ", balanced" : "")
-            : o.vertex_order + " vertex order" + (o.balanced ? ", balanced" : ""),
+            : (o.method == "parallel_greedy" ? "parallel greedy, " : "") + o.vertex_order +
+                  " vertex order" + (o.balanced ? ", balanced" : ""),
         o.colors.count, o.colors.min_size, o.colors.mean_size, o.colors.max_size, o.colors.phi);
   } else {
     spdlog::info("ordering       {}", o.ordering);

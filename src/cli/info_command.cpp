@@ -97,9 +97,10 @@ int info_command(const std::vector<std::string>& args) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
       const std::string label = "colors (" + std::string(name) + (balance ? ", balanced)" : ")");
       const ColoringOptions& c = solve_options.coloring;
-      const bool chosen = resolved_ordering(solve_options) == Ordering::color &&
-                          solve_options.type != "block_ic" && c.method == ColoringMethod::greedy &&
-                          order == c.vertex_order && balance == c.balance;
+      const bool chosen =
+          resolved_ordering(solve_options) == Ordering::color && solve_options.type != "block_ic" &&
+          (c.method == ColoringMethod::greedy || c.method == ColoringMethod::parallel_greedy) &&
+          order == c.vertex_order && balance == c.balance;
       row(label + (chosen ? " *" : ""), set_stats(coloring.color_ptr), seconds);
     }
   }

@@ -316,7 +316,8 @@ void add_solver_keys(std::vector<Parameter>& t) {
   t.push_back(enumerated<DistributedTransport>(
       "solver.transport",
       "Distributed solves on GPU ranks: how the halo and the all-reduce travel: nccl (device "
-      "buffers; needs a GPU per rank and a build with NCCL), mpi (through host buffers), or "
+      "buffers; needs a GPU per rank and a build with NCCL), mpi (the halo on device buffers "
+      "where the MPI is CUDA-aware, else through host buffers), or "
       "auto (nccl where it can run, else mpi). cpu ranks use MPI whatever this says.",
       "mpi", [](const ProblemSpec& s) { return s.config.solver.transport; }));
 }
@@ -358,7 +359,8 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
       "greedy: Boost's sequential coloring; level_cyclic: a chosen number of colors that keeps "
       "most couplings in natural-order direction; jones_plassmann: a parallel coloring (hash "
       "priorities, then greedy recoloring of the color classes), on the GPU with backend "
-      "cuda.",
+      "cuda; parallel_greedy: greedy's coloring (vertex_order natural or largest_first) by "
+      "parallel rounds, on the GPU with backend cuda.",
       "level_cyclic",
       [](const ProblemSpec& s) { return s.config.preconditioner.coloring.method; }));
   t.push_back(at_most(
@@ -371,8 +373,8 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
       4096));
   t.push_back(enumerated<VertexOrder>(
       "preconditioner.coloring.vertex_order",
-      "greedy: order in which rows are colored (largest_first: Welsh-Powell; smallest_last: "
-      "Matula-Beck).",
+      "greedy and parallel_greedy: order in which rows are colored (largest_first: "
+      "Welsh-Powell; smallest_last: Matula-Beck, greedy only).",
       "largest_first",
       [](const ProblemSpec& s) { return s.config.preconditioner.coloring.vertex_order; }));
   t.push_back(key("preconditioner.coloring.balance", Type::boolean,

@@ -1,3 +1,4 @@
+#include "common/setup_steps.hpp"
 #include "precond/ic0_pattern.hpp"
 #include "precond/preconditioner.hpp"
 
@@ -33,7 +34,9 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
   }
 
   void analyze(const CsrMatrix<double>& a) override {
+    common::StepTimer pattern_step("analysis: ic0 pattern (L, U = L^T)");
     pattern_ = std::make_unique<Ic0Pattern>(a);
+    pattern_step.stop();
     rows_ = pattern_->lower().rows;
     lower_nnz_ = pattern_->lower().nnz();
     first_attempt_ = Ic0Pattern::FirstAttempt::alone;

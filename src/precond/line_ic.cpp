@@ -1,11 +1,11 @@
 #include "common/memory.hpp"
 #include "precond/preconditioner.hpp"
+#include "precond/row_error.hpp"
 
 #include <prism/errors.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <string>
 
 namespace prism::precond {
@@ -142,8 +142,9 @@ class LineIc final : public Preconditioner {
           factor_.upper.col_idx.push_back(j);
           upper_source_.push_back(k);
         } else {
-          throw Error("line_ic: rows " + std::to_string(i + 1) + " and " + std::to_string(j + 1) +
-                      " are coupled but lie in different lines of one color");
+          throw RowError<Error>(RowText() << "line_ic: rows " << Row{i} << " and " << Row{j}
+                                          << " are coupled but lie in different lines of one "
+                                             "color");
         }
       }
       factor_.lower.row_ptr.push_back(static_cast<index_t>(factor_.lower.col_idx.size()));
@@ -168,13 +169,12 @@ class LineIc final : public Preconditioner {
       if (bad < 0) break;
       if (attempt == options_.ic0.max_shift_retries || !(value(diagonal_source_[bad]) > 0.0)) {
         const auto at = std::upper_bound(lines_.ptr.begin(), lines_.ptr.end(), bad) - 1;
-        std::ostringstream msg;
-        msg << "line_ic: the block factorization broke down at row " << bad - *at + 1 << " of line "
-            << (at - lines_.ptr.begin()) + 1 << " (" << *(at + 1) - *at << " rows), pivot "
-            << pivot;
+        RowText msg;
+        msg << "line_ic: the block factorization broke down at row " << Row{bad} << " of a line ("
+            << *(at + 1) - *at << " rows), pivot " << pivot;
         if (attempt > 0)
           msg << ", with diagonal shift " << shift << " after " << attempt << " retries";
-        throw NumericalError(msg.str());
+        throw RowError<NumericalError>(msg);
       }
       shift = std::max(2.0 * shift, options_.ic0.initial_shift);
       report_.retries = attempt + 1;

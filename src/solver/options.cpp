@@ -37,7 +37,8 @@ const std::vector<std::pair<ColoringMethod, std::string_view>>& enum_names<Color
   static const std::vector<std::pair<ColoringMethod, std::string_view>> names{
       {ColoringMethod::greedy, "greedy"},
       {ColoringMethod::level_cyclic, "level_cyclic"},
-      {ColoringMethod::jones_plassmann, "jones_plassmann"}};
+      {ColoringMethod::jones_plassmann, "jones_plassmann"},
+      {ColoringMethod::parallel_greedy, "parallel_greedy"}};
   return names;
 }
 

@@ -2,6 +2,8 @@
 
 #include "solver/solver_impl.hpp"
 
+#include "analysis/level_sets.hpp"
+
 namespace prism {
 
 Solver::Solver(SolverConfig config) : impl_(std::make_unique<Impl>()) {
@@ -55,6 +57,7 @@ void Solver::setup(const CsrMatrix<double>& a) {
   s.triangle_entries = 0;
   const std::size_t resident_before = common::resident_set_bytes();
   const bool automatic = s.config.backend == BackendKind::automatic;
+  const common::StepRecording recording(s.setup.steps);
   try {
     s.set_up(a);
     if (automatic && s.backend->kind() == backend::Backend::Kind::device) {
@@ -108,7 +111,8 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   s.mirror_map.reset();
 
   auto t = std::chrono::steady_clock::now();
-  // The checks and the parallel coloring run in the backend's memory where it can.
+  // The checks, the parallel coloring and the permutation run in the backend's memory
+  // where it can.
   std::unique_ptr<backend::SetupSession> device = s.backend->begin_setup(a);
   s.check_matrix(a, device.get());
   s.row_ptr = a.row_ptr;
@@ -126,8 +130,9 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   const bool blocked = precond::Registry::instance().uses_blocks(s.type);
   const bool lined = precond::Registry::instance().uses_lines(s.type);
   BlockPartition blocks;
-  std::string lines_found;           // the plan line of a line preconditioner
-  std::vector<index_t> line_colors;  // lines by color (Partition::colored_lines)
+  std::vector<index_t> independent_rows;  // the colors of a row coloring, in the new order
+  std::string lines_found;                // the plan line of a line preconditioner
+  std::vector<index_t> line_colors;       // lines by color (Partition::colored_lines)
   if (lined) {
     solver::LineOrder order =
         choice.lines ? solver::order_lines(*choice.lines) : solver::order_by_lines(a, popt.lines);
@@ -170,20 +175,27 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
     s.ordering.vertex_order = std::string(to_string(popt.coloring.vertex_order));
     s.ordering.balanced = popt.coloring.balance;
     s.ordering.colors = set_stats(coloring.color_ptr);
+    independent_rows = std::move(coloring.color_ptr);
   }
   if (!s.permuted) s.permutation.clear();
-  device.reset();  // its device memory goes before the set-up's next allocations
 
   // Keep where each entry of the ordered matrix comes from, so refactor() maps new
-  // values with a gather instead of permuting again.
+  // values with a gather instead of permuting again. The backend's session permutes the
+  // matrix it holds where it can.
   t = std::chrono::steady_clock::now();
   if (s.permuted) {
-    s.ordered = permute_symmetric(a, s.permutation, &s.value_source);
+    common::StepTimer device_step("permutation: pattern and values", true);
+    if (device == nullptr || !device->permute(s.permutation, s.ordered, s.value_source)) {
+      device_step.cancel();
+      const common::StepTimer step("permutation: pattern and values");
+      s.ordered = permute_symmetric(a, s.permutation, &s.value_source);
+    }
   } else {
     s.ordered = a;
     s.value_source.resize(a.values.size());
     std::iota(s.value_source.begin(), s.value_source.end(), 0);
   }
+  device.reset();  // its device memory goes before the set-up's next allocations
   s.setup.permutation_seconds = seconds_since(t);
 
   t = std::chrono::steady_clock::now();
@@ -195,11 +207,16 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
     resolved.preconditioner.ordering = Ordering::automatic;
   }
   if (!choice.reason.empty()) reasons.insert(reasons.begin(), choice.reason);
+  common::StepTimer plan_step("analysis: plan");
   s.plan = solver::resolve_plan(resolved, *s.backend, s.ordered, std::move(reasons));
   s.preconditioner =
       precond::Registry::instance().create(s.type, *s.backend, s.plan.preconditioner);
   s.preconditioner->set_callback(s.user_apply);
-  s.ordering.levels = set_stats(level_sets(s.ordered).level_ptr);
+  plan_step.stop();
+  {
+    const common::StepTimer step("analysis: level sets (report)");
+    s.ordering.levels = set_stats(analysis::level_ptr(s.ordered, independent_rows));
+  }
   if (blocked) {
     s.plan.reasons.push_back(solver::describe_blocks(s.ordered, blocks, popt.block_ic));
     s.preconditioner->set_blocks(blocks);
@@ -209,10 +226,10 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
     s.preconditioner->set_blocks(blocks);
     if (!line_colors.empty()) s.preconditioner->set_block_colors(line_colors);
   }
-  s.preconditioner->analyze(s.ordered);
+  s.naming_rows([&] { s.preconditioner->analyze(s.ordered); });
   s.setup.analysis_seconds = seconds_since(t);
 
-  s.factorize_and_upload(a);
+  s.factorize_and_upload(a, true);  // the permutation wrote the values in order
   s.ready = true;
 }
 

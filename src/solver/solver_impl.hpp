@@ -8,11 +8,14 @@
 #include <prism/blocks.hpp>
 #include <prism/errors.hpp>
 
+#include "analysis/color_order.hpp"
 #include "backend/backend.hpp"
 #include "backend/setup.hpp"
 #include "common/memory.hpp"
 #include "common/parallel.hpp"
+#include "common/setup_steps.hpp"
 #include "precond/preconditioner.hpp"
+#include "precond/row_error.hpp"
 #include "solver/line_order.hpp"
 #include "solver/pcg.hpp"
 #include "solver/plan.hpp"
@@ -128,6 +131,31 @@ struct Solver::Impl {
                       ": preconditioner: user needs a callback: call "
                       "Solver::set_preconditioner_callback (C: prism_solver_set_preconditioner)");
   }
+  /// Throws the exception being handled again; one whose message names rows of the ordered
+  /// matrix (a preconditioner's precond::RowFailure) names them as the caller does: the
+  /// row of the matrix given to setup(), from 0 or from 1 as config.numbering says.
+  [[noreturn]] void rethrow_naming_rows() const {
+    try {
+      throw;
+    } catch (const precond::RowFailure& e) {
+      const index_t base = config.numbering == Numbering::from_one ? 1 : 0;
+      e.rethrow(e.text().format([&](index_t row) {
+        const bool mapped = permuted && row >= 0 && row < static_cast<index_t>(permutation.size());
+        return std::to_string(static_cast<long long>(mapped ? permutation[row] : row) + base);
+      }));
+    }
+    throw;  // not reached (both branches throw); the compiler cannot tell
+  }
+  /// Runs `step` (the preconditioner's analysis or factorization), its failures' rows named
+  /// as the caller does (rethrow_naming_rows).
+  template <typename Step>
+  void naming_rows(Step&& step) const {
+    try {
+      step();
+    } catch (...) {
+      rethrow_naming_rows();
+    }
+  }
   /// setup()'s checks of `a` at the level of solver.check; with a backend session
   /// (`device`) they run there, and a defect found there is named by the host checks.
   void check_matrix(const CsrMatrix<double>& a, backend::SetupSession* device) {
@@ -198,8 +226,8 @@ struct Solver::Impl {
 
   /// setup() on the current backend.
   void set_up(const CsrMatrix<double>& a);
-  /// The rows' coloring of coloring.method (jones_plassmann in the backend's session
-  /// `device` where there is one).
+  /// The rows' coloring of coloring.method (jones_plassmann and parallel_greedy in the
+  /// backend's session `device` where there is one).
   Coloring color_rows(const CsrMatrix<double>& a, backend::SetupSession* device) const {
     const ColoringOptions& c = config.preconditioner.coloring;
     switch (c.method) {
@@ -210,6 +238,13 @@ struct Solver::Impl {
         std::vector<int> colors;
         const int count = device->color_rows(colors);
         return coloring_of(std::move(colors), count);
+      }
+      case ColoringMethod::parallel_greedy: {
+        if (device == nullptr) return parallel_greedy_coloring(a, c.vertex_order);
+        std::vector<int> colors;
+        const kernels::GreedyColoring result =
+            device->color_rows_in_order(analysis::greedy_rank(a, c.vertex_order), colors);
+        return coloring_of(std::move(colors), result.colors);
       }
       case ColoringMethod::greedy:
         break;
@@ -267,19 +302,24 @@ struct Solver::Impl {
     setup.memory = memory;
   }
 
-  void factorize_and_upload(const CsrMatrix<double>& a) {
+  /// `in_order`: ordered.values already hold a's values in the solver's order (set-up,
+  /// where the permutation wrote them); else they are gathered again.
+  void factorize_and_upload(const CsrMatrix<double>& a, bool in_order = false) {
     auto t = std::chrono::steady_clock::now();
-    ordered.values.resize(value_source.size());  // release_host_copies() freed them
-    // The gather is memory-bound; entries in parts on host threads.
-    common::parallel_for(value_source.size(), kEntriesPerPart,
-                         [&](std::size_t first, std::size_t last) {
-                           for (std::size_t k = first; k < last; ++k) {
-                             ordered.values[k] = a.values[value_source[k]];
-                           }
-                         });
-    setup.permutation_seconds += seconds_since(t);  // the values in the solver's order
+    if (!in_order || ordered.values.size() != value_source.size()) {
+      const common::StepTimer step("permutation: values gathered");
+      ordered.values.resize(value_source.size());  // release_host_copies() freed them
+      // The gather is memory-bound; entries in parts on host threads.
+      common::parallel_for(value_source.size(), kEntriesPerPart,
+                           [&](std::size_t first, std::size_t last) {
+                             for (std::size_t k = first; k < last; ++k) {
+                               ordered.values[k] = a.values[value_source[k]];
+                             }
+                           });
+      setup.permutation_seconds += seconds_since(t);  // the values in the solver's order
+    }
     t = std::chrono::steady_clock::now();
-    preconditioner->factorize(ordered);
+    naming_rows([&] { preconditioner->factorize(ordered); });
     setup.factorization_seconds = seconds_since(t);
     factorization = preconditioner->info().factorization;
     t = std::chrono::steady_clock::now();

@@ -124,7 +124,7 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
     }
   } catch (const Error&) {
     reject_bad_values();  // bad values explain the failure: say so, as refactor() does
-    throw;
+    s.rethrow_naming_rows();
   }
   reject_bad_values();
   be.synchronize();

@@ -128,6 +128,14 @@ std::optional<ConfigViolation> check_combinations(const SolverConfig& config) {
             " needs preconditioner.coloring.method: greedy (jones_plassmann orders rows by "
             "hash priorities)"};
   }
+  if (p.coloring.method == ColoringMethod::parallel_greedy &&
+      p.coloring.vertex_order == VertexOrder::smallest_last) {
+    return ConfigViolation{
+        {"preconditioner.coloring.vertex_order", "preconditioner.coloring.method"},
+        "preconditioner.coloring.vertex_order: smallest_last needs "
+        "preconditioner.coloring.method: greedy (parallel_greedy would need about one round "
+        "per row in that order)"};
+  }
   if (p.coloring.method == ColoringMethod::level_cyclic) {
     if (p.coloring.vertex_order != VertexOrder::natural) {
       return ConfigViolation{

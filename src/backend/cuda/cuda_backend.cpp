@@ -15,7 +15,6 @@
 #include "backend/cuda/cusparse_trisolve.hpp"
 #include "backend/cuda/device_csr.hpp"
 #include "backend/split_triangle.hpp"
-#include "common/memory.hpp"
 #include "kernels/bsr.hpp"
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/bsr.hpp"
@@ -102,7 +101,6 @@ class CudaMatrix final : public Matrix {
       sell_slice_ptr_ = k::upload_and_wait(sell.slice_ptr, stream);
       sell_col_idx_ = k::upload_and_wait(sell.col_idx, stream);
       sell_source_ = k::upload_and_wait(sell.source, stream);
-      host_sell_source_ = std::move(sell.source);
       sell_values_ = DeviceBuffer<double>(sell.col_idx.size());
       refill_sell();
     }
@@ -119,32 +117,20 @@ class CudaMatrix final : public Matrix {
     refill_sell();
     refill_bsr();
   }
-  // The host maps compose update_values(SourceValues)'s map on its first call, which
-  // releases them.
-  std::size_t host_bytes() const override {
-    return host_sell_source_.capacity() * sizeof(index_t) +
-           host_bsr_source_.capacity() * sizeof(index_t);
-  }
-  /// One gather straight from the caller's values into the storage the SpMV reads: the
-  /// SELL or BSR values (the CSR copy then goes stale: no SELL or BSR kernel reads it),
-  /// else the CSR values.
+  /// A gather from the caller's values into the CSR values, then the SELL or BSR copy
+  /// refilled from them on the device: the layouts' maps live on the device only, so the
+  /// host keeps no copy of them (one more pass over the values than a composed map).
   void update_values(const SourceValues& a) override {
     if (static_cast<index_t>(a.source->size()) != csr_.nnz()) {
       throw InvalidMatrixError("update_values: expected " + std::to_string(csr_.nnz()) +
                                " values, got " + std::to_string(a.source->size()));
     }
-    const std::vector<index_t>* through =
-        is_sell() ? &host_sell_source_ : (is_bsr() ? &host_bsr_source_ : nullptr);
-    if (from_values_.size() == 0) {
-      from_values_ = k::upload_and_wait(
-          through != nullptr ? compose_source(*through, *a.source) : *a.source, stream_);
-      // a.source is fixed per pattern: the host maps are not read again.
-      common::release(host_sell_source_);
-      common::release(host_bsr_source_);
-    }
-    double* out = is_sell() ? sell_values_.data() : (is_bsr() ? bsr_values_.data() : csr_.values());
-    k::gather_values(static_cast<index_t>(from_values_.size()), from_values_.data(), a.values, out,
-                     stream_);
+    // a.source is fixed per pattern: uploaded once.
+    if (from_values_.size() == 0) from_values_ = k::upload_and_wait(*a.source, stream_);
+    k::gather_values(static_cast<index_t>(from_values_.size()), from_values_.data(), a.values,
+                     csr_.values(), stream_);
+    refill_sell();
+    refill_bsr();
   }
 
   /// Y_j = A X_j for the set's columns: the SELL or CSR copy read once for all of them
@@ -256,8 +242,7 @@ class CudaMatrix final : public Matrix {
     bsr_row_ptr_ = k::upload_and_wait(layout.block_row_ptr, stream_);
     bsr_col_idx_ = k::upload_and_wait(layout.block_col_idx, stream_);
     bsr_source_ = k::upload_and_wait(layout.source, stream_);
-    host_bsr_source_ = std::move(layout.source);
-    bsr_values_ = DeviceBuffer<double>(host_bsr_source_.size());
+    bsr_values_ = DeviceBuffer<double>(layout.source.size());
     refill_bsr();
   }
   kernels::BsrView<double> bsr_view() const {
@@ -276,13 +261,11 @@ class CudaMatrix final : public Matrix {
   int threads_per_row_;
   DeviceCsr csr_;
   DeviceBuffer<index_t> sell_slice_ptr_, sell_col_idx_, sell_source_;
-  std::vector<index_t> host_sell_source_;
-  DeviceBuffer<index_t> from_values_;  // update_values(SourceValues): storage <- values
+  DeviceBuffer<index_t> from_values_;  // update_values(SourceValues): CSR values <- values
   DeviceBuffer<double> sell_values_;
   int bsr_block_size_ = 0;
   index_t bsr_block_rows_ = 0;
   DeviceBuffer<index_t> bsr_row_ptr_, bsr_col_idx_, bsr_source_;
-  std::vector<index_t> host_bsr_source_;
   DeviceBuffer<double> bsr_values_;
   std::string bsr_fallback_;  // spmv: bsr where it does not fit: why not
   mutable DeviceBuffer<char> buffer_;
@@ -308,6 +291,16 @@ class CudaColumnSet final : public ColumnSet {
   index_t rows() const override { return rows_; }
   const std::vector<index_t>& columns() const override { return columns_; }
   const index_t* backend_columns() const override { return device_.data(); }
+  /// The device list with -1 for the columns not in `live` (kernels/cuda/columns.hpp), after
+  /// the work queued so far on `stream`, complete on return.
+  void mask(const std::vector<index_t>& live, cudaStream_t stream) {
+    std::vector<index_t> list = columns_;
+    for (index_t& j : list) {
+      if (!std::binary_search(live.begin(), live.end(), j)) j = -1;
+    }
+    device_.upload(list.data(), stream);
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
 
  private:
   index_t rows_;
@@ -673,9 +666,30 @@ class CudaBackend final : public Backend {
     k::cg_direction_columns(set.rows(), set.backend_columns(), set.count(), z.data(), p.data(),
                             s.data(), stream_);
   }
+  void column_cg_residual(const Vector&, const Vector& q, Vector&, Vector& r, const ColumnSet& set,
+                          Vector& s) override {
+    k::cg_residual_columns(set.rows(), set.backend_columns(), set.count(), q.data(), r.data(),
+                           column_partials(set), s.data(), stream_);
+  }
+  void column_cg_direction_x(const Vector& z, Vector& p, Vector& x, const ColumnSet& set,
+                             Vector& s) override {
+    k::cg_direction_x_columns(set.rows(), set.backend_columns(), set.count(), z.data(), p.data(),
+                              x.data(), s.data(), stream_);
+  }
+  void column_cg_finish(const Vector& p, Vector& x, const ColumnSet& set, Vector& s) override {
+    k::cg_finish_columns(set.rows(), set.backend_columns(), set.count(), p.data(), x.data(),
+                         s.data(), stream_);
+  }
+  /// BSR multiplies column by column through the host's list.
+  bool can_mask_columns(const Matrix& a) const override { return !cast_matrix(a).is_bsr(); }
+  void mask_columns(ColumnSet& set, const std::vector<index_t>& live) override {
+    std::vector<index_t> sorted = live;
+    std::sort(sorted.begin(), sorted.end());
+    dynamic_cast<CudaColumnSet&>(set).mask(sorted, stream_);
+  }
   bool can_loop_columns() const override { return loops_; }
   std::unique_ptr<ColumnLoop> record_column_loop(const std::function<void()>& body,
-                                                 const ColumnSet& set, const Vector& s,
+                                                 const ColumnSet& set, Vector& s,
                                                  const std::vector<double>& targets,
                                                  int check_every, int max_iterations) override {
     if (!loops_) throw BackendError("the CUDA driver runs no graph while nodes (needs 12.4+)");

@@ -1,11 +1,14 @@
 #include "backend/cuda/cuda_setup.hpp"
 
+#include <prism/errors.hpp>
+
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/matrix_values.hpp"
 #include "kernels/cuda/parallel_coloring.hpp"
 #include "kernels/cuda/setup_checks.hpp"
+#include "kernels/cuda/setup_permute.hpp"
 #include "kernels/setup_checks.hpp"
 
 namespace prism::backend::cuda {
@@ -54,6 +57,45 @@ class CudaSetupSession final : public SetupSession {
     const int count = k::jones_plassmann_coloring(view(), device.data(), stream_);
     colors = k::download_and_wait(device, stream_);
     return count;
+  }
+
+  kernels::GreedyColoring color_rows_in_order(const std::vector<index_t>& rank,
+                                              std::vector<int>& colors) override {
+    upload_pattern();
+    k::DeviceBuffer<index_t> device_rank(rank.size());
+    device_rank.upload(rank.data(), stream_);
+    k::DeviceBuffer<int> device(static_cast<std::size_t>(a_.rows));
+    const kernels::GreedyColoring result =
+        k::ordered_greedy_coloring(view(), rank.empty() ? nullptr : device_rank.data(),
+                                   kernels::kGreedyRoundLimit, device.data(), stream_);
+    colors = k::download_and_wait(device, stream_);
+    return result;
+  }
+
+  bool permute(const std::vector<index_t>& permutation, CsrMatrix<double>& ordered,
+               std::vector<index_t>& source) override {
+    const auto n = static_cast<std::size_t>(a_.rows);
+    if (permutation.size() != n) return false;  // the host's check names it
+    try {
+      upload_pattern();
+      if (values_.size() != a_.values.size()) {  // check() uploads them for level full only
+        values_ = k::DeviceBuffer<double>(a_.values.size());
+        values_.upload(a_.values.data(), stream_);
+      }
+      const k::DeviceBuffer<index_t> perm = k::upload_and_wait(permutation, stream_);
+      k::DeviceBuffer<index_t> row_ptr(n + 1), col_idx(a_.col_idx.size()), from(a_.col_idx.size());
+      k::DeviceBuffer<double> values(a_.values.size());
+      k::permute_symmetric(view(), a_.nnz(), perm.data(), row_ptr.data(), col_idx.data(),
+                           values.data(), from.data(), stream_);
+      ordered.rows = ordered.cols = a_.rows;
+      ordered.row_ptr = k::download_and_wait(row_ptr, stream_);
+      ordered.col_idx = k::download_and_wait(col_idx, stream_);
+      ordered.values = k::download_and_wait(values, stream_);
+      source = k::download_and_wait(from, stream_);
+    } catch (const DeviceMemoryError&) {
+      return false;
+    }
+    return true;
   }
 
  private:
