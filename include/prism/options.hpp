@@ -55,6 +55,10 @@ enum class ColoringMethod {
   /// parallel rounds, each coloring the rows whose earlier neighbours are all colored; on
   /// the GPU with the cuda backend, on the host with the cpu backend
   parallel_greedy,
+  /// "auto": greedy's coloring, computed where it is fastest: by parallel_greedy's rounds
+  /// on the GPU with the cuda backend (vertex_order natural or largest_first), else (and
+  /// where the rounds would pass their limit) by Boost's sequential coloring
+  automatic,
 };
 
 /// Sparse triangular solve algorithm of the IC(0) preconditioner.
@@ -172,7 +176,7 @@ std::string allowed_names();
 
 /// Options of the graph coloring.
 struct ColoringOptions {
-  ColoringMethod method = ColoringMethod::greedy;
+  ColoringMethod method = ColoringMethod::automatic;
   /// greedy: the vertex visiting order.
   VertexOrder vertex_order = VertexOrder::natural;
   /// greedy: even the color sizes afterwards (balance_coloring(): same number of colors,
@@ -258,6 +262,12 @@ struct PreconditionerOptions {
 /// then `color` for "ic0", "block_ic" and "auto" (both of its choices), `natural` for
 /// every other type.
 Ordering resolved_ordering(const PreconditionerOptions& options);
+
+/// Whether `method` gives greedy's coloring by Boost's sequential coloring or its equal
+/// (`greedy`, `auto`): what the block and line preconditioners color with.
+inline bool greedy_coloring(ColoringMethod method) {
+  return method == ColoringMethod::greedy || method == ColoringMethod::automatic;
+}
 
 /// What setup() and refactor() check of the matrix.
 enum class MatrixCheck {

@@ -99,7 +99,7 @@ int info_command(const std::vector<std::string>& args) {
       const ColoringOptions& c = solve_options.coloring;
       const bool chosen =
           resolved_ordering(solve_options) == Ordering::color && solve_options.type != "block_ic" &&
-          (c.method == ColoringMethod::greedy || c.method == ColoringMethod::parallel_greedy) &&
+          (greedy_coloring(c.method) || c.method == ColoringMethod::parallel_greedy) &&
           order == c.vertex_order && balance == c.balance;
       row(label + (chosen ? " *" : ""), set_stats(coloring.color_ptr), seconds);
     }

@@ -360,7 +360,9 @@ void add_preconditioner_keys(std::vector<Parameter>& t) {
       "most couplings in natural-order direction; jones_plassmann: a parallel coloring (hash "
       "priorities, then greedy recoloring of the color classes), on the GPU with backend "
       "cuda; parallel_greedy: greedy's coloring (vertex_order natural or largest_first) by "
-      "parallel rounds, on the GPU with backend cuda.",
+      "parallel rounds, on the GPU with backend cuda; auto (the default): greedy's coloring, "
+      "by parallel_greedy's rounds on the GPU with backend cuda (vertex_order natural or "
+      "largest_first, and within the rounds' limit), else by greedy.",
       "level_cyclic",
       [](const ProblemSpec& s) { return s.config.preconditioner.coloring.method; }));
   t.push_back(at_most(

@@ -38,7 +38,8 @@ const std::vector<std::pair<ColoringMethod, std::string_view>>& enum_names<Color
       {ColoringMethod::greedy, "greedy"},
       {ColoringMethod::level_cyclic, "level_cyclic"},
       {ColoringMethod::jones_plassmann, "jones_plassmann"},
-      {ColoringMethod::parallel_greedy, "parallel_greedy"}};
+      {ColoringMethod::parallel_greedy, "parallel_greedy"},
+      {ColoringMethod::automatic, "auto"}};
   return names;
 }
 

@@ -31,7 +31,7 @@ constexpr double kAutoLineRows = 4.0;
 
 /// Why block_ic cannot run with these options; "" where it can.
 std::string block_ic_excluded(const PreconditionerOptions& p) {
-  if (p.coloring.method != ColoringMethod::greedy) {
+  if (!greedy_coloring(p.coloring.method)) {
     return "coloring.method " + std::string(to_string(p.coloring.method)) +
            ": block_ic colors its blocks greedily";
   }

@@ -167,11 +167,12 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
     }
     s.setup.coloring_seconds = seconds_since(t);
   } else if (s.permuted) {
-    Coloring coloring = s.color_rows(a, device.get());
+    ColoringMethod method = popt.coloring.method;
+    Coloring coloring = s.color_rows(a, device.get(), method);
     if (popt.coloring.balance) balance_coloring(a, coloring);
     s.setup.coloring_seconds = seconds_since(t);
     s.permutation = std::move(coloring.permutation);
-    s.ordering.method = std::string(to_string(popt.coloring.method));
+    s.ordering.method = std::string(to_string(method));
     s.ordering.vertex_order = std::string(to_string(popt.coloring.vertex_order));
     s.ordering.balanced = popt.coloring.balance;
     s.ordering.colors = set_stats(coloring.color_ptr);

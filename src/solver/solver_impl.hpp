@@ -227,10 +227,24 @@ struct Solver::Impl {
   /// setup() on the current backend.
   void set_up(const CsrMatrix<double>& a);
   /// The rows' coloring of coloring.method (jones_plassmann and parallel_greedy in the
-  /// backend's session `device` where there is one).
-  Coloring color_rows(const CsrMatrix<double>& a, backend::SetupSession* device) const {
+  /// backend's session `device` where there is one); `method` names the one that ran.
+  Coloring color_rows(const CsrMatrix<double>& a, backend::SetupSession* device,
+                      ColoringMethod& method) const {
     const ColoringOptions& c = config.preconditioner.coloring;
+    method = c.method;
     switch (c.method) {
+      case ColoringMethod::automatic: {
+        // The rounds give Boost's coloring exactly; past their limit (a long chain in the
+        // vertex order) the fallback would not, so Boost colors instead.
+        method = ColoringMethod::greedy;
+        if (device == nullptr || c.vertex_order == VertexOrder::smallest_last) break;
+        std::vector<int> colors;
+        const kernels::GreedyColoring result =
+            device->color_rows_in_order(analysis::greedy_rank(a, c.vertex_order), colors);
+        if (!result.exact) break;
+        method = ColoringMethod::parallel_greedy;
+        return coloring_of(std::move(colors), result.colors);
+      }
       case ColoringMethod::level_cyclic:
         return level_cyclic_coloring(a, c.colors);
       case ColoringMethod::jones_plassmann: {

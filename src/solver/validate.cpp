@@ -114,7 +114,7 @@ std::optional<ConfigViolation> check_combinations(const SolverConfig& config) {
                                name(to_string(p.ordering))};
   }
   if ((p.type == "block_ic" || p.type == "line_ic") &&
-      (p.coloring.method != ColoringMethod::greedy || p.coloring.balance)) {
+      (!greedy_coloring(p.coloring.method) || p.coloring.balance)) {
     return ConfigViolation{{"preconditioner.coloring.method", "preconditioner.type"},
                            "preconditioner.coloring: " + p.type + " colors its " +
                                (lines ? "lines" : "blocks") +

@@ -216,4 +216,38 @@ TEST(CudaSetup, ParallelGreedyOrderingIsBoostsGreedyOrdering) {
   }
 }
 
+// coloring.method: auto (the default) colors by parallel_greedy's rounds on the GPU in
+// the orders they take, with greedy's colors, and by Boost's greedy in smallest_last.
+TEST(CudaSetup, AutoColorsByRoundsWhereTheyTakeTheOrder) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const CsrMatrix<double> a = prism::test::random_symmetric(20000, 90000, 5);
+  const std::vector<double> b(static_cast<std::size_t>(a.rows), 1.0);
+  for (const auto order : {prism::VertexOrder::natural, prism::VertexOrder::largest_first,
+                           prism::VertexOrder::smallest_last}) {
+    SCOPED_TRACE(std::string(prism::to_string(order)));
+    prism::SolveReport reports[2];
+    int slot = 0;
+    for (const auto method : {prism::ColoringMethod::greedy, prism::ColoringMethod::automatic}) {
+      prism::SolverConfig config;
+      config.backend = prism::BackendKind::cuda;
+      config.preconditioner.type = "ic0";
+      config.preconditioner.ordering = prism::Ordering::color;
+      config.preconditioner.coloring.method = method;
+      config.preconditioner.coloring.vertex_order = order;
+      config.solver.tolerance = 1e-8;
+      prism::Solver solver(config);
+      solver.setup(a);
+      std::vector<double> x(b.size(), 0.0);
+      reports[slot++] = solver.solve(b, x);
+    }
+    ASSERT_TRUE(reports[0].converged() && reports[1].converged());
+    EXPECT_EQ(reports[1].ordering.method,
+              order == prism::VertexOrder::smallest_last ? "greedy" : "parallel_greedy");
+    EXPECT_EQ(reports[1].ordering.colors.count, reports[0].ordering.colors.count);
+    EXPECT_EQ(reports[1].ordering.colors.min_size, reports[0].ordering.colors.min_size);
+    EXPECT_EQ(reports[1].ordering.colors.max_size, reports[0].ordering.colors.max_size);
+    EXPECT_EQ(reports[1].iterations, reports[0].iterations);
+  }
+}
+
 }  // namespace

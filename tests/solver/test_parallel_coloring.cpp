@@ -82,3 +82,26 @@ TEST(ParallelColoringSolve, ParallelGreedyRejectsSmallestLast) {
 }
 
 }  // namespace
+
+// coloring.method: auto (the default) on the cpu backend is Boost's greedy coloring, and
+// says so in the report.
+TEST(ParallelColoringSolve, AutoIsGreedyOnTheCpu) {
+  const prism::CsrMatrix<double> a = prism::poisson3d(21, 19, 17, 27);
+  const std::vector<double> b(static_cast<std::size_t>(a.rows), 1.0);
+  EXPECT_EQ(prism::SolverConfig{}.preconditioner.coloring.method, prism::ColoringMethod::automatic);
+  prism::SolveReport reports[2];
+  int slot = 0;
+  for (const auto method : {prism::ColoringMethod::greedy, prism::ColoringMethod::automatic}) {
+    prism::SolverConfig config = jones_plassmann_config();
+    config.preconditioner.coloring.method = method;
+    config.preconditioner.coloring.vertex_order = prism::VertexOrder::largest_first;
+    prism::Solver solver(config);
+    solver.setup(a);
+    std::vector<double> x(b.size(), 0.0);
+    reports[slot++] = solver.solve(b, x);
+  }
+  EXPECT_EQ(reports[1].ordering.method, "greedy");
+  EXPECT_EQ(reports[1].ordering.colors.count, reports[0].ordering.colors.count);
+  EXPECT_EQ(reports[1].ordering.colors.min_size, reports[0].ordering.colors.min_size);
+  EXPECT_EQ(reports[1].iterations, reports[0].iterations);
+}
