@@ -3,6 +3,7 @@
 #include <prism/errors.hpp>
 
 #include "backend/host_kernels.hpp"
+#include "common/host_array.hpp"
 #include "common/parallel.hpp"
 #include "kernels/colorset.hpp"
 
@@ -11,6 +12,42 @@
 #include <numeric>
 
 namespace prism::backend {
+namespace {
+
+/// kernels::independent_blocks on host threads. A row's test against the current block
+/// needs only its largest strict column (lower: does it reach the block?) or its smallest
+/// (upper): those are found for all rows in parts, then one sequential scan reads one
+/// number a row. The blocks are the kernel's.
+std::vector<index_t> threaded_independent_blocks(const kernels::CsrView<double>& strict,
+                                                 bool lower) {
+  const auto n = static_cast<std::size_t>(strict.rows);
+  common::HostArray<index_t> reach(n);  // an empty row reaches no block: -1 (lower), n (upper)
+  common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) {
+      const index_t* begin = strict.col_idx + strict.row_ptr[i];
+      const index_t* end = strict.col_idx + strict.row_ptr[i + 1];
+      if (begin == end) {
+        reach[i] = lower ? -1 : strict.rows;
+      } else {
+        reach[i] = lower ? *std::max_element(begin, end) : *std::min_element(begin, end);
+      }
+    }
+  });
+  std::vector<index_t> ptr{lower ? 0 : strict.rows};
+  index_t edge = lower ? 0 : strict.rows;  // the current block's first row (lower), end
+  for (index_t step = 0; step < strict.rows; ++step) {
+    const index_t i = lower ? step : strict.rows - 1 - step;
+    if (lower ? reach[i] >= edge : reach[i] < edge) {
+      edge = lower ? i : i + 1;
+      ptr.push_back(edge);
+    }
+  }
+  if (n > 0) ptr.push_back(lower ? strict.rows : 0);
+  if (!lower) std::reverse(ptr.begin(), ptr.end());
+  return ptr;
+}
+
+}  // namespace
 
 SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision,
                              const HostKernels* placement)
@@ -50,10 +87,13 @@ SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Prec
   });
   // The strict pattern first (its row pointers, and the columns in a temporary: the
   // blocks are found from them), then the solves' storage, written in their parts.
-  std::vector<index_t> row_ptr(n + 1);
-  for (std::size_t i = 0; i <= n; ++i) row_ptr[i] = t.row_ptr[i] - static_cast<index_t>(i);
+  // Both unwritten until the threads fill them: the pages are faulted in on all threads.
+  common::HostArray<index_t> row_ptr(n + 1);
+  common::parallel_for(n + 1, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) row_ptr[i] = t.row_ptr[i] - static_cast<index_t>(i);
+  });
   const auto strict_entries = static_cast<std::size_t>(std::max<index_t>(t.nnz() - t.rows, 0));
-  std::vector<index_t> col_idx(strict_entries);
+  common::HostArray<index_t> col_idx(strict_entries);
   strict_source_.resize(strict_entries);
   const auto first_source = [&](index_t i) { return lower_ ? t.row_ptr[i] : t.row_ptr[i] + 1; };
   common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
@@ -65,7 +105,7 @@ SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Prec
       }
     }
   });
-  block_ptr_ = kernels::independent_blocks(
+  block_ptr_ = threaded_independent_blocks(
       {t.rows, t.cols, row_ptr.data(), col_idx.data(), nullptr}, lower_);
 
   strict_.rows = t.rows;

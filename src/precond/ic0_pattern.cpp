@@ -2,6 +2,7 @@
 
 #include <prism/errors.hpp>
 
+#include "common/host_array.hpp"
 #include "common/parallel.hpp"
 #include "kernels/ic0.hpp"
 #include "precond/row_error.hpp"
@@ -17,7 +18,7 @@ Ic0Pattern::Ic0Pattern(const CsrMatrix<double>& a) : rows_(a.rows), a_nnz_(a.nnz
   const auto n = static_cast<std::size_t>(a.rows);
   // Columns are sorted, so the lower triangle of a row is a prefix ending at the
   // diagonal: found for every row first, then copied, rows in parts on host threads.
-  std::vector<index_t> diagonal(n);
+  common::HostArray<index_t> diagonal(n);  // written by the threads that read it
   common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
     for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
       const index_t* begin = a.col_idx.data() + a.row_ptr[i];
@@ -52,50 +53,57 @@ Ic0Pattern::Ic0Pattern(const CsrMatrix<double>& a) : rows_(a.rows), a_nnz_(a.nnz
   // U = L^T: U's row c holds the rows r >= c whose L row has column c, in increasing r,
   // the diagonal first.
   upper_.rows = upper_.cols = a.rows;
-  upper_.row_ptr.assign(n + 1, 0);
-  for (index_t c : lower_.col_idx) ++upper_.row_ptr[c + 1];
-  bool symmetric = true;
-  for (index_t i = 0; i < a.rows; ++i) {
-    symmetric = symmetric && upper_.row_ptr[i + 1] == a.row_ptr[i + 1] - diagonal[i];
-    upper_.row_ptr[i + 1] += upper_.row_ptr[i];
-  }
   upper_.col_idx.resize(lower_nnz);
   upper_.values.assign(lower_nnz, 0.0);
   upper_source_.resize(lower_nnz);
+  if (!upper_from_a(a, diagonal)) transpose_lower();
+}
+
+bool Ic0Pattern::upper_from_a(const CsrMatrix<double>& a,
+                              const common::HostArray<index_t>& diagonal) {
+  const auto n = static_cast<std::size_t>(a.rows);
   // With a symmetric pattern (every matrix Solver::setup accepts) U's row c is A's row c
-  // from the diagonal on, and each entry's place in L a binary search in L's row r:
-  // rows in parts on host threads. A count that matches but an entry that L lacks (a
-  // pattern that is not symmetric) falls back to the counting sort.
-  std::atomic<bool> found{symmetric};
-  if (symmetric) {
-    common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
-      for (auto c = static_cast<index_t>(first); c < static_cast<index_t>(last); ++c) {
-        index_t out = upper_.row_ptr[c];
-        for (index_t k = diagonal[c]; k < a.row_ptr[c + 1]; ++k, ++out) {
-          const index_t r = a.col_idx[k];
-          const index_t* begin = lower_.col_idx.data() + lower_.row_ptr[r];
-          const index_t* end = lower_.col_idx.data() + lower_.row_ptr[r + 1];
-          const index_t* at = std::lower_bound(begin, end, c);
-          if (at == end || *at != c) {
-            found = false;
-            return;
-          }
-          upper_.col_idx[out] = r;
-          upper_source_[out] = static_cast<index_t>(at - lower_.col_idx.data());
-        }
-      }
-    });
+  // from the diagonal on, and each entry's place in L a binary search in L's row r: rows
+  // in parts on host threads. A's upper half maps one to one into L, so when it has as
+  // many entries as L and every one is found, it is all of L^T.
+  upper_.row_ptr.assign(n + 1, 0);
+  for (index_t i = 0; i < a.rows; ++i) {
+    upper_.row_ptr[i + 1] = upper_.row_ptr[i] + (a.row_ptr[i + 1] - diagonal[i]);
   }
-  if (!found) {
-    // Scanning L's rows in order keeps U's columns sorted, and the diagonal (largest
-    // column of each L row) lands first.
-    std::vector<index_t> next(upper_.row_ptr.begin(), upper_.row_ptr.end() - 1);
-    for (index_t i = 0; i < a.rows; ++i) {
-      for (index_t k = lower_.row_ptr[i]; k < lower_.row_ptr[i + 1]; ++k) {
-        const index_t dst = next[lower_.col_idx[k]]++;
-        upper_.col_idx[dst] = i;
-        upper_source_[dst] = k;
+  if (upper_.row_ptr[n] != lower_.row_ptr[n]) return false;
+  std::atomic<bool> found{true};
+  common::parallel_for(n, common::kRowsPerPart, [&](std::size_t first, std::size_t last) {
+    for (auto c = static_cast<index_t>(first); c < static_cast<index_t>(last); ++c) {
+      index_t out = upper_.row_ptr[c];
+      for (index_t k = diagonal[c]; k < a.row_ptr[c + 1]; ++k, ++out) {
+        const index_t r = a.col_idx[k];
+        const index_t* begin = lower_.col_idx.data() + lower_.row_ptr[r];
+        const index_t* end = lower_.col_idx.data() + lower_.row_ptr[r + 1];
+        const index_t* at = std::lower_bound(begin, end, c);
+        if (at == end || *at != c) {
+          found = false;
+          return;
+        }
+        upper_.col_idx[out] = r;
+        upper_source_[out] = static_cast<index_t>(at - lower_.col_idx.data());
       }
+    }
+  });
+  return found;
+}
+
+void Ic0Pattern::transpose_lower() {
+  // A counting sort: scanning L's rows in order keeps U's columns sorted, and the
+  // diagonal (largest column of each L row) lands first.
+  upper_.row_ptr.assign(static_cast<std::size_t>(rows_) + 1, 0);
+  for (index_t c : lower_.col_idx) ++upper_.row_ptr[c + 1];
+  for (index_t i = 0; i < rows_; ++i) upper_.row_ptr[i + 1] += upper_.row_ptr[i];
+  std::vector<index_t> next(upper_.row_ptr.begin(), upper_.row_ptr.end() - 1);
+  for (index_t i = 0; i < rows_; ++i) {
+    for (index_t k = lower_.row_ptr[i]; k < lower_.row_ptr[i + 1]; ++k) {
+      const index_t dst = next[lower_.col_idx[k]]++;
+      upper_.col_idx[dst] = i;
+      upper_source_[dst] = k;
     }
   }
 }

@@ -10,6 +10,7 @@
 #include <prism/report.hpp>
 
 #include "backend/backend.hpp"
+#include "common/host_array.hpp"
 #include "common/memory.hpp"
 
 #include <vector>
@@ -95,6 +96,11 @@ class Ic0Pattern {
   }
 
  private:
+  /// U from A's upper half, on host threads; false (U's arrays left half written) where
+  /// A's pattern is not symmetric. `diagonal` holds each row's diagonal position in A.
+  bool upper_from_a(const CsrMatrix<double>& a, const common::HostArray<index_t>& diagonal);
+  /// U as the transpose of L by a counting sort (any pattern), on the calling thread.
+  void transpose_lower();
   /// tril(S A S) on the lower pattern and row_scale[i] = 1 / S_ii = sqrt(a_ii).
   void scale(const CsrMatrix<double>& a, std::vector<double>& scaled,
              std::vector<double>& row_scale) const;

@@ -17,6 +17,8 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -206,6 +208,54 @@ TEST(Colorset, SplitOnHostThreads) {
   } catch (const prism::InvalidMatrixError& e) {
     EXPECT_EQ(std::string(e.what()),
               "triangular factor: row 30001 does not store its diagonal last");
+  }
+}
+
+/// The split's arrays and blocks against a plain construction on one thread: t without
+/// its diagonal, and the blocks of kernels::independent_blocks.
+void expect_plain_split(const CsrMatrix<double>& t, Triangle tri) {
+  std::vector<index_t> row_ptr{0}, col_idx, source;
+  for (index_t i = 0; i < t.rows; ++i) {
+    for (index_t k = t.row_ptr[i]; k < t.row_ptr[i + 1]; ++k) {
+      if (t.col_idx[k] == i) continue;
+      col_idx.push_back(t.col_idx[k]);
+      source.push_back(k);
+    }
+    row_ptr.push_back(static_cast<index_t>(col_idx.size()));
+  }
+  const bool lower = tri == Triangle::lower;
+  const std::vector<index_t> blocks = prism::kernels::independent_blocks(
+      {t.rows, t.cols, row_ptr.data(), col_idx.data(), nullptr}, lower);
+  const SplitTriangle split = SplitTriangle::pattern_only(t, tri);
+  const auto as_vector = [](const auto& v) { return std::vector<index_t>(v.begin(), v.end()); };
+  EXPECT_EQ(as_vector(split.strict().row_ptr), row_ptr);
+  EXPECT_EQ(as_vector(split.strict().col_idx), col_idx);
+  EXPECT_EQ(as_vector(split.strict_source()), source);
+  EXPECT_EQ(as_vector(split.block_ptr()), blocks);
+}
+
+// On 1, 2 and 4 host threads the split equals the plain one: rows with the diagonal
+// alone, one row, one block, a block a row, blocks of many sizes.
+TEST(Colorset, SplitOnAnyThreadCountEqualsThePlainSplit) {
+  std::vector<std::pair<std::string, CsrMatrix<double>>> matrices{
+      {"one row", prism::test::diagonal_only(1)},
+      {"diagonal only", prism::test::diagonal_only(70000)},
+      {"poisson3d natural", prism::poisson3d(45, 40, 40)}};
+  for (const unsigned seed : {1u, 2u}) {
+    const CsrMatrix<double> a = prism::test::random_symmetric(70000, 20000 * seed * seed, seed);
+    const auto c = prism::color_matrix(a, prism::VertexOrder::natural);
+    matrices.push_back({"random " + std::to_string(seed), a});
+    matrices.push_back(
+        {"random colored " + std::to_string(seed), prism::permute_symmetric(a, c.permutation)});
+  }
+  for (const int threads : {1, 2, 4}) {
+    const prism::test::ScopedHostThreads scoped(threads);
+    for (const auto& [name, a] : matrices) {
+      SCOPED_TRACE(name + ", " + std::to_string(threads) + " threads");
+      const prism::precond::Ic0Pattern factor(a);
+      expect_plain_split(factor.lower(), Triangle::lower);
+      expect_plain_split(factor.upper(), Triangle::upper);
+    }
   }
 }
 

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -128,6 +129,87 @@ TEST(Ic0Factor, PatternOnHostThreadsIsLAndItsTranspose) {
     FAIL() << "no exception";
   } catch (const prism::InvalidMatrixError& e) {
     EXPECT_EQ(std::string(e.what()), "ic0: diagonal entry of row 25000 is missing");
+  }
+}
+
+/// Ic0Pattern's arrays built plainly, on one thread: L row by row, U by a counting sort.
+struct PlainPattern {
+  std::vector<index_t> l_row_ptr{0}, l_col_idx, lower_source;
+  std::vector<index_t> u_row_ptr, u_col_idx, upper_source;
+};
+
+PlainPattern plain_pattern(const CsrMatrix<double>& a) {
+  PlainPattern p;
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1] && a.col_idx[k] <= i; ++k) {
+      p.l_col_idx.push_back(a.col_idx[k]);
+      p.lower_source.push_back(k);
+    }
+    p.l_row_ptr.push_back(static_cast<index_t>(p.l_col_idx.size()));
+  }
+  p.u_row_ptr.assign(a.rows + 1, 0);
+  for (const index_t c : p.l_col_idx) ++p.u_row_ptr[c + 1];
+  for (index_t i = 0; i < a.rows; ++i) p.u_row_ptr[i + 1] += p.u_row_ptr[i];
+  p.u_col_idx.resize(p.l_col_idx.size());
+  p.upper_source.resize(p.l_col_idx.size());
+  std::vector<index_t> next(p.u_row_ptr.begin(), p.u_row_ptr.end() - 1);
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = p.l_row_ptr[i]; k < p.l_row_ptr[i + 1]; ++k) {
+      const index_t dst = next[p.l_col_idx[k]]++;
+      p.u_col_idx[dst] = i;
+      p.upper_source[dst] = k;
+    }
+  }
+  return p;
+}
+
+/// `a` without the entries (i, i - 1) of every `every`-th row i: not symmetric.
+CsrMatrix<double> one_sided(const CsrMatrix<double>& a, index_t every) {
+  std::vector<prism::Triplet> t;
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      if (i % every != every - 1 || a.col_idx[k] != i - 1)
+        t.push_back({i, a.col_idx[k], a.values[k]});
+    }
+  }
+  return prism::csr_from_triplets(a.rows, a.cols, t);
+}
+
+// Same entry counts in both halves, yet not symmetric: (2, 0) below, (0, 1) above.
+CsrMatrix<double> mirrored_counts() {
+  return prism::csr_from_triplets(
+      3, 3, {{0, 0, 4.0}, {0, 1, 1.0}, {1, 1, 4.0}, {2, 0, 1.0}, {2, 2, 4.0}});
+}
+
+// The pattern on 1, 2 and 4 host threads has the plain construction's arrays, entry for
+// entry: symmetric patterns (U from A's upper half) and others (the counting sort),
+// matrices large enough to be split among the threads.
+TEST(Ic0Factor, PatternOnAnyThreadCountEqualsThePlainConstruction) {
+  const CsrMatrix<double> sparse = prism::test::random_symmetric(70000, 30000, 5);
+  const CsrMatrix<double> dense_rows = prism::test::random_symmetric(70001, 400000, 6);
+  const std::vector<std::pair<std::string, CsrMatrix<double>>> matrices{
+      {"one row", prism::test::diagonal_only(1)},
+      {"diagonal only", prism::test::diagonal_only(70000)},
+      {"random, many rows with the diagonal alone", sparse},
+      {"random", dense_rows},
+      {"poisson3d 27-point", prism::poisson3d(41, 40, 40, 27)},
+      {"not symmetric", one_sided(dense_rows, 7)},
+      {"not symmetric, rows alike", one_sided(prism::poisson2d(300, 300), 1)},
+      {"not symmetric, halves of one size", mirrored_counts()}};
+  for (const int threads : {1, 2, 4}) {
+    const prism::test::ScopedHostThreads scoped(threads);
+    for (const auto& [name, a] : matrices) {
+      SCOPED_TRACE(name + ", " + std::to_string(threads) + " threads");
+      const PlainPattern expected = plain_pattern(a);
+      const prism::precond::Ic0Pattern pattern(a);
+      EXPECT_EQ(pattern.lower().row_ptr, expected.l_row_ptr);
+      EXPECT_EQ(pattern.lower().col_idx, expected.l_col_idx);
+      EXPECT_EQ(pattern.lower_source(), expected.lower_source);
+      EXPECT_EQ(pattern.upper().row_ptr, expected.u_row_ptr);
+      EXPECT_EQ(pattern.upper().col_idx, expected.u_col_idx);
+      EXPECT_EQ(pattern.upper_source(), expected.upper_source);
+      EXPECT_EQ(pattern.upper().values, std::vector<double>(expected.u_col_idx.size(), 0.0));
+    }
   }
 }
 
