@@ -158,23 +158,31 @@ TEST(CudaSetup, ChecksRejectWithTheHostMessages) {
   }
 }
 
+// ic0 in color order with `method` and `order` on `backend`, b = 1, to 1e-8.
+prism::SolveReport colored_solve(prism::BackendKind backend, prism::ColoringMethod method,
+                                 prism::VertexOrder order, const CsrMatrix<double>& a) {
+  prism::SolverConfig config;
+  config.backend = backend;
+  config.preconditioner.type = "ic0";
+  config.preconditioner.ordering = prism::Ordering::color;
+  config.preconditioner.coloring.method = method;
+  config.preconditioner.coloring.vertex_order = order;
+  config.solver.tolerance = 1e-8;
+  prism::Solver solver(config);
+  solver.setup(a);
+  const std::vector<double> b(static_cast<std::size_t>(a.rows), 1.0);
+  std::vector<double> x(b.size(), 0.0);
+  return solver.solve(b, x);
+}
+
 TEST(CudaSetup, JonesPlassmannOrderingIsTheHostOrdering) {
   PRISM_SKIP_WITHOUT_GPU();
   const CsrMatrix<double> a = prism::poisson3d(30, 31, 29);
-  const std::vector<double> b(static_cast<std::size_t>(a.rows), 1.0);
   prism::SolveReport reports[2];
   int slot = 0;
   for (const auto backend : {prism::BackendKind::cpu, prism::BackendKind::cuda}) {
-    prism::SolverConfig config;
-    config.backend = backend;
-    config.preconditioner.type = "ic0";
-    config.preconditioner.ordering = prism::Ordering::color;
-    config.preconditioner.coloring.method = prism::ColoringMethod::jones_plassmann;
-    config.solver.tolerance = 1e-8;
-    prism::Solver solver(config);
-    solver.setup(a);
-    std::vector<double> x(b.size(), 0.0);
-    reports[slot++] = solver.solve(b, x);
+    reports[slot++] = colored_solve(backend, prism::ColoringMethod::jones_plassmann,
+                                    prism::VertexOrder::natural, a);
   }
   ASSERT_TRUE(reports[0].converged() && reports[1].converged());
   EXPECT_EQ(reports[0].ordering.method, "jones_plassmann");
@@ -188,24 +196,13 @@ TEST(CudaSetup, JonesPlassmannOrderingIsTheHostOrdering) {
 TEST(CudaSetup, ParallelGreedyOrderingIsBoostsGreedyOrdering) {
   PRISM_SKIP_WITHOUT_GPU();
   const CsrMatrix<double> a = prism::test::random_symmetric(20000, 90000, 3);
-  const std::vector<double> b(static_cast<std::size_t>(a.rows), 1.0);
   for (const auto order : {prism::VertexOrder::natural, prism::VertexOrder::largest_first}) {
     SCOPED_TRACE(std::string(prism::to_string(order)));
     prism::SolveReport reports[2];
     int slot = 0;
     for (const auto method :
          {prism::ColoringMethod::greedy, prism::ColoringMethod::parallel_greedy}) {
-      prism::SolverConfig config;
-      config.backend = prism::BackendKind::cuda;
-      config.preconditioner.type = "ic0";
-      config.preconditioner.ordering = prism::Ordering::color;
-      config.preconditioner.coloring.method = method;
-      config.preconditioner.coloring.vertex_order = order;
-      config.solver.tolerance = 1e-8;
-      prism::Solver solver(config);
-      solver.setup(a);
-      std::vector<double> x(b.size(), 0.0);
-      reports[slot++] = solver.solve(b, x);
+      reports[slot++] = colored_solve(prism::BackendKind::cuda, method, order, a);
     }
     ASSERT_TRUE(reports[0].converged() && reports[1].converged());
     EXPECT_EQ(reports[1].ordering.method, "parallel_greedy");
@@ -221,24 +218,13 @@ TEST(CudaSetup, ParallelGreedyOrderingIsBoostsGreedyOrdering) {
 TEST(CudaSetup, AutoColorsByRoundsWhereTheyTakeTheOrder) {
   PRISM_SKIP_WITHOUT_GPU();
   const CsrMatrix<double> a = prism::test::random_symmetric(20000, 90000, 5);
-  const std::vector<double> b(static_cast<std::size_t>(a.rows), 1.0);
   for (const auto order : {prism::VertexOrder::natural, prism::VertexOrder::largest_first,
                            prism::VertexOrder::smallest_last}) {
     SCOPED_TRACE(std::string(prism::to_string(order)));
     prism::SolveReport reports[2];
     int slot = 0;
     for (const auto method : {prism::ColoringMethod::greedy, prism::ColoringMethod::automatic}) {
-      prism::SolverConfig config;
-      config.backend = prism::BackendKind::cuda;
-      config.preconditioner.type = "ic0";
-      config.preconditioner.ordering = prism::Ordering::color;
-      config.preconditioner.coloring.method = method;
-      config.preconditioner.coloring.vertex_order = order;
-      config.solver.tolerance = 1e-8;
-      prism::Solver solver(config);
-      solver.setup(a);
-      std::vector<double> x(b.size(), 0.0);
-      reports[slot++] = solver.solve(b, x);
+      reports[slot++] = colored_solve(prism::BackendKind::cuda, method, order, a);
     }
     ASSERT_TRUE(reports[0].converged() && reports[1].converged());
     EXPECT_EQ(reports[1].ordering.method,
