@@ -46,15 +46,22 @@ inline std::string token_at(const char* p) {
   return std::string(p, end);
 }
 
+/// The end of the token at p, or `line_end` (the NUL ending its line) where the caller
+/// knows it: a number never runs over a blank or a NUL, so std::from_chars reads the same
+/// number from either, and the line's tokens need no scan of their own.
+inline const char* token_limit(const char* p, const char* line_end) {
+  if (line_end != nullptr) return line_end;
+  while (!ends_token(*p)) ++p;
+  return p;
+}
+
 /// strtol, faster: std::from_chars for a plain decimal token, strtol for anything else
 /// (a '+' sign, out of range), so both accept and reject alike; errno as strtol leaves it
 /// (reset first). Returns the end of the number, or p where there is none.
-inline const char* parse_long(const char* p, long& value) {
-  const char* end = p;
-  while (!ends_token(*end)) ++end;
+inline const char* parse_long(const char* p, long& value, const char* line_end = nullptr) {
   errno = 0;
-  const auto [next, error] = std::from_chars(p, end, value);
-  if (error == std::errc() && next == end) return next;
+  const auto [next, error] = std::from_chars(p, token_limit(p, line_end), value);
+  if (error == std::errc() && ends_token(*next)) return next;
   char* tail = nullptr;
   value = std::strtol(p, &tail, 10);
   return tail;
@@ -64,12 +71,12 @@ inline const char* parse_long(const char* p, long& value) {
 /// strtod) for a plain decimal token, strtod for anything else (a '+' sign, hexadecimal,
 /// "inf", "nan", out of range), so both accept, round and reject alike. Returns the end
 /// of the number, or p where there is none.
-inline const char* parse_double(const char* p, double& value) {
+inline const char* parse_double(const char* p, double& value, const char* line_end = nullptr) {
 #if defined(__cpp_lib_to_chars)
-  const char* end = p;
-  while (!ends_token(*end)) ++end;
-  const auto [next, error] = std::from_chars(p, end, value);
-  if (error == std::errc() && next == end) return next;
+  const auto [next, error] = std::from_chars(p, token_limit(p, line_end), value);
+  if (error == std::errc() && ends_token(*next)) return next;
+#else
+  (void)line_end;
 #endif
   char* tail = nullptr;
   value = std::strtod(p, &tail);
@@ -77,12 +84,13 @@ inline const char* parse_double(const char* p, double& value) {
 }
 
 /// A 1-based index in [1, limit] at p (after blanks); `what` is "row" or "column".
-/// Moves p past it.
-inline index_t parse_index(const char*& p, long long limit, const char* what) {
+/// Moves p past it. `line_end`: the NUL that ends p's line, where known.
+inline index_t parse_index(const char*& p, long long limit, const char* what,
+                           const char* line_end = nullptr) {
   p = skip_space(p);
   if (*p == '\0') throw EntryError(std::string("missing ") + what + " index");
   long value = 0;
-  const char* end = parse_long(p, value);
+  const char* end = parse_long(p, value, line_end);
   if (end == p || !ends_token(*end)) {
     throw EntryError(std::string("bad ") + what + " index '" + token_at(p) + "' (not an integer)");
   }
@@ -95,8 +103,9 @@ inline index_t parse_index(const char*& p, long long limit, const char* what) {
 }
 
 /// A value of a real or integer file at p (after blanks); moves p past it. NaN, Inf and
-/// overflow fail.
-inline double parse_value(const char*& p, MatrixMarketInfo::Field field) {
+/// overflow fail. `line_end`: the NUL that ends p's line, where known.
+inline double parse_value(const char*& p, MatrixMarketInfo::Field field,
+                          const char* line_end = nullptr) {
   p = skip_space(p);
   if (*p == '\0') throw EntryError("missing value");
   if (field == MatrixMarketInfo::Field::integer) {
@@ -111,7 +120,7 @@ inline double parse_value(const char*& p, MatrixMarketInfo::Field field) {
     return static_cast<double>(integer);
   }
   double value = 0.0;
-  const char* end = parse_double(p, value);
+  const char* end = parse_double(p, value, line_end);
   if (end == p || !ends_token(*end)) throw EntryError("non-numeric value '" + token_at(p) + "'");
   // strtod accepts "nan" and "inf" and turns overflow such as 1e999 into inf.
   if (!std::isfinite(value)) throw EntryError("value '" + token_at(p) + "' is NaN or Inf");

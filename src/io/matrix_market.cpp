@@ -256,23 +256,7 @@ MatrixMarketInfo read_matrix_market_header(const std::string& path, bool allow_p
 
 CsrMatrix<double> read_matrix_market(const std::string& path, MatrixMarketInfo* info,
                                      bool allow_pattern) {
-  MarketParser parser(path);
-  const MatrixMarketInfo head = read_header(parser, allow_pattern);
-  io::EntryFormat format;
-  format.rows = head.rows;
-  format.cols = head.cols;
-  format.declared = head.stored_entries;
-  format.field = head.field;
-  format.symmetric = head.symmetry == Symmetry::symmetric;
-  std::vector<Triplet> triplets = io::read_coordinate_entries(parser.reader(), format);
-
-  if (info != nullptr) *info = head;
-  try {
-    return csr_from_triplets(head.rows, head.cols, std::move(triplets));
-  } catch (const InvalidMatrixError& e) {
-    // Only the size limit can fail here (indices were checked above); blame the file.
-    throw InputError(path, 0, e.what());
-  }
+  return io::read_matrix_market_chunked(path, info, allow_pattern, io::Chunking{});
 }
 
 CsrMatrix<double> read_matrix_market_to_solve(const std::string& path, MatrixMarketInfo* info,
@@ -376,5 +360,24 @@ void write_vector_market(const std::string& path, const std::vector<double>& x) 
     os.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
   });
 }
+
+namespace io {
+
+CsrMatrix<double> read_matrix_market_chunked(const std::string& path, MatrixMarketInfo* info,
+                                             bool allow_pattern, const Chunking& chunking) {
+  MarketParser parser(path);
+  const MatrixMarketInfo head = read_header(parser, allow_pattern);
+  EntryFormat format;
+  format.rows = head.rows;
+  format.cols = head.cols;
+  format.declared = head.stored_entries;
+  format.field = head.field;
+  format.symmetric = head.symmetry == Symmetry::symmetric;
+  CsrMatrix<double> a = read_coordinate_matrix(parser.reader(), format, chunking);
+  if (info != nullptr) *info = head;
+  return a;
+}
+
+}  // namespace io
 
 }  // namespace prism

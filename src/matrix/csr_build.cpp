@@ -2,6 +2,7 @@
 #include <prism/errors.hpp>
 
 #include "common/parallel.hpp"
+#include "matrix/csr_rows.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -110,7 +111,12 @@ CsrMatrix<double> csr_from_triplets(index_t rows, index_t cols, std::vector<Trip
   }
   // The triplets are the largest array alive here; free them before the result grows.
   std::vector<Triplet>().swap(triplets);
+  return csr_from_row_ranges(rows, cols, start, std::move(col), std::move(val));
+}
 
+CsrMatrix<double> csr_from_row_ranges(index_t rows, index_t cols,
+                                      const std::vector<std::int64_t>& start,
+                                      std::vector<index_t> col, std::vector<double> val) {
   CsrMatrix<double> a;
   a.rows = rows;
   a.cols = cols;
