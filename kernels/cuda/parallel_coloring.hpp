@@ -16,9 +16,13 @@ namespace prism::kernels::cuda {
 int jones_plassmann_coloring(const CsrView<double>& a, int* colors, cudaStream_t stream);
 
 /// reference::ordered_greedy_coloring(a, rank, round_limit, colors) on device arrays (`rank`
-/// in device memory or nullptr, `colors` a.rows ints). One thread per vertex counts its
-/// earlier neighbours; an ordered round is one launch over the front (a worklist), rounds
-/// go in batches of 32 between readbacks of the next front's size. Synchronizes `stream`.
+/// in device memory or nullptr, `colors` a.rows ints). One launch colors the whole order as
+/// a dataflow: a vertex is ready once its earlier neighbours have counted it off, and
+/// 8-lane tiles color ready vertices from a worklist, each going on with a later neighbour
+/// it made ready (no barrier or host between rounds); a second launch writes the colors
+/// and their count, the rounds and whether the limit was reached, read back once. A pattern
+/// that is not structurally symmetric gives a wrong coloring, never a hang. Synchronizes
+/// `stream`.
 GreedyColoring ordered_greedy_coloring(const CsrView<double>& a, const index_t* rank,
                                        int round_limit, int* colors, cudaStream_t stream);
 

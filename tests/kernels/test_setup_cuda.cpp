@@ -106,7 +106,9 @@ TEST(ParallelColoringCuda, OrderedGreedyIsEquivalentToReference) {
   PRISM_SKIP_WITHOUT_GPU();
   std::vector<prism::test::NamedMatrix> cases = prism::test::coloring_cases();
   cases.push_back({"path 50", prism::poisson2d(50, 1)});
-  cases.push_back({"poisson3d 40x33x31", prism::poisson3d(40, 33, 31)});  // several batches
+  cases.push_back({"poisson3d 40x33x31", prism::poisson3d(40, 33, 31)});
+  // More rows than the sweep has tiles in flight, irregular chains in every order.
+  cases.push_back({"random 100003", prism::test::random_symmetric(100003, 400000, 3)});
   for (const auto& [name, a] : cases) {
     const std::vector<std::vector<index_t>> ranks = test_ranks(a.rows);
     for (std::size_t r = 0; r < ranks.size(); ++r) {
@@ -127,6 +129,36 @@ TEST(ParallelColoringCuda, OrderedGreedyIsEquivalentToReference) {
         EXPECT_EQ(got.exact, expected.exact);
         EXPECT_EQ(k::download_and_wait(colors, nullptr), want);
       }
+    }
+  }
+}
+
+// A pattern that is not structurally symmetric (the lower or the upper triangle of a grid)
+// gives no meaningful coloring, but the sweep still ends: every vertex is counted off as
+// often as it waits, and every color it returns is below the count.
+TEST(ParallelColoringCuda, OrderedGreedyEndsOnAPatternThatIsNotSymmetric) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const CsrMatrix<double> grid = prism::poisson2d(40, 37);
+  for (const bool lower : {true, false}) {
+    SCOPED_TRACE(lower ? "lower triangle" : "upper triangle");
+    CsrMatrix<double> a{grid.rows, grid.cols, {0}, {}, {}};
+    for (index_t i = 0; i < grid.rows; ++i) {
+      for (index_t p = grid.row_ptr[i]; p < grid.row_ptr[i + 1]; ++p) {
+        const index_t j = grid.col_idx[p];
+        if (lower ? j <= i : j >= i) {
+          a.col_idx.push_back(j);
+          a.values.push_back(grid.values[p]);
+        }
+      }
+      a.row_ptr.push_back(static_cast<index_t>(a.col_idx.size()));
+    }
+    const DeviceCsr d(a);
+    k::DeviceBuffer<int> colors(static_cast<std::size_t>(a.rows));
+    const prism::kernels::GreedyColoring got = k::ordered_greedy_coloring(
+        d.view(), nullptr, prism::kernels::kGreedyRoundLimit, colors.data(), nullptr);
+    ASSERT_TRUE(got.exact);
+    for (const int c : k::download_and_wait(colors, nullptr)) {
+      ASSERT_TRUE(c >= 0 && c < got.colors) << c << " of " << got.colors;
     }
   }
 }
