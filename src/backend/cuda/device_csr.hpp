@@ -10,6 +10,7 @@
 #include "kernels/cuda/device_memory.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace prism::backend::cuda {
@@ -28,6 +29,25 @@ class DeviceCsr {
     values_.upload(a.values.data(), stream);
     descr_ =
         make_csr_descr(a.rows, a.cols, a.nnz(), row_ptr_.data(), col_idx_.data(), values_.data());
+  }
+
+  /// Takes a CSR matrix already in device memory (row_ptr: rows + 1 entries).
+  DeviceCsr(index_t rows, index_t cols, kernels::cuda::DeviceBuffer<index_t> row_ptr,
+            kernels::cuda::DeviceBuffer<index_t> col_idx,
+            kernels::cuda::DeviceBuffer<double> values, cudaStream_t stream)
+      : stream_(stream),
+        rows_(rows),
+        cols_(cols),
+        row_ptr_(std::move(row_ptr)),
+        col_idx_(std::move(col_idx)),
+        values_(std::move(values)) {
+    if (row_ptr_.size() != static_cast<std::size_t>(rows) + 1 ||
+        col_idx_.size() != values_.size()) {
+      throw Error("DeviceCsr: " + std::to_string(row_ptr_.size()) + " row pointers for " +
+                  std::to_string(rows) + " rows, " + std::to_string(col_idx_.size()) +
+                  " columns for " + std::to_string(values_.size()) + " values");
+    }
+    descr_ = make_csr_descr(rows, cols, nnz(), row_ptr_.data(), col_idx_.data(), values_.data());
   }
 
   index_t rows() const { return rows_; }

@@ -1,0 +1,21 @@
+#pragma once
+// Device twin of kernels/level_report.hpp.
+
+#include "kernels/csr_view.hpp"
+#include "kernels/level_report.hpp"
+
+#include <cuda_runtime.h>
+
+#include <vector>
+
+namespace prism::kernels::cuda {
+
+/// reference::range_level_ptr on a pattern in device memory (a.row_ptr, a.col_idx; values
+/// not read): a launch per non-empty range, a thread a row, in order on `stream` (a range
+/// reads the levels the launches before it wrote); then the largest level (CUB reduce) and
+/// the rows per level (CUB histogram) come back, and level_ptr is their running sum on the
+/// host. Waits for the result. ConfigError where the ranges do not cover the rows.
+bool range_level_ptr(const CsrView<double>& a, const std::vector<index_t>& ranges,
+                     std::vector<index_t>& level_ptr, cudaStream_t stream);
+
+}  // namespace prism::kernels::cuda
