@@ -17,7 +17,7 @@ namespace {
 /// kernels::independent_blocks on host threads. A row's test against the current block
 /// needs only its largest strict column (lower: does it reach the block?) or its smallest
 /// (upper): those are found for all rows in parts, then one sequential scan reads one
-/// number a row. The blocks are the kernel's.
+/// number a row (independent_blocks_from_reach). The blocks are the kernel's.
 std::vector<index_t> threaded_independent_blocks(const kernels::CsrView<double>& strict,
                                                  bool lower) {
   const auto n = static_cast<std::size_t>(strict.rows);
@@ -33,21 +33,25 @@ std::vector<index_t> threaded_independent_blocks(const kernels::CsrView<double>&
       }
     }
   });
-  std::vector<index_t> ptr{lower ? 0 : strict.rows};
-  index_t edge = lower ? 0 : strict.rows;  // the current block's first row (lower), end
-  for (index_t step = 0; step < strict.rows; ++step) {
-    const index_t i = lower ? step : strict.rows - 1 - step;
+  return independent_blocks_from_reach(reach.data(), strict.rows, lower);
+}
+
+}  // namespace
+
+std::vector<index_t> independent_blocks_from_reach(const index_t* reach, index_t rows, bool lower) {
+  std::vector<index_t> ptr{lower ? 0 : rows};
+  index_t edge = lower ? 0 : rows;  // the current block's first row (lower), end
+  for (index_t step = 0; step < rows; ++step) {
+    const index_t i = lower ? step : rows - 1 - step;
     if (lower ? reach[i] >= edge : reach[i] < edge) {
       edge = lower ? i : i + 1;
       ptr.push_back(edge);
     }
   }
-  if (n > 0) ptr.push_back(lower ? strict.rows : 0);
+  if (rows > 0) ptr.push_back(lower ? rows : 0);
   if (!lower) std::reverse(ptr.begin(), ptr.end());
   return ptr;
 }
-
-}  // namespace
 
 SplitTriangle::SplitTriangle(const CsrMatrix<double>& t, Triangle triangle, Precision precision,
                              const HostKernels* placement)

@@ -96,6 +96,13 @@ class SplitTriangle {
   std::vector<index_t> block_ptr_;
 };
 
+/// The independent row blocks of a strict triangle of `rows` rows (kernels::
+/// independent_blocks), from each row's reach: its largest column in a lower triangle
+/// (-1 for an empty row), its smallest in an upper one (`rows` for an empty row). One
+/// sequential scan, shared by the host split and the device analysis
+/// (kernels/cuda/ic0_analysis.hpp).
+std::vector<index_t> independent_blocks_from_reach(const index_t* reach, index_t rows, bool lower);
+
 /// Precision::mixed lives in SplitTriangle, so only the color-set solves have it: the
 /// ConfigError for any other algorithm, shared by the backends.
 [[noreturn]] void throw_mixed_needs_colorset(TrisolveAlgorithm algorithm);

@@ -7,18 +7,33 @@
 #include "kernels/cuda/columns.hpp"
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/ic0.hpp"
+#include "kernels/cuda/ic0_analysis.hpp"
 #include "kernels/cuda/matrix_values.hpp"
 #include "kernels/cuda/sell.hpp"
+#include "kernels/cuda/sell_layout.hpp"
 #include "kernels/sell.hpp"
 
+#include <cstdint>
 #include <numeric>
 
 namespace prism::backend::cuda {
 
 using kernels::cuda::DeviceBuffer;
 
+namespace {
+
 // Entries a host thread maps at least in the set-up's loops over stored entries.
 constexpr std::size_t kEntriesPerPart = std::size_t{1} << 18;
+
+/// The automatic layout's first test: SELL for blocks large enough to fill the GPU with
+/// one thread per row (kernels/sell.hpp); its second is the padding.
+bool large_blocks(index_t rows, const std::vector<index_t>& block_ptr) {
+  const std::size_t blocks = block_ptr.size() - 1;
+  return blocks > 0 && static_cast<double>(rows) / static_cast<double>(blocks) >=
+                           kernels::kSellAutoMinBlockFraction * kernels::cuda::resident_threads();
+}
+
+}  // namespace
 
 DeviceColorset::DeviceColorset(const SplitTriangle& split,
                                const std::vector<index_t>& strict_to_factor, Precision precision,
@@ -28,13 +43,9 @@ DeviceColorset::DeviceColorset(const SplitTriangle& split,
   const kernels::CsrView<double> view{strict.rows, strict.cols, strict.row_ptr.data(),
                                       strict.col_idx.data(), nullptr};
   std::vector<index_t> source;  // stored entry <- strict CSR entry
-  // auto: SELL for little padding and blocks large enough to fill the GPU with one
-  // thread per row (kernels/sell.hpp).
-  const std::size_t blocks = split.block_ptr().size() - 1;
-  const bool large_blocks =
-      blocks > 0 && static_cast<double>(rows_) / static_cast<double>(blocks) >=
-                        kernels::kSellAutoMinBlockFraction * kernels::cuda::resident_threads();
-  if (layout == ColorsetLayout::sell || (layout == ColorsetLayout::automatic && large_blocks)) {
+  // auto: SELL for little padding and large blocks.
+  if (layout == ColorsetLayout::sell ||
+      (layout == ColorsetLayout::automatic && large_blocks(rows_, split.block_ptr()))) {
     kernels::SellLayout sell = threaded_sell_layout(view, split.block_ptr());
     if (layout == ColorsetLayout::sell ||
         kernels::sell_padding(sell, strict.nnz()) <= kernels::kSellAutoMaxPadding) {
@@ -71,6 +82,62 @@ DeviceColorset::DeviceColorset(const SplitTriangle& split,
     values_ = DeviceBuffer<double>(stored);
     inverse_ = DeviceBuffer<double>(n);
   }
+}
+
+DeviceColorset::DeviceColorset(const DeviceStrict& strict, std::size_t factor_entries,
+                               DeviceBuffer<index_t>& factor_dest, Precision precision,
+                               ColorsetLayout layout, cudaStream_t stream)
+    : lower_(strict.lower), maps_released_(true), precision_(precision), rows_(strict.rows) {
+  DeviceBuffer<index_t> source;  // SELL: stored entry <- strict entry (-1: padding)
+  auto stored = static_cast<std::size_t>(strict.nnz);
+  if (layout == ColorsetLayout::sell ||
+      (layout == ColorsetLayout::automatic && large_blocks(rows_, strict.block_ptr))) {
+    // The host constructor's padding test (kernels::sell_padding) on the counted layout.
+    bool take = layout == ColorsetLayout::sell;
+    if (!take) {
+      const std::int64_t count = kernels::cuda::sell_stored_device(strict.row_ptr, strict.block_ptr,
+                                                                   kernels::kSellSlice, stream);
+      const double padding =
+          strict.nnz > 0 ? static_cast<double>(count) / static_cast<double>(strict.nnz) : 1.0;
+      take = padding <= kernels::kSellAutoMaxPadding;
+    }
+    if (take) {
+      kernels::cuda::DeviceSellLayout sell = kernels::cuda::sell_layout_device(
+          strict.row_ptr, strict.col_idx, rows_, strict.block_ptr, kernels::kSellSlice, stream);
+      sell_ = true;
+      stored = static_cast<std::size_t>(sell.stored());
+      slice_ptr_ = std::move(sell.slice_ptr);
+      col_idx_ = std::move(sell.col_idx);
+      source = std::move(sell.source);
+      range_ptr_ = std::move(sell.range_ptr);
+      range_slice_ = std::move(sell.range_slice);
+    }
+  }
+  if (!sell_) {
+    const auto n = static_cast<std::size_t>(rows_);
+    row_ptr_ = DeviceBuffer<index_t>(n + 1);
+    col_idx_ = DeviceBuffer<index_t>(stored);
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(row_ptr_.data(), strict.row_ptr, (n + 1) * sizeof(index_t),
+                                     cudaMemcpyDeviceToDevice, stream));
+    if (stored > 0) {
+      PRISM_CUDA_CHECK(cudaMemcpyAsync(col_idx_.data(), strict.col_idx, stored * sizeof(index_t),
+                                       cudaMemcpyDeviceToDevice, stream));
+    }
+    // The plan's schedule is made on the host from the row pointers (n + 1 numbers).
+    const std::vector<index_t> host_row_ptr = kernels::cuda::download_and_wait(row_ptr_, stream);
+    plan_ = kernels::cuda::colorset_plan(host_row_ptr.data(), strict.block_ptr, stream);
+  }
+  factor_dest = DeviceBuffer<index_t>(factor_entries);
+  kernels::cuda::factor_destinations(stored, sell_ ? source.data() : nullptr, strict.to_factor,
+                                     factor_entries, factor_dest.data(), stream);
+  if (precision_ == Precision::mixed) {
+    values32_ = DeviceBuffer<float>(stored);
+    inverse32_ = DeviceBuffer<float>(static_cast<std::size_t>(rows_));
+  } else {
+    values_ = DeviceBuffer<double>(stored);
+    inverse_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
+  }
+  // `source` goes here: freeing it waits for the scatter.
 }
 
 void DeviceColorset::upload(const SplitTriangle& split, cudaStream_t stream) {

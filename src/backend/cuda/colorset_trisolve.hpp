@@ -19,6 +19,19 @@
 
 namespace prism::backend::cuda {
 
+/// A strict triangle in device memory (kernels/cuda/ic0_analysis.hpp), with its
+/// independent row blocks found on the host (independent_blocks_from_reach) and the map of
+/// its entries into a factor on the device.
+struct DeviceStrict {
+  bool lower = true;
+  index_t rows = 0;
+  index_t nnz = 0;
+  const index_t* row_ptr = nullptr;    // rows + 1
+  const index_t* col_idx = nullptr;    // nnz
+  const index_t* to_factor = nullptr;  // strict entry k holds factor entry to_factor[k]
+  std::vector<index_t> block_ptr;      // host
+};
+
 /// One triangle of a color-set solve on the device: pattern, values, inverse diagonal.
 class DeviceColorset {
  public:
@@ -28,6 +41,15 @@ class DeviceColorset {
   /// on the device), that factorization can write the values (pair_output).
   DeviceColorset(const SplitTriangle& split, const std::vector<index_t>& strict_to_factor,
                  Precision precision, ColorsetLayout layout, cudaStream_t stream);
+
+  /// The same storage as the constructor above on a split of the same pattern, laid out
+  /// from device memory: `factor_dest` (factor_entries) receives on the device what
+  /// factor_destinations(factor_entries) returns there, and no host map is kept (as after
+  /// release_host_maps()). Reads back only the CSR row pointers (CSR layout) or the SELL
+  /// stored count (automatic layout).
+  DeviceColorset(const DeviceStrict& strict, std::size_t factor_entries,
+                 kernels::cuda::DeviceBuffer<index_t>& factor_dest, Precision precision,
+                 ColorsetLayout layout, cudaStream_t stream);
 
   /// "csr" or "sell".
   std::string layout() const { return sell_ ? "sell" : "csr"; }

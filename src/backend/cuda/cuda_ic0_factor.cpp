@@ -2,6 +2,7 @@
 
 #include "backend/cuda/colorset_trisolve.hpp"
 #include "backend/cuda/cuda_vector.hpp"
+#include "backend/cuda/device_ordered.hpp"
 #include "backend/split_triangle.hpp"
 #include "common/memory.hpp"
 #include "common/parallel.hpp"
@@ -11,6 +12,7 @@
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/ic0.hpp"
+#include "kernels/cuda/ic0_analysis.hpp"
 #include "kernels/cuda/ic0_levels.hpp"
 #include "kernels/ic0_levels.hpp"
 
@@ -42,22 +44,13 @@ class CudaIc0Factor final : public Ic0Factor {
     // Rows of one block of the strict lower triangle never read each other: the
     // factorization runs block by block, like the forward solve.
     const std::vector<index_t>& blocks = sl.block_ptr();
-    const int resident = kernels::cuda::resident_threads();
-    index_t longest_row = 0;
-    for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
-      kernels::cuda::Ic0Rows rows;
-      rows.begin = blocks[b];
-      rows.end = blocks[b + 1];
-      index_t longest = 0;
-      for (index_t i = rows.begin; i < rows.end; ++i) {
-        longest = std::max(longest, lower.row_ptr[i + 1] - lower.row_ptr[i] - 1);
+    std::vector<index_t> longest(blocks.size() - 1, 0);
+    for (std::size_t b = 0; b < longest.size(); ++b) {
+      for (index_t i = blocks[b]; i < blocks[b + 1]; ++i) {
+        longest[b] = std::max(longest[b], lower.row_ptr[i + 1] - lower.row_ptr[i] - 1);
       }
-      if (kernels::cuda::ic0_warp_per_row(longest, rows.end - rows.begin, resident)) {
-        rows.method = kernels::cuda::Ic0Method::warp_merge;
-      }
-      longest_row = std::max(longest_row, longest + 1);
-      blocks_.push_back(rows);
     }
+    const index_t longest_row = plan_blocks(blocks, longest);
     l_row_ptr_ = kernels::cuda::upload_and_wait(lower.row_ptr, stream);
     l_col_idx_ = kernels::cuda::upload_and_wait(lower.col_idx, stream);
     l_values_ = DeviceBuffer<double>(lower.col_idx.size());
@@ -74,13 +67,6 @@ class CudaIc0Factor final : public Ic0Factor {
     });
     lower_ = DeviceColorset(sl, sl.strict_source(), spec.precision, spec.layout, stream);
     upper_ = DeviceColorset(su, from_l, spec.precision, spec.layout, stream);
-    // With SELL the forward steps read b, not b * dl, on the first color (its inverse
-    // diagonal goes into L's entries as the factorization writes them).
-    lower_.scale_first_range();
-    if (forms_dot()) {
-      dot_partials_ = DeviceBuffer<double>(
-          static_cast<std::size_t>(DeviceColorset::pair_dot_capacity(lower_, upper_)));
-    }
     // The factorization writes L into both solves' storage as each row is done.
     lower_dest_ =
         kernels::cuda::upload_and_wait(lower_.factor_destinations(lower.col_idx.size()), stream);
@@ -88,8 +74,7 @@ class CudaIc0Factor final : public Ic0Factor {
         kernels::cuda::upload_and_wait(upper_.factor_destinations(lower.col_idx.size()), stream);
     lower_.release_host_maps();  // the factorization writes their storage (output())
     upper_.release_host_maps();
-    row_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
-    inverse_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
+    finish_layouts();
     layout_step.stop();
     common::StepTimer match_step("analysis: ic0 match table, staging", true);
     std::vector<index_t> entry_row(lower.col_idx.size());
@@ -103,38 +88,57 @@ class CudaIc0Factor final : public Ic0Factor {
                            }
                          });
     entry_row_ = kernels::cuda::upload_and_wait(entry_row, stream);
-    // The merges are the same for every set of values: found once here, every row of
-    // every block then reads only the products it subtracts.
-    matches_ = kernels::cuda::ic0_match_table(pattern(), static_cast<index_t>(lower.col_idx.size()),
-                                              entry_row_.data(), longest_row, stream);
-    if (matches_.valid()) {
-      for (kernels::cuda::Ic0Rows& rows : blocks_) {
-        rows.staging = kernels::cuda::ic0_staging(lower.row_ptr.data(), matches_.host_ptr.data(),
-                                                  rows.begin, rows.end);
-        if (rows.staging.rows_per_warp > 0) rows.method = kernels::cuda::Ic0Method::staged;
-      }
-      std::vector<index_t>().swap(matches_.host_ptr);  // planned: not needed again
-    }
-    // Values from the caller's memory are scaled as the factorization reads them
-    // (Ic0Source), unless a block is staged with one row a warp (long rows, where the
-    // scaling step lengthens each warp's serial walk more than the pass of its own costs;
-    // with two rows a warp or more the pass costs more) or its rows do not fit the shared
-    // memory with the scaling's 8 bytes an entry.
-    scales_as_it_reads_ = std::all_of(blocks_.begin(), blocks_.end(), [](const auto& rows) {
-      return rows.method != kernels::cuda::Ic0Method::staged ||
-             (rows.staging.rows_per_warp > 1 &&
-              kernels::cuda::ic0_staged_bytes(rows.staging.entries, rows.staging.pairs, true) <=
-                  kernels::cuda::kIc0StagedSharedBytes);
-    });
-    for (const kernels::cuda::Ic0Rows& rows : blocks_) {
-      const long long n = rows.end - rows.begin;
-      const long long threads =
-          rows.method == kernels::cuda::Ic0Method::warp_merge ? 32 * n
-          : rows.method == kernels::cuda::Ic0Method::staged
-              ? 32 * ((n + rows.staging.rows_per_warp - 1) / rows.staging.rows_per_warp)
-              : n;
-      widest_block_threads_ = std::max(widest_block_threads_, threads);
-    }
+    plan_rows(longest_row);
+  }
+
+  /// The same factor from the pattern of P A P^T in device memory: the analysis runs there
+  /// (kernels/cuda/ic0_analysis.hpp) and the host reads back a few numbers a row (the
+  /// strict rows' reaches for the blocks, L's row pointers for the staging plan, the
+  /// diagonals' map for a bad diagonal's message). The maps into the caller's values are
+  /// composed here, so load(SourceValues) with a.source's host copy composes nothing.
+  CudaIc0Factor(const DeviceOrdered& a, const TrisolveSpec& spec, double* scalars,
+                cudaStream_t stream)
+      : stream_(stream), scalars_(scalars), rows_(a.n) {
+    common::StepTimer pattern_step("analysis: ic0 pattern, triangle split (device)", true);
+    kernels::cuda::DeviceIc0Pattern p = kernels::cuda::ic0_analysis(a.view(), a.nnz(), stream);
+    std::vector<index_t> lower_blocks = independent_blocks_from_reach(
+        kernels::cuda::download_and_wait(p.lower_reach, stream).data(), rows_, true);
+    std::vector<index_t> upper_blocks = independent_blocks_from_reach(
+        kernels::cuda::download_and_wait(p.upper_reach, stream).data(), rows_, false);
+    pattern_step.stop();
+    common::StepTimer blocks_step("analysis: factor's row blocks (device)", true);
+    const index_t longest_row = plan_blocks(
+        lower_blocks, kernels::cuda::ic0_block_longest(p.l_row_ptr.data(), lower_blocks, stream));
+    const std::size_t nnz = p.l_col_idx.size();
+    host_row_ptr_ = kernels::cuda::download_and_wait(p.l_row_ptr, stream);
+    l_row_ptr_ = std::move(p.l_row_ptr);
+    l_col_idx_ = std::move(p.l_col_idx);
+    l_values_ = DeviceBuffer<double>(nnz);
+    blocks_step.stop();
+
+    common::StepTimer layout_step("analysis: color-set layouts, factor maps (device)", true);
+    lower_ = DeviceColorset(
+        {true, rows_, p.strict_nnz(), p.strict_lower_ptr.data(), p.strict_lower_col.data(),
+         p.strict_lower_source.data(), std::move(lower_blocks)},
+        nnz, lower_dest_, spec.precision, spec.layout, stream);
+    upper_ = DeviceColorset(
+        {false, rows_, static_cast<index_t>(p.strict_upper_col.size()), p.strict_upper_ptr.data(),
+         p.strict_upper_col.data(), p.strict_upper_source.data(), std::move(upper_blocks)},
+        nnz, upper_dest_, spec.precision, spec.layout, stream);
+    finish_layouts();
+    layout_step.stop();
+    common::StepTimer maps_step("analysis: maps to the caller's values (device)", true);
+    from_values_ = DeviceBuffer<index_t>(nnz);
+    kernels::cuda::compose_maps(nnz, p.lower_source.data(), a.source.data(), from_values_.data(),
+                                stream);
+    diagonal_from_values_ = DeviceBuffer<index_t>(static_cast<std::size_t>(rows_));
+    kernels::cuda::row_last_entries(rows_, l_row_ptr_.data(), from_values_.data(),
+                                    diagonal_from_values_.data(), stream);
+    host_diagonal_from_values_ = kernels::cuda::download_and_wait(diagonal_from_values_, stream);
+    maps_step.stop();
+    common::StepTimer match_step("analysis: ic0 match table, staging", true);
+    entry_row_ = std::move(p.entry_row);
+    plan_rows(longest_row);
   }
 
   // The loaded values go straight into the factor's storage; an attempt after a failed
@@ -150,9 +154,13 @@ class CudaIc0Factor final : public Ic0Factor {
     fill_from_host();
   }
   void load(const SourceValues& a) override {
+    if (from_values_.size() == 0 && a.source == nullptr) {
+      throw Error("ic0 factor: no map to the caller's values (the matrix was not kept)");
+    }
     if (from_values_.size() == 0) {
-      // a.source is fixed per pattern: the maps are made once, and the host keeps only
-      // the diagonal's (attempt_result names a bad diagonal's value).
+      // a.source is fixed per pattern: the maps are made once (at construction where the
+      // analysis ran on the device), and the host keeps only the diagonal's
+      // (attempt_result names a bad diagonal's value).
       const std::vector<index_t> from = compose_source(host_lower_source_, *a.source);
       from_values_ = kernels::cuda::upload_and_wait(from, stream_);
       host_diagonal_from_values_.resize(static_cast<std::size_t>(rows_));
@@ -369,6 +377,73 @@ class CudaIc0Factor final : public Ic0Factor {
   kernels::CsrView<double> pattern() const {
     return {rows_, rows_, l_row_ptr_.data(), l_col_idx_.data(), nullptr};
   }
+  /// blocks_ from the lower triangle's row blocks and each block's longest row (entries
+  /// left of the diagonal): merge, or warp_merge for long rows in small blocks. Returns
+  /// the longest row of all, its diagonal counted.
+  index_t plan_blocks(const std::vector<index_t>& block_ptr, const std::vector<index_t>& longest) {
+    const int resident = kernels::cuda::resident_threads();
+    index_t longest_row = 0;
+    for (std::size_t b = 0; b + 1 < block_ptr.size(); ++b) {
+      kernels::cuda::Ic0Rows rows;
+      rows.begin = block_ptr[b];
+      rows.end = block_ptr[b + 1];
+      if (kernels::cuda::ic0_warp_per_row(longest[b], rows.end - rows.begin, resident)) {
+        rows.method = kernels::cuda::Ic0Method::warp_merge;
+      }
+      longest_row = std::max(longest_row, longest[b] + 1);
+      blocks_.push_back(rows);
+    }
+    return longest_row;
+  }
+  /// After the two layouts: what the solves' storage needs besides.
+  void finish_layouts() {
+    // With SELL the forward steps read b, not b * dl, on the first color (its inverse
+    // diagonal goes into L's entries as the factorization writes them).
+    lower_.scale_first_range();
+    if (forms_dot()) {
+      dot_partials_ = DeviceBuffer<double>(
+          static_cast<std::size_t>(DeviceColorset::pair_dot_capacity(lower_, upper_)));
+    }
+    row_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
+    inverse_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
+  }
+  /// With the pattern, entry_row_ and host_row_ptr_ in place: the match table, each
+  /// block's staging and whether loaded values are scaled as the factorization reads them.
+  void plan_rows(index_t longest_row) {
+    const auto nnz = static_cast<index_t>(l_values_.size());
+    // The merges are the same for every set of values: found once here, every row of
+    // every block then reads only the products it subtracts.
+    matches_ =
+        kernels::cuda::ic0_match_table(pattern(), nnz, entry_row_.data(), longest_row, stream_);
+    if (matches_.valid()) {
+      for (kernels::cuda::Ic0Rows& rows : blocks_) {
+        rows.staging = kernels::cuda::ic0_staging(host_row_ptr_.data(), matches_.host_ptr.data(),
+                                                  rows.begin, rows.end);
+        if (rows.staging.rows_per_warp > 0) rows.method = kernels::cuda::Ic0Method::staged;
+      }
+      std::vector<index_t>().swap(matches_.host_ptr);  // planned: not needed again
+    }
+    // Values from the caller's memory are scaled as the factorization reads them
+    // (Ic0Source), unless a block is staged with one row a warp (long rows, where the
+    // scaling step lengthens each warp's serial walk more than the pass of its own costs;
+    // with two rows a warp or more the pass costs more) or its rows do not fit the shared
+    // memory with the scaling's 8 bytes an entry.
+    scales_as_it_reads_ = std::all_of(blocks_.begin(), blocks_.end(), [](const auto& rows) {
+      return rows.method != kernels::cuda::Ic0Method::staged ||
+             (rows.staging.rows_per_warp > 1 &&
+              kernels::cuda::ic0_staged_bytes(rows.staging.entries, rows.staging.pairs, true) <=
+                  kernels::cuda::kIc0StagedSharedBytes);
+    });
+    for (const kernels::cuda::Ic0Rows& rows : blocks_) {
+      const long long n = rows.end - rows.begin;
+      const long long threads =
+          rows.method == kernels::cuda::Ic0Method::warp_merge ? 32 * n
+          : rows.method == kernels::cuda::Ic0Method::staged
+              ? 32 * ((n + rows.staging.rows_per_warp - 1) / rows.staging.rows_per_warp)
+              : n;
+      widest_block_threads_ = std::max(widest_block_threads_, threads);
+    }
+  }
   /// Where the factorization writes L for the solves.
   kernels::cuda::Ic0Output output() {
     return DeviceColorset::pair_output(lower_, upper_, lower_dest_.data(), upper_dest_.data(),
@@ -488,6 +563,11 @@ class CudaIc0Factor final : public Ic0Factor {
 };
 
 }  // namespace
+
+std::unique_ptr<Ic0Factor> make_cuda_ic0_factor(const DeviceOrdered& a, const TrisolveSpec& spec,
+                                                double* scalars, cudaStream_t stream) {
+  return std::make_unique<CudaIc0Factor>(a, spec, scalars, stream);
+}
 
 std::unique_ptr<Ic0Factor> make_cuda_ic0_factor(const CsrMatrix<double>& lower,
                                                 const CsrMatrix<double>& upper,

@@ -10,6 +10,15 @@
 
 namespace prism::backend::cuda {
 
+struct DeviceOrdered;  // backend/cuda/device_ordered.hpp
+
+/// The factor of the IC(0) pattern of P A P^T kept in device memory (tril(A), diagonal
+/// last), its analysis run on the device: the same factorization and solves, bit for bit,
+/// as the factor made from precond::Ic0Pattern(P A P^T) below, and load(SourceValues)
+/// with source = a.source's host copy reads the caller's values without composing a map.
+std::unique_ptr<Ic0Factor> make_cuda_ic0_factor(const DeviceOrdered& a, const TrisolveSpec& spec,
+                                                double* scalars, cudaStream_t stream);
+
 std::unique_ptr<Ic0Factor> make_cuda_ic0_factor(const CsrMatrix<double>& lower,
                                                 const CsrMatrix<double>& upper,
                                                 const std::vector<index_t>& upper_source,
