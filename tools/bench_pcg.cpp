@@ -76,6 +76,7 @@ struct Config {
   int colors = 8;     ///< level_cyclic only
   int supernode = 0;  ///< block_ic only: the largest supernode (0: node blocks)
   prism::BlockIcSolve block_solve = prism::BlockIcSolve::inverted;  ///< block_ic only
+  prism::SetupSite setup = prism::SetupSite::automatic;
 };
 
 Config block_ic(std::string name, int supernode, prism::Precision precision,
@@ -147,6 +148,12 @@ const std::vector<Config> kAllConfigs{
      prism::SpmvAlgorithm::automatic, prism::Ic0Factorization::automatic, prism::Precision::fp64,
      prism::GraphMode::automatic, prism::ColorsetLayout::automatic,
      prism::ColoringMethod::parallel_greedy},
+    // The same with the storage built on the host and uploaded (solver.setup: host).
+    {"ic0-color-pgreedy-hostsetup", "ic0", prism::Ordering::color,
+     prism::TrisolveAlgorithm::automatic, prism::SpmvAlgorithm::automatic,
+     prism::Ic0Factorization::automatic, prism::Precision::fp64, prism::GraphMode::automatic,
+     prism::ColorsetLayout::automatic, prism::ColoringMethod::parallel_greedy, 8, 0,
+     prism::BlockIcSolve::inverted, prism::SetupSite::host},
     // Block IC(0) on the node blocks found from the pattern, and on supernodes.
     block_ic("block_ic", 0, prism::Precision::fp64),
     block_ic("block_ic-mixed", 0, prism::Precision::mixed),
@@ -254,6 +261,7 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   config.preconditioner.block_ic.supernode = c.supernode;
   config.preconditioner.block_ic.precision = c.precision;
   config.preconditioner.block_ic.solve = c.block_solve;
+  config.solver.setup = c.setup;
   config.solver.timing = prism::TimingMode::phases;
   config.solver.graph = prism::GraphMode::off;
   prism::Solver solver(config);

@@ -24,7 +24,7 @@ if [ ! -f shared_data/matrices/G3_circuit.mtx.gz ]; then
     tee "$out/bench.log"
   problems=${problems//tools\/bench\/g3_circuit.yaml/}
 fi
-configs=${CONFIGS:-ic0-color,ic0-color-jp,ic0-color-pgreedy}
+configs=${CONFIGS:-ic0-color,ic0-color-pgreedy-hostsetup,ic0-color-pgreedy}
 # shellcheck disable=SC2086
 ./build-gpu/tools/bench_pcg --backend cuda --repeats "${REPEATS:-3}" --no-eigen \
   --configs "$configs" --json "$out/setup.json" $problems 2>&1 | tee -a "$out/bench.log"

@@ -151,6 +151,14 @@ enum class CgVariant {
                      ///< (A z, z) in one all-reduce per iteration, for one more vector update
 };
 
+/// Where setup() builds the solver's storage (the SpMV layout, the factor's pattern, split
+/// and layouts) after the permutation.
+enum class SetupSite {
+  automatic,  ///< "auto": in the backend's memory where the backend keeps the ordered matrix
+              ///< there (cuda, ic0 factored on the backend in a color order), else the host
+  host,       ///< "host": the host builds it and uploads it (the ordered matrix comes back)
+};
+
 /// How the GPU ranks of a distributed solve exchange the halo and sum the dot products.
 enum class DistributedTransport {
   automatic,  ///< "auto": nccl where built and every rank has a GPU of its own, else mpi
@@ -299,6 +307,8 @@ struct SolverOptions {
   CgVariant cg_variant = CgVariant::automatic;
   /// The transport of a distributed solve's GPU ranks (DistributedTransport).
   DistributedTransport transport = DistributedTransport::automatic;
+  /// Where setup() builds the solver's storage (SetupSite).
+  SetupSite setup = SetupSite::automatic;
 };
 
 /// Everything a Solver needs besides the matrix.

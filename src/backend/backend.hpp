@@ -25,7 +25,8 @@
 
 namespace prism::backend {
 
-class SetupSession;  // backend/setup.hpp
+class SetupSession;   // backend/setup.hpp
+class OrderedMatrix;  // backend/ordered_matrix.hpp
 
 /// The arithmetic of one CG iteration (solver/pcg.cpp), with the scalars in the backend.
 class CgOperations {
@@ -211,6 +212,23 @@ class Backend : public CgOperations,
   /// The set-up steps this backend runs in its own memory on `a` (backend/setup.hpp), which
   /// must outlive the session; nullptr where the host runs them all (cpu).
   virtual std::unique_ptr<SetupSession> begin_setup(const CsrMatrix<double>& a);
+
+  // The set-up from a matrix its session kept in the backend's memory
+  // (SetupSession::permute_kept): only a backend whose session keeps one has them; the
+  // others throw Error. Each equals its host twin on the same matrix.
+  /// pick_spmv(a, requested) for a kept matrix.
+  virtual SpmvAlgorithm pick_spmv_on_backend(const OrderedMatrix& a, SpmvAlgorithm requested) const;
+  /// make_matrix(a, algorithm) for a kept matrix: takes its storage (`a` is spent after).
+  virtual std::unique_ptr<Matrix> make_matrix_on_backend(OrderedMatrix& a, SpmvAlgorithm algorithm);
+  /// make_ic0_factor() on the IC(0) pattern of a kept matrix (tril(A), diagonal last), its
+  /// entries mapped to the caller's through the matrix's source map, so load(SourceValues)
+  /// with that map reads the caller's values: the same factor and solves as the host
+  /// pattern's (precond::Ic0Pattern) give.
+  virtual std::unique_ptr<Ic0Factor> make_ic0_factor_on_backend(const OrderedMatrix& a,
+                                                                const TrisolveSpec& spec);
+  /// analysis::level_ptr(a, independent) for a kept matrix.
+  virtual std::vector<index_t> level_ptr_on_backend(const OrderedMatrix& a,
+                                                    const std::vector<index_t>& independent);
 };
 
 /// Makes `device` the calling thread's current CUDA device (a no-op for -1 or without

@@ -35,6 +35,38 @@ std::unique_ptr<SetupSession> Backend::begin_setup(const CsrMatrix<double>& a) {
   return nullptr;
 }
 
+namespace {
+[[noreturn]] void no_kept_matrix(const Backend& backend) {
+  throw Error("backend " + backend.name() + ": no set-up session keeps a matrix in its memory");
+}
+}  // namespace
+
+SpmvAlgorithm Backend::pick_spmv_on_backend(const OrderedMatrix& a, SpmvAlgorithm requested) const {
+  static_cast<void>(a);
+  static_cast<void>(requested);
+  no_kept_matrix(*this);
+}
+
+std::unique_ptr<Matrix> Backend::make_matrix_on_backend(OrderedMatrix& a, SpmvAlgorithm algorithm) {
+  static_cast<void>(a);
+  static_cast<void>(algorithm);
+  no_kept_matrix(*this);
+}
+
+std::unique_ptr<Ic0Factor> Backend::make_ic0_factor_on_backend(const OrderedMatrix& a,
+                                                               const TrisolveSpec& spec) {
+  static_cast<void>(a);
+  static_cast<void>(spec);
+  no_kept_matrix(*this);
+}
+
+std::vector<index_t> Backend::level_ptr_on_backend(const OrderedMatrix& a,
+                                                   const std::vector<index_t>& independent) {
+  static_cast<void>(a);
+  static_cast<void>(independent);
+  no_kept_matrix(*this);
+}
+
 std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* reason, CpuKernels cpu_kernels,
                                       const DevicePlacement& placement) {
   std::string ignored;  // a caller that does not ask why

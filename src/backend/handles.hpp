@@ -42,6 +42,10 @@ class Vector {
 /// (refactor_on_backend), with where each entry of the solver's own (ordered) matrix
 /// comes from: ordered entry k is values[source[k]]. Consumers compose their own maps
 /// with `source` once and gather straight from `values`, so no reordered copy is made.
+/// A null `source`: no map comes with the values, and each consumer reads them through
+/// the one it holds: a consumer built from a matrix kept in the backend's memory
+/// (backend/ordered_matrix.hpp) its map to the caller's entries, made there; block IC's
+/// factor none (values already in the solver's order); the others throw.
 struct SourceValues {
   const double* values = nullptr;
   const std::vector<index_t>* source = nullptr;

@@ -6,8 +6,11 @@
 #include <prism/csr_matrix.hpp>
 #include <prism/options.hpp>
 
+#include "backend/ordered_matrix.hpp"
+
 #include "kernels/parallel_coloring.hpp"
 
+#include <memory>
 #include <vector>
 
 namespace prism::backend {
@@ -33,6 +36,15 @@ class SetupSession {
   /// (then the caller permutes on the host).
   virtual bool permute(const std::vector<index_t>& permutation, CsrMatrix<double>& ordered,
                        std::vector<index_t>& source) = 0;
+  /// permute() that keeps P A P^T in the backend's memory instead of copying it to the
+  /// host (backend/ordered_matrix.hpp; the session's copy of A's values goes with it):
+  /// nothing comes back, not even the map of its entries to A's, which the consumers built
+  /// from it take there. Null where the backend cannot (then the caller permutes with
+  /// permute()).
+  virtual std::unique_ptr<OrderedMatrix> permute_kept(const std::vector<index_t>& permutation) {
+    static_cast<void>(permutation);
+    return nullptr;
+  }
 };
 
 }  // namespace prism::backend

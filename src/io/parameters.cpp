@@ -320,6 +320,13 @@ void add_solver_keys(std::vector<Parameter>& t) {
       "where the MPI is CUDA-aware, else through host buffers), or "
       "auto (nccl where it can run, else mpi). cpu ranks use MPI whatever this says.",
       "mpi", [](const ProblemSpec& s) { return s.config.solver.transport; }));
+  t.push_back(enumerated<SetupSite>(
+      "solver.setup",
+      "Where setup builds the SpMV layout and the factor's pattern and layouts after the "
+      "permutation: auto (in the GPU's memory where it can: cuda with ic0 factored there in a "
+      "color order, the ordered matrix never copied to the host; else the host), or host (the "
+      "host builds them and uploads them).",
+      "host", [](const ProblemSpec& s) { return s.config.solver.setup; }));
 }
 
 void add_preconditioner_keys(std::vector<Parameter>& t) {

@@ -502,6 +502,7 @@ void read_solver(const Reader& r, const Entry& entry, SolverOptions& options) {
   r.read(map, "symmetry_tolerance", options.symmetry_tolerance);
   r.read(map, "cg_variant", options.cg_variant);
   r.read(map, "transport", options.transport);
+  r.read(map, "setup", options.setup);
 }
 
 void read_preconditioner(const Reader& r, const Entry& entry, PreconditionerOptions& options) {

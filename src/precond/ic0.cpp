@@ -1,3 +1,4 @@
+#include "backend/ordered_matrix.hpp"
 #include "common/setup_steps.hpp"
 #include "precond/ic0_pattern.hpp"
 #include "precond/preconditioner.hpp"
@@ -56,6 +57,26 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
       trisolve_name_ = "colorset";
       pattern_->keep_only_lower_pattern();
     }
+  }
+
+  /// With factorization `backend` only: the backend builds the pattern, its split and
+  /// layouts from the kept matrix; the host keeps A's size.
+  bool analyze_on_backend(const backend::OrderedMatrix& a) override {
+    if (options_.ic0.factorization != Ic0Factorization::backend) return false;
+    rows_ = a.rows();
+    lower_nnz_ = (a.nnz() + a.rows()) / 2;  // tril of a symmetric pattern with its diagonal
+    pattern_ = std::make_unique<Ic0Pattern>(a.rows(), a.nnz());
+    first_attempt_ = Ic0Pattern::FirstAttempt::alone;
+    first_ladder_ = 0;
+    first_factorization_ = true;
+    lower_.reset();
+    upper_.reset();
+    engine_.reset();
+    work_ = backend_.make_vector(a.rows());
+    work_columns_.reset();
+    engine_ = backend_.make_ic0_factor_on_backend(a, spec());
+    trisolve_name_ = "colorset";
+    return true;
   }
 
   BackendFactorization* backend_factorization() override { return engine_ ? this : nullptr; }

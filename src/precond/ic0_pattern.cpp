@@ -223,7 +223,7 @@ FactorizationReport Ic0Pattern::factorize(const backend::SourceValues& a, const 
 
 void Ic0Pattern::queue_factorize(const backend::SourceValues& a, backend::Ic0Factor& engine,
                                  FirstAttempt first) const {
-  if (static_cast<index_t>(a.source->size()) != a_nnz_) {
+  if (a.source != nullptr && static_cast<index_t>(a.source->size()) != a_nnz_) {
     throw InvalidMatrixError("ic0: " + std::to_string(a.source->size()) +
                              " values for a pattern of " + std::to_string(a_nnz_) + " entries");
   }

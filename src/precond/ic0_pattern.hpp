@@ -22,6 +22,10 @@ class Ic0Pattern {
  public:
   /// Takes the pattern of A (square, full diagonal, sorted columns).
   explicit Ic0Pattern(const CsrMatrix<double>& a);
+  /// For a factor built from a matrix the backend keeps (Backend::make_ic0_factor_on_backend):
+  /// A's size alone, no host pattern; only the factorizations from the backend's memory
+  /// (factorize(const backend::SourceValues&, ...), queue/finish_factorize) work.
+  Ic0Pattern(index_t rows, index_t a_nnz) : rows_(rows), a_nnz_(a_nnz) {}
 
   /// L (diagonal last in each row) with A's lower-triangle values copied in.
   const CsrMatrix<double>& lower() const { return lower_; }

@@ -73,6 +73,13 @@ class Preconditioner {
   virtual void set_callback(UserApply apply) { static_cast<void>(apply); }
   /// Pattern-only work; a.values may be ignored.
   virtual void analyze(const CsrMatrix<double>& a) = 0;
+  /// analyze() on the ordered matrix a set-up session kept in the backend's memory
+  /// (backend/ordered_matrix.hpp), whose values then come through backend_factorization():
+  /// false where this preconditioner (or its options) needs the host's matrix.
+  virtual bool analyze_on_backend(const backend::OrderedMatrix& a) {
+    static_cast<void>(a);
+    return false;
+  }
   /// Numeric setup on the analyzed pattern (may be called again with new values).
   virtual void factorize(const CsrMatrix<double>& a) = 0;
   /// The numeric setup from values in the backend's memory, or nullptr where this

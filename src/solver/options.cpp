@@ -130,6 +130,13 @@ const std::vector<std::pair<TimingMode, std::string_view>>& enum_names<TimingMod
 }
 
 template <>
+const std::vector<std::pair<SetupSite, std::string_view>>& enum_names<SetupSite>() {
+  static const std::vector<std::pair<SetupSite, std::string_view>> names{
+      {SetupSite::automatic, "auto"}, {SetupSite::host, "host"}};
+  return names;
+}
+
+template <>
 const std::vector<std::pair<CgVariant, std::string_view>>& enum_names<CgVariant>() {
   static const std::vector<std::pair<CgVariant, std::string_view>> names{
       {CgVariant::automatic, "auto"},
@@ -197,6 +204,7 @@ PRISM_INSTANTIATE_ENUM(BlockIcSolve)
 PRISM_INSTANTIATE_ENUM(MatrixCheck)
 PRISM_INSTANTIATE_ENUM(ColorsetLayout)
 PRISM_INSTANTIATE_ENUM(CgVariant)
+PRISM_INSTANTIATE_ENUM(SetupSite)
 PRISM_INSTANTIATE_ENUM(DistributedTransport)
 #undef PRISM_INSTANTIATE_ENUM
 

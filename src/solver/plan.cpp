@@ -124,12 +124,14 @@ Ordering resolve_ordering(const PreconditionerOptions& options, std::vector<std:
 }
 
 Plan resolve_plan(const SolverConfig& config, const backend::Backend& backend,
-                  const CsrMatrix<double>& ordered, std::vector<std::string> reasons) {
+                  const CsrMatrix<double>& ordered, std::vector<std::string> reasons,
+                  const backend::OrderedMatrix* kept) {
   Plan plan;
   plan.reasons = std::move(reasons);
   plan.preconditioner = config.preconditioner;
   plan.preconditioner.ordering = resolve_ordering(config.preconditioner, plan.reasons);
-  plan.spmv = backend.pick_spmv(ordered, config.solver.spmv);
+  plan.spmv = kept != nullptr ? backend.pick_spmv_on_backend(*kept, config.solver.spmv)
+                              : backend.pick_spmv(ordered, config.solver.spmv);
   if (config.solver.spmv == SpmvAlgorithm::automatic) {
     plan.reasons.push_back(plan.spmv == SpmvAlgorithm::automatic
                                ? "spmv: auto (the " + backend.name() + " backend has one SpMV)"
@@ -137,6 +139,10 @@ Plan resolve_plan(const SolverConfig& config, const backend::Backend& backend,
                                      backend.name() + " backend's choice for this pattern)");
   }
   if (plan.preconditioner.type == "ic0") resolve_ic0(backend, ordered, plan);
+  if (kept != nullptr && plan.preconditioner.ic0.factorization != Ic0Factorization::backend) {
+    throw Error("setup: the matrix kept on the " + backend.name() +
+                " backend needs ic0 factored there");
+  }
   if (plan.preconditioner.type == "block_ic") resolve_block_ic(backend, plan);
   return plan;
 }

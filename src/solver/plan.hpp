@@ -35,9 +35,12 @@ struct Plan {
 Ordering resolve_ordering(const PreconditionerOptions& options, std::vector<std::string>& reasons);
 
 /// The rest, on the matrix in the solver's order: the SpMV algorithm, and for ic0 the
-/// triangular solve and where the factorization runs.
+/// triangular solve and where the factorization runs. With `kept` (the ordered matrix in
+/// the backend's memory; `ordered` then holds its size alone) the SpMV's choice is made
+/// there, and an ic0 plan must factor on the backend (Solver::Impl::builds_on_backend).
 Plan resolve_plan(const SolverConfig& config, const backend::Backend& backend,
-                  const CsrMatrix<double>& ordered, std::vector<std::string> reasons);
+                  const CsrMatrix<double>& ordered, std::vector<std::string> reasons,
+                  const backend::OrderedMatrix* kept = nullptr);
 
 /// The plan line of a block preconditioner's blocks: "blocks: 67240 of 3 rows (3 to 3; node
 /// blocks from the pattern), 25.5% of sum |a_ij| inside them".

@@ -4,6 +4,8 @@
 
 #include "analysis/level_sets.hpp"
 
+#include <future>
+
 namespace prism {
 
 Solver::Solver(SolverConfig config) : impl_(std::make_unique<Impl>()) {
@@ -114,9 +116,21 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   // The checks, the parallel coloring and the permutation run in the backend's memory
   // where it can.
   std::unique_ptr<backend::SetupSession> device = s.backend->begin_setup(a);
+  // The caller's pattern, kept for refactor()'s comparison and the mirror map: with a
+  // device session, copied on a thread of its own while the host waits for the device's
+  // steps (taken at the end; an exception on the way waits for it in the future's end).
+  const auto copy_pattern = [&] {
+    s.row_ptr = a.row_ptr;
+    s.col_idx = a.col_idx;
+  };
+  std::future<void> pattern_copy;
+  s.row_ptr.clear();
+  s.col_idx.clear();
+  if (device != nullptr) {
+    pattern_copy = std::async(std::launch::async, copy_pattern);
+  }
   s.check_matrix(a, device.get());
-  s.row_ptr = a.row_ptr;
-  s.col_idx = a.col_idx;
+  if (device == nullptr) copy_pattern();
   s.setup.check_seconds = seconds_since(t);
 
   const PreconditionerOptions& popt = s.config.preconditioner;
@@ -184,7 +198,17 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   // values with a gather instead of permuting again. The backend's session permutes the
   // matrix it holds where it can.
   t = std::chrono::steady_clock::now();
-  if (s.permuted) {
+  std::unique_ptr<backend::OrderedMatrix> kept;  // P A P^T in the backend's memory
+  if (s.permuted && device != nullptr && !blocked && !lined && s.builds_on_backend(s.type)) {
+    const common::StepTimer step("permutation: pattern and values, kept on the device", true);
+    kept = device->permute_kept(s.permutation);
+  }
+  s.maps_on_backend = kept != nullptr;
+  if (kept) {
+    common::release(s.value_source);  // the consumers' maps are made on the device
+    s.ordered = CsrMatrix<double>{};  // sizes only: the pattern and values stay there
+    s.ordered.rows = s.ordered.cols = a.rows;
+  } else if (s.permuted) {
     common::StepTimer device_step("permutation: pattern and values", true);
     if (device == nullptr || !device->permute(s.permutation, s.ordered, s.value_source)) {
       device_step.cancel();
@@ -209,14 +233,15 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   }
   if (!choice.reason.empty()) reasons.insert(reasons.begin(), choice.reason);
   common::StepTimer plan_step("analysis: plan");
-  s.plan = solver::resolve_plan(resolved, *s.backend, s.ordered, std::move(reasons));
+  s.plan = solver::resolve_plan(resolved, *s.backend, s.ordered, std::move(reasons), kept.get());
   s.preconditioner =
       precond::Registry::instance().create(s.type, *s.backend, s.plan.preconditioner);
   s.preconditioner->set_callback(s.user_apply);
   plan_step.stop();
   {
-    const common::StepTimer step("analysis: level sets (report)");
-    s.ordering.levels = set_stats(analysis::level_ptr(s.ordered, independent_rows));
+    const common::StepTimer step("analysis: level sets (report)", kept != nullptr);
+    s.ordering.levels = set_stats(kept ? s.backend->level_ptr_on_backend(*kept, independent_rows)
+                                       : analysis::level_ptr(s.ordered, independent_rows));
   }
   if (blocked) {
     s.plan.reasons.push_back(solver::describe_blocks(s.ordered, blocks, popt.block_ic));
@@ -227,10 +252,28 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
     s.preconditioner->set_blocks(blocks);
     if (!line_colors.empty()) s.preconditioner->set_block_colors(line_colors);
   }
-  s.naming_rows([&] { s.preconditioner->analyze(s.ordered); });
+  if (kept) {
+    s.naming_rows([&] {
+      if (!s.preconditioner->analyze_on_backend(*kept)) {
+        throw Error("setup: preconditioner " + s.type + " cannot use the matrix kept on the " +
+                    s.backend->name() + " backend");
+      }
+    });
+  } else {
+    s.naming_rows([&] { s.preconditioner->analyze(s.ordered); });
+  }
+  if (pattern_copy.valid()) {
+    const common::StepTimer step("analysis: wait for the copy of the caller's pattern (own thread)");
+    pattern_copy.get();
+  }
   s.setup.analysis_seconds = seconds_since(t);
 
-  s.factorize_and_upload(a, true);  // the permutation wrote the values in order
+  if (kept) {
+    s.factorize_and_upload(*kept);
+  } else {
+    s.factorize_and_upload(a, true);  // the permutation wrote the values in order
+  }
+
   s.ready = true;
 }
 

@@ -89,6 +89,9 @@ struct Solver::Impl {
   bool permuted = false;
   std::vector<index_t> permutation;   // permutation[new] = old
   std::vector<index_t> value_source;  // ordered.values[k] = a.values[value_source[k]]
+  /// Set-up kept the ordered matrix in the backend's memory: value_source is empty, and
+  /// every consumer of new values (SourceValues without a map) holds its map there.
+  bool maps_on_backend = false;
   CsrMatrix<double> ordered;          // A in the solver's order
   std::unique_ptr<backend::Matrix> device_matrix;
   // refactor_on_backend(): the mirror map in the backend's memory, made on first use
@@ -158,6 +161,21 @@ struct Solver::Impl {
   }
   /// setup()'s checks of `a` at the level of solver.check; with a backend session
   /// (`device`) they run there, and a defect found there is named by the host checks.
+  /// Whether set-up keeps the ordered matrix in the backend's memory and builds the
+  /// solver's storage there (SetupSite::automatic): ic0 factored on a backend that factors
+  /// a color's rows at once (the plan's choice for a color order with color-set solves),
+  /// after a check that found every diagonal stored.
+  bool builds_on_backend(const std::string& resolved_type) const {
+    const PreconditionerOptions& p = config.preconditioner;
+    return config.solver.setup == SetupSite::automatic &&
+           config.solver.check != MatrixCheck::none && resolved_type == "ic0" &&
+           p.ordering == Ordering::color && backend->factors_in_parallel() &&
+           (p.ic0.factorization == Ic0Factorization::automatic ||
+            p.ic0.factorization == Ic0Factorization::backend) &&
+           (p.trisolve == TrisolveAlgorithm::automatic ||
+            p.trisolve == TrisolveAlgorithm::colorset);
+  }
+
   void check_matrix(const CsrMatrix<double>& a, backend::SetupSession* device) {
     const SolverOptions& o = config.solver;
     if (device == nullptr || !device->check(o.check, o.symmetry_tolerance)) {
@@ -314,6 +332,20 @@ struct Solver::Impl {
     const MemoryReport memory = setup.memory;
     setup = SetupReport{};
     setup.memory = memory;
+  }
+
+  /// factorize_and_upload() for the matrix set-up kept in the backend's memory: the
+  /// preconditioner factors A's values there through the map it made there (as
+  /// refactor_on_backend() does), then the SpMV matrix takes the kept storage.
+  void factorize_and_upload(backend::OrderedMatrix& kept) {
+    auto t = std::chrono::steady_clock::now();
+    const backend::SourceValues source{kept.given_values(), nullptr};
+    naming_rows([&] { preconditioner->backend_factorization()->factorize(source); });
+    setup.factorization_seconds = seconds_since(t);
+    factorization = preconditioner->info().factorization;
+    t = std::chrono::steady_clock::now();
+    device_matrix = backend->make_matrix_on_backend(kept, plan.spmv);
+    setup.upload_seconds = seconds_since(t);
   }
 
   /// `in_order`: ordered.values already hold a's values in the solver's order (set-up,

@@ -99,7 +99,7 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
   s.setup.check_seconds = seconds_since(t);
 
   // Every consumer gathers straight from `values` through its own composed map.
-  const backend::SourceValues source{values, &s.value_source};
+  const backend::SourceValues source{values, s.maps_on_backend ? nullptr : &s.value_source};
   if (!replay) {
     t = std::chrono::steady_clock::now();
     s.device_matrix->update_values(source);

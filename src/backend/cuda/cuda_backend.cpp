@@ -8,12 +8,15 @@
 #include "backend/cuda/cuda_graphs.hpp"
 #include "backend/cuda/cuda_handles.hpp"
 #include "backend/cuda/cuda_ic0_factor.hpp"
+#include "backend/cuda/cuda_level_report.hpp"
 #include "backend/cuda/cuda_line_ic.hpp"
+#include "backend/cuda/cuda_matrix.hpp"
 #include "backend/cuda/cuda_setup.hpp"
 #include "backend/cuda/cuda_timer.hpp"
 #include "backend/cuda/cuda_vector.hpp"
 #include "backend/cuda/cusparse_trisolve.hpp"
 #include "backend/cuda/device_csr.hpp"
+#include "backend/cuda/device_ordered.hpp"
 #include "backend/split_triangle.hpp"
 #include "kernels/bsr.hpp"
 #include "kernels/cuda/blas1.hpp"
@@ -48,232 +51,18 @@ using kernels::cuda::DeviceBuffer;
 using kernels::cuda::PinnedBuffer;
 namespace k = kernels::cuda;
 
-/// `spmv: auto`: SELL-32 unless its padding is large, then cuSPARSE (the faster of the two
-/// CSR kernels where SELL pads too much). The padding is counted from the row lengths
-/// (each slice of 32 rows stores 32 times its longest row), without building the layout.
-SpmvAlgorithm pick_spmv_algorithm(const CsrMatrix<double>& a) {
-  double stored = 0.0;
-  for (index_t first = 0; first < a.rows; first += kernels::kSellSlice) {
-    const index_t last = std::min<index_t>(first + kernels::kSellSlice, a.rows);
-    index_t width = 0;
-    for (index_t i = first; i < last; ++i) width = std::max(width, a.row_ptr[i + 1] - a.row_ptr[i]);
-    stored += static_cast<double>(width) * kernels::kSellSlice;
-  }
-  const double padding = a.nnz() > 0 ? stored / static_cast<double>(a.nnz()) : 1.0;
-  return padding <= kernels::kSellAutoMaxPadding ? SpmvAlgorithm::sell : SpmvAlgorithm::cusparse;
-}
-
-/// `spmv: bsr`: the largest b in 2..8 (the sizes with a tuned kernel) that divides every
-/// node block (find_node_blocks) but the last, which the matrix's end may cut short: uniform
-/// node blocks of b rows give b, and so do runs of whole nodes that share a pattern. 0 where
-/// there is none.
-int pick_bsr_block_size(const CsrMatrix<double>& a) {
-  if (a.rows != a.cols || a.rows == 0) return 0;
-  const BlockPartition nodes = find_node_blocks(a);
-  index_t common = nodes.count() == 1 ? a.rows : 0;
-  for (index_t k = 0; k + 1 < nodes.count(); ++k) {
-    common = std::gcd(common, nodes.ptr[k + 1] - nodes.ptr[k]);
-  }
-  for (int b = 8; b >= 2; --b) {
-    if (common % b == 0) return b;
-  }
-  return 0;
-}
-
-/// y = A x with cusparseSpMV (CSR_ALG2, bit-wise deterministic run to run, preprocessed
-/// once) or prism's kernels: CSR-vector, SELL-32 or BSR (a copy of the values in the SELL
-/// or BSR layout, refilled from the CSR values on the device by update_values()).
-class CudaMatrix final : public Matrix {
- public:
-  CudaMatrix(const CsrMatrix<double>& a, SpmvAlgorithm algorithm, cusparseHandle_t handle,
-             cudaStream_t stream)
-      : handle_(handle),
-        stream_(stream),
-        algorithm_(algorithm),
-        threads_per_row_(kernels::cuda::spmv_threads_per_row(
-            a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 1.0)),
-        csr_(a, stream) {
-    if (algorithm_ == SpmvAlgorithm::bsr) make_bsr(a);
-    if (algorithm_ == SpmvAlgorithm::automatic) algorithm_ = pick_spmv_algorithm(a);
-    if (algorithm_ == SpmvAlgorithm::sell) {
-      kernels::SellLayout sell = kernels::sell_layout(
-          {a.rows, a.cols, a.row_ptr.data(), a.col_idx.data(), nullptr}, {0, a.rows});
-      sell_slice_ptr_ = k::upload_and_wait(sell.slice_ptr, stream);
-      sell_col_idx_ = k::upload_and_wait(sell.col_idx, stream);
-      sell_source_ = k::upload_and_wait(sell.source, stream);
-      sell_values_ = DeviceBuffer<double>(sell.col_idx.size());
-      refill_sell();
-    }
-  }
-  index_t rows() const override { return csr_.rows(); }
-  index_t nnz() const override { return csr_.nnz(); }
-  /// With `spmv: bsr` where BSR does not fit, the algorithm used and why not bsr.
-  std::string algorithm() const override {
-    const std::string name(to_string(algorithm_));
-    return bsr_fallback_.empty() ? name : name + " (" + bsr_fallback_ + ")";
-  }
-  void update_values(const std::vector<double>& values) override {
-    csr_.update_values(values);
-    refill_sell();
-    refill_bsr();
-  }
-  /// A gather from the caller's values into the CSR values, then the SELL or BSR copy
-  /// refilled from them on the device: the layouts' maps live on the device only, so the
-  /// host keeps no copy of them (one more pass over the values than a composed map).
-  void update_values(const SourceValues& a) override {
-    if (static_cast<index_t>(a.source->size()) != csr_.nnz()) {
-      throw InvalidMatrixError("update_values: expected " + std::to_string(csr_.nnz()) +
-                               " values, got " + std::to_string(a.source->size()));
-    }
-    // a.source is fixed per pattern: uploaded once.
-    if (from_values_.size() == 0) from_values_ = k::upload_and_wait(*a.source, stream_);
-    k::gather_values(static_cast<index_t>(from_values_.size()), from_values_.data(), a.values,
-                     csr_.values(), stream_);
-    refill_sell();
-    refill_bsr();
-  }
-
-  /// Y_j = A X_j for the set's columns: the SELL or CSR copy read once for all of them
-  /// (cusparse's matrix is prism's CSR one); BSR column by column through multiply().
-  void multiply_columns(const Vector& x, Vector& y, const ColumnSet& set) const {
-    const index_t n = csr_.rows();
-    if (is_sell()) {
-      kernels::cuda::sell_spmm(n, sell_view(), set.backend_columns(), set.count(), x.data(),
-                               y.data(), stream_);
-    } else if (is_bsr()) {
-      for (const index_t j : set.columns()) {
-        const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(j) * n;
-        CudaVector yj(y.data() + at, n);
-        multiply(CudaVector(const_cast<double*>(x.data()) + at, n), yj);  // only read
-      }
-    } else {
-      kernels::cuda::spmm(csr_.view(), set.backend_columns(), set.count(), x.data(), y.data(),
-                          stream_);
-    }
-  }
-
-  /// multiply_columns and s[j][slot] = X_j . Y_j, fused where the matrix is SELL.
-  void multiply_columns_dot(const Vector& x, Vector& y, const ColumnSet& set, double* partials,
-                            double* s, int slot) const {
-    if (is_sell()) {
-      kernels::cuda::sell_spmm_dot(csr_.rows(), sell_view(), set.backend_columns(), set.count(),
-                                   x.data(), y.data(), partials, s, slot, stream_);
-      return;
-    }
-    multiply_columns(x, y, set);
-    kernels::cuda::dot_columns(csr_.rows(), set.backend_columns(), set.count(), x.data(), y.data(),
-                               partials, s, slot, stream_);
-  }
-
-  bool is_sell() const { return algorithm_ == SpmvAlgorithm::sell; }
-  bool is_bsr() const { return algorithm_ == SpmvAlgorithm::bsr; }
-  /// SELL only: y = A x and the per-block parts of x . y in `partials`; returns their count.
-  int multiply_dot(const CudaVector& x, CudaVector& y, double* partials) const {
-    return kernels::cuda::sell_spmv_dot(csr_.rows(), sell_view(), x.data(), y.data(), partials,
-                                        stream_);
-  }
-
-  void multiply(const CudaVector& x, CudaVector& y) const {
-    if (algorithm_ == SpmvAlgorithm::csr_vector) {
-      kernels::cuda::spmv(csr_.view(), threads_per_row_, x.data(), y.data(), stream_);
-      return;
-    }
-    if (algorithm_ == SpmvAlgorithm::sell) {
-      kernels::cuda::sell_spmv(csr_.rows(), sell_view(), x.data(), y.data(), stream_);
-      return;
-    }
-    if (algorithm_ == SpmvAlgorithm::bsr) {
-      kernels::cuda::bsr_spmv(bsr_view(), x.data(), y.data(), stream_);
-      return;
-    }
-    const double one = 1.0, zero = 0.0;
-    if (!prepared_) {
-      std::size_t bytes = 0;
-      PRISM_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                                   csr_.descr(), x.descr(), &zero, y.descr(),
-                                                   CUDA_R_64F, kAlgorithm, &bytes));
-      buffer_ = DeviceBuffer<char>(std::max<std::size_t>(bytes, 1));
-      PRISM_CUSPARSE_CHECK(cusparseSpMV_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                                   csr_.descr(), x.descr(), &zero, y.descr(),
-                                                   CUDA_R_64F, kAlgorithm, buffer_.data()));
-      prepared_ = true;
-    }
-    PRISM_CUSPARSE_CHECK(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, csr_.descr(),
-                                      x.descr(), &zero, y.descr(), CUDA_R_64F, kAlgorithm,
-                                      buffer_.data()));
-  }
-
- private:
-  static constexpr cusparseSpMVAlg_t kAlgorithm = CUSPARSE_SPMV_CSR_ALG2;
-
-  kernels::cuda::SellView<double> sell_view() const {
-    return {sell_slice_ptr_.data(), sell_col_idx_.data(), sell_values_.data()};
-  }
-  void refill_sell() {
-    if (algorithm_ != SpmvAlgorithm::sell) return;
-    kernels::cuda::gather_values(static_cast<index_t>(sell_values_.size()), sell_source_.data(),
-                                 csr_.values(), sell_values_.data(), stream_);
-  }
-
-  /// `spmv: bsr`: the BSR copy of `a`, or where no block size fits or BSR pads beyond
-  /// kBsrMaxPadding, auto's choice with the reason kept for algorithm().
-  void make_bsr(const CsrMatrix<double>& a) {
-    const kernels::CsrView<double> pattern{a.rows, a.cols, a.row_ptr.data(), a.col_idx.data(),
-                                           nullptr};
-    const int b = pick_bsr_block_size(a);
-    kernels::BsrLayout layout;
-    if (b >= 2) layout = kernels::reference::bsr_pattern(pattern, b);
-    const double padding = b >= 2 ? kernels::bsr_padding(layout, a.nnz()) : 0.0;
-    if (b < 2 || padding > kernels::kBsrMaxPadding) {
-      char why[96];
-      if (b < 2) {
-        std::snprintf(why, sizeof why, "bsr: no common node block size of 2 to 8 rows");
-      } else {
-        std::snprintf(why, sizeof why, "bsr: %dx%d blocks would store %.2f values per nonzero", b,
-                      b, padding);
-      }
-      bsr_fallback_ = why;
-      algorithm_ = pick_spmv_algorithm(a);
-      return;
-    }
-    kernels::reference::bsr_map(pattern, layout);
-    bsr_block_size_ = b;
-    bsr_block_rows_ = layout.block_rows();
-    bsr_row_ptr_ = k::upload_and_wait(layout.block_row_ptr, stream_);
-    bsr_col_idx_ = k::upload_and_wait(layout.block_col_idx, stream_);
-    bsr_source_ = k::upload_and_wait(layout.source, stream_);
-    bsr_values_ = DeviceBuffer<double>(layout.source.size());
-    refill_bsr();
-  }
-  kernels::BsrView<double> bsr_view() const {
-    return {csr_.rows(),         csr_.view().cols,    bsr_block_size_,   bsr_block_rows_,
-            bsr_row_ptr_.data(), bsr_col_idx_.data(), bsr_values_.data()};
-  }
-  void refill_bsr() {
-    if (algorithm_ != SpmvAlgorithm::bsr) return;
-    kernels::cuda::bsr_gather(static_cast<index_t>(bsr_values_.size()), bsr_source_.data(),
-                              csr_.values(), bsr_values_.data(), stream_);
-  }
-
-  cusparseHandle_t handle_;
-  cudaStream_t stream_;
-  SpmvAlgorithm algorithm_;
-  int threads_per_row_;
-  DeviceCsr csr_;
-  DeviceBuffer<index_t> sell_slice_ptr_, sell_col_idx_, sell_source_;
-  DeviceBuffer<index_t> from_values_;  // update_values(SourceValues): CSR values <- values
-  DeviceBuffer<double> sell_values_;
-  int bsr_block_size_ = 0;
-  index_t bsr_block_rows_ = 0;
-  DeviceBuffer<index_t> bsr_row_ptr_, bsr_col_idx_, bsr_source_;
-  DeviceBuffer<double> bsr_values_;
-  std::string bsr_fallback_;  // spmv: bsr where it does not fit: why not
-  mutable DeviceBuffer<char> buffer_;
-  mutable bool prepared_ = false;
-};
-
 const CudaMatrix& cast_matrix(const Matrix& m) {
   return dynamic_cast<const CudaMatrix&>(m);
+}
+
+/// The kept matrix of this backend's set-up session (cuda_setup.cpp).
+const DeviceOrdered& cast_ordered(const OrderedMatrix& a) {
+  const auto* d = dynamic_cast<const DeviceOrdered*>(&a);
+  if (d == nullptr) throw Error("backend cuda: the kept matrix is not in this backend's memory");
+  return *d;
+}
+DeviceOrdered& cast_ordered(OrderedMatrix& a) {
+  return const_cast<DeviceOrdered&>(cast_ordered(static_cast<const OrderedMatrix&>(a)));
 }
 
 class CudaIndexMap final : public IndexMap {
@@ -429,6 +218,19 @@ class CudaBackend final : public Backend {
                                       SpmvAlgorithm algorithm) override {
     return std::make_unique<CudaMatrix>(a, algorithm, sparse_.get(), stream_);
   }
+  SpmvAlgorithm pick_spmv_on_backend(const OrderedMatrix& a,
+                                     SpmvAlgorithm requested) const override {
+    return requested == SpmvAlgorithm::automatic ? pick_spmv_algorithm(cast_ordered(a), stream_)
+                                                 : requested;
+  }
+  std::unique_ptr<Matrix> make_matrix_on_backend(OrderedMatrix& a,
+                                                 SpmvAlgorithm algorithm) override {
+    return std::make_unique<CudaMatrix>(cast_ordered(a), algorithm, sparse_.get(), stream_);
+  }
+  std::vector<index_t> level_ptr_on_backend(const OrderedMatrix& a,
+                                            const std::vector<index_t>& independent) override {
+    return level_ptr_on_device(cast_ordered(a), independent, stream_);
+  }
   /// The color-set solve pays one launch per independent row block: few blocks (a
   /// multicolor order) make it the fast choice, many (a natural order) a slow one.
   TrisolveAlgorithm pick_trisolve(int independent_blocks, Precision precision) const override {
@@ -483,6 +285,12 @@ class CudaBackend final : public Backend {
                                              const TrisolveSpec& spec) override {
     return make_cuda_ic0_factor(lower, upper, upper_source, lower_source, spec, scalars_.data(),
                                 stream_);
+  }
+  std::unique_ptr<Ic0Factor> make_ic0_factor_on_backend(const OrderedMatrix& a,
+                                                        const TrisolveSpec& spec) override {
+    const auto* ordered = dynamic_cast<const DeviceOrdered*>(&a);
+    if (ordered == nullptr) throw Error("cuda backend: the kept matrix is not in device memory");
+    return make_cuda_ic0_factor(*ordered, spec, scalars_.data(), stream_);
   }
   void copy_from_host(const std::vector<double>& src, Vector& dst) override {
     if (static_cast<index_t>(src.size()) != dst.size()) {

@@ -1,5 +1,7 @@
 #include "backend/cuda/cuda_setup.hpp"
 
+#include "backend/cuda/device_ordered.hpp"
+
 #include <prism/errors.hpp>
 
 #include "kernels/cuda/blas1.hpp"
@@ -9,6 +11,7 @@
 #include "kernels/cuda/parallel_coloring.hpp"
 #include "kernels/cuda/setup_checks.hpp"
 #include "kernels/cuda/setup_permute.hpp"
+#include "kernels/cuda/staged_upload.hpp"
 #include "kernels/setup_checks.hpp"
 
 namespace prism::backend::cuda {
@@ -40,7 +43,7 @@ class CudaSetupSession final : public SetupSession {
     if (k::download_and_wait(verdict, stream_)[0] != kernels::kNoDefect) return false;
     if (full) {
       values_ = k::DeviceBuffer<double>(a_.values.size());
-      values_.upload(a_.values.data(), stream_);
+      k::staged_upload(values_.data(), a_.values.data(), values_.size(), stream_);
       k::DeviceBuffer<double> partials(k::kReductionBlocks), partials2(k::kReductionBlocks),
           scratch(2);
       k::first_bad_value(a_.nnz(), values_.data(), mirror_.data(), symmetry_tolerance,
@@ -74,38 +77,62 @@ class CudaSetupSession final : public SetupSession {
 
   bool permute(const std::vector<index_t>& permutation, CsrMatrix<double>& ordered,
                std::vector<index_t>& source) override {
-    const auto n = static_cast<std::size_t>(a_.rows);
-    if (permutation.size() != n) return false;  // the host's check names it
     try {
-      upload_pattern();
-      if (values_.size() != a_.values.size()) {  // check() uploads them for level full only
-        values_ = k::DeviceBuffer<double>(a_.values.size());
-        values_.upload(a_.values.data(), stream_);
-      }
-      const k::DeviceBuffer<index_t> perm = k::upload_and_wait(permutation, stream_);
-      k::DeviceBuffer<index_t> row_ptr(n + 1), col_idx(a_.col_idx.size()), from(a_.col_idx.size());
-      k::DeviceBuffer<double> values(a_.values.size());
-      k::permute_symmetric(view(), a_.nnz(), perm.data(), row_ptr.data(), col_idx.data(),
-                           values.data(), from.data(), stream_);
-      ordered.rows = ordered.cols = a_.rows;
-      ordered.row_ptr = k::download_and_wait(row_ptr, stream_);
-      ordered.col_idx = k::download_and_wait(col_idx, stream_);
-      ordered.values = k::download_and_wait(values, stream_);
-      source = k::download_and_wait(from, stream_);
+      std::unique_ptr<DeviceOrdered> b = permuted(permutation);
+      if (!b) return false;
+      ordered.rows = ordered.cols = b->n;
+      ordered.row_ptr = k::download_and_wait(b->row_ptr, stream_);
+      ordered.col_idx = k::download_and_wait(b->col_idx, stream_);
+      ordered.values = k::download_and_wait(b->values, stream_);
+      source = k::download_and_wait(b->source, stream_);
     } catch (const DeviceMemoryError&) {
       return false;
     }
     return true;
   }
 
+  std::unique_ptr<OrderedMatrix> permute_kept(const std::vector<index_t>& permutation) override {
+    try {
+      std::unique_ptr<DeviceOrdered> b = permuted(permutation);
+      if (!b) return nullptr;
+      b->caller_values = std::move(values_);  // the session ends with the permutation
+      return b;
+    } catch (const DeviceMemoryError&) {
+      return nullptr;
+    }
+  }
+
  private:
+  /// P A P^T on the device (kernels/cuda/setup_permute.hpp); null where `permutation` has
+  /// the wrong size (the host's check names it). Throws DeviceMemoryError.
+  std::unique_ptr<DeviceOrdered> permuted(const std::vector<index_t>& permutation) {
+    const auto n = static_cast<std::size_t>(a_.rows);
+    if (permutation.size() != n) return nullptr;
+    upload_pattern();
+    if (values_.size() != a_.values.size()) {  // check() uploads them for level full only
+      values_ = k::DeviceBuffer<double>(a_.values.size());
+      k::staged_upload(values_.data(), a_.values.data(), values_.size(), stream_);
+    }
+    const k::DeviceBuffer<index_t> perm = k::upload_and_wait(permutation, stream_);
+    auto b = std::make_unique<DeviceOrdered>();
+    b->n = a_.rows;
+    b->row_ptr = k::DeviceBuffer<index_t>(n + 1);
+    b->col_idx = k::DeviceBuffer<index_t>(a_.col_idx.size());
+    b->source = k::DeviceBuffer<index_t>(a_.col_idx.size());
+    b->values = k::DeviceBuffer<double>(a_.values.size());
+    k::permute_symmetric(view(), a_.nnz(), perm.data(), b->row_ptr.data(), b->col_idx.data(),
+                         b->values.data(), b->source.data(), stream_);
+    return b;
+  }
+
   void upload_pattern() {
     if (uploaded_) return;
     uploaded_ = true;
     row_ptr_ = k::DeviceBuffer<index_t>(a_.row_ptr.size());
     col_idx_ = k::DeviceBuffer<index_t>(a_.col_idx.size());
-    row_ptr_.upload(a_.row_ptr.data(), stream_);
-    col_idx_.upload(a_.col_idx.data(), stream_);
+    // From the caller's pageable arrays through page-locked staging (several GB/s more).
+    k::staged_upload(row_ptr_.data(), a_.row_ptr.data(), row_ptr_.size(), stream_);
+    k::staged_upload(col_idx_.data(), a_.col_idx.data(), col_idx_.size(), stream_);
   }
   kernels::CsrView<double> view() const {
     return {a_.rows, a_.cols, row_ptr_.data(), col_idx_.data(), values_.data()};
