@@ -38,6 +38,14 @@ struct Ic0Staging {
 /// with `scaling` (Ic0Source) 8 bytes more an entry.
 std::size_t ic0_staged_bytes(index_t entries, index_t pairs, bool scaling = false);
 
+/// The rows a warp ic0_staging weighs: 32 >> j for j < kIc0StagingChoices (32 down to 1).
+inline constexpr int kIc0StagingChoices = 6;
+
+/// ic0_staging from the extents of a block's groups of rows: extents[2 j] the most entries
+/// and extents[2 j + 1] the most matches of a group of 32 >> j rows (the device finds them
+/// for all blocks at once: kernels/cuda/ic0_analysis.hpp, ic0_staging_extents).
+Ic0Staging ic0_staging_pick(const index_t* extents);
+
 /// The most rows a warp (up to 32) for which rows [begin, end) fit kIc0StagedSharedBytes
 /// (without the scaling's share) and, unless it is one row, hold at most 32 *
 /// kIc0StagedLaneEntries entries, from host copies of L's row_ptr and of the match

@@ -1,32 +1,35 @@
 #!/usr/bin/env bash
-# On the GPU machine: set-up against solve (issue 47). bench_pcg on G3_circuit and
-# Poisson3D 128^3 (matrix in memory) with the host coloring (ic0-color: Boost's greedy)
-# and the parallel ones on the GPU (ic0-color-jp: coloring.method jones_plassmann;
-# ic0-color-pgreedy: parallel_greedy, greedy's coloring by ordered rounds), each set-up
-# step (SetupReport), the colors, iterations and time to 1e-8. Writes setup.json, bench.log,
+# On the GPU machine: set-up against solve (issue 47). bench_pcg on the PCG suite (matrix
+# in memory): ic0-color (Boost's greedy coloring on the host), ic0-color-pgreedy (the
+# default on cuda: greedy's coloring by parallel rounds on the GPU, the storage built on
+# the GPU from the kept ordered matrix), ic0-color-pgreedy-hostsetup (the same with
+# solver.setup: host: the storage built on the host and uploaded) and auto (the default
+# preconditioner type, whose choice reads the matrix on the host); each set-up step
+# (SetupReport), the colors, iterations and time to 1e-8. Writes setup.json, bench.log,
 # table.md (one row per problem and configuration) and run_info.json to $OUT (or
 # out/bench_setup).
 #   device run (carry shared_data, for G3_circuit):  bash tools/gpu_bench_setup.sh
 # REPEATS=N timed solves per configuration (default 3); CONFIGS=a,b,... replaces the list;
-# PROBLEMS="a.yaml b.yaml" replaces the problems.
+# PROBLEMS="a.yaml b.yaml" replaces the problems; BUILD=DIR builds there (default build-gpu).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/out/bench_setup}
 mkdir -p "$out"
 cd "$root" || exit 1
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+build=${BUILD:-build-gpu}
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DPRISM_WITH_CUDA=ON -DPRISM_BUILD_BENCHMARKS=ON >/dev/null || exit 1
-cmake --build build-gpu -j 16 --target bench_pcg >/dev/null || exit 1
+cmake --build "$build" -j 16 --target bench_pcg >/dev/null || exit 1
 
-problems=${PROBLEMS:-tools/bench/g3_circuit.yaml tools/bench/poisson3d_128.yaml}
+problems=${PROBLEMS:-tools/bench/poisson3d_128.yaml tools/bench/poisson2d_1024.yaml tools/bench/g3_circuit.yaml tools/bench/elasticity3d_40.yaml}
 if [ ! -f shared_data/matrices/G3_circuit.mtx.gz ]; then
   echo "note: shared_data/matrices/G3_circuit.mtx.gz is absent (carry shared_data); G3_circuit is skipped" |
     tee "$out/bench.log"
   problems=${problems//tools\/bench\/g3_circuit.yaml/}
 fi
-configs=${CONFIGS:-ic0-color,ic0-color-pgreedy-hostsetup,ic0-color-pgreedy}
+configs=${CONFIGS:-ic0-color,ic0-color-pgreedy-hostsetup,ic0-color-pgreedy,auto}
 # shellcheck disable=SC2086
-./build-gpu/tools/bench_pcg --backend cuda --repeats "${REPEATS:-3}" --no-eigen \
+"$build"/tools/bench_pcg --backend cuda --repeats "${REPEATS:-3}" --no-eigen \
   --configs "$configs" --json "$out/setup.json" $problems 2>&1 | tee -a "$out/bench.log"
 
 python3 - "$out/setup.json" <<'PY' | tee "$out/table.md"
@@ -36,8 +39,8 @@ rows = rows.get("results", rows) if isinstance(rows, dict) else rows
 ms = lambda v: "–" if v is None else f"{1e3 * v:.1f}"
 steps = ["check", "coloring", "permutation", "analysis", "factorization", "upload", "total"]
 print("| problem | config | colors | " + " | ".join(f"{s} ms" for s in steps) +
-      " | setup wall ms | iterations | solve ms (1e-8) | ms/iteration |")
-print("|" + "---|" * (len(steps) + 7))
+      " | setup wall ms | iterations | solve ms (1e-8) | ms/iteration | set-up / solve |")
+print("|" + "---|" * (len(steps) + 8))
 for r in rows:
     st = r.get("setup", {}).get("steps", {})
     its = r.get("iterations", 0)
@@ -45,7 +48,9 @@ for r in rows:
     print(f"| {r.get('problem')} | {r.get('config')} | {r.get('colors')} | " +
           " | ".join(ms(st.get(f"{s}_seconds")) for s in steps) +
           f" | {ms(r.get('setup', {}).get('wall_seconds'))} | {its} | {ms(solve)} | " +
-          (f"{1e3 * solve / its:.3f}" if solve and its else "–") + " |")
+          (f"{1e3 * solve / its:.3f}" if solve and its else "–") + " | " +
+          (f"{wall / solve:.2f}" if (wall := r.get("setup", {}).get("wall_seconds")) and solve
+           else "–") + " |")
 PY
 printf '{"date": "%s", "commit": "%s", "nvidia_smi": "%s", "command": "%s"}\n' "$(date -u +%F)" \
   "$(git rev-parse HEAD 2>/dev/null)" \

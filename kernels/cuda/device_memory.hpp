@@ -64,6 +64,44 @@ class DeviceBuffer {
   std::size_t size_ = 0;
 };
 
+/// n elements of T of scratch in stream order (cudaMallocAsync on `stream`), given back in
+/// the stream's order on destruction: neither waits for the device, where a DeviceBuffer's
+/// cudaFree does. For scratch only the work queued on `stream` uses.
+/// (Plain cudaMalloc where the device has no memory pools.)
+template <typename T>
+class StreamScratch {
+ public:
+  StreamScratch(std::size_t n, cudaStream_t stream)
+      : stream_(stream), pooled_(memory_pools()), size_(n) {
+    if (n == 0) return;
+    void** out = reinterpret_cast<void**>(&data_);
+    PRISM_CUDA_CHECK(pooled_ ? cudaMallocAsync(out, n * sizeof(T), stream)
+                             : cudaMalloc(out, n * sizeof(T)));
+  }
+  ~StreamScratch() {
+    if (data_) pooled_ ? cudaFreeAsync(data_, stream_) : cudaFree(data_);
+  }
+  StreamScratch(const StreamScratch&) = delete;
+  StreamScratch& operator=(const StreamScratch&) = delete;
+
+  T* data() noexcept { return data_; }
+  std::size_t size() const noexcept { return size_; }
+
+ private:
+  static bool memory_pools() {
+    int device = 0, pools = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return false;
+    if (cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device) != cudaSuccess) {
+      return false;
+    }
+    return pools != 0;
+  }
+  cudaStream_t stream_;
+  bool pooled_;
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 /// A device copy of `host`, complete on return (the host vector may change or go away).
 template <typename T, typename Allocator>
 DeviceBuffer<T> upload_and_wait(const std::vector<T, Allocator>& host, cudaStream_t stream) {
@@ -73,16 +111,23 @@ DeviceBuffer<T> upload_and_wait(const std::vector<T, Allocator>& host, cudaStrea
   return d;
 }
 
-/// A host copy of `device`, complete on return (after the work queued on `stream`).
+/// A host copy of n elements at `device`, complete on return (after the work queued on
+/// `stream`).
 template <typename T>
-std::vector<T> download_and_wait(const DeviceBuffer<T>& device, cudaStream_t stream) {
-  std::vector<T> host(device.size());
+std::vector<T> download_and_wait(const T* device, std::size_t n, cudaStream_t stream) {
+  std::vector<T> host(n);
   if (!host.empty()) {
-    PRISM_CUDA_CHECK(cudaMemcpyAsync(host.data(), device.data(), host.size() * sizeof(T),
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(host.data(), device, host.size() * sizeof(T),
                                      cudaMemcpyDeviceToHost, stream));
   }
   PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
   return host;
+}
+
+/// A host copy of `device`, complete on return (after the work queued on `stream`).
+template <typename T>
+std::vector<T> download_and_wait(const DeviceBuffer<T>& device, cudaStream_t stream) {
+  return download_and_wait(device.data(), device.size(), stream);
 }
 
 /// n elements of T in page-locked host memory (cudaMallocHost), for async readback.

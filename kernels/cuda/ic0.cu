@@ -1,6 +1,7 @@
 #include "kernels/cuda/async_copy.cuh"
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/ic0.hpp"
+#include "kernels/cuda/ic0_analysis.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -473,34 +474,53 @@ __global__ void ic0_emit_entries(index_t nnz, const index_t* __restrict__ row_pt
               inverse_k);
 }
 
-/// Counts (own == nullptr; the pivot positions too, and count[nnz] set to 1 where any
-/// entry has a pair) or stores the matches of each entry p of L (Ic0Matches).
+/// Counts the matches of each entry p of L into count[p] (0 for a diagonal) and adds them
+/// all up into *total in 64 bits (a table longer than index_t is not built): one
+/// reduction a launch block, then one atomic.
+__global__ void ic0_count_matches(index_t nnz, const index_t* __restrict__ row_ptr,
+                                  const index_t* __restrict__ col_idx,
+                                  const index_t* __restrict__ entry_row,
+                                  index_t* __restrict__ count,
+                                  unsigned long long* __restrict__ total) {
+  __shared__ unsigned long long block_total;
+  if (threadIdx.x == 0) block_total = 0;
+  __syncthreads();
+  const index_t p = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  index_t n = 0;
+  if (p < nnz) {
+    const index_t i = entry_row[p];
+    const index_t first = row_ptr[i], diag = row_ptr[i + 1] - 1;
+    if (p < diag) {
+      const index_t k = col_idx[p];
+      for_each_match(col_idx, first, p, row_ptr[k], row_ptr[k + 1] - 1,
+                     [&](index_t, index_t) { ++n; });
+    }
+    count[p] = n;
+  }
+  // A row's matches are at most its length (kIc0MatchRowLimit): a warp's sum fits 32 bits.
+  const unsigned warp_sum = __reduce_add_sync(0xffffffffu, static_cast<unsigned>(n));
+  if ((threadIdx.x & 31) == 0 && warp_sum != 0) atomicAdd(&block_total, warp_sum);
+  __syncthreads();
+  if (threadIdx.x == 0 && block_total != 0) atomicAdd(total, block_total);
+}
+
+/// Stores the matches of each entry p of L (Ic0Matches) from their offsets ptr, and the
+/// position of the pivot it is divided by (its own for a diagonal).
 __global__ void ic0_find_matches(index_t nnz, const index_t* __restrict__ row_ptr,
                                  const index_t* __restrict__ col_idx,
-                                 const index_t* __restrict__ entry_row, index_t* __restrict__ count,
-                                 index_t* __restrict__ pivot, const index_t* __restrict__ ptr,
-                                 std::uint16_t* __restrict__ own, index_t* __restrict__ other) {
+                                 const index_t* __restrict__ entry_row,
+                                 const index_t* __restrict__ ptr, std::uint16_t* __restrict__ own,
+                                 index_t* __restrict__ other, index_t* __restrict__ pivot) {
   const index_t p = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (p >= nnz) return;
   const index_t i = entry_row[p];
   const index_t first = row_ptr[i], diag = row_ptr[i + 1] - 1;
   if (p >= diag) {
-    if (own == nullptr) {
-      count[p] = 0;
-      pivot[p] = p;
-    }
+    pivot[p] = p;
     return;
   }
   const index_t k = col_idx[p];
-  if (own == nullptr) {
-    pivot[p] = row_ptr[k + 1] - 1;
-    index_t n = 0;
-    for_each_match(col_idx, first, p, row_ptr[k], row_ptr[k + 1] - 1,
-                   [&](index_t, index_t) { ++n; });
-    count[p] = n;
-    if (n > 0) count[nnz] = 1;  // some entry has a pair
-    return;
-  }
+  pivot[p] = row_ptr[k + 1] - 1;
   index_t q = ptr[p];
   for_each_match(col_idx, first, p, row_ptr[k], row_ptr[k + 1] - 1, [&](index_t a, index_t b) {
     own[q] = static_cast<std::uint16_t>(a - first);
@@ -639,55 +659,48 @@ __global__ void ic0_gather_failed_pivots(const int* __restrict__ failed_row, int
 Ic0MatchTable ic0_match_table(CsrView<double> lower, index_t nnz, const index_t* entry_row,
                               index_t longest_row, cudaStream_t stream) {
   Ic0MatchTable table;
-  if (longest_row > kIc0MatchRowLimit || nnz < 0) return table;
-  std::vector<index_t> count(static_cast<std::size_t>(nnz));
-  DeviceBuffer<index_t> pivot(count.size());
-  if (nnz > 0) {
-    DeviceBuffer<index_t> device_count(count.size() + 1);
-    PRISM_CUDA_CHECK(cudaMemsetAsync(device_count.data() + nnz, 0, sizeof(index_t), stream));
-    ic0_find_matches<<<blocks_for(nnz), kThreads, 0, stream>>>(
-        nnz, lower.row_ptr, lower.col_idx, entry_row, device_count.data(), pivot.data(), nullptr,
-        nullptr, nullptr);
-    PRISM_CUDA_CHECK_LAUNCH();
-    index_t any = 0;
-    PRISM_CUDA_CHECK(cudaMemcpyAsync(&any, device_count.data() + nnz, sizeof(index_t),
-                                     cudaMemcpyDeviceToHost, stream));
-    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
-    // Nothing to subtract: the merges find nothing either (and the counts stay put).
-    if (any == 0) return table;
-    PRISM_CUDA_CHECK(cudaMemcpyAsync(count.data(), device_count.data(),
-                                     count.size() * sizeof(index_t), cudaMemcpyDeviceToHost,
-                                     stream));
-    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
-  std::vector<index_t> ptr(count.size() + 1, 0);
-  long long total = 0;
-  for (std::size_t p = 0; p < count.size(); ++p) {
-    total += count[p];
-    if (total > std::numeric_limits<index_t>::max()) return table;
-    ptr[p + 1] = static_cast<index_t>(total);
-  }
-  if (total == 0) return table;  // nothing to subtract: the merges find nothing either
+  // No entries: nothing to subtract, and the merges find nothing either.
+  if (longest_row > kIc0MatchRowLimit || nnz <= 0) return table;
+  const auto entries = static_cast<std::size_t>(nnz);
+  // The counts (and a 0 after them) as scratch in stream order: most patterns of few
+  // colors have no pairs, and their set-up then frees it with no wait for the device.
+  StreamScratch<index_t> counts(entries + 1, stream);
+  StreamScratch<unsigned long long> total(1, stream);
+  PRISM_CUDA_CHECK(cudaMemsetAsync(counts.data() + nnz, 0, sizeof(index_t), stream));
+  PRISM_CUDA_CHECK(cudaMemsetAsync(total.data(), 0, sizeof(unsigned long long), stream));
+  ic0_count_matches<<<blocks_for(nnz), kThreads, 0, stream>>>(
+      nnz, lower.row_ptr, lower.col_idx, entry_row, counts.data(), total.data());
+  PRISM_CUDA_CHECK_LAUNCH();
+  // The one number the host needs: the pairs' count (the table's size).
+  unsigned long long pairs = 0;
+  PRISM_CUDA_CHECK(
+      cudaMemcpyAsync(&pairs, total.data(), sizeof(pairs), cudaMemcpyDeviceToHost, stream));
+  PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  // Nothing to subtract: the merges find nothing either.
+  if (pairs == 0) return table;
+  if (pairs > static_cast<unsigned long long>(std::numeric_limits<index_t>::max())) return table;
   // A table that would crowd the device out is not worth it: merging needs none.
   std::size_t free_bytes = 0, total_bytes = 0;
   PRISM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::size_t table_bytes = ptr.size() * sizeof(index_t) +
-                                  static_cast<std::size_t>(total + 2) * sizeof(std::uint16_t) +
-                                  static_cast<std::size_t>(total) * sizeof(index_t) +
-                                  static_cast<std::size_t>(nnz + 2) * sizeof(std::uint16_t);
-  if (table_bytes > free_bytes / 2) return table;
-  table.ptr = upload_and_wait(ptr, stream);
-  table.host_ptr = std::move(ptr);
-  table.pivot = std::move(pivot);
+  const auto count = static_cast<std::size_t>(pairs);
+  const std::size_t table_bytes = (entries + 1) * sizeof(index_t) +
+                                  (count + 2) * sizeof(std::uint16_t) + count * sizeof(index_t) +
+                                  (entries + 2) * sizeof(std::uint16_t);
+  // (With the pivots' positions, allocated with the table, taken as though already.)
+  const std::size_t pivot_bytes = std::min(free_bytes, entries * sizeof(index_t));
+  if (table_bytes > (free_bytes - pivot_bytes) / 2) return table;
+  table.ptr = DeviceBuffer<index_t>(entries + 1);
+  exclusive_sum(counts.data(), table.ptr.data(), nnz + 1, stream);  // ptr[nnz] = pairs
+  table.pivot = DeviceBuffer<index_t>(entries);
   // own[] padded to whole 4-byte words past the last pair: ic0_rows_staged copies words.
-  table.own = DeviceBuffer<std::uint16_t>(static_cast<std::size_t>(total) + 2);
-  table.other = DeviceBuffer<index_t>(static_cast<std::size_t>(total));
+  table.own = DeviceBuffer<std::uint16_t>(count + 2);
+  table.other = DeviceBuffer<index_t>(count);
   ic0_find_matches<<<blocks_for(nnz), kThreads, 0, stream>>>(
-      nnz, lower.row_ptr, lower.col_idx, entry_row, nullptr, nullptr, table.ptr.data(),
-      table.own.data(), table.other.data());
+      nnz, lower.row_ptr, lower.col_idx, entry_row, table.ptr.data(), table.own.data(),
+      table.other.data(), table.pivot.data());
   PRISM_CUDA_CHECK_LAUNCH();
   // run_end[] padded to whole 4-byte words as well.
-  table.run_end = DeviceBuffer<std::uint16_t>(static_cast<std::size_t>(nnz) + 2);
+  table.run_end = DeviceBuffer<std::uint16_t>(entries + 2);
   if (lower.rows > 0) {
     ic0_find_runs<<<blocks_for(lower.rows), kThreads, 0, stream>>>(
         lower.rows, lower.row_ptr, table.ptr.data(), table.own.data(), table.run_end.data());

@@ -72,14 +72,13 @@ inline constexpr index_t kIc0MatchRowLimit = 65536;
 /// The device storage of an Ic0Matches, 10 bytes per entry of L and 6 per pair (27-point
 /// Poisson 100^3 with a largest-first greedy coloring: 3.4 pairs per off-diagonal entry,
 /// so 3.3 times L's values; bcsstk13 colored the same way: 8.4 pairs per off-diagonal
-/// entry), and a host copy of ptr for planning (ic0_staging).
+/// entry).
 struct Ic0MatchTable {
   DeviceBuffer<index_t> ptr;
   DeviceBuffer<std::uint16_t> own;
   DeviceBuffer<index_t> other;
   DeviceBuffer<index_t> pivot;
   DeviceBuffer<std::uint16_t> run_end;
-  std::vector<index_t> host_ptr;
 
   /// False where ic0_match_table could not build one.
   bool valid() const { return ptr.size() > 0; }
@@ -91,9 +90,9 @@ struct Ic0MatchTable {
 /// Finds the matches of every entry of `lower` (nnz entries; entry_row[p]: the row of
 /// entry p; longest_row: the most entries of a row, diagonal included): one thread per
 /// entry merges rows i and k twice, once to count and once to store, with the counts'
-/// prefix sum taken on the host in between (which waits for the stream). Returns an
-/// invalid (empty) table where no entry has a pair (7-point grids in 2 colors,
-/// G3_circuit: merging finds nothing either, as fast, with no table to store), where a
+/// prefix sum taken on the device in between (the host waits for the stream once, for
+/// the pairs' count). Returns an invalid (empty) table where no entry has a pair (7-point grids in
+/// 2 colors, G3_circuit: merging finds nothing either, as fast, with no table to store), where a
 /// row is longer than kIc0MatchRowLimit, where the pairs would exceed index_t or where
 /// the table would take more than half the free device memory; the factorization then
 /// merges rows as it goes.

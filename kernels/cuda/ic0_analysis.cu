@@ -1,6 +1,7 @@
 #include "kernels/cuda/ic0_analysis.hpp"
 
 #include "kernels/cuda/check.hpp"
+#include "kernels/ic0_staging.hpp"
 
 #include <algorithm>
 
@@ -103,13 +104,9 @@ __global__ void fill_rows(index_t rows, const index_t* __restrict__ row_ptr,
   }
 }
 
-/// longest[b] = max over the rows i of block b of L's entries left of the diagonal.
-__global__ void block_longest(index_t rows, const index_t* __restrict__ l_row_ptr,
-                              const index_t* __restrict__ block_ptr, int blocks,
-                              index_t* __restrict__ longest) {
-  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
-  if (i >= rows) return;
-  // The last block starting at or before i.
+/// The block [block_ptr[b], block_ptr[b + 1]) of row i: the last b < blocks whose start
+/// is at most i.
+__device__ int block_of(index_t i, const index_t* __restrict__ block_ptr, int blocks) {
   int lo = 0, hi = blocks;
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
@@ -119,8 +116,53 @@ __global__ void block_longest(index_t rows, const index_t* __restrict__ l_row_pt
       hi = mid;
     }
   }
-  const index_t entries = l_row_ptr[i + 1] - l_row_ptr[i] - 1;
-  if (entries > 0) atomicMax(longest + lo, entries);
+  return lo;
+}
+
+/// out[slot] = max(out[slot], v) from each lane, `same` the lanes of its warp with the same
+/// slot (all lanes of the warp call): one atomic a slot a warp, not one a row (a block of
+/// a million rows would queue its rows' atomics on one address). 0 adds nothing.
+__device__ void warp_max_into(index_t* out, int slot, unsigned same, index_t v) {
+  const index_t m = __reduce_max_sync(same, v);
+  if (slot >= 0 && m > 0 && static_cast<int>(threadIdx.x % 32) == __ffs(same) - 1) {
+    atomicMax(out + slot, m);
+  }
+}
+
+/// longest[b] = max over the rows i of block b of L's entries left of the diagonal.
+__global__ void block_longest(index_t rows, const index_t* __restrict__ l_row_ptr,
+                              const index_t* __restrict__ block_ptr, int blocks,
+                              index_t* __restrict__ longest) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  const int b = i < rows ? block_of(i, block_ptr, blocks) : -1;
+  const index_t entries = i < rows ? l_row_ptr[i + 1] - l_row_ptr[i] - 1 : 0;
+  warp_max_into(longest, b, __match_any_sync(0xffffffffu, b), entries);
+}
+
+/// ic0_staging's extents of every block at once: for choice j (r = 32 >> j rows a warp),
+/// the group of r rows of block b that row i starts (i - begin a multiple of r, the last
+/// group cut at the block's end) into extents[(b * kIc0StagingChoices + j) * 2] (its
+/// entries of L) and [... + 1] (its matches).
+__global__ void staging_extents(index_t rows, const index_t* __restrict__ l_row_ptr,
+                                const index_t* __restrict__ match_ptr,
+                                const index_t* __restrict__ block_ptr, int blocks,
+                                index_t* __restrict__ extents) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  const int b = i < rows ? block_of(i, block_ptr, blocks) : -1;
+  const unsigned same = __match_any_sync(0xffffffffu, b);
+  const index_t begin = b >= 0 ? block_ptr[b] : 0, end = b >= 0 ? block_ptr[b + 1] : 0;
+  for (int j = 0; j < kIc0StagingChoices; ++j) {
+    const index_t r = kIc0StagedThreads >> j;
+    index_t entries = 0, pairs = 0;
+    if (b >= 0 && (i - begin) % r == 0) {
+      const index_t i1 = end - i < r ? end : i + r;
+      entries = l_row_ptr[i1] - l_row_ptr[i];
+      pairs = match_ptr[l_row_ptr[i1]] - match_ptr[l_row_ptr[i]];
+    }
+    const int slot = b >= 0 ? (b * kIc0StagingChoices + j) * 2 : -1;
+    warp_max_into(extents, slot, same, entries);
+    warp_max_into(extents, slot < 0 ? -1 : slot + 1, same, pairs);
+  }
 }
 
 __global__ void compose(long long n, const index_t* __restrict__ through,
@@ -146,14 +188,32 @@ __global__ void scatter_destinations(long long stored, const index_t* __restrict
   if (from >= 0) dest[factor[from]] = static_cast<index_t>(s);
 }
 
-/// An exclusive sum of n entries in place.
-void exclusive_sum(index_t* data, index_t n, cudaStream_t stream) {
+}  // namespace
+
+void exclusive_sum(const index_t* in, index_t* out, index_t n, cudaStream_t stream) {
+  if (n <= 0) return;
   std::size_t bytes = 0;
-  PRISM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, data, data, n, stream));
+  PRISM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, stream));
   // Never null: CUB takes a null scratch pointer for a size query.
-  DeviceBuffer<unsigned char> scratch(std::max<std::size_t>(bytes, 1));
-  PRISM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch.data(), bytes, data, data, n, stream));
+  StreamScratch<unsigned char> scratch(std::max<std::size_t>(bytes, 1), stream);
+  PRISM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch.data(), bytes, in, out, n, stream));
 }
+
+namespace {
+
+/// Consecutive spans of `arena`, sized in order.
+class Carver {
+ public:
+  explicit Carver(DeviceBuffer<index_t>& arena) : next_(arena.data()) {}
+  DeviceSpan take(std::size_t n) {
+    const DeviceSpan span{n > 0 ? next_ : nullptr, n};
+    next_ += n;
+    return span;
+  }
+
+ private:
+  index_t* next_;
+};
 
 }  // namespace
 
@@ -163,11 +223,15 @@ DeviceIc0Pattern ic0_analysis(CsrView<double> a, index_t nnz, cudaStream_t strea
   DeviceIc0Pattern p;
   p.rows = n;
   p.l_row_ptr = DeviceBuffer<index_t>(rows + 1);
-  p.strict_lower_ptr = DeviceBuffer<index_t>(rows + 1);
-  p.strict_upper_ptr = DeviceBuffer<index_t>(rows + 1);
-  p.lower_reach = DeviceBuffer<index_t>(rows);
-  p.upper_reach = DeviceBuffer<index_t>(rows);
-  DeviceBuffer<index_t> diagonal(rows);
+  p.row_arena = DeviceBuffer<index_t>(4 * rows + 2);
+  {
+    Carver carve(p.row_arena);
+    p.strict_lower_ptr = carve.take(rows + 1);
+    p.strict_upper_ptr = carve.take(rows + 1);
+    p.lower_reach = carve.take(rows);
+    p.upper_reach = carve.take(rows);
+  }
+  StreamScratch<index_t> diagonal(rows, stream);  // freed in stream order: no wait
   // L's row lengths into l_row_ptr[0, n), the last made 0: the exclusive sum of n + 1
   // entries is its row pointer.
   PRISM_CUDA_CHECK(cudaMemsetAsync(p.l_row_ptr.data() + n, 0, sizeof(index_t), stream));
@@ -177,7 +241,7 @@ DeviceIc0Pattern ic0_analysis(CsrView<double> a, index_t nnz, cudaStream_t strea
                                                          p.upper_reach.data());
     PRISM_CUDA_CHECK_LAUNCH();
   }
-  exclusive_sum(p.l_row_ptr.data(), n + 1, stream);
+  exclusive_sum(p.l_row_ptr.data(), p.l_row_ptr.data(), n + 1, stream);
   strict_pointers<<<blocks_for(static_cast<long long>(n) + 1), kThreads, 0, stream>>>(
       n, a.row_ptr, p.l_row_ptr.data(), p.strict_lower_ptr.data(), p.strict_upper_ptr.data());
   PRISM_CUDA_CHECK_LAUNCH();
@@ -186,14 +250,18 @@ DeviceIc0Pattern ic0_analysis(CsrView<double> a, index_t nnz, cudaStream_t strea
                                    cudaMemcpyDeviceToHost, stream));
   PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
   const auto l_entries = static_cast<std::size_t>(lower_nnz);
-  p.l_col_idx = DeviceBuffer<index_t>(l_entries);
-  p.lower_source = DeviceBuffer<index_t>(l_entries);
-  p.entry_row = DeviceBuffer<index_t>(l_entries);
-  p.strict_lower_col = DeviceBuffer<index_t>(l_entries - rows);
-  p.strict_lower_source = DeviceBuffer<index_t>(l_entries - rows);
   const auto upper_entries = static_cast<std::size_t>(nnz - lower_nnz);
-  p.strict_upper_col = DeviceBuffer<index_t>(upper_entries);
-  p.strict_upper_source = DeviceBuffer<index_t>(upper_entries);
+  p.l_col_idx = DeviceBuffer<index_t>(l_entries);
+  p.entry_row = DeviceBuffer<index_t>(l_entries);
+  p.entry_arena = DeviceBuffer<index_t>(l_entries + 2 * (l_entries - rows) + 2 * upper_entries);
+  {
+    Carver carve(p.entry_arena);
+    p.lower_source = carve.take(l_entries);
+    p.strict_lower_col = carve.take(l_entries - rows);
+    p.strict_lower_source = carve.take(l_entries - rows);
+    p.strict_upper_col = carve.take(upper_entries);
+    p.strict_upper_source = carve.take(upper_entries);
+  }
   if (n > 0) {
     const FillOutput out{p.l_col_idx.data(),           p.lower_source.data(),
                          p.entry_row.data(),           p.strict_lower_col.data(),
@@ -203,7 +271,6 @@ DeviceIc0Pattern ic0_analysis(CsrView<double> a, index_t nnz, cudaStream_t strea
         n, a.row_ptr, a.col_idx, diagonal.data(), p.l_row_ptr.data(), out);
     PRISM_CUDA_CHECK_LAUNCH();
   }
-  // `diagonal` goes here: freeing it waits for the fill.
   return p;
 }
 
@@ -212,17 +279,42 @@ std::vector<index_t> ic0_block_longest(const index_t* l_row_ptr,
   const int blocks = static_cast<int>(block_ptr.size()) - 1;
   if (blocks <= 0) return {};
   const index_t rows = block_ptr.back();
-  DeviceBuffer<index_t> longest(static_cast<std::size_t>(blocks));
+  const DeviceBuffer<index_t> ptr = upload_and_wait(block_ptr, stream);
+  StreamScratch<index_t> longest(static_cast<std::size_t>(blocks), stream);
   PRISM_CUDA_CHECK(cudaMemsetAsync(longest.data(), 0,
                                    static_cast<std::size_t>(blocks) * sizeof(index_t), stream));
   if (rows > 0) {
-    const DeviceBuffer<index_t> ptr = upload_and_wait(block_ptr, stream);
     block_longest<<<blocks_for(rows), kThreads, 0, stream>>>(rows, l_row_ptr, ptr.data(), blocks,
                                                              longest.data());
     PRISM_CUDA_CHECK_LAUNCH();
-    return download_and_wait(longest, stream);  // before `ptr` goes
   }
-  return download_and_wait(longest, stream);
+  std::vector<index_t> host(static_cast<std::size_t>(blocks));
+  PRISM_CUDA_CHECK(cudaMemcpyAsync(host.data(), longest.data(), host.size() * sizeof(index_t),
+                                   cudaMemcpyDeviceToHost, stream));
+  PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return host;
+}
+
+std::vector<index_t> ic0_staging_extents(const index_t* l_row_ptr, const index_t* match_ptr,
+                                         const std::vector<index_t>& block_ptr,
+                                         cudaStream_t stream) {
+  const int blocks = static_cast<int>(block_ptr.size()) - 1;
+  if (blocks <= 0) return {};
+  const index_t rows = block_ptr.back();
+  const DeviceBuffer<index_t> ptr = upload_and_wait(block_ptr, stream);
+  const std::size_t size = static_cast<std::size_t>(blocks) * kIc0StagingChoices * 2;
+  StreamScratch<index_t> extents(size, stream);
+  PRISM_CUDA_CHECK(cudaMemsetAsync(extents.data(), 0, size * sizeof(index_t), stream));
+  if (rows > 0) {
+    staging_extents<<<blocks_for(rows), kThreads, 0, stream>>>(rows, l_row_ptr, match_ptr,
+                                                               ptr.data(), blocks, extents.data());
+    PRISM_CUDA_CHECK_LAUNCH();
+  }
+  std::vector<index_t> host(size);
+  PRISM_CUDA_CHECK(cudaMemcpyAsync(host.data(), extents.data(), size * sizeof(index_t),
+                                   cudaMemcpyDeviceToHost, stream));
+  PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return host;
 }
 
 void compose_maps(std::size_t n, const index_t* through, const index_t* source, index_t* out,

@@ -150,8 +150,9 @@ SliceOffsets slice_offsets(const index_t* row_ptr, const std::vector<index_t>& r
   PRISM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, out.offset.data(),
                                                  out.offset.data(), slices + 1, stream));
   {
-    // Never null: CUB takes a null scratch pointer for a size query.
-    DeviceBuffer<unsigned char> scratch(std::max<std::size_t>(scan_bytes, 1));
+    // Never null: CUB takes a null scratch pointer for a size query. Freed in stream
+    // order: no wait of its own.
+    StreamScratch<unsigned char> scratch(std::max<std::size_t>(scan_bytes, 1), stream);
     PRISM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch.data(), scan_bytes, out.offset.data(),
                                                    out.offset.data(), slices + 1, stream));
   }

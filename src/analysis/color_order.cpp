@@ -1,5 +1,7 @@
 #include "analysis/color_order.hpp"
 
+#include "kernels/color_order.hpp"
+
 #include <algorithm>
 #include <numeric>
 #include <vector>
@@ -7,18 +9,16 @@
 namespace prism::analysis {
 
 void renumber_colors_by_size(Coloring& c) {
-  const int num_colors = c.num_colors;
+  // The kernels' reference passes: the cuda set-up session runs their device twins, and
+  // both renumber with kernels::colors_by_size, so the two orders agree.
   const auto n = static_cast<index_t>(c.color.size());
-  std::vector<index_t> size(static_cast<std::size_t>(num_colors), 0);
-  for (index_t i = 0; i < n; ++i) ++size[c.color[i]];
-  std::vector<int> by_size(num_colors);
-  std::iota(by_size.begin(), by_size.end(), 0);
-  std::stable_sort(by_size.begin(), by_size.end(),
-                   [&size](int x, int y) { return size[x] > size[y]; });
-  std::vector<int> new_id(num_colors);
-  for (int k = 0; k < num_colors; ++k) new_id[by_size[k]] = k;
-  for (index_t i = 0; i < n; ++i) c.color[i] = new_id[c.color[i]];
-  order_by_color(c);
+  std::vector<index_t> sizes(static_cast<std::size_t>(c.num_colors));
+  kernels::reference::color_sizes(n, c.color.data(), c.num_colors, sizes.data());
+  const std::vector<int> new_id = kernels::colors_by_size(sizes);
+  c.color_ptr = kernels::renumbered_color_ptr(sizes, new_id);
+  c.permutation.resize(static_cast<std::size_t>(n));
+  kernels::reference::order_by_color(n, c.color.data(), new_id.data(), c.num_colors,
+                                     c.permutation.data());
 }
 
 void order_by_color(Coloring& c) {

@@ -3,6 +3,7 @@
 // checks, the parallel colorings and the symmetric permutation, on the matrix uploaded
 // once for all of them. A backend without one (cpu) leaves every step to the host.
 
+#include <prism/analysis.hpp>
 #include <prism/csr_matrix.hpp>
 #include <prism/options.hpp>
 
@@ -30,6 +31,25 @@ class SetupSession {
   /// on a matrix whose storage passed check(): colors[i] per row.
   virtual kernels::GreedyColoring color_rows_in_order(const std::vector<index_t>& rank,
                                                       std::vector<int>& colors) = 0;
+  /// coloring_of(colors, count) of color_rows() (`method` jones_plassmann) or of
+  /// color_rows_in_order(rank) (parallel_greedy; `result` says what it did), with the
+  /// renumbering by size and the permutation made in the backend's memory: the
+  /// permutation and color_ptr come back, coloring.color only when `with_colors`. The
+  /// session keeps an exact coloring's permutation: a later permute() or permute_kept()
+  /// given this very vector (the same data and size: coloring.permutation or a vector
+  /// moved from it, its entries unchanged) uses it without uploading it again. False where
+  /// the backend leaves this to the host (then the caller colors with the calls above and
+  /// coloring_of).
+  virtual bool ordered_coloring(ColoringMethod method, const std::vector<index_t>& rank,
+                                bool with_colors, Coloring& coloring,
+                                kernels::GreedyColoring& result) {
+    static_cast<void>(method);
+    static_cast<void>(rank);
+    static_cast<void>(with_colors);
+    static_cast<void>(coloring);
+    static_cast<void>(result);
+    return false;
+  }
   /// prism::permute_symmetric(a, permutation, &source) (`permutation` a permutation of the
   /// rows, not checked) on a matrix whose storage passed check(): true with `ordered` and
   /// `source` equal to the host's; false where the backend's memory cannot hold the work

@@ -11,6 +11,7 @@
 #include "analysis/color_order.hpp"
 #include "backend/backend.hpp"
 #include "backend/setup.hpp"
+#include "common/host_array.hpp"
 #include "common/memory.hpp"
 #include "common/parallel.hpp"
 #include "common/setup_steps.hpp"
@@ -81,9 +82,10 @@ struct Solver::Impl {
   std::unique_ptr<backend::Backend> backend;
   std::unique_ptr<precond::Preconditioner> preconditioner;
 
-  // The pattern given to setup(), to recognise a refactor with the same pattern.
-  std::vector<index_t> row_ptr;
-  std::vector<index_t> col_idx;
+  // The pattern given to setup(), to recognise a refactor with the same pattern (written
+  // by setup()'s threads: HostArray leaves it unwritten until they copy it).
+  common::HostArray<index_t> row_ptr;
+  common::HostArray<index_t> col_idx;
   std::vector<index_t> mirror;  // mirror[k]: the entry a(j, i) of entry k = a(i, j)
 
   bool permuted = false;
@@ -194,18 +196,9 @@ struct Solver::Impl {
   const std::vector<index_t>& pattern_mirror() {
     if (!mirror.empty() || col_idx.empty()) return mirror;
     const auto rows = static_cast<index_t>(row_ptr.size()) - 1;
-    CsrMatrix<double> pattern{rows, rows, std::move(row_ptr), std::move(col_idx), {}};
-    const auto give_back = [&] {
-      row_ptr = std::move(pattern.row_ptr);
-      col_idx = std::move(pattern.col_idx);
-    };
-    try {
-      mirror = mirror_entries(pattern);
-    } catch (...) {
-      give_back();
-      throw;
-    }
-    give_back();
+    const CsrMatrix<double> pattern{rows, rows, {row_ptr.begin(), row_ptr.end()},
+                                    {col_idx.begin(), col_idx.end()}, {}};
+    mirror = mirror_entries(pattern);
     return mirror;
   }
   /// The checks of two vectors the caller hands over in the backend's memory.
@@ -256,32 +249,51 @@ struct Solver::Impl {
         // vertex order) the fallback would not, so Boost colors instead.
         method = ColoringMethod::greedy;
         if (device == nullptr || c.vertex_order == VertexOrder::smallest_last) break;
-        std::vector<int> colors;
-        const kernels::GreedyColoring result =
-            device->color_rows_in_order(analysis::greedy_rank(a, c.vertex_order), colors);
+        kernels::GreedyColoring result;
+        Coloring coloring = color_on_device(a, *device, ColoringMethod::parallel_greedy, result);
         if (!result.exact) break;
         method = ColoringMethod::parallel_greedy;
-        return coloring_of(std::move(colors), result.colors);
+        return coloring;
       }
       case ColoringMethod::level_cyclic:
         return level_cyclic_coloring(a, c.colors);
       case ColoringMethod::jones_plassmann: {
         if (device == nullptr) return jones_plassmann_coloring(a);
-        std::vector<int> colors;
-        const int count = device->color_rows(colors);
-        return coloring_of(std::move(colors), count);
+        kernels::GreedyColoring result;
+        return color_on_device(a, *device, ColoringMethod::jones_plassmann, result);
       }
       case ColoringMethod::parallel_greedy: {
         if (device == nullptr) return parallel_greedy_coloring(a, c.vertex_order);
-        std::vector<int> colors;
-        const kernels::GreedyColoring result =
-            device->color_rows_in_order(analysis::greedy_rank(a, c.vertex_order), colors);
-        return coloring_of(std::move(colors), result.colors);
+        kernels::GreedyColoring result;
+        return color_on_device(a, *device, ColoringMethod::parallel_greedy, result);
       }
       case ColoringMethod::greedy:
         break;
     }
     return color_matrix(a, c.vertex_order);
+  }
+  /// color_rows()' coloring `run` (jones_plassmann or parallel_greedy, `result` what it
+  /// did) in the session `device`, renumbered and ordered there where the session can.
+  /// Not with coloring.balance: balance_coloring rewrites the permutation in place, which
+  /// the session would take for the one it kept (backend/setup.hpp).
+  Coloring color_on_device(const CsrMatrix<double>& a, backend::SetupSession& device,
+                           ColoringMethod run, kernels::GreedyColoring& result) const {
+    const ColoringOptions& c = config.preconditioner.coloring;
+    std::vector<index_t> rank;
+    if (run == ColoringMethod::parallel_greedy && c.vertex_order != VertexOrder::natural) {
+      const common::StepTimer step("coloring: vertex order (host)");
+      rank = analysis::greedy_rank(a, c.vertex_order);
+    }
+    Coloring coloring;
+    if (!c.balance && device.ordered_coloring(run, rank, false, coloring, result)) return coloring;
+    std::vector<int> colors;
+    if (run == ColoringMethod::jones_plassmann) {
+      result = kernels::GreedyColoring{};
+      result.colors = device.color_rows(colors);
+    } else {
+      result = device.color_rows_in_order(rank, colors);
+    }
+    return coloring_of(std::move(colors), result.colors);
   }
   /// The block coloring of A's blocks: the permutation and ordering report, and the blocks
   /// in the new order.

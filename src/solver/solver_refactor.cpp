@@ -7,8 +7,11 @@ void Solver::refactor(const CsrMatrix<double>& a) {
   const backend::DeviceScope device_scope(*impl_->backend);
   Impl& s = *impl_;
   if (!s.device_matrix) throw Error("refactor() called before setup()");
-  if (a.rows != static_cast<index_t>(s.row_ptr.size()) - 1 || a.row_ptr != s.row_ptr ||
-      a.col_idx != s.col_idx) {
+  const auto same = [](const std::vector<index_t>& given, const common::HostArray<index_t>& kept) {
+    return std::equal(given.begin(), given.end(), kept.begin(), kept.end());
+  };
+  if (a.rows != static_cast<index_t>(s.row_ptr.size()) - 1 || !same(a.row_ptr, s.row_ptr) ||
+      !same(a.col_idx, s.col_idx)) {
     throw InvalidMatrixError(
         "refactor: the matrix does not have the sparsity pattern given to setup()");
   }
@@ -91,7 +94,11 @@ void Solver::refactor_on_backend(const double* values, std::size_t count) {
   const auto reject_bad_values = [&] {
     if (!check || be.value_check_result() < 0) return;
     // The host check names the problem exactly as refactor() would.
-    CsrMatrix<double> a{s.ordered.rows, s.ordered.cols, s.row_ptr, s.col_idx, {}};
+    CsrMatrix<double> a{s.ordered.rows,
+                        s.ordered.cols,
+                        {s.row_ptr.begin(), s.row_ptr.end()},
+                        {s.col_idx.begin(), s.col_idx.end()},
+                        {}};
     be.copy_to_host(values, count, a.values);
     check_spd_candidate_values(a, s.pattern_mirror(), tolerance, s.config.numbering);
     throw InvalidMatrixError("refactor_on_backend: the values fail the symmetry check");

@@ -361,5 +361,24 @@ TEST(SetStats, RedBlackGridHasPhiHalfN) {
   EXPECT_DOUBLE_EQ(s.phi, 200.0);
 }
 
+// coloring_of: colors by decreasing size, ties in their old order (the CUDA set-up
+// session renumbers with the same kernels::colors_by_size), an empty color last, rows in
+// increasing index within each color.
+TEST(ColoringOf, RenumbersBySizeWithTiesInOrder) {
+  // Sizes 2, 2, 3: color 2 first, then 0 and 1 in their order.
+  Coloring c = coloring_of({1, 0, 1, 0, 2, 2, 2}, 3);
+  EXPECT_EQ(c.color, (std::vector<int>{2, 1, 2, 1, 0, 0, 0}));
+  EXPECT_EQ(c.permutation, (std::vector<index_t>{4, 5, 6, 1, 3, 0, 2}));
+  EXPECT_EQ(c.color_ptr, (std::vector<index_t>{0, 3, 5, 7}));
+  // Sizes 1, 2, 0, 3: the empty color 2 goes last.
+  c = coloring_of({3, 1, 3, 0, 1, 3}, 4);
+  EXPECT_EQ(c.color, (std::vector<int>{0, 1, 0, 2, 1, 0}));
+  EXPECT_EQ(c.permutation, (std::vector<index_t>{0, 2, 5, 1, 4, 3}));
+  EXPECT_EQ(c.color_ptr, (std::vector<index_t>{0, 3, 5, 6, 6}));
+  c = coloring_of({0}, 1);
+  EXPECT_EQ(c.permutation, (std::vector<index_t>{0}));
+  EXPECT_EQ(c.color_ptr, (std::vector<index_t>{0, 1}));
+}
+
 }  // namespace
 }  // namespace prism

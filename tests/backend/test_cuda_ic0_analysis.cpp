@@ -1,10 +1,11 @@
 // The device IC(0) analysis (kernels/cuda/ic0_analysis.hpp) against its host reference,
 // the host analysis itself: L's pattern and map into A as precond::Ic0Pattern builds them,
 // the strict triangles and their maps into L as SplitTriangle::pattern_only splits them,
-// the reaches (and the row blocks the host scan finds from them), each block's longest
-// row, the composed maps; and the color-set layouts laid out from device memory
-// (DeviceColorset's second constructor) against those laid out from the host split: the
-// same layout and the same destination of every factor entry. Skipped without a GPU.
+// the reaches (and the row blocks the host scan and the device find from them), each
+// block's longest row and staging extents, the composed maps; and the color-set layouts
+// laid out from device memory (DeviceColorset's second constructor) against those laid
+// out from the host split: the same layout and the same destination of every factor
+// entry. Skipped without a GPU.
 
 #include "backend/cuda/colorset_trisolve.hpp"
 #include "backend/handles.hpp"
@@ -13,11 +14,15 @@
 #include "common/gpu.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/ic0_analysis.hpp"
+#include "kernels/cuda/independent_blocks.hpp"
+#include "kernels/ic0_staging.hpp"
 #include "precond/ic0_pattern.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -37,6 +42,10 @@ std::vector<index_t> down(const k::DeviceBuffer<index_t>& d) {
   return k::download_and_wait(d, nullptr);
 }
 
+std::vector<index_t> down(const k::DeviceSpan& d) {
+  return k::download_and_wait(static_cast<const index_t*>(d.data()), d.size(), nullptr);
+}
+
 /// Each strict row's largest (lower) or smallest (upper) column, -1 or rows when empty.
 std::vector<index_t> host_reach(const prism::backend::StrictTriangle& s, bool lower) {
   std::vector<index_t> reach(static_cast<std::size_t>(s.rows));
@@ -47,6 +56,24 @@ std::vector<index_t> host_reach(const prism::backend::StrictTriangle& s, bool lo
                    : (lower ? *std::max_element(begin, end) : *std::min_element(begin, end));
   }
   return reach;
+}
+
+/// ic0_staging_extents + ic0_staging_pick against ic0_staging, block by block.
+void expect_staging_is_host(const index_t* device_row_ptr, const std::vector<index_t>& row_ptr,
+                            const std::vector<index_t>& match_ptr,
+                            const std::vector<index_t>& blocks) {
+  const auto device_match = k::upload_and_wait(match_ptr, nullptr);
+  const std::vector<index_t> extents =
+      k::ic0_staging_extents(device_row_ptr, device_match.data(), blocks, nullptr);
+  ASSERT_EQ(extents.size(), (blocks.size() - 1) * 2 * k::kIc0StagingChoices);
+  for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
+    const k::Ic0Staging want =
+        k::ic0_staging(row_ptr.data(), match_ptr.data(), blocks[b], blocks[b + 1]);
+    const k::Ic0Staging got = k::ic0_staging_pick(extents.data() + b * 2 * k::kIc0StagingChoices);
+    EXPECT_EQ(got.rows_per_warp, want.rows_per_warp) << "block " << b;
+    EXPECT_EQ(got.entries, want.entries) << "block " << b;
+    EXPECT_EQ(got.pairs, want.pairs) << "block " << b;
+  }
 }
 
 void expect_analysis_is_host(const CsrMatrix<double>& a) {
@@ -88,6 +115,16 @@ void expect_analysis_is_host(const CsrMatrix<double>& a) {
             sl.block_ptr());
   EXPECT_EQ(prism::backend::independent_blocks_from_reach(upper_reach.data(), a.rows, false),
             su.block_ptr());
+  // The same blocks found on the device, unless a triangle has too many of them.
+  const k::DeviceBlocks found =
+      k::independent_blocks_device(p.lower_reach.data(), p.upper_reach.data(), a.rows, nullptr);
+  const auto within = [](const std::vector<index_t>& ptr) {
+    return static_cast<index_t>(ptr.size()) - 1 <= k::kDeviceBlocksLimit;
+  };
+  ASSERT_EQ(found.lower.has_value(), within(sl.block_ptr()));
+  ASSERT_EQ(found.upper.has_value(), within(su.block_ptr()));
+  if (found.lower) EXPECT_EQ(*found.lower, sl.block_ptr());
+  if (found.upper) EXPECT_EQ(*found.upper, su.block_ptr());
 
   // Each block's longest row left of the diagonal, as the host factor finds it.
   const std::vector<index_t>& blocks = sl.block_ptr();
@@ -98,6 +135,14 @@ void expect_analysis_is_host(const CsrMatrix<double>& a) {
     }
   }
   EXPECT_EQ(k::ic0_block_longest(p.l_row_ptr.data(), blocks, nullptr), longest);
+
+  // Each block's staging from extents found on the device, as ic0_staging plans it from
+  // host copies; any nondecreasing pointers stand in for the match table's.
+  std::vector<index_t> match_ptr(host.lower().col_idx.size() + 1, 0);
+  for (std::size_t q = 1; q < match_ptr.size(); ++q) {
+    match_ptr[q] = match_ptr[q - 1] + static_cast<index_t>((q * 7) % 5);
+  }
+  expect_staging_is_host(p.l_row_ptr.data(), host.lower().row_ptr, match_ptr, blocks);
 
   // L's map into A composed with a map of A's entries (reversed), and each row's diagonal.
   std::vector<index_t> a_source(static_cast<std::size_t>(a.nnz()));
@@ -127,6 +172,52 @@ TEST(Ic0AnalysisCuda, IsEquivalentToReference) {
     SCOPED_TRACE(c.name);
     expect_analysis_is_host(c.ordered);
   }
+}
+
+// Blocks found on the device from awkward reaches against the host scan: chains of one
+// row a block (past kDeviceBlocksLimit: none found), sparse and dense random reaches.
+TEST(Ic0AnalysisCuda, DeviceBlocksAreTheHostScans) {
+  PRISM_SKIP_WITHOUT_GPU();
+  std::mt19937 random(47);
+  for (const index_t n : {1, 2, 3, 37, 1000, k::kDeviceBlocksLimit + 9}) {
+    for (int kind = 0; kind < 3; ++kind) {
+      SCOPED_TRACE("rows " + std::to_string(n) + ", kind " + std::to_string(kind));
+      std::vector<index_t> lower(static_cast<std::size_t>(n)), upper(lower.size());
+      for (index_t i = 0; i < n; ++i) {
+        const bool reaches = kind == 0 || random() % (kind == 1 ? 50 : 2) == 0;
+        lower[i] = kind == 0 ? i - 1 : (reaches && i > 0 ? static_cast<index_t>(random() % i) : -1);
+        upper[i] = kind == 0              ? i + 1
+                   : reaches && i + 1 < n ? i + 1 + static_cast<index_t>(random() % (n - i - 1))
+                                          : n;
+      }
+      const auto dl = k::upload_and_wait(lower, nullptr), du = k::upload_and_wait(upper, nullptr);
+      const k::DeviceBlocks found = k::independent_blocks_device(dl.data(), du.data(), n, nullptr);
+      const std::vector<index_t> want_lower =
+          prism::backend::independent_blocks_from_reach(lower.data(), n, true);
+      const std::vector<index_t> want_upper =
+          prism::backend::independent_blocks_from_reach(upper.data(), n, false);
+      const auto within = [](const std::vector<index_t>& ptr) {
+        return static_cast<index_t>(ptr.size()) - 1 <= k::kDeviceBlocksLimit;
+      };
+      ASSERT_EQ(found.lower.has_value(), within(want_lower));
+      ASSERT_EQ(found.upper.has_value(), within(want_upper));
+      if (found.lower) EXPECT_EQ(*found.lower, want_lower);
+      if (found.upper) EXPECT_EQ(*found.upper, want_upper);
+    }
+  }
+}
+
+// Staging extents over awkward blocks: one row, empty, not a multiple of 32, the rest.
+TEST(Ic0AnalysisCuda, StagingExtentsAreTheHostPlans) {
+  PRISM_SKIP_WITHOUT_GPU();
+  std::mt19937 random(7);
+  const index_t n = 1000;
+  std::vector<index_t> row_ptr{0}, match_ptr{0};
+  for (index_t i = 0; i < n; ++i) row_ptr.push_back(row_ptr.back() + 1 + random() % 40);
+  for (index_t q = 0; q < row_ptr.back(); ++q) match_ptr.push_back(match_ptr.back() + random() % 9);
+  const auto device_row_ptr = k::upload_and_wait(row_ptr, nullptr);
+  expect_staging_is_host(device_row_ptr.data(), row_ptr, match_ptr,
+                         {0, 1, 1, 2, 35, 67, 131, 500, 999, n});
 }
 
 // Padding (-1) passes through a composed map as -1.

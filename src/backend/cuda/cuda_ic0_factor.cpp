@@ -14,6 +14,7 @@
 #include "kernels/cuda/ic0.hpp"
 #include "kernels/cuda/ic0_analysis.hpp"
 #include "kernels/cuda/ic0_levels.hpp"
+#include "kernels/cuda/independent_blocks.hpp"
 #include "kernels/ic0_levels.hpp"
 
 #include <algorithm>
@@ -76,7 +77,7 @@ class CudaIc0Factor final : public Ic0Factor {
     upper_.release_host_maps();
     finish_layouts();
     layout_step.stop();
-    common::StepTimer match_step("analysis: ic0 match table, staging", true);
+    common::StepTimer entry_row_step("analysis: ic0 entry rows, upload", true);
     std::vector<index_t> entry_row(lower.col_idx.size());
     common::parallel_for(static_cast<std::size_t>(rows_), common::kRowsPerPart,
                          [&](std::size_t first, std::size_t last) {
@@ -88,29 +89,42 @@ class CudaIc0Factor final : public Ic0Factor {
                            }
                          });
     entry_row_ = kernels::cuda::upload_and_wait(entry_row, stream);
+    entry_row_step.stop();
     plan_rows(longest_row);
   }
 
   /// The same factor from the pattern of P A P^T in device memory: the analysis runs there
-  /// (kernels/cuda/ic0_analysis.hpp) and the host reads back a few numbers a row (the
-  /// strict rows' reaches for the blocks, L's row pointers for the staging plan, the
-  /// diagonals' map for a bad diagonal's message). The maps into the caller's values are
-  /// composed here, so load(SourceValues) with a.source's host copy composes nothing.
+  /// (kernels/cuda/ic0_analysis.hpp) and the host reads back only sizes and a few numbers
+  /// a row block (the blocks' bounds, longest rows and staging extents). The maps into
+  /// the caller's values are composed here, so load(SourceValues) with a.source's host
+  /// copy composes nothing.
   CudaIc0Factor(const DeviceOrdered& a, const TrisolveSpec& spec, double* scalars,
                 cudaStream_t stream)
       : stream_(stream), scalars_(scalars), rows_(a.n) {
     common::StepTimer pattern_step("analysis: ic0 pattern, triangle split (device)", true);
     kernels::cuda::DeviceIc0Pattern p = kernels::cuda::ic0_analysis(a.view(), a.nnz(), stream);
-    std::vector<index_t> lower_blocks = independent_blocks_from_reach(
-        kernels::cuda::download_and_wait(p.lower_reach, stream).data(), rows_, true);
-    std::vector<index_t> upper_blocks = independent_blocks_from_reach(
-        kernels::cuda::download_and_wait(p.upper_reach, stream).data(), rows_, false);
     pattern_step.stop();
+    common::StepTimer reach_step("analysis: independent blocks (device)", true);
+    // The blocks' bounds from the device; a triangle of very many blocks is scanned on
+    // the host from its reaches (a number a row read back).
+    kernels::cuda::DeviceBlocks found = kernels::cuda::independent_blocks_device(
+        p.lower_reach.data(), p.upper_reach.data(), rows_, stream);
+    const auto scanned = [&](const kernels::cuda::DeviceSpan& reach, bool lower) {
+      return independent_blocks_from_reach(
+          kernels::cuda::download_and_wait(reach.data(), reach.size(), stream).data(), rows_,
+          lower);
+    };
+    std::vector<index_t> lower_blocks =
+        found.lower ? std::move(*found.lower) : scanned(p.lower_reach, true);
+    std::vector<index_t> upper_blocks =
+        found.upper ? std::move(*found.upper) : scanned(p.upper_reach, false);
+    reach_step.stop();
     common::StepTimer blocks_step("analysis: factor's row blocks (device)", true);
     const index_t longest_row = plan_blocks(
         lower_blocks, kernels::cuda::ic0_block_longest(p.l_row_ptr.data(), lower_blocks, stream));
     const std::size_t nnz = p.l_col_idx.size();
-    host_row_ptr_ = kernels::cuda::download_and_wait(p.l_row_ptr, stream);
+    // No host copy of L's row pointers: the host reads a row's end only for a failed
+    // pivot (row_end) and the whole of them only to plan a ladder by levels.
     l_row_ptr_ = std::move(p.l_row_ptr);
     l_col_idx_ = std::move(p.l_col_idx);
     l_values_ = DeviceBuffer<double>(nnz);
@@ -134,11 +148,12 @@ class CudaIc0Factor final : public Ic0Factor {
     diagonal_from_values_ = DeviceBuffer<index_t>(static_cast<std::size_t>(rows_));
     kernels::cuda::row_last_entries(rows_, l_row_ptr_.data(), from_values_.data(),
                                     diagonal_from_values_.data(), stream);
-    host_diagonal_from_values_ = kernels::cuda::download_and_wait(diagonal_from_values_, stream);
+    // No host copy of diagonal_from_values_: a bad diagonal's message reads its one entry.
     maps_step.stop();
-    common::StepTimer match_step("analysis: ic0 match table, staging", true);
     entry_row_ = std::move(p.entry_row);
     plan_rows(longest_row);
+    common::StepTimer scratch_step("analysis: scratch freed (device)", true);
+    p = kernels::cuda::DeviceIc0Pattern{};  // its cudaFree calls wait for the device
   }
 
   // The loaded values go straight into the factor's storage; an attempt after a failed
@@ -211,14 +226,14 @@ class CudaIc0Factor final : public Ic0Factor {
     const int bad_diagonal = host_flags_.data()[1];
     if (bad_diagonal != kernels::cuda::kNoFailedRow) {
       double a_ii = 0.0;
-      copy_one(source_values_ + host_diagonal_from_values_[bad_diagonal], a_ii);
+      copy_one(source_values_ + diagonal_from_value(bad_diagonal), a_ii);
       return {bad_diagonal, a_ii, true};
     }
     const int row = host_flags_.data()[0];
     if (row == kernels::cuda::kNoFailedRow) return {};
     // The failed row keeps its pivot in its diagonal slot.
     double pivot = 0.0;
-    copy_one(l_values_.data() + host_row_ptr_[row + 1] - 1, pivot);
+    copy_one(l_values_.data() + row_end(row) - 1, pivot);
     return {row, pivot};
   }
 
@@ -407,21 +422,30 @@ class CudaIc0Factor final : public Ic0Factor {
     row_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
     inverse_scale_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
   }
-  /// With the pattern, entry_row_ and host_row_ptr_ in place: the match table, each
-  /// block's staging and whether loaded values are scaled as the factorization reads them.
+  /// With the pattern and entry_row_ in place: the match table, each block's staging and
+  /// whether loaded values are scaled as the factorization reads them (steps of their own).
   void plan_rows(index_t longest_row) {
     const auto nnz = static_cast<index_t>(l_values_.size());
     // The merges are the same for every set of values: found once here, every row of
     // every block then reads only the products it subtracts.
+    common::StepTimer match_step("analysis: ic0 match table (device)", true);
     matches_ =
         kernels::cuda::ic0_match_table(pattern(), nnz, entry_row_.data(), longest_row, stream_);
+    match_step.stop();
     if (matches_.valid()) {
-      for (kernels::cuda::Ic0Rows& rows : blocks_) {
-        rows.staging = kernels::cuda::ic0_staging(host_row_ptr_.data(), matches_.host_ptr.data(),
-                                                  rows.begin, rows.end);
+      // Each block's staging from its groups' extents, found on the device for all blocks
+      // at once (a few numbers a block read back, not the row and match pointers).
+      common::StepTimer staging_step("analysis: ic0 staging extents (device)", true);
+      std::vector<index_t> block_ptr{0};
+      for (const kernels::cuda::Ic0Rows& rows : blocks_) block_ptr.push_back(rows.end);
+      const std::vector<index_t> extents = kernels::cuda::ic0_staging_extents(
+          l_row_ptr_.data(), matches_.ptr.data(), block_ptr, stream_);
+      for (std::size_t b = 0; b < blocks_.size(); ++b) {
+        kernels::cuda::Ic0Rows& rows = blocks_[b];
+        rows.staging = kernels::cuda::ic0_staging_pick(extents.data() +
+                                                       b * 2 * kernels::cuda::kIc0StagingChoices);
         if (rows.staging.rows_per_warp > 0) rows.method = kernels::cuda::Ic0Method::staged;
       }
-      std::vector<index_t>().swap(matches_.host_ptr);  // planned: not needed again
     }
     // Values from the caller's memory are scaled as the factorization reads them
     // (Ic0Source), unless a block is staged with one row a warp (long rows, where the
@@ -478,6 +502,9 @@ class CudaIc0Factor final : public Ic0Factor {
     const std::vector<index_t> other = kernels::cuda::download_and_wait(matches_.other, stream_);
     std::vector<index_t> blocks{0};
     for (const kernels::cuda::Ic0Rows& rows : blocks_) blocks.push_back(rows.end);
+    if (host_row_ptr_.empty()) {  // the device analysis keeps none
+      host_row_ptr_ = kernels::cuda::download_and_wait(l_row_ptr_, stream_);
+    }
     const kernels::CsrView<double> view{rows_, rows_, host_row_ptr_.data(), col_idx.data(),
                                         nullptr};
     const kernels::Ic0LevelPlan plan =
@@ -511,6 +538,24 @@ class CudaIc0Factor final : public Ic0Factor {
                              flags_.data() + 1, stream_);
     fresh_ = true;
   }
+  /// L's row pointer row + 1 (the row's end): from the host copy where there is one.
+  index_t row_end(index_t row) {
+    if (!host_row_ptr_.empty()) return host_row_ptr_[row + 1];
+    index_t end = 0;
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(&end, l_row_ptr_.data() + row + 1, sizeof(index_t),
+                                     cudaMemcpyDeviceToHost, stream_));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return end;
+  }
+  /// The caller's entry of row's diagonal: from the host copy where there is one.
+  index_t diagonal_from_value(index_t row) {
+    if (!host_diagonal_from_values_.empty()) return host_diagonal_from_values_[row];
+    index_t entry = 0;
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(&entry, diagonal_from_values_.data() + row, sizeof(index_t),
+                                     cudaMemcpyDeviceToHost, stream_));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return entry;
+  }
   void copy_one(const double* device_value, double& out) {
     PRISM_CUDA_CHECK(
         cudaMemcpyAsync(&out, device_value, sizeof(double), cudaMemcpyDeviceToHost, stream_));
@@ -522,7 +567,7 @@ class CudaIc0Factor final : public Ic0Factor {
   index_t rows_;
   std::vector<kernels::cuda::Ic0Rows> blocks_;  // the row blocks and how each is factored
   kernels::cuda::Ic0MatchTable matches_;
-  std::vector<index_t> host_row_ptr_;
+  std::vector<index_t> host_row_ptr_;       // the host analysis's; the device one's for levels
   std::vector<index_t> host_lower_source_;  // until load(SourceValues) composed from_values_
   std::vector<index_t> host_diagonal_from_values_;  // diagonal_from_values_'s host copy
   DeviceBuffer<index_t> l_row_ptr_, l_col_idx_, from_values_;

@@ -4,8 +4,10 @@
 
 #include <prism/errors.hpp>
 
+#include "kernels/color_order.hpp"
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/color_order.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/matrix_values.hpp"
 #include "kernels/cuda/parallel_coloring.hpp"
@@ -13,6 +15,8 @@
 #include "kernels/cuda/setup_permute.hpp"
 #include "kernels/cuda/staged_upload.hpp"
 #include "kernels/setup_checks.hpp"
+
+#include "common/setup_steps.hpp"
 
 namespace prism::backend::cuda {
 namespace {
@@ -75,6 +79,49 @@ class CudaSetupSession final : public SetupSession {
     return result;
   }
 
+  bool ordered_coloring(ColoringMethod method, const std::vector<index_t>& rank, bool with_colors,
+                        Coloring& coloring, kernels::GreedyColoring& result) override {
+    if (method != ColoringMethod::jones_plassmann && method != ColoringMethod::parallel_greedy) {
+      return false;
+    }
+    const auto n = static_cast<std::size_t>(a_.rows);
+    k::DeviceBuffer<int> colors(n);
+    {
+      const bool jones_plassmann = method == ColoringMethod::jones_plassmann;
+      const common::StepTimer step(jones_plassmann ? "coloring: Jones-Plassmann rounds (device)"
+                                                   : "coloring: ordered rounds (device)",
+                                   true);
+      upload_pattern();
+      result = kernels::GreedyColoring{};
+      if (jones_plassmann) {
+        result.colors = k::jones_plassmann_coloring(view(), colors.data(), stream_);
+      } else {
+        const k::DeviceBuffer<index_t> device_rank = k::upload_and_wait(rank, stream_);
+        result = k::ordered_greedy_coloring(view(), rank.empty() ? nullptr : device_rank.data(),
+                                            kernels::kGreedyRoundLimit, colors.data(), stream_);
+      }
+    }
+    const common::StepTimer step("coloring: colors by size, permutation (device)", true);
+    const int count = result.colors;
+    k::DeviceBuffer<index_t> sizes(static_cast<std::size_t>(count));
+    k::color_sizes(a_.rows, colors.data(), count, sizes.data(), stream_);
+    const std::vector<index_t> size = k::download_and_wait(sizes, stream_);
+    const std::vector<int> new_id = kernels::colors_by_size(size);  // the host's renumbering
+    const k::DeviceBuffer<int> device_new_id = k::upload_and_wait(new_id, stream_);
+    permutation_ = k::DeviceBuffer<index_t>(n);
+    k::order_by_color(a_.rows, colors.data(), device_new_id.data(), count, permutation_.data(),
+                      stream_);
+    coloring.num_colors = count;
+    coloring.color_ptr = kernels::renumbered_color_ptr(size, new_id);
+    coloring.permutation = k::download_and_wait(permutation_, stream_);
+    coloring.color = with_colors ? k::download_and_wait(colors, stream_) : std::vector<int>{};
+    // Kept for permute() only when exact: the solver drops an inexact automatic coloring
+    // for Boost's, whose permutation may come at the freed one's address.
+    permutation_on_host_ = result.exact ? coloring.permutation.data() : nullptr;
+    if (!result.exact) permutation_ = k::DeviceBuffer<index_t>();
+    return true;
+  }
+
   bool permute(const std::vector<index_t>& permutation, CsrMatrix<double>& ordered,
                std::vector<index_t>& source) override {
     try {
@@ -113,14 +160,18 @@ class CudaSetupSession final : public SetupSession {
       values_ = k::DeviceBuffer<double>(a_.values.size());
       k::staged_upload(values_.data(), a_.values.data(), values_.size(), stream_);
     }
-    const k::DeviceBuffer<index_t> perm = k::upload_and_wait(permutation, stream_);
+    // ordered_coloring()'s permutation is here already.
+    const bool kept = permutation_.size() == n && permutation.data() == permutation_on_host_;
+    k::DeviceBuffer<index_t> uploaded;
+    if (!kept) uploaded = k::upload_and_wait(permutation, stream_);
+    const index_t* perm = kept ? permutation_.data() : uploaded.data();
     auto b = std::make_unique<DeviceOrdered>();
     b->n = a_.rows;
     b->row_ptr = k::DeviceBuffer<index_t>(n + 1);
     b->col_idx = k::DeviceBuffer<index_t>(a_.col_idx.size());
     b->source = k::DeviceBuffer<index_t>(a_.col_idx.size());
     b->values = k::DeviceBuffer<double>(a_.values.size());
-    k::permute_symmetric(view(), a_.nnz(), perm.data(), b->row_ptr.data(), b->col_idx.data(),
+    k::permute_symmetric(view(), a_.nnz(), perm, b->row_ptr.data(), b->col_idx.data(),
                          b->values.data(), b->source.data(), stream_);
     return b;
   }
@@ -142,6 +193,9 @@ class CudaSetupSession final : public SetupSession {
   cudaStream_t stream_;
   k::DeviceBuffer<index_t> row_ptr_, col_idx_, mirror_;
   k::DeviceBuffer<double> values_;
+  // The permutation of the last ordered_coloring() and the data of the copy it returned.
+  k::DeviceBuffer<index_t> permutation_;
+  const index_t* permutation_on_host_ = nullptr;
   bool uploaded_ = false;
 };
 
