@@ -1,6 +1,8 @@
 #include <prism/blocks.hpp>
 #include <prism/errors.hpp>
 
+#include "common/parallel.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -51,11 +53,22 @@ BlockPartition find_node_blocks(const CsrMatrix<double>& a, index_t max_size) {
   if (max_size < 1) {
     throw ConfigError("find_node_blocks: max_size must be >= 1, got " + std::to_string(max_size));
   }
+  // Equality is transitive: a run of rows all share its first row's pattern iff each
+  // shares the next one's, so the comparisons (the pass over all entries) run in parallel
+  // and only the cheap cut into blocks of at most max_size rows is sequential.
+  const std::size_t pairs = a.rows > 1 ? static_cast<std::size_t>(a.rows) - 1 : 0;
+  std::vector<char> same_as_next(pairs);
+  common::parallel_for(pairs, common::kRowsPerPart, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const auto row = static_cast<index_t>(i);
+      same_as_next[i] = same_pattern(a, row, row + 1) ? 1 : 0;
+    }
+  });
   BlockPartition blocks;
   blocks.ptr.reserve(static_cast<std::size_t>(a.rows) + 1);
   for (index_t i = 0; i < a.rows;) {
     index_t end = i + 1;
-    while (end < a.rows && end - i < max_size && same_pattern(a, i, end)) ++end;
+    while (end < a.rows && end - i < max_size && same_as_next[end - 1]) ++end;
     blocks.ptr.push_back(end);
     i = end;
   }

@@ -54,14 +54,33 @@ void require_square(const CsrMatrix<double>& a, const char* who) {
 }
 
 /// 1 / sqrt(a_ii), every diagonal entry positive and finite (the strengths divide by it).
+/// In parallel parts; where several rows are bad, the message names the lowest, as a scan
+/// in row order would.
 std::vector<double> inverse_sqrt_diagonal(const CsrMatrix<double>& a) {
-  std::vector<double> d = diagonal(a);
-  for (index_t i = 0; i < a.rows; ++i) {
-    if (!(d[i] > 0.0) || !std::isfinite(d[i])) {
-      throw InvalidMatrixError("find_lines: row " + std::to_string(i) + " has diagonal " +
-                               std::to_string(d[i]) + "; lines need a positive diagonal");
+  std::vector<double> d(static_cast<std::size_t>(a.rows), 0.0);
+  std::atomic<index_t> first_bad{a.rows};
+  const auto invert = [&](std::size_t begin, std::size_t end) {
+    for (auto i = static_cast<index_t>(begin); i < static_cast<index_t>(end); ++i) {
+      if (first_bad.load(std::memory_order_relaxed) < i) return;
+      // As diagonal(): the entry in column i, found by its sorted columns; 0 where absent.
+      const auto first = a.col_idx.begin() + a.row_ptr[i];
+      const auto last = a.col_idx.begin() + a.row_ptr[i + 1];
+      const auto it = std::lower_bound(first, last, i);
+      if (it != last && *it == i) d[i] = a.values[it - a.col_idx.begin()];
+      if (!(d[i] > 0.0) || !std::isfinite(d[i])) {
+        index_t seen = first_bad.load();
+        while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
+        }
+        return;  // d[i] keeps the bad entry for the message
+      }
+      d[i] = 1.0 / std::sqrt(d[i]);
     }
-    d[i] = 1.0 / std::sqrt(d[i]);
+  };
+  common::parallel_for(static_cast<std::size_t>(a.rows), common::kRowsPerPart, invert);
+  const index_t bad = first_bad.load();
+  if (bad < a.rows) {
+    throw InvalidMatrixError("find_lines: row " + std::to_string(bad) + " has diagonal " +
+                             std::to_string(d[bad]) + "; lines need a positive diagonal");
   }
   return d;
 }

@@ -1,5 +1,8 @@
 #include "solver/preconditioner_choice.hpp"
 
+#include "common/parallel.hpp"
+
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -60,16 +63,28 @@ std::string mean_rows(const char* format, double rows) {
 /// "" where every diagonal entry is positive and finite (find_lines' precondition; `prism
 /// info` resolves auto on matrices a solve would refuse), else why not.
 std::string diagonal_excludes_lines(const CsrMatrix<double>& a) {
-  for (index_t i = 0; i < a.rows; ++i) {
-    double d = 0.0;
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      if (a.col_idx[k] == i) d = a.values[k];
+  // Each part finds its first bad row, and the lowest of them is the one a scan in row
+  // order names; a part stops once a lower row is known bad.
+  std::atomic<index_t> first_bad{a.rows};
+  const auto scan = [&](std::size_t begin, std::size_t end) {
+    for (auto i = static_cast<index_t>(begin); i < static_cast<index_t>(end); ++i) {
+      if (first_bad.load(std::memory_order_relaxed) < i) return;
+      double d = 0.0;
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        if (a.col_idx[k] == i) d = a.values[k];
+      }
+      if (!(d > 0.0) || !std::isfinite(d)) {
+        index_t seen = first_bad.load();
+        while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
+        }
+        return;
+      }
     }
-    if (!(d > 0.0) || !std::isfinite(d)) {
-      return "no lines: row " + std::to_string(i) + " has no positive diagonal entry";
-    }
-  }
-  return "";
+  };
+  common::parallel_for(static_cast<std::size_t>(a.rows), common::kRowsPerPart, scan);
+  const index_t bad = first_bad.load();
+  if (bad == a.rows) return "";
+  return "no lines: row " + std::to_string(bad) + " has no positive diagonal entry";
 }
 
 }  // namespace

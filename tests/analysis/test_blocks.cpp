@@ -9,11 +9,13 @@
 
 #include <gtest/gtest.h>
 
+#include "common/host_threads.hpp"
 #include "common/test_matrices.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -34,6 +36,71 @@ std::vector<index_t> sizes(const BlockPartition& p) {
   std::vector<index_t> out;
   for (index_t b = 0; b < p.count(); ++b) out.push_back(p.ptr[b + 1] - p.ptr[b]);
   return out;
+}
+
+/// find_node_blocks as one sequential scan comparing each row with its block's first: the
+/// reference the threaded version must match.
+BlockPartition node_blocks_in_one_scan(const CsrMatrix<double>& a, index_t max_size) {
+  const auto same = [&](index_t i, index_t j) {
+    const index_t length = a.row_ptr[i + 1] - a.row_ptr[i];
+    return a.row_ptr[j + 1] - a.row_ptr[j] == length &&
+           std::equal(a.col_idx.begin() + a.row_ptr[i], a.col_idx.begin() + a.row_ptr[i + 1],
+                      a.col_idx.begin() + a.row_ptr[j]);
+  };
+  BlockPartition blocks;
+  for (index_t i = 0; i < a.rows;) {
+    index_t end = i + 1;
+    while (end < a.rows && end - i < max_size && same(i, end)) ++end;
+    blocks.ptr.push_back(end);
+    i = end;
+  }
+  return blocks;
+}
+
+/// Dense diagonal blocks of the given sizes: a block's rows share their pattern, and
+/// neighbouring blocks differ (in length, or in columns where the sizes are equal).
+CsrMatrix<double> dense_blocks(const std::vector<index_t>& block_sizes) {
+  std::vector<Triplet> t;
+  index_t start = 0;
+  for (const index_t size : block_sizes) {
+    for (index_t i = start; i < start + size; ++i) {
+      for (index_t j = start; j < start + size; ++j) t.push_back({i, j, i == j ? 8.0 : -1.0});
+    }
+    start += size;
+  }
+  return csr_from_triplets(start, start, std::move(t));
+}
+
+TEST(NodeBlocks, ThreadedMatchesOneScan) {
+  // Over 4 parts of common::kRowsPerPart rows, so that part boundaries cut blocks; runs
+  // longer than every max_size tried; the last block cut short by the matrix's end.
+  std::mt19937 random(5);
+  const index_t choices[] = {1, 2, 3, 3, 3, 5, 7, 12, 40};
+  std::vector<index_t> block_sizes;
+  index_t rows = 0;
+  while (rows < 70000) {
+    block_sizes.push_back(choices[random() % std::size(choices)]);
+    rows += block_sizes.back();
+  }
+  block_sizes.push_back(2);
+  const CsrMatrix<double> blocky = dense_blocks(block_sizes);
+  const CsrMatrix<double> elasticity = elasticity3d(30, 30, 26, 1, {1.0});  // 70200 rows
+  const CsrMatrix<double> grid = poisson2d(280, 250);                       // no blocks
+  const std::pair<const char*, const CsrMatrix<double>*> cases[] = {
+      {"blocky", &blocky}, {"elasticity", &elasticity}, {"poisson2d", &grid}};
+  for (const int threads : {1, 2, 4}) {
+    const test::ScopedHostThreads scoped(threads);
+    for (const auto& [name, a] : cases) {
+      for (const index_t max_size : {1, 2, 3, 4, 7, 41, 1000}) {
+        EXPECT_EQ(find_node_blocks(*a, max_size).ptr, node_blocks_in_one_scan(*a, max_size).ptr)
+            << name << ", max_size " << max_size << ", " << threads << " threads";
+      }
+    }
+    EXPECT_EQ(find_node_blocks(CsrMatrix<double>{}).ptr, std::vector<index_t>{0});
+    EXPECT_EQ(find_node_blocks(test::diagonal_only(1)).ptr, (std::vector<index_t>{0, 1}));
+    EXPECT_EQ(find_node_blocks(dense_blocks({3, 3, 2}), 2).ptr,
+              (std::vector<index_t>{0, 2, 3, 5, 6, 8}));
+  }
 }
 
 TEST(NodeBlocks, ElasticityNodesAreThreeByThree) {

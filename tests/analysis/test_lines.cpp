@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/host_threads.hpp"
 #include "common/test_matrices.hpp"
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace prism {
@@ -416,6 +418,79 @@ TEST(FindLines, DegenerateSizes) {
   EXPECT_EQ(none.lines.count(), 0);
   EXPECT_TRUE(none.permutation.empty());
   EXPECT_EQ(none.report.lengths.count, 0);
+}
+
+/// A with a_ii replaced by `value` for each row i in `rows`.
+CsrMatrix<double> with_diagonal(CsrMatrix<double> a, const std::vector<index_t>& rows,
+                                double value) {
+  for (const index_t i : rows) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      if (a.col_idx[k] == i) a.values[k] = value;
+    }
+  }
+  return a;
+}
+
+TEST(FindLines, ThreadedMatchesOneThread) {
+  // Over 4 parts of common::kRowsPerPart rows: rows that choose links and rows that do not
+  // (stretched grid), and lines along a diagonal of the grid (rotated).
+  const CsrMatrix<double> stretched = prism::stretched3d(42, 42, 40, 200.0);  // 70560 rows
+  const CsrMatrix<double> rotated = rotated3d(60, 60, 20, 30.0, 1.0, 1.0);    // 72000 rows
+  for (const CsrMatrix<double>* a : {&stretched, &rotated}) {
+    index_t choosing_alone = 0;
+    Lines alone;
+    {
+      const test::ScopedHostThreads one(1);
+      choosing_alone = rows_choosing_links(*a);
+      alone = find_lines(*a);
+    }
+    ASSERT_GT(choosing_alone, 0);
+    ASSERT_LT(choosing_alone, a->rows);
+    for (const int threads : {2, 4}) {
+      const test::ScopedHostThreads scoped(threads);
+      EXPECT_EQ(rows_choosing_links(*a), choosing_alone) << threads << " threads";
+      const Lines lines = find_lines(*a);
+      EXPECT_EQ(lines.permutation, alone.permutation) << threads << " threads";
+      EXPECT_EQ(lines.lines.ptr, alone.lines.ptr) << threads << " threads";
+      EXPECT_EQ(lines.report.linked_rows, alone.report.linked_rows);
+      EXPECT_EQ(lines.report.inside_weight, alone.report.inside_weight);  // bit for bit
+    }
+  }
+}
+
+TEST(FindLines, NamesTheFirstBadDiagonalWithAnyThreads) {
+  const CsrMatrix<double> a = poisson2d(300, 240);  // 72000 rows: 4 parts
+  const index_t last = a.rows - 1, middle = a.rows / 2;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<std::pair<std::vector<index_t>, double>> cases = {
+      {{0}, 0.0},
+      {{last}, -1.0},
+      {{middle}, nan},
+      {{middle - 1}, inf},
+      {{last, middle + 7}, 0.0},
+      {{last, 3 * a.rows / 4, 1}, -2.0}};
+  for (const int threads : {1, 2, 4}) {
+    const test::ScopedHostThreads scoped(threads);
+    for (const auto& [rows, value] : cases) {
+      const CsrMatrix<double> bad = with_diagonal(a, rows, value);
+      const index_t first = *std::min_element(rows.begin(), rows.end());
+      const std::string expected = "find_lines: row " + std::to_string(first) + " has diagonal " +
+                                   std::to_string(value) + "; lines need a positive diagonal";
+      for (const bool count_only : {false, true}) {
+        try {
+          if (count_only) {
+            rows_choosing_links(bad);
+          } else {
+            find_lines(bad);
+          }
+          ADD_FAILURE() << "no error for row " << first << ", " << threads << " threads";
+        } catch (const InvalidMatrixError& e) {
+          EXPECT_EQ(std::string(e.what()), expected) << threads << " threads";
+        }
+      }
+    }
+  }
 }
 
 TEST(FindLines, RejectsBadOptionsAndMatrices) {

@@ -10,12 +10,15 @@
 #include <prism/generators.hpp>
 #include <prism/solver.hpp>
 
+#include "common/host_threads.hpp"
 #include "common/test_matrices.hpp"
 #include "solver/preconditioner_choice.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -165,6 +168,54 @@ TEST(AutoPreconditioner, ChoosesIc0WithoutNodeBlocks) {
                       "node blocks of 1.10 rows on average, found from the pattern; block_ic "
                       "needs 2; no lines: 54.5% of the rows have one or two dominant "
                       "couplings; line_ic needs 90% of the rows in lines");
+}
+
+/// The first row without a positive finite diagonal entry, by a scan in row order; rows
+/// when there is none. The reference the threaded check in resolve_type must match.
+prism::index_t first_bad_diagonal(const CsrMatrix<double>& a) {
+  for (prism::index_t i = 0; i < a.rows; ++i) {
+    double d = 0.0;
+    for (prism::index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      if (a.col_idx[k] == i) d = a.values[k];
+    }
+    if (!(d > 0.0) || !std::isfinite(d)) return i;
+  }
+  return a.rows;
+}
+
+// prism info resolves auto on matrices a solve would refuse: the reason names the first row
+// without a positive diagonal, whichever part of the threaded check finds it first.
+TEST(AutoPreconditioner, NamesTheFirstBadDiagonalWithAnyThreads) {
+  const CsrMatrix<double> a = prism::poisson2d(300, 240);  // 72000 rows: 4 parts
+  const prism::index_t last = a.rows - 1, middle = a.rows / 2;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<std::vector<prism::index_t>> cases = {
+      {0}, {last}, {middle}, {middle - 1}, {last, middle + 7}, {last, 3 * a.rows / 4, 1}, {}};
+  for (const int threads : {1, 2, 4}) {
+    const prism::test::ScopedHostThreads scoped(threads);
+    for (const std::vector<prism::index_t>& rows : cases) {
+      for (const double value : {0.0, -1.0, nan}) {
+        CsrMatrix<double> bad = a;
+        for (const prism::index_t i : rows) {
+          for (prism::index_t k = bad.row_ptr[i]; k < bad.row_ptr[i + 1]; ++k) {
+            if (bad.col_idx[k] == i) bad.values[k] = value;
+          }
+        }
+        const prism::index_t first = first_bad_diagonal(bad);
+        ASSERT_EQ(first, rows.empty() ? a.rows : *std::min_element(rows.begin(), rows.end()));
+        const std::string reason = prism::solver::resolve_type(config().preconditioner, bad).reason;
+        if (first == a.rows) {
+          EXPECT_EQ(reason.find("diagonal"), std::string::npos) << reason;
+          continue;
+        }
+        EXPECT_EQ(reason,
+                  "preconditioner: auto chose ic0 (no node blocks: every row its own; "
+                  "no lines: row " +
+                      std::to_string(first) + " has no positive diagonal entry)")
+            << threads << " threads";
+      }
+    }
+  }
 }
 
 // Lines of the strong axis hold every row and nearly all the weight: anisotropic3d with the
