@@ -270,7 +270,8 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
     s.naming_rows([&] { s.preconditioner->analyze(s.ordered); });
   }
   if (pattern_copy.valid()) {
-    const common::StepTimer step("analysis: wait for the copy of the caller's pattern (own thread)");
+    const common::StepTimer step(
+        "analysis: wait for the copy of the caller's pattern (own thread)");
     pattern_copy.get();
   }
   s.setup.analysis_seconds = seconds_since(t);

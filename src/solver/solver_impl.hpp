@@ -94,7 +94,7 @@ struct Solver::Impl {
   /// Set-up kept the ordered matrix in the backend's memory: value_source is empty, and
   /// every consumer of new values (SourceValues without a map) holds its map there.
   bool maps_on_backend = false;
-  CsrMatrix<double> ordered;          // A in the solver's order
+  CsrMatrix<double> ordered;  // A in the solver's order
   std::unique_ptr<backend::Matrix> device_matrix;
   // refactor_on_backend(): the mirror map in the backend's memory, made on first use
   // (a solver that never uses it pays nothing; the consumers keep their own maps).
@@ -196,8 +196,8 @@ struct Solver::Impl {
   const std::vector<index_t>& pattern_mirror() {
     if (!mirror.empty() || col_idx.empty()) return mirror;
     const auto rows = static_cast<index_t>(row_ptr.size()) - 1;
-    const CsrMatrix<double> pattern{rows, rows, {row_ptr.begin(), row_ptr.end()},
-                                    {col_idx.begin(), col_idx.end()}, {}};
+    const CsrMatrix<double> pattern{
+        rows, rows, {row_ptr.begin(), row_ptr.end()}, {col_idx.begin(), col_idx.end()}, {}};
     mirror = mirror_entries(pattern);
     return mirror;
   }

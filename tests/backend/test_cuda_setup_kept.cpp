@@ -135,9 +135,9 @@ TEST(CudaSetupKept, SolvesAsTheHostBuiltStorage) {
 TEST(CudaSetupKept, EveryStorageChoiceMatches) {
   PRISM_SKIP_WITHOUT_GPU();
   const CsrMatrix<double> a = prism::elasticity3d(4, 5, 3, 1, {1.0});
-  for (const auto spmv : {prism::SpmvAlgorithm::automatic, prism::SpmvAlgorithm::sell,
-                          prism::SpmvAlgorithm::cusparse, prism::SpmvAlgorithm::csr_vector,
-                          prism::SpmvAlgorithm::bsr}) {
+  for (const auto spmv :
+       {prism::SpmvAlgorithm::automatic, prism::SpmvAlgorithm::sell, prism::SpmvAlgorithm::cusparse,
+        prism::SpmvAlgorithm::csr_vector, prism::SpmvAlgorithm::bsr}) {
     for (const auto precision : {prism::Precision::fp64, prism::Precision::mixed}) {
       for (const auto layout : {prism::ColorsetLayout::automatic, prism::ColorsetLayout::sell,
                                 prism::ColorsetLayout::csr}) {

@@ -17,6 +17,7 @@ DATA_FILES = {
     "cupy_fem.json": "bash tools/gpu_bench_fem.sh",
     "spmv.json": "build-gpu/tools/bench_spmv spmv.json",
     "cpu.json": "bash tools/gpu_bench_cpu.sh",
+    "setup.json": "bash tools/gpu_bench_setup.sh",
 }
 
 

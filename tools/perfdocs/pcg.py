@@ -126,19 +126,36 @@ def phase_table(rows, config=DEFAULT_CONFIG):
                  body, "l" + "r" * (len(names) + 2))
 
 
-def setup_table(rows, config=DEFAULT_CONFIG):
+SETUP_CONFIGS = {
+    "ic0-color-pgreedy": "default on cuda: rounds on the GPU, storage built there",
+    "ic0-color-pgreedy-hostsetup": "the same, `solver.setup: host`",
+    "ic0-color": "Boost's greedy coloring (host), storage built on the GPU",
+    "auto": "`preconditioner: auto`",
+}
+
+
+def setup_table(rows):
+    """gpu_bench_setup.sh's rows: each set-up group against one solve to 1e-8."""
     body = []
     for r in rows:
-        if r["config"] != config or not r.get("setup"):
+        if r["config"] not in SETUP_CONFIGS or not r.get("setup"):
             continue
-        s = r["setup"]
-        shift = s.get("ic0_shift")
-        body.append([r["problem"], f_ms(s.get("wall_seconds")), f_ms(s.get("coloring_seconds")),
-                     f_ms(s.get("analysis_seconds")), f_ms(s.get("factorization_seconds")),
-                     f_ms(s.get("upload_seconds")),
-                     "–" if shift is None else f"{shift:g} ({s.get('ic0_retries', 0)})"])
-    return table(["problem", "set-up [ms]", "coloring", "analysis", "factorization", "upload",
-                  "IC(0) shift (retries)"], body, "lrrrrrr")
+        steps = r["setup"].get("steps", {})
+        wall = r["setup"].get("wall_seconds")
+        solve = r.get("solve_seconds_median")
+        its = r.get("iterations") or 0
+        body.append([r["problem"], f"`{r['config']}` ({SETUP_CONFIGS[r['config']]})",
+                     str(r.get("colors", "–"))]
+                    + [f_ms(steps.get(f"{g}_seconds")) for g in
+                       ("check", "coloring", "permutation", "analysis", "factorization",
+                        "upload")]
+                    + [f_ms(wall), str(its), f_ms(solve),
+                       f_us(1e6 * solve / its) if solve and its else "–",
+                       f"{wall / solve:.2f}" if wall and solve else "–"])
+    return table(["problem", "configuration", "colors", "check", "coloring", "permutation",
+                  "analysis", "factorization", "upload", "set-up [ms]", "iterations",
+                  "solve to 1e-8 [ms]", "µs / iteration", "set-up / solve"], body,
+                 "llr" + "r" * 11)
 
 
 def trisolve_kind(variant):

@@ -46,8 +46,8 @@ def phases_block(data):
 
 
 def setup_block(data):
-    return (measured_line(data, ["prism.json"], f"configuration `{DEFAULT_CONFIG}`")
-            + "\n\n" + setup_table(data.get("prism.json")["results"]))
+    return (measured_line(data, ["setup.json"], "matrix in memory, one set-up per row; ms")
+            + "\n\n" + setup_table(data.get("setup.json")["results"]))
 
 
 def trisolve_block(data):
