@@ -36,18 +36,10 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
 
   void analyze(const CsrMatrix<double>& a) override {
     common::StepTimer pattern_step("analysis: ic0 pattern (L, U = L^T)");
-    pattern_ = std::make_unique<Ic0Pattern>(a);
+    auto pattern = std::make_unique<Ic0Pattern>(a);
     pattern_step.stop();
-    rows_ = pattern_->lower().rows;
-    lower_nnz_ = pattern_->lower().nnz();
-    first_attempt_ = Ic0Pattern::FirstAttempt::alone;
-    first_ladder_ = 0;
-    first_factorization_ = true;
-    lower_.reset();
-    upper_.reset();
-    engine_.reset();
-    work_ = backend_.make_vector(a.rows);
-    work_columns_.reset();
+    const index_t lower_nnz = pattern->lower().nnz();
+    start_analysis(std::move(pattern), a.rows, lower_nnz);
     // The solver's plan resolves `automatic` (solver/plan.hpp); a caller that passes it
     // here gets the host factorization.
     if (options_.ic0.factorization == Ic0Factorization::backend) {
@@ -63,17 +55,9 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
   /// layouts from the kept matrix; the host keeps A's size.
   bool analyze_on_backend(const backend::OrderedMatrix& a) override {
     if (options_.ic0.factorization != Ic0Factorization::backend) return false;
-    rows_ = a.rows();
-    lower_nnz_ = (a.nnz() + a.rows()) / 2;  // tril of a symmetric pattern with its diagonal
-    pattern_ = std::make_unique<Ic0Pattern>(a.rows(), a.nnz());
-    first_attempt_ = Ic0Pattern::FirstAttempt::alone;
-    first_ladder_ = 0;
-    first_factorization_ = true;
-    lower_.reset();
-    upper_.reset();
-    engine_.reset();
-    work_ = backend_.make_vector(a.rows());
-    work_columns_.reset();
+    // tril of a symmetric pattern with its diagonal
+    start_analysis(std::make_unique<Ic0Pattern>(a.rows(), a.nnz()), a.rows(),
+                   (a.nnz() + a.rows()) / 2);
     engine_ = backend_.make_ic0_factor_on_backend(a, spec());
     trisolve_name_ = "colorset";
     return true;
@@ -204,6 +188,21 @@ class Ic0 final : public Preconditioner, public BackendFactorization {
         upper_->solve_columns(*work_columns_, z, set);
       }
     });
+  }
+  /// What both analyses start with: the new pattern, and every object of the previous
+  /// one dropped (the device's first, before the new ones are made).
+  void start_analysis(std::unique_ptr<Ic0Pattern> pattern, index_t rows, index_t lower_nnz) {
+    pattern_ = std::move(pattern);
+    rows_ = rows;
+    lower_nnz_ = lower_nnz;
+    first_attempt_ = Ic0Pattern::FirstAttempt::alone;
+    first_ladder_ = 0;
+    first_factorization_ = true;
+    lower_.reset();
+    upper_.reset();
+    engine_.reset();
+    work_ = backend_.make_vector(rows);
+    work_columns_.reset();
   }
   /// Keeps a factorization's report; the first after analyze() also decides how the
   /// later ones from the backend's memory start: with the shift retries where it needed
