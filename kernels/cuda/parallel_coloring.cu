@@ -178,9 +178,10 @@ int recolor(const CsrView<double>& a, int* colors, int count, int* counter, cuda
 constexpr int kSweepTile = 8;
 static_assert(kSweepTile <= 32 && 32 % kSweepTile == 0, "tiles within a warp");
 constexpr int kSweepThreads = 256;
-// Blocks a multiprocessor: 2 x 132 x 32 = 8448 tiles on an H200, over ten times
-// G3_circuit's average round (611 vertices) and most of a 7-point 128^3 grid's widest
-// (12,288), while the idle ones polling their slots stay a small share of L2's bandwidth.
+// Blocks a multiprocessor: 2 x 32 tiles per multiprocessor, thousands on a large GPU, over
+// ten times G3_circuit's average round (611 vertices) and most of a 7-point 128^3 grid's
+// widest (12,288), while the idle ones polling their slots stay a small share of L2's
+// bandwidth.
 constexpr int kSweepBlocksPerSm = 2;
 // Longest pause between two polls of an empty slot (ns).
 constexpr unsigned kMaxPauseNs = 256;

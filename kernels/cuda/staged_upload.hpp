@@ -1,9 +1,9 @@
 #pragma once
 // Host -> device copies from pageable memory at page-locked copy speed. cudaMemcpyAsync
-// from pageable memory stages through the driver's own buffers on one thread (about
-// 6 GB/s on an H200 host); here host threads ("lanes") copy the source chunk by chunk
-// into page-locked staging buffers, two a lane, while the copy engine moves the chunks
-// they filled before.
+// from pageable memory stages through the driver's own buffers on one thread (a third of
+// the page-locked speed, docs/how-it-works.md); here host threads ("lanes") copy the
+// source chunk by chunk into page-locked staging buffers, two a lane, while the copy
+// engine moves the chunks they filled before.
 
 #include <cuda_runtime.h>
 
