@@ -58,6 +58,9 @@ run memcheck test_dense_triangular_cuda
 run memcheck test_batched_factor_cuda
 run memcheck test_bsr_cuda
 run memcheck test_setup_cuda
+run memcheck test_cuda_line_ic_setup 'CudaLineIcSetup.*'
+run memcheck test_cuda_block_coloring 'BlockColoringCuda.*'
+run memcheck test_cuda_choice_scans 'ChoiceScansCuda.*IsEquivalentToReference:ChoiceScansCuda.Session*'
 # Kernels that share memory between threads, at their small and awkward sizes.
 run racecheck test_cuda_backend 'CudaBackendTest.Colorset*:CudaBackendTest.*Ic0*:CudaBlockIcKernels.*'
 run racecheck test_tridiagonal_cuda \

@@ -39,6 +39,7 @@ __global__ void scatter_reach(index_t rows, const index_t* __restrict__ lower_re
   const index_t t = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (t >= rows) return;
   const bool upper = blockIdx.y == 1;
+  if ((upper ? upper_reach : lower_reach) == nullptr) return;  // a triangle not asked for
   index_t r = 0;
   if (upper) {
     const index_t u = upper_reach[rows - 1 - t];
@@ -106,7 +107,7 @@ DeviceBlocks independent_blocks_device(const index_t* lower_reach, const index_t
   DeviceBlocks out;
   for (int tri = 0; tri < 2; ++tri) {
     const index_t* chain = host.data() + tri * chain_size;
-    if (chain[0] < 0) continue;
+    if (chain[0] < 0 || (tri == 0 ? lower_reach : upper_reach) == nullptr) continue;
     std::vector<index_t> ptr(chain + 1, chain + 1 + chain[0]);
     ptr.push_back(rows);
     if (tri == 1) {  // the starts of the reversed rows: rows - start are the upper bounds

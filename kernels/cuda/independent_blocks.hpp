@@ -26,7 +26,9 @@ struct DeviceBlocks {
 
 /// The blocks from the reaches in device memory: lower_reach[i] the largest column of
 /// strict lower row i (-1 for an empty row), upper_reach[i] the smallest of strict upper
-/// row i (rows for an empty one). Waits for the stream once.
+/// row i (rows for an empty one). A null reach asks nothing of its triangle (nullopt
+/// back, but {0} for both where rows is 0): one triangle's blocks alone. Waits for the
+/// stream once.
 DeviceBlocks independent_blocks_device(const index_t* lower_reach, const index_t* upper_reach,
                                        index_t rows, cudaStream_t stream);
 

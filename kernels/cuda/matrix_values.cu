@@ -163,6 +163,12 @@ __global__ void gather_inverse_kernel(index_t n, const double* __restrict__ src,
   if (i < n) dst[i] = static_cast<T>(1.0 / src[map[i]]);
 }
 
+template <typename T>
+__global__ void fill_kernel(index_t n, T value, T* __restrict__ dst) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i < n) dst[i] = value;
+}
+
 }  // namespace
 
 template <typename T>
@@ -179,9 +185,18 @@ void gather_inverse(index_t n, const double* src, const index_t* map, T* dst, cu
   PRISM_CUDA_CHECK(cudaGetLastError());
 }
 
+template <typename T>
+void fill_values(index_t n, T value, T* dst, cudaStream_t stream) {
+  if (n == 0) return;
+  fill_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(n, value, dst);
+  PRISM_CUDA_CHECK(cudaGetLastError());
+}
+
 template void gather_values<float>(index_t, const double*, const index_t*, float*, cudaStream_t);
 template void gather_values<double>(index_t, const double*, const index_t*, double*, cudaStream_t);
 template void gather_inverse<float>(index_t, const double*, const index_t*, float*, cudaStream_t);
 template void gather_inverse<double>(index_t, const double*, const index_t*, double*, cudaStream_t);
+template void fill_values<float>(index_t, float, float*, cudaStream_t);
+template void fill_values<double>(index_t, double, double*, cudaStream_t);
 
 }  // namespace prism::kernels::cuda

@@ -38,4 +38,8 @@ void gather_values(index_t n, const double* src, const index_t* map, T* dst, cud
 template <typename T>
 void gather_inverse(index_t n, const double* src, const index_t* map, T* dst, cudaStream_t stream);
 
+/// dst[k] = value for k < n (a solve's storage before its first values).
+template <typename T>
+void fill_values(index_t n, T value, T* dst, cudaStream_t stream);
+
 }  // namespace prism::kernels::cuda

@@ -8,6 +8,7 @@
 // iteration needs no host round trip: alpha and beta are formed where the vectors
 // are, and the host reads the scalars only when it checks convergence.
 
+#include <prism/blocks.hpp>
 #include <prism/csr_matrix.hpp>
 #include <prism/errors.hpp>
 #include <prism/options.hpp>
@@ -27,6 +28,23 @@ namespace prism::backend {
 
 class SetupSession;   // backend/setup.hpp
 class OrderedMatrix;  // backend/ordered_matrix.hpp
+
+/// Block IC(0)'s storage built from a kept matrix (Backend::make_block_ic_on_backend).
+struct BlockIcStorage {
+  std::unique_ptr<BlockIcFactor> engine;
+  /// The operators of block_ic.solve inverted (none for trsv): F and B, I + W and I + V.
+  std::unique_ptr<Matrix> forward_diagonal, backward_diagonal;
+  std::unique_ptr<TriangularSolver> forward, backward;
+  std::int64_t value_count = 0;  ///< the factor's values
+  index_t entries = 0;           ///< its off-diagonal blocks L_IJ
+  /// Entries of F (inverted), or of the diagonal blocks' triangles (trsv); of W (inverted),
+  /// or of the off-diagonal blocks (trsv): what BlockIc's traffic() counts.
+  double diagonal_nnz = 0.0, strict_nnz = 0.0;
+  double block_weight = 1.0;  ///< diagonal_block_weight(a, blocks)
+  /// The first row of a that stores no diagonal entry (-1: none); then nothing else is made
+  /// (the caller names the row, as block_ic's host plan does).
+  index_t missing_diagonal = -1;
+};
 
 /// The arithmetic of one CG iteration (solver/pcg.cpp), with the scalars in the backend.
 class CgOperations {
@@ -229,6 +247,24 @@ class Backend : public CgOperations,
   /// analysis::level_ptr(a, independent) for a kept matrix.
   virtual std::vector<index_t> level_ptr_on_backend(const OrderedMatrix& a,
                                                     const std::vector<index_t>& independent);
+  /// diagonal_block_weight(a, blocks) for a kept matrix.
+  virtual double block_weight_on_backend(const OrderedMatrix& a, const BlockPartition& blocks);
+  /// Line IC (precond/line_ic.cpp) set up from a kept matrix in its line-multicolor order:
+  /// `lines` its lines, color c the lines [color_ptr[c], color_ptr[c + 1]).
+  virtual std::unique_ptr<LineIcEngine> make_line_ic_on_backend(
+      const OrderedMatrix& a, const BlockPartition& lines, const std::vector<index_t>& color_ptr);
+  /// Block IC(0)'s storage for a kept matrix over `blocks` (consecutive rows of it), its
+  /// analysis run in the backend's memory: the engine of make_block_ic_factor() on
+  /// block_ic_plan(a, analyze_block_factor(a, blocks), block_sweeps_pattern(f)) with
+  /// `operators` (block_ic.solve: inverted) and the four operators made on those patterns
+  /// (`spec` for the solves), or on block_ic_solve_plan(a, f, float_solves) without them
+  /// (trsv); load(SourceValues{values, nullptr}) then reads the caller's values through
+  /// the kept matrix's map. Blocks that do not fit a throw quotient_matrix's
+  /// InvalidMatrixError; a row without its diagonal comes back in missing_diagonal.
+  virtual BlockIcStorage make_block_ic_on_backend(const OrderedMatrix& a,
+                                                  const BlockPartition& blocks,
+                                                  const TrisolveSpec& spec, bool operators,
+                                                  bool float_solves);
 };
 
 /// Makes `device` the calling thread's current CUDA device (a no-op for -1 or without

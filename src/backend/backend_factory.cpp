@@ -67,6 +67,32 @@ std::vector<index_t> Backend::level_ptr_on_backend(const OrderedMatrix& a,
   no_kept_matrix(*this);
 }
 
+double Backend::block_weight_on_backend(const OrderedMatrix& a, const BlockPartition& blocks) {
+  static_cast<void>(a);
+  static_cast<void>(blocks);
+  no_kept_matrix(*this);
+}
+
+std::unique_ptr<LineIcEngine> Backend::make_line_ic_on_backend(
+    const OrderedMatrix& a, const BlockPartition& lines, const std::vector<index_t>& color_ptr) {
+  static_cast<void>(a);
+  static_cast<void>(lines);
+  static_cast<void>(color_ptr);
+  no_kept_matrix(*this);
+}
+
+BlockIcStorage Backend::make_block_ic_on_backend(const OrderedMatrix& a,
+                                                 const BlockPartition& blocks,
+                                                 const TrisolveSpec& spec, bool operators,
+                                                 bool float_solves) {
+  static_cast<void>(a);
+  static_cast<void>(blocks);
+  static_cast<void>(spec);
+  static_cast<void>(operators);
+  static_cast<void>(float_solves);
+  no_kept_matrix(*this);
+}
+
 std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* reason, CpuKernels cpu_kernels,
                                       const DevicePlacement& placement) {
   std::string ignored;  // a caller that does not ask why

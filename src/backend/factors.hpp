@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace prism::backend {
@@ -146,6 +147,43 @@ class LineIcSolver {
   /// w = (D + L)^{-1} r (w and r distinct)
   virtual void forward(const Vector& r, Vector& w) = 0;
   /// z = (D + L^T)^{-1} D w (z and w distinct)
+  virtual void backward(const Vector& w, Vector& z) = 0;
+  /// Host memory this object owns (SetupReport::host_bytes); device memory is not counted.
+  virtual std::size_t host_bytes() const { return 0; }
+};
+
+/// One attempt of line IC's factorization: the first row whose pivot was not positive and
+/// finite, its pivot and its diagonal entry a_ii (row -1 when none).
+struct LineIcStatus {
+  index_t row = -1;
+  double pivot = 0.0;
+  double diagonal = 0.0;
+  bool ok() const { return row < 0; }
+};
+
+/// Line IC set up in the backend's memory from the ordered matrix kept there
+/// (Backend::make_line_ic_on_backend): the split of its entries into the operators at
+/// creation, then load() once per set of values, attempt() per shift of the host's ladder,
+/// and the solves of the last successful attempt. Each equals the host set-up's
+/// (precond/line_ic.cpp on P A P^T) bit for bit.
+class LineIcEngine {
+ public:
+  virtual ~LineIcEngine() = default;
+  /// Rows i < j coupled by an entry although their lines are of one color (the first such
+  /// entry, rows in order), as {i, j}; {-1, -1} when the colors are a line coloring. The
+  /// engine cannot be loaded then.
+  virtual std::pair<index_t, index_t> coupled_rows() const = 0;
+  /// Entries of L (couplings to earlier colors) and of L^T (to later ones).
+  virtual index_t lower_nnz() const = 0;
+  virtual index_t upper_nnz() const = 0;
+  /// Takes A's values in the caller's order, through the kept matrix's own map to the
+  /// caller's entries (a.source must be null; Error otherwise); they must stay valid
+  /// through the attempts.
+  virtual void load(const SourceValues& a) = 0;
+  /// BIC(0) of the loaded values with diagonal D + shift |D|; waits for the verdict.
+  virtual LineIcStatus attempt(double shift) = 0;
+  /// The solves (after a successful attempt): w = (D + L)^{-1} r, z = (D + L^T)^{-1} D w.
+  virtual void forward(const Vector& r, Vector& w) = 0;
   virtual void backward(const Vector& w, Vector& z) = 0;
   /// Host memory this object owns (SetupReport::host_bytes); device memory is not counted.
   virtual std::size_t host_bytes() const { return 0; }

@@ -4,6 +4,7 @@
 // once for all of them. A backend without one (cpu) leaves every step to the host.
 
 #include <prism/analysis.hpp>
+#include <prism/blocks.hpp>
 #include <prism/csr_matrix.hpp>
 #include <prism/options.hpp>
 
@@ -50,6 +51,24 @@ class SetupSession {
     static_cast<void>(result);
     return false;
   }
+  /// prism::color_blocks(G A G^T, blocks, order) on a matrix whose storage passed check(),
+  /// with its permutation composed back to A's rows: G the rows of A in group order
+  /// (grouping[new] = old, a permutation of the rows, not checked; empty: the identity),
+  /// `blocks` a partition of G A G^T's rows, and out.permutation[k] = grouping[that
+  /// permutation[k]]; num_colors, color_ptr, blocks and color_rows as color_blocks gives
+  /// them. The session keeps out.permutation as ordered_coloring() keeps its own, for a
+  /// later permute() or permute_kept() given this very vector. False where the backend
+  /// cannot give color_blocks' answer exactly (before check(), a vertex order it does not
+  /// run, more rounds than its limit, blocks that do not fit A, memory): then the caller
+  /// colors on the host.
+  virtual bool color_blocks(const std::vector<index_t>& grouping, const BlockPartition& blocks,
+                            VertexOrder order, BlockColoring& out) {
+    static_cast<void>(grouping);
+    static_cast<void>(blocks);
+    static_cast<void>(order);
+    static_cast<void>(out);
+    return false;
+  }
   /// prism::permute_symmetric(a, permutation, &source) (`permutation` a permutation of the
   /// rows, not checked) on a matrix whose storage passed check(): true with `ordered` and
   /// `source` equal to the host's; false where the backend's memory cannot hold the work
@@ -64,6 +83,30 @@ class SetupSession {
   virtual std::unique_ptr<OrderedMatrix> permute_kept(const std::vector<index_t>& permutation) {
     static_cast<void>(permutation);
     return nullptr;
+  }
+
+  // The scans of `preconditioner: auto`'s choice (src/solver/preconditioner_choice.cpp) on
+  // the matrix this session holds: each answers exactly as its host function, or leaves
+  // it to the host (false, -1) where the backend cannot, or where check() did not pass.
+
+  /// prism::find_node_blocks(A, max_size): true with `blocks` equal to the host's.
+  virtual bool find_node_blocks(index_t max_size, BlockPartition& blocks) {
+    static_cast<void>(max_size);
+    static_cast<void>(blocks);
+    return false;
+  }
+  /// The first row whose diagonal entry (0 where none is stored) is not positive and
+  /// finite, by a scan in row order: true with `row` that row, or -1 where every one is.
+  /// After check() at level full no scan is needed: the values check proved them all.
+  virtual bool first_bad_diagonal(index_t& row) {
+    static_cast<void>(row);
+    return false;
+  }
+  /// prism::rows_choosing_links(A, options), or -1 where the host counts (also where that
+  /// throws: bad options, a diagonal first_bad_diagonal() names).
+  virtual index_t rows_choosing_links(const LineOptions& options) {
+    static_cast<void>(options);
+    return -1;
   }
 };
 

@@ -42,11 +42,15 @@ LineOrder order_lines(const Lines& found) {
   return out;
 }
 
-void color_lines(const CsrMatrix<double>& a, LineOrder& order, VertexOrder vertex_order) {
+void color_lines(const CsrMatrix<double>& a, LineOrder& order, VertexOrder vertex_order,
+                 backend::SetupSession* device) {
   // color_blocks keeps the blocks of a color in increasing index: here by decreasing length.
-  BlockColoring coloring =
-      color_blocks(permute_symmetric(a, order.permutation), order.lines, vertex_order);
-  for (index_t& row : coloring.permutation) row = order.permutation[row];
+  BlockColoring coloring;
+  if (device == nullptr ||
+      !device->color_blocks(order.permutation, order.lines, vertex_order, coloring)) {
+    coloring = color_blocks(permute_symmetric(a, order.permutation), order.lines, vertex_order);
+    for (index_t& row : coloring.permutation) row = order.permutation[row];
+  }
   order.permutation = std::move(coloring.permutation);
   order.lines = std::move(coloring.blocks);
   order.color_ptr = std::move(coloring.color_ptr);

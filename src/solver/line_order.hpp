@@ -9,6 +9,8 @@
 #include <prism/lines.hpp>
 #include <prism/options.hpp>
 
+#include "backend/setup.hpp"
+
 #include <string>
 #include <vector>
 
@@ -35,6 +37,9 @@ LineOrder order_lines(const Lines& found);
 /// rows color by color, a line's rows still consecutive and in chain order, a color's lines
 /// still by decreasing length. Appends the colors to the description ("; 2 colors of
 /// lines, 4608 to 4608 lines each").
-void color_lines(const CsrMatrix<double>& a, LineOrder& order, VertexOrder vertex_order);
+/// With a set-up session (`device`) the session colors them where it can give the same
+/// coloring (SetupSession::color_blocks), else the host does.
+void color_lines(const CsrMatrix<double>& a, LineOrder& order, VertexOrder vertex_order,
+                 backend::SetupSession* device = nullptr);
 
 }  // namespace prism::solver

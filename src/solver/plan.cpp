@@ -138,12 +138,17 @@ Plan resolve_plan(const SolverConfig& config, const backend::Backend& backend,
                                : "spmv: " + std::string(to_string(plan.spmv)) + " (the " +
                                      backend.name() + " backend's choice for this pattern)");
   }
-  if (plan.preconditioner.type == "ic0") resolve_ic0(backend, ordered, plan);
-  if (kept != nullptr && plan.preconditioner.ic0.factorization != Ic0Factorization::backend) {
-    throw Error("setup: the matrix kept on the " + backend.name() +
-                " backend needs ic0 factored there");
+  const PreconditionerOptions& p = plan.preconditioner;
+  if (p.type == "ic0") resolve_ic0(backend, ordered, plan);
+  if (p.type == "block_ic") resolve_block_ic(backend, plan);
+  const bool factored_there =
+      (p.type == "ic0" && p.ic0.factorization == Ic0Factorization::backend) ||
+      (p.type == "block_ic" && p.block_ic.factorization == Ic0Factorization::backend) ||
+      p.type == "line_ic";
+  if (kept != nullptr && !factored_there) {
+    throw Error("setup: the matrix kept on the " + backend.name() + " backend needs " + p.type +
+                " factored there");
   }
-  if (plan.preconditioner.type == "block_ic") resolve_block_ic(backend, plan);
   return plan;
 }
 
@@ -199,6 +204,11 @@ RunMode resolve_run_mode(const SolverOptions& options, const backend::Backend& b
 
 std::string describe_blocks(const CsrMatrix<double>& a, const BlockPartition& blocks,
                             const BlockIcOptions& options) {
+  return describe_blocks(diagonal_block_weight(a, blocks), blocks, options);
+}
+
+std::string describe_blocks(double inside_weight, const BlockPartition& blocks,
+                            const BlockIcOptions& options) {
   const SetStats sizes = set_stats(blocks.ptr);
   std::string kind = options.block_size > 0 ? "block_size " + std::to_string(options.block_size)
                                             : std::string("node blocks from the pattern");
@@ -210,7 +220,7 @@ std::string describe_blocks(const CsrMatrix<double>& a, const BlockPartition& bl
                 "blocks: %lld of %.3g rows (%lld to %lld; %s), %.1f%% of sum |a_ij| inside them",
                 static_cast<long long>(blocks.count()), sizes.mean_size,
                 static_cast<long long>(sizes.min_size), static_cast<long long>(sizes.max_size),
-                kind.c_str(), 100.0 * diagonal_block_weight(a, blocks));
+                kind.c_str(), 100.0 * inside_weight);
   return text;
 }
 

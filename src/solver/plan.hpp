@@ -37,7 +37,8 @@ Ordering resolve_ordering(const PreconditionerOptions& options, std::vector<std:
 /// The rest, on the matrix in the solver's order: the SpMV algorithm, and for ic0 the
 /// triangular solve and where the factorization runs. With `kept` (the ordered matrix in
 /// the backend's memory; `ordered` then holds its size alone) the SpMV's choice is made
-/// there, and an ic0 plan must factor on the backend (Solver::Impl::builds_on_backend).
+/// there, and the preconditioner must be factored on the backend (ic0 and block_ic planned
+/// so, or line_ic; Solver::Impl::builds_on_backend).
 Plan resolve_plan(const SolverConfig& config, const backend::Backend& backend,
                   const CsrMatrix<double>& ordered, std::vector<std::string> reasons,
                   const backend::OrderedMatrix* kept = nullptr);
@@ -45,6 +46,9 @@ Plan resolve_plan(const SolverConfig& config, const backend::Backend& backend,
 /// The plan line of a block preconditioner's blocks: "blocks: 67240 of 3 rows (3 to 3; node
 /// blocks from the pattern), 25.5% of sum |a_ij| inside them".
 std::string describe_blocks(const CsrMatrix<double>& a, const BlockPartition& blocks,
+                            const BlockIcOptions& options);
+/// The same with the share of sum |a_ij| inside the blocks given (diagonal_block_weight).
+std::string describe_blocks(double inside_weight, const BlockPartition& blocks,
                             const BlockIcOptions& options);
 
 /// How a solve's iterations run (the options may change between solves:

@@ -1,6 +1,8 @@
 #include "solver/preconditioner_choice.hpp"
 
+#include "backend/setup.hpp"
 #include "common/parallel.hpp"
+#include "common/setup_steps.hpp"
 
 #include <atomic>
 #include <cmath>
@@ -31,6 +33,8 @@ constexpr double kAutoLineRowShare = 0.9;
 // colors, leaves much of it to CG (iterations ~ its square root), so from L = 4 on solving
 // the lines exactly is worth their dearer iterations.
 constexpr double kAutoLineRows = 4.0;
+// find_node_blocks' default max_size, which node_blocks() takes.
+constexpr index_t kNodeBlockMaxRows = 64;
 
 /// Why block_ic cannot run with these options; "" where it can.
 std::string block_ic_excluded(const PreconditionerOptions& p) {
@@ -60,9 +64,8 @@ std::string mean_rows(const char* format, double rows) {
   return text;
 }
 
-/// "" where every diagonal entry is positive and finite (find_lines' precondition; `prism
-/// info` resolves auto on matrices a solve would refuse), else why not.
-std::string diagonal_excludes_lines(const CsrMatrix<double>& a) {
+/// The first row whose diagonal entry is not positive and finite, a.rows when none.
+index_t first_bad_diagonal(const CsrMatrix<double>& a) {
   // Each part finds its first bad row, and the lowest of them is the one a scan in row
   // order names; a part stops once a lower row is known bad.
   std::atomic<index_t> first_bad{a.rows};
@@ -82,7 +85,21 @@ std::string diagonal_excludes_lines(const CsrMatrix<double>& a) {
     }
   };
   common::parallel_for(static_cast<std::size_t>(a.rows), common::kRowsPerPart, scan);
-  const index_t bad = first_bad.load();
+  return first_bad.load();
+}
+
+/// "" where every diagonal entry is positive and finite (find_lines' precondition; `prism
+/// info` resolves auto on matrices a solve would refuse), else why not.
+std::string diagonal_excludes_lines(const CsrMatrix<double>& a, backend::SetupSession* session) {
+  index_t bad = -1;
+  bool scanned = false;
+  if (session != nullptr) {
+    common::StepTimer step("preconditioner auto: diagonal (device)", true);
+    scanned = session->first_bad_diagonal(bad);
+    if (!scanned) step.cancel();
+    if (bad < 0) bad = a.rows;
+  }
+  if (!scanned) bad = first_bad_diagonal(a);
   if (bad == a.rows) return "";
   return "no lines: row " + std::to_string(bad) + " has no positive diagonal entry";
 }
@@ -115,17 +132,38 @@ LineVerdict judge_lines(const LineReport& report, index_t rows) {
   return {take, why};
 }
 
-BlockPartition node_blocks(const CsrMatrix<double>& a, const BlockIcOptions& options) {
-  return options.block_size > 0 ? uniform_blocks(a.rows, options.block_size) : find_node_blocks(a);
+BlockPartition node_blocks(const CsrMatrix<double>& a, const BlockIcOptions& options,
+                           backend::SetupSession* session) {
+  if (options.block_size > 0) return uniform_blocks(a.rows, options.block_size);
+  if (session != nullptr) {
+    common::StepTimer step("node blocks (device)", true);
+    BlockPartition blocks;
+    if (session->find_node_blocks(kNodeBlockMaxRows, blocks)) return blocks;
+    step.cancel();
+  }
+  return find_node_blocks(a);
 }
 
-TypeChoice resolve_type(const PreconditionerOptions& options, const CsrMatrix<double>& a) {
+/// rows_choosing_links(a, options), by the session where it can.
+index_t rows_choosing_links(const CsrMatrix<double>& a, const LineOptions& options,
+                            backend::SetupSession* session) {
+  if (session != nullptr) {
+    common::StepTimer step("preconditioner auto: rows choosing links (device)", true);
+    const index_t choosing = session->rows_choosing_links(options);
+    if (choosing >= 0) return choosing;
+    step.cancel();
+  }
+  return prism::rows_choosing_links(a, options);
+}
+
+TypeChoice resolve_type(const PreconditionerOptions& options, const CsrMatrix<double>& a,
+                        backend::SetupSession* session) {
   if (options.type != kAutoType) return {options.type, "", std::nullopt, std::nullopt};
   const std::string excluded = block_ic_excluded(options);
   if (!excluded.empty()) return chose("ic0", excluded);
   const int size = options.block_ic.block_size;
   if (size == 1) return chose("ic0", "block_size 1: every row its own block");
-  BlockPartition blocks = node_blocks(a, options.block_ic);
+  BlockPartition blocks = node_blocks(a, options.block_ic, session);
   if (size >= 2) {
     return chose("block_ic", "block_size " + std::to_string(size) + " given", std::move(blocks));
   }
@@ -147,10 +185,10 @@ TypeChoice resolve_type(const PreconditionerOptions& options, const CsrMatrix<do
     return chose("ic0", why + "; ordering " + std::string(to_string(options.ordering)) +
                             ": line_ic orders the unknowns by its lines");
   }
-  std::string no_lines = diagonal_excludes_lines(a);
+  std::string no_lines = diagonal_excludes_lines(a, session);
   if (!no_lines.empty()) return chose("ic0", why + "; " + no_lines);
   // Linked rows choose a coupling: where too few do, no need to build the lines.
-  const index_t choosing = rows_choosing_links(a, options.lines);
+  const index_t choosing = rows_choosing_links(a, options.lines, session);
   if (choosing == 0) return chose("ic0", why + "; no lines: every line is one row");
   if (static_cast<double>(choosing) < kAutoLineRowShare * static_cast<double>(a.rows)) {
     char text[160];

@@ -9,6 +9,10 @@
 #include <optional>
 #include <string>
 
+namespace prism::backend {
+class SetupSession;
+}
+
 namespace prism::solver {
 
 /// The preconditioner type that picks one of the registered ones per matrix.
@@ -16,7 +20,10 @@ inline constexpr const char* kAutoType = "auto";
 
 /// block_ic's blocks before any reordering: block_size rows each, or the node blocks found
 /// from the pattern (block_size 0).
-BlockPartition node_blocks(const CsrMatrix<double>& a, const BlockIcOptions& options);
+/// With `session` (A's backend set-up session, past its check()) the node blocks are found
+/// in the backend's memory where it can, with the host's result.
+BlockPartition node_blocks(const CsrMatrix<double>& a, const BlockIcOptions& options,
+                           backend::SetupSession* session = nullptr);
 
 /// The registered type a set-up creates.
 struct TypeChoice {
@@ -43,7 +50,11 @@ LineVerdict judge_lines(const LineReport& report, index_t rows);
 /// unbalanced coloring; ordering color), else line_ic where judge_lines() takes A's lines
 /// and options.ordering is automatic (the ordering as the caller gave it: line_ic orders by
 /// its lines), else ic0: on blocks of 1 row block_ic is ic0 with extra passes
-/// (docs/how-it-works.md gives the measured basis). A must be square.
-TypeChoice resolve_type(const PreconditionerOptions& options, const CsrMatrix<double>& a);
+/// (docs/how-it-works.md gives the measured basis). A must be square. With `session` (A's
+/// backend set-up session, past its check()), the scans over all of A (node blocks, the
+/// diagonal, the rows choosing links) run in the backend's memory where it can, with the
+/// host's results; the lines themselves are found on the host.
+TypeChoice resolve_type(const PreconditionerOptions& options, const CsrMatrix<double>& a,
+                        backend::SetupSession* session = nullptr);
 
 }  // namespace prism::solver

@@ -90,9 +90,15 @@ std::size_t Solver::Impl::host_bytes() const {
          of(mirror_map) + of(order_map) + of(unorder_map) + of(apply_r) + of(apply_z);
 }
 
-void Solver::Impl::order_blocks(const CsrMatrix<double>& a, BlockPartition& blocks) {
+void Solver::Impl::order_blocks(const CsrMatrix<double>& a, backend::SetupSession* device,
+                                const std::vector<index_t>& grouping, BlockPartition& blocks) {
   const PreconditionerOptions& popt = config.preconditioner;
-  BlockColoring coloring = color_blocks(a, blocks, popt.coloring.vertex_order);
+  const VertexOrder order = popt.coloring.vertex_order;
+  BlockColoring coloring;
+  if (device == nullptr || !device->color_blocks(grouping, blocks, order, coloring)) {
+    coloring = color_blocks(grouping.empty() ? a : permute_symmetric(a, grouping), blocks, order);
+    for (index_t& row : coloring.permutation) row = grouping.empty() ? row : grouping[row];
+  }
   permutation = std::move(coloring.permutation);
   blocks = std::move(coloring.blocks);
   ordering.method = "greedy (blocks)";
@@ -146,7 +152,7 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   t = std::chrono::steady_clock::now();    // choosing the type counts as ordering work
   PreconditionerOptions requested = popt;  // auto reads the ordering as the caller gave it
   requested.ordering = s.requested_ordering;
-  solver::TypeChoice choice = solver::resolve_type(requested, a);
+  solver::TypeChoice choice = solver::resolve_type(requested, a, device.get());
   s.type = choice.type;
   const bool blocked = precond::Registry::instance().uses_blocks(s.type);
   const bool lined = precond::Registry::instance().uses_lines(s.type);
@@ -159,7 +165,7 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
         choice.lines ? solver::order_lines(*choice.lines) : solver::order_by_lines(a, popt.lines);
     s.ordering.method = "lines";
     if (precond::Registry::instance().partition(s.type) == precond::Partition::colored_lines) {
-      solver::color_lines(a, order, popt.coloring.vertex_order);
+      solver::color_lines(a, order, popt.coloring.vertex_order, device.get());
       line_colors = std::move(order.color_ptr);
       s.ordering.method = "greedy (lines)";
       s.ordering.vertex_order = std::string(to_string(popt.coloring.vertex_order));
@@ -172,7 +178,8 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
     s.ordering.ordering = "lines";
     s.setup.coloring_seconds = seconds_since(t);
   } else if (blocked) {
-    blocks = choice.blocks ? std::move(*choice.blocks) : solver::node_blocks(a, popt.block_ic);
+    blocks = choice.blocks ? std::move(*choice.blocks)
+                           : solver::node_blocks(a, popt.block_ic, device.get());
     std::vector<index_t> grouping;  // rows: each supernode made consecutive
     if (popt.block_ic.supernode > 0) {
       Aggregation supernodes = aggregate_blocks(a, blocks, popt.block_ic.supernode);
@@ -180,8 +187,7 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
       blocks = std::move(supernodes.blocks);
     }
     if (s.permuted) {
-      s.order_blocks(grouping.empty() ? a : permute_symmetric(a, grouping), blocks);
-      for (index_t& row : s.permutation) row = grouping.empty() ? row : grouping[row];
+      s.order_blocks(a, device.get(), grouping, blocks);
     } else if (!grouping.empty()) {
       s.permuted = true;
       s.permutation = std::move(grouping);
@@ -206,7 +212,7 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   // matrix it holds where it can.
   t = std::chrono::steady_clock::now();
   std::unique_ptr<backend::OrderedMatrix> kept;  // P A P^T in the backend's memory
-  if (s.permuted && device != nullptr && !blocked && !lined && s.builds_on_backend(s.type)) {
+  if (s.permuted && device != nullptr && s.builds_on_backend(s.type)) {
     const common::StepTimer step("permutation: pattern and values, kept on the device", true);
     kept = device->permute_kept(s.permutation);
   }
@@ -251,7 +257,9 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
                                        : analysis::level_ptr(s.ordered, independent_rows));
   }
   if (blocked) {
-    s.plan.reasons.push_back(solver::describe_blocks(s.ordered, blocks, popt.block_ic));
+    const double inside = kept ? s.backend->block_weight_on_backend(*kept, blocks)
+                               : diagonal_block_weight(s.ordered, blocks);
+    s.plan.reasons.push_back(solver::describe_blocks(inside, blocks, popt.block_ic));
     s.preconditioner->set_blocks(blocks);
   }
   if (lined) {

@@ -161,23 +161,34 @@ struct Solver::Impl {
       rethrow_naming_rows();
     }
   }
-  /// setup()'s checks of `a` at the level of solver.check; with a backend session
-  /// (`device`) they run there, and a defect found there is named by the host checks.
   /// Whether set-up keeps the ordered matrix in the backend's memory and builds the
-  /// solver's storage there (SetupSite::automatic): ic0 factored on a backend that factors
-  /// a color's rows at once (the plan's choice for a color order with color-set solves),
-  /// after a check that found every diagonal stored.
+  /// solver's storage there (SetupSite::automatic), after a check that found every diagonal
+  /// stored, on a backend that factors a color's rows at once: ic0 and block_ic factored
+  /// there (the plan's choice in a color order with color-set solves, or block_ic's own
+  /// trsv solves), and line_ic.
   bool builds_on_backend(const std::string& resolved_type) const {
     const PreconditionerOptions& p = config.preconditioner;
-    return config.solver.setup == SetupSite::automatic &&
-           config.solver.check != MatrixCheck::none && resolved_type == "ic0" &&
-           p.ordering == Ordering::color && backend->factors_in_parallel() &&
-           (p.ic0.factorization == Ic0Factorization::automatic ||
-            p.ic0.factorization == Ic0Factorization::backend) &&
-           (p.trisolve == TrisolveAlgorithm::automatic ||
-            p.trisolve == TrisolveAlgorithm::colorset);
+    if (config.solver.setup != SetupSite::automatic || config.solver.check == MatrixCheck::none ||
+        !backend->factors_in_parallel()) {
+      return false;
+    }
+    const auto in_parallel = [](Ic0Factorization f) {
+      return f == Ic0Factorization::automatic || f == Ic0Factorization::backend;
+    };
+    const bool colorset =
+        p.trisolve == TrisolveAlgorithm::automatic || p.trisolve == TrisolveAlgorithm::colorset;
+    if (resolved_type == "ic0") {
+      return p.ordering == Ordering::color && in_parallel(p.ic0.factorization) && colorset;
+    }
+    if (resolved_type == "block_ic") {  // its blocks colored: the plan factors them there
+      return p.ordering == Ordering::color && in_parallel(p.block_ic.factorization) &&
+             (colorset || p.block_ic.solve == BlockIcSolve::trsv);
+    }
+    return resolved_type == "line_ic";  // ordered by its lines, factored color by color
   }
 
+  /// setup()'s checks of `a` at the level of solver.check; with a backend session
+  /// (`device`) they run there, and a defect found there is named by the host checks.
   void check_matrix(const CsrMatrix<double>& a, backend::SetupSession* device) {
     const SolverOptions& o = config.solver;
     if (device == nullptr || !device->check(o.check, o.symmetry_tolerance)) {
@@ -295,9 +306,11 @@ struct Solver::Impl {
     }
     return coloring_of(std::move(colors), result.colors);
   }
-  /// The block coloring of A's blocks: the permutation and ordering report, and the blocks
-  /// in the new order.
-  void order_blocks(const CsrMatrix<double>& a, BlockPartition& blocks);
+  /// block_ic's order: `blocks` (of a's rows, or of a's rows in the order `grouping` when
+  /// not empty) colored on their quotient graph, in the session `device` where it can; sets
+  /// the permutation and the ordering report, and `blocks` to the blocks in the new order.
+  void order_blocks(const CsrMatrix<double>& a, backend::SetupSession* device,
+                    const std::vector<index_t>& grouping, BlockPartition& blocks);
 
   /// Drops everything that lives in the backend's memory, so the backend can go.
   void release_backend_objects() {

@@ -8,6 +8,7 @@
 #include "kernels/cuda/device_info.hpp"
 #include "kernels/cuda/ic0.hpp"
 #include "kernels/cuda/ic0_analysis.hpp"
+#include "kernels/cuda/independent_blocks.hpp"
 #include "kernels/cuda/matrix_values.hpp"
 #include "kernels/cuda/sell.hpp"
 #include "kernels/cuda/sell_layout.hpp"
@@ -15,6 +16,7 @@
 
 #include <cstdint>
 #include <numeric>
+#include <optional>
 
 namespace prism::backend::cuda {
 
@@ -84,12 +86,28 @@ DeviceColorset::DeviceColorset(const SplitTriangle& split,
   }
 }
 
-DeviceColorset::DeviceColorset(const DeviceStrict& strict, std::size_t factor_entries,
-                               DeviceBuffer<index_t>& factor_dest, Precision precision,
-                               ColorsetLayout layout, cudaStream_t stream)
-    : lower_(strict.lower), maps_released_(true), precision_(precision), rows_(strict.rows) {
+RowBlocks independent_blocks_on_device(const index_t* lower_reach, const index_t* upper_reach,
+                                       index_t rows, cudaStream_t stream) {
+  if (rows <= 0) return {{0}, {0}};  // one empty block bound, as the host split gives
+  kernels::cuda::DeviceBlocks found =
+      kernels::cuda::independent_blocks_device(lower_reach, upper_reach, rows, stream);
+  const auto blocks = [&](const index_t* reach, std::optional<std::vector<index_t>>& bounds,
+                          bool lower) -> std::vector<index_t> {
+    if (reach == nullptr) return {};
+    if (bounds) return std::move(*bounds);
+    const auto n = static_cast<std::size_t>(rows);
+    return independent_blocks_from_reach(kernels::cuda::download_and_wait(reach, n, stream).data(),
+                                         rows, lower);
+  };
+  RowBlocks out;
+  out.lower = blocks(lower_reach, found.lower, true);
+  out.upper = blocks(upper_reach, found.upper, false);
+  return out;
+}
+
+DeviceBuffer<index_t> DeviceColorset::lay_out(const DeviceStrict& strict, ColorsetLayout layout,
+                                              cudaStream_t stream) {
   DeviceBuffer<index_t> source;  // SELL: stored entry <- strict entry (-1: padding)
-  auto stored = static_cast<std::size_t>(strict.nnz);
   if (layout == ColorsetLayout::sell ||
       (layout == ColorsetLayout::automatic && large_blocks(rows_, strict.block_ptr))) {
     // The host constructor's padding test (kernels::sell_padding) on the counted layout.
@@ -105,7 +123,6 @@ DeviceColorset::DeviceColorset(const DeviceStrict& strict, std::size_t factor_en
       kernels::cuda::DeviceSellLayout sell = kernels::cuda::sell_layout_device(
           strict.row_ptr, strict.col_idx, rows_, strict.block_ptr, kernels::kSellSlice, stream);
       sell_ = true;
-      stored = static_cast<std::size_t>(sell.stored());
       slice_ptr_ = std::move(sell.slice_ptr);
       col_idx_ = std::move(sell.col_idx);
       source = std::move(sell.source);
@@ -115,6 +132,7 @@ DeviceColorset::DeviceColorset(const DeviceStrict& strict, std::size_t factor_en
   }
   if (!sell_) {
     const auto n = static_cast<std::size_t>(rows_);
+    const auto stored = static_cast<std::size_t>(strict.nnz);
     row_ptr_ = DeviceBuffer<index_t>(n + 1);
     col_idx_ = DeviceBuffer<index_t>(stored);
     PRISM_CUDA_CHECK(cudaMemcpyAsync(row_ptr_.data(), strict.row_ptr, (n + 1) * sizeof(index_t),
@@ -127,17 +145,61 @@ DeviceColorset::DeviceColorset(const DeviceStrict& strict, std::size_t factor_en
     const std::vector<index_t> host_row_ptr = kernels::cuda::download_and_wait(row_ptr_, stream);
     plan_ = kernels::cuda::colorset_plan(host_row_ptr.data(), strict.block_ptr, stream);
   }
-  factor_dest = DeviceBuffer<index_t>(factor_entries);
-  kernels::cuda::factor_destinations(stored, sell_ ? source.data() : nullptr, strict.to_factor,
-                                     factor_entries, factor_dest.data(), stream);
+  return source;
+}
+
+void DeviceColorset::allocate_values() {
+  const std::size_t stored = col_idx_.size(), n = static_cast<std::size_t>(rows_);
   if (precision_ == Precision::mixed) {
     values32_ = DeviceBuffer<float>(stored);
-    inverse32_ = DeviceBuffer<float>(static_cast<std::size_t>(rows_));
+    inverse32_ = DeviceBuffer<float>(n);
   } else {
     values_ = DeviceBuffer<double>(stored);
-    inverse_ = DeviceBuffer<double>(static_cast<std::size_t>(rows_));
+    inverse_ = DeviceBuffer<double>(n);
   }
+}
+
+DeviceColorset::DeviceColorset(const DeviceStrict& strict, std::size_t factor_entries,
+                               DeviceBuffer<index_t>& factor_dest, Precision precision,
+                               ColorsetLayout layout, cudaStream_t stream)
+    : lower_(strict.lower), maps_released_(true), precision_(precision), rows_(strict.rows) {
+  const DeviceBuffer<index_t> source = lay_out(strict, layout, stream);
+  factor_dest = DeviceBuffer<index_t>(factor_entries);
+  kernels::cuda::factor_destinations(col_idx_.size(), sell_ ? source.data() : nullptr,
+                                     strict.to_factor, factor_entries, factor_dest.data(), stream);
+  allocate_values();
   // `source` goes here: freeing it waits for the scatter.
+}
+
+DeviceColorset::DeviceColorset(const DeviceStrict& strict, DeviceBuffer<index_t> diagonal,
+                               Precision precision, ColorsetLayout layout, cudaStream_t stream)
+    : lower_(strict.lower), maps_released_(true), precision_(precision), rows_(strict.rows) {
+  if (diagonal.size() != static_cast<std::size_t>(rows_)) {
+    throw Error("color-set triangle: " + std::to_string(diagonal.size()) + " diagonals for " +
+                std::to_string(rows_) + " rows");
+  }
+  const DeviceBuffer<index_t> source = lay_out(strict, layout, stream);
+  const std::size_t stored = col_idx_.size();
+  // update_from's maps: stored entry <- strict entry <- triangle entry.
+  from_triangle_ = DeviceBuffer<index_t>(stored);
+  if (sell_) {
+    kernels::cuda::compose_maps(stored, source.data(), strict.to_factor, from_triangle_.data(),
+                                stream);
+  } else if (stored > 0) {
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(from_triangle_.data(), strict.to_factor,
+                                     stored * sizeof(index_t), cudaMemcpyDeviceToDevice, stream));
+  }
+  diagonal_from_triangle_ = std::move(diagonal);
+  allocate_values();
+  const auto count = static_cast<index_t>(stored);
+  if (precision_ == Precision::mixed) {
+    kernels::cuda::fill_values(count, 0.0f, values32_.data(), stream);
+    kernels::cuda::fill_values(rows_, 1.0f, inverse32_.data(), stream);
+  } else {
+    kernels::cuda::fill_values(count, 0.0, values_.data(), stream);
+    kernels::cuda::fill_values(rows_, 1.0, inverse_.data(), stream);
+  }
+  PRISM_CUDA_CHECK(cudaStreamSynchronize(stream));  // `source` goes: the composition is done
 }
 
 void DeviceColorset::upload(const SplitTriangle& split, cudaStream_t stream) {
@@ -176,7 +238,15 @@ void DeviceColorset::update_from(const SplitTriangle& split, const double* value
   if (diagonal_from_triangle_.size() == 0) {
     diagonal_from_triangle_ = kernels::cuda::upload_and_wait(split.diagonal_source(), stream);
   }
-  const auto stored = static_cast<index_t>(host_source_.size());
+  gather_from(values, stream);
+}
+
+void DeviceColorset::gather_from(const double* values, cudaStream_t stream) {
+  if (first_scaled_) throw Error("color-set triangle: a scaled first range takes no values");
+  if (diagonal_from_triangle_.size() != static_cast<std::size_t>(rows_)) {
+    throw Error("color-set triangle: no map from the triangle's values");
+  }
+  const auto stored = static_cast<index_t>(col_idx_.size());
   if (precision_ == Precision::mixed) {
     kernels::cuda::gather_values(stored, values, from_triangle_.data(), values32_.data(), stream);
     kernels::cuda::gather_inverse(rows_, values, diagonal_from_triangle_.data(), inverse32_.data(),

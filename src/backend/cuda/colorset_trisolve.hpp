@@ -32,6 +32,18 @@ struct DeviceStrict {
   std::vector<index_t> block_ptr;      // host
 };
 
+/// The independent row blocks of strict triangles of `rows` rows from each strict row's
+/// reach in device memory (kernels/cuda/independent_blocks.hpp; a null reach: that
+/// triangle is not wanted, its blocks come back empty): found on the device, or for a
+/// triangle of more than kDeviceBlocksLimit blocks scanned on the host from its reaches
+/// read back (independent_blocks_from_reach). The bounds SplitTriangle's block_ptr holds
+/// ({0} for both where rows is 0).
+struct RowBlocks {
+  std::vector<index_t> lower, upper;
+};
+RowBlocks independent_blocks_on_device(const index_t* lower_reach, const index_t* upper_reach,
+                                       index_t rows, cudaStream_t stream);
+
 /// One triangle of a color-set solve on the device: pattern, values, inverse diagonal.
 class DeviceColorset {
  public:
@@ -50,6 +62,14 @@ class DeviceColorset {
   DeviceColorset(const DeviceStrict& strict, std::size_t factor_entries,
                  kernels::cuda::DeviceBuffer<index_t>& factor_dest, Precision precision,
                  ColorsetLayout layout, cudaStream_t stream);
+
+  /// The same storage laid out from device memory for a triangle whose values come from
+  /// device memory (gather_from): strict.to_factor maps each strict entry to its entry of
+  /// the triangle, `diagonal` (taken) each row's diagonal to its entry; the maps
+  /// update_from() makes from a host split of the triangle, made here on the device (no
+  /// host map kept). Holds zero strict entries and a unit inverse diagonal until then.
+  DeviceColorset(const DeviceStrict& strict, kernels::cuda::DeviceBuffer<index_t> diagonal,
+                 Precision precision, ColorsetLayout layout, cudaStream_t stream);
 
   /// "csr" or "sell".
   std::string layout() const { return sell_ ? "sell" : "csr"; }
@@ -71,6 +91,9 @@ class DeviceColorset {
   /// Values in device memory, in the order of the triangle `split` was made from (its
   /// entries, diagonal included): gathered into the storage, the diagonal inverted.
   void update_from(const SplitTriangle& split, const double* values, cudaStream_t stream);
+  /// update_from() through the maps on the device (made by update_from() or the
+  /// triangle constructor above; throws Error where there are none).
+  void gather_from(const double* values, cudaStream_t stream);
   /// dest[p] = the stored entry that holds entry p of the factor (through the
   /// strict_to_factor map given at construction; -1 where none), p < factor_entries.
   std::vector<index_t> factor_destinations(std::size_t factor_entries) const;
@@ -136,6 +159,12 @@ class DeviceColorset {
   kernels::cuda::SellTriangle<V> sell_triangle(const V* values, const V* inverse) const {
     return {{slice_ptr_.data(), col_idx_.data(), values}, inverse, &range_ptr_, &range_slice_};
   }
+  /// The storage of a strict triangle in device memory (layout and columns), without
+  /// its values; returns the SELL layout's map (stored entry <- strict entry, -1:
+  /// padding), empty for CSR.
+  kernels::cuda::DeviceBuffer<index_t> lay_out(const DeviceStrict& strict, ColorsetLayout layout,
+                                               cudaStream_t stream);
+  void allocate_values();
   template <typename V>
   void solve_with(const V* values, const V* inverse, const double* b, double* x,
                   cudaStream_t stream) const;

@@ -4,12 +4,14 @@
 
 #include "backend/cuda/colorset_trisolve.hpp"
 #include "backend/cuda/cuda_block_ic_factor.hpp"
+#include "backend/cuda/cuda_block_ic_setup.hpp"
 #include "backend/cuda/cuda_column_loop.hpp"
 #include "backend/cuda/cuda_graphs.hpp"
 #include "backend/cuda/cuda_handles.hpp"
 #include "backend/cuda/cuda_ic0_factor.hpp"
 #include "backend/cuda/cuda_level_report.hpp"
 #include "backend/cuda/cuda_line_ic.hpp"
+#include "backend/cuda/cuda_line_ic_engine.hpp"
 #include "backend/cuda/cuda_matrix.hpp"
 #include "backend/cuda/cuda_setup.hpp"
 #include "backend/cuda/cuda_timer.hpp"
@@ -231,6 +233,15 @@ class CudaBackend final : public Backend {
                                             const std::vector<index_t>& independent) override {
     return level_ptr_on_device(cast_ordered(a), independent, stream_);
   }
+  double block_weight_on_backend(const OrderedMatrix& a, const BlockPartition& blocks) override {
+    return cuda_block_weight(cast_ordered(a), blocks, stream_);
+  }
+  BlockIcStorage make_block_ic_on_backend(const OrderedMatrix& a, const BlockPartition& blocks,
+                                          const TrisolveSpec& spec, bool operators,
+                                          bool float_solves) override {
+    return make_cuda_block_ic_storage(cast_ordered(a), blocks, spec, operators, float_solves,
+                                      sparse_.get(), stream_);
+  }
   /// The color-set solve pays one launch per independent row block: few blocks (a
   /// multicolor order) make it the fast choice, many (a natural order) a slow one.
   TrisolveAlgorithm pick_trisolve(int independent_blocks, Precision precision) const override {
@@ -277,6 +288,11 @@ class CudaBackend final : public Backend {
   }
   std::unique_ptr<LineIcSolver> make_line_ic_solver(const LineIcFactor& factor) override {
     return make_cuda_line_ic_solver(factor, stream_);
+  }
+  std::unique_ptr<LineIcEngine> make_line_ic_on_backend(
+      const OrderedMatrix& a, const BlockPartition& lines,
+      const std::vector<index_t>& color_ptr) override {
+    return make_cuda_line_ic_engine(cast_ordered(a), lines, color_ptr, stream_);
   }
   std::unique_ptr<Ic0Factor> make_ic0_factor(const CsrMatrix<double>& lower,
                                              const CsrMatrix<double>& upper,

@@ -2,6 +2,7 @@
 
 #include "common/memory.hpp"
 #include "kernels/cuda/block_ic.hpp"
+#include "kernels/cuda/block_ic_analysis.hpp"
 #include "kernels/cuda/device_memory.hpp"
 #include "kernels/cuda/matrix_values.hpp"
 
@@ -49,29 +50,50 @@ class CudaBlockIcFactor final : public BlockIcFactor {
         narrow_(plan.float_solves ? static_cast<std::size_t>(plan.value_count) : 0),
         operators_(plan.operators),
         verdicts_(std::max<std::size_t>(1, plan.level_ptr.size())) {
-    view_.rows = plan.rows;
-    view_.blocks = plan.blocks();
-    view_.entries = plan.entries();
-    view_.block_ptr = block_ptr_d_.data();
-    view_.row_ptr = row_ptr_.data();
-    view_.col = col_.data();
-    view_.entry_row = entry_row_.data();
-    view_.offset = offset_.data();
-    view_.diagonal = diagonal_.data();
-    view_.inverse = inverse_offset_.data();
-    view_.transpose_prefix = transpose_prefix_.data();
-    view_.a_row_ptr = a_row_ptr_.data();
-    view_.a_col = a_col_.data();
-    view_.scatter = scatter_.data();
-    view_.a_diagonal = a_diagonal_.data();
-    view_.forward_ptr = forward_ptr_.data();
-    view_.backward_ptr = backward_ptr_.data();
-    view_.forward_diagonal_ptr = forward_diagonal_ptr_.data();
-    view_.backward_diagonal_ptr = backward_diagonal_ptr_.data();
-    view_.level_blocks = level_blocks_.data();
-    view_.transpose_ptr = transpose_ptr_.data();
-    view_.transpose_entry = transpose_entry_.data();
-    view_.uniform_block = plan.uniform_block;
+    set_view(plan.rows, plan.blocks(), plan.entries(), plan.uniform_block);
+  }
+
+  /// From a plan analysed on the device (its arrays taken, the operators' columns left) for
+  /// the matrix kept there:
+  /// `source` maps its entries to the caller's (the kept matrix's source map), read by
+  /// load(SourceValues) without a source of its own.
+  CudaBlockIcFactor(kernels::cuda::DeviceBlockIcPlan&& plan, DeviceBuffer<index_t> source,
+                    cudaStream_t stream)
+      : stream_(stream),
+        level_ptr_(std::move(plan.level_ptr)),
+        value_count_(plan.value_count),
+        block_ptr_(std::move(plan.host_block_ptr)),
+        block_ptr_d_(std::move(plan.block_ptr)),
+        row_ptr_(std::move(plan.row_ptr)),
+        col_(std::move(plan.col)),
+        entry_row_(std::move(plan.entry_row)),
+        transpose_prefix_(std::move(plan.transpose_prefix)),
+        offset_(std::move(plan.offset)),
+        diagonal_(std::move(plan.diagonal)),
+        inverse_offset_(std::move(plan.inverse)),
+        scatter_(std::move(plan.scatter)),
+        a_row_ptr_(std::move(plan.a_row_ptr)),
+        a_col_(std::move(plan.a_col)),
+        a_diagonal_(std::move(plan.a_diagonal)),
+        forward_ptr_(std::move(plan.forward.row_ptr)),
+        backward_ptr_(std::move(plan.backward.row_ptr)),
+        forward_diagonal_ptr_(std::move(plan.forward_diagonal.row_ptr)),
+        backward_diagonal_ptr_(std::move(plan.backward_diagonal.row_ptr)),
+        level_blocks_(std::move(plan.level_blocks)),
+        transpose_ptr_(std::move(plan.transpose_ptr)),
+        transpose_entry_(std::move(plan.transpose_entry)),
+        scale_(static_cast<std::size_t>(plan.rows)),
+        values_(static_cast<std::size_t>(plan.value_count)),
+        inverse_(static_cast<std::size_t>(plan.inverse_count)),
+        forward_diagonal_(static_cast<std::size_t>(plan.operator_nnz[0])),
+        forward_(static_cast<std::size_t>(plan.operator_nnz[1])),
+        backward_diagonal_(static_cast<std::size_t>(plan.operator_nnz[2])),
+        backward_(static_cast<std::size_t>(plan.operator_nnz[3])),
+        narrow_(plan.float_solves ? static_cast<std::size_t>(plan.value_count) : 0),
+        operators_(plan.operators),
+        verdicts_(std::max<std::size_t>(1, level_ptr_.size())),
+        kept_source_(std::move(source)) {
+    set_view(plan.rows, plan.blocks, plan.entries, plan.uniform_block);
   }
 
   // verdicts_: [0] the scaling's bad row, [1 + l] level l's failed block.
@@ -81,13 +103,16 @@ class CudaBlockIcFactor final : public BlockIcFactor {
       host_source_ = a.source;
     }
     a_ = a.values;
-    use_source_ = a.source != nullptr;
-    kernels::cuda::block_ic_scale(view_, a_, use_source_ ? source_.data() : nullptr, scale_.data(),
-                                  verdicts_.data(), stream_);
+    // Without a source: the kept matrix's own map to the caller's values, where there is one.
+    source_read_ = a.source != nullptr       ? source_.data()
+                   : kept_source_.size() > 0 ? kept_source_.data()
+                                             : nullptr;
+    kernels::cuda::block_ic_scale(view_, a_, source_read_, scale_.data(), verdicts_.data(),
+                                  stream_);
   }
   kernels::BlockIcStatus attempt(double shift) override {
-    kernels::cuda::block_ic_load(view_, a_, use_source_ ? source_.data() : nullptr, scale_.data(),
-                                 shift, value_count_, values_.data(), stream_);
+    kernels::cuda::block_ic_load(view_, a_, source_read_, scale_.data(), shift, value_count_,
+                                 values_.data(), stream_);
     kernels::cuda::block_ic_factor(view_, level_ptr_, values_.data(), inverse_.data(),
                                    verdicts_.data() + 1, stream_);
     // The first verdict and the last level's (which carries the first failing level's).
@@ -153,6 +178,31 @@ class CudaBlockIcFactor final : public BlockIcFactor {
       kernels::cuda::narrow_values(value_count_, values_.data(), narrow_.data(), stream_);
     }
   }
+  void set_view(index_t rows, index_t blocks, index_t entries, index_t uniform_block) {
+    view_.rows = rows;
+    view_.blocks = blocks;
+    view_.entries = entries;
+    view_.block_ptr = block_ptr_d_.data();
+    view_.row_ptr = row_ptr_.data();
+    view_.col = col_.data();
+    view_.entry_row = entry_row_.data();
+    view_.offset = offset_.data();
+    view_.diagonal = diagonal_.data();
+    view_.inverse = inverse_offset_.data();
+    view_.transpose_prefix = transpose_prefix_.data();
+    view_.a_row_ptr = a_row_ptr_.data();
+    view_.a_col = a_col_.data();
+    view_.scatter = scatter_.data();
+    view_.a_diagonal = a_diagonal_.data();
+    view_.forward_ptr = forward_ptr_.data();
+    view_.backward_ptr = backward_ptr_.data();
+    view_.forward_diagonal_ptr = forward_diagonal_ptr_.data();
+    view_.backward_diagonal_ptr = backward_diagonal_ptr_.data();
+    view_.level_blocks = level_blocks_.data();
+    view_.transpose_ptr = transpose_ptr_.data();
+    view_.transpose_entry = transpose_entry_.data();
+    view_.uniform_block = uniform_block;
+  }
   index_t block_of(index_t row) const {
     index_t b = 0;
     while (block_ptr_[b + 1] <= row) ++b;
@@ -175,7 +225,8 @@ class CudaBlockIcFactor final : public BlockIcFactor {
   DeviceBuffer<int> verdicts_;
   DeviceBuffer<index_t> source_;
   const std::vector<index_t>* host_source_ = nullptr;
-  bool use_source_ = false;
+  DeviceBuffer<index_t> kept_source_;  // the kept matrix's entries -> the caller's
+  const index_t* source_read_ = nullptr;
   const double* a_ = nullptr;
   kernels::BlockIcView view_;
 };
@@ -185,6 +236,12 @@ class CudaBlockIcFactor final : public BlockIcFactor {
 std::unique_ptr<BlockIcFactor> make_cuda_block_ic_factor(const kernels::BlockIcPlan& plan,
                                                          cudaStream_t stream) {
   return std::make_unique<CudaBlockIcFactor>(plan, stream);
+}
+
+std::unique_ptr<BlockIcFactor> make_cuda_block_ic_factor(kernels::cuda::DeviceBlockIcPlan&& plan,
+                                                         DeviceBuffer<index_t> source,
+                                                         cudaStream_t stream) {
+  return std::make_unique<CudaBlockIcFactor>(std::move(plan), std::move(source), stream);
 }
 
 }  // namespace prism::backend::cuda

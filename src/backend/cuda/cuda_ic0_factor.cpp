@@ -14,7 +14,6 @@
 #include "kernels/cuda/ic0.hpp"
 #include "kernels/cuda/ic0_analysis.hpp"
 #include "kernels/cuda/ic0_levels.hpp"
-#include "kernels/cuda/independent_blocks.hpp"
 #include "kernels/ic0_levels.hpp"
 
 #include <algorithm>
@@ -105,19 +104,10 @@ class CudaIc0Factor final : public Ic0Factor {
     kernels::cuda::DeviceIc0Pattern p = kernels::cuda::ic0_analysis(a.view(), a.nnz(), stream);
     pattern_step.stop();
     common::StepTimer reach_step("analysis: independent blocks (device)", true);
-    // The blocks' bounds from the device; a triangle of very many blocks is scanned on
-    // the host from its reaches (a number a row read back).
-    kernels::cuda::DeviceBlocks found = kernels::cuda::independent_blocks_device(
-        p.lower_reach.data(), p.upper_reach.data(), rows_, stream);
-    const auto scanned = [&](const kernels::cuda::DeviceSpan& reach, bool lower) {
-      return independent_blocks_from_reach(
-          kernels::cuda::download_and_wait(reach.data(), reach.size(), stream).data(), rows_,
-          lower);
-    };
-    std::vector<index_t> lower_blocks =
-        found.lower ? std::move(*found.lower) : scanned(p.lower_reach, true);
-    std::vector<index_t> upper_blocks =
-        found.upper ? std::move(*found.upper) : scanned(p.upper_reach, false);
+    RowBlocks found =
+        independent_blocks_on_device(p.lower_reach.data(), p.upper_reach.data(), rows_, stream);
+    std::vector<index_t> lower_blocks = std::move(found.lower);
+    std::vector<index_t> upper_blocks = std::move(found.upper);
     reach_step.stop();
     common::StepTimer blocks_step("analysis: factor's row blocks (device)", true);
     const index_t longest_row = plan_blocks(

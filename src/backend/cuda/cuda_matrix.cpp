@@ -105,12 +105,41 @@ CudaMatrix::CudaMatrix(DeviceOrdered& a, SpmvAlgorithm algorithm, cusparseHandle
                 " entries for " + std::to_string(csr_.nnz()) + " nonzeros");
   }
   a.n = 0;
+  lay_out_on_device();
+}
+
+CudaMatrix::CudaMatrix(index_t rows, index_t cols, DeviceBuffer<index_t> row_ptr,
+                       DeviceBuffer<index_t> col_idx, SpmvAlgorithm algorithm,
+                       cusparseHandle_t handle, cudaStream_t stream)
+    : handle_(handle),
+      stream_(stream),
+      algorithm_(algorithm),
+      threads_per_row_(threads_per_row(rows, static_cast<index_t>(col_idx.size()))),
+      csr_(zero_values(rows, cols, std::move(row_ptr), std::move(col_idx), stream)),
+      values_in_order_(true) {
+  lay_out_on_device();
+}
+
+DeviceCsr CudaMatrix::zero_values(index_t rows, index_t cols, DeviceBuffer<index_t> row_ptr,
+                                  DeviceBuffer<index_t> col_idx, cudaStream_t stream) {
+  DeviceBuffer<double> values(col_idx.size());
+  if (values.size() > 0) {
+    PRISM_CUDA_CHECK(
+        cudaMemsetAsync(values.data(), 0, values.size() * sizeof(double), stream));  // +0.0
+  }
+  return DeviceCsr(rows, cols, std::move(row_ptr), std::move(col_idx), std::move(values), stream);
+}
+
+/// The layouts of a CSR matrix in device memory: BSR from the pattern read back, auto's
+/// choice and SELL on the device.
+void CudaMatrix::lay_out_on_device() {
   if (algorithm_ == SpmvAlgorithm::bsr) {
     // Rare and host-planned (node blocks, the BSR pattern): the pattern comes to the host.
     const common::StepTimer step("upload: SpMV matrix (BSR, pattern read back)", true);
     CsrMatrix<double> pattern;
-    pattern.rows = pattern.cols = csr_.rows();
     const kernels::CsrView<double> v = csr_.view();
+    pattern.rows = v.rows;
+    pattern.cols = v.cols;
     pattern.row_ptr.resize(static_cast<std::size_t>(csr_.rows()) + 1);
     pattern.col_idx.resize(static_cast<std::size_t>(csr_.nnz()));
     PRISM_CUDA_CHECK(cudaMemcpyAsync(pattern.row_ptr.data(), v.row_ptr,
@@ -155,6 +184,12 @@ void CudaMatrix::update_values(const std::vector<double>& values) {
 }
 
 void CudaMatrix::update_values(const SourceValues& a) {
+  if (a.source == nullptr && values_in_order_) {
+    csr_.update_values(a.values);
+    refill_sell();
+    refill_bsr();
+    return;
+  }
   if (a.source == nullptr && from_values_.size() != static_cast<std::size_t>(csr_.nnz())) {
     throw Error("update_values: no map to the caller's values (the matrix was not kept)");
   }

@@ -45,6 +45,13 @@ class CudaMatrix final : public Matrix {
   /// map (`a` is spent), lays SELL out there; only BSR reads the pattern on the host.
   CudaMatrix(DeviceOrdered& a, SpmvAlgorithm algorithm, cusparseHandle_t handle,
              cudaStream_t stream);
+  /// From a CSR pattern in device memory (taken: rows + 1 row pointers, its columns), every
+  /// value zero: the storage the first constructor gives for the same pattern, laid out as
+  /// the second one does. update_values(SourceValues) with a null source then copies
+  /// values in the pattern's CSR order as they are.
+  CudaMatrix(index_t rows, index_t cols, kernels::cuda::DeviceBuffer<index_t> row_ptr,
+             kernels::cuda::DeviceBuffer<index_t> col_idx, SpmvAlgorithm algorithm,
+             cusparseHandle_t handle, cudaStream_t stream);
 
   index_t rows() const override { return csr_.rows(); }
   index_t nnz() const override { return csr_.nnz(); }
@@ -75,6 +82,10 @@ class CudaMatrix final : public Matrix {
   kernels::cuda::SellView<double> sell_view() const {
     return {sell_slice_ptr_.data(), sell_col_idx_.data(), sell_values_.data()};
   }
+  static DeviceCsr zero_values(index_t rows, index_t cols,
+                               kernels::cuda::DeviceBuffer<index_t> row_ptr,
+                               kernels::cuda::DeviceBuffer<index_t> col_idx, cudaStream_t stream);
+  void lay_out_on_device();
   void make_sell_on_device();
   void refill_sell();
   void make_bsr(const CsrMatrix<double>& a);
@@ -96,7 +107,8 @@ class CudaMatrix final : public Matrix {
   index_t bsr_block_rows_ = 0;
   kernels::cuda::DeviceBuffer<index_t> bsr_row_ptr_, bsr_col_idx_, bsr_source_;
   kernels::cuda::DeviceBuffer<double> bsr_values_;
-  std::string bsr_fallback_;  // spmv: bsr where it does not fit: why not
+  std::string bsr_fallback_;      // spmv: bsr where it does not fit: why not
+  bool values_in_order_ = false;  // a null source: values in the CSR order (no map)
   mutable kernels::cuda::DeviceBuffer<char> buffer_;
   mutable bool prepared_ = false;
 };

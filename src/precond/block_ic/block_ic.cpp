@@ -1,3 +1,4 @@
+#include "backend/ordered_matrix.hpp"
 #include "precond/block_ic/block_factor.hpp"
 #include "precond/block_ic/block_plan.hpp"
 #include "precond/block_ic/block_sweeps.hpp"
@@ -21,7 +22,8 @@ namespace {
 ///  - solve trsv: the factor as it is, by the engine's solves (kernels/block_ic.hpp).
 /// With factorization `backend` the factor (and the operators) are computed in the
 /// backend's memory by the engine and nothing goes through the host; with `host` the host
-/// factors and uploads.
+/// factors and uploads. From a matrix kept in the backend's memory (analyze_on_backend)
+/// the analysis runs there too, and the host keeps the blocks and a few counts.
 class BlockIc final : public Preconditioner, public BackendFactorization {
  public:
   BlockIc(backend::Backend& backend, const PreconditionerOptions& options)
@@ -35,9 +37,11 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
     }
     factor_ = analyze_block_factor(a, blocks_);
     value_count_ = factor_.values.size();
+    entries_ = factor_.col.size();
+    on_backend_ = false;
     work_ = backend_.make_vector(a.rows);
     step_ = backend_.make_vector(a.rows);
-    engine_.reset();
+    release_operators();
     if (trsv()) {
       engine_ = backend_.make_block_ic_factor(
           block_ic_solve_plan(a, factor_, options_.block_ic.precision == Precision::mixed));
@@ -61,10 +65,54 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
     }
     release_host_factor();
   }
+  /// With the factorization in the backend (`backend`, or `automatic` as the plan resolves
+  /// it for a kept matrix) and, for the inverted solves, the color-set solve: the engine and
+  /// the operators made by the backend from the kept matrix (no host copy of the pattern).
+  bool analyze_on_backend(const backend::OrderedMatrix& a) override {
+    if (options_.block_ic.factorization == Ic0Factorization::host) return false;
+    if (!trsv() && options_.trisolve != TrisolveAlgorithm::automatic &&
+        options_.trisolve != TrisolveAlgorithm::colorset) {
+      return false;
+    }
+    if (blocks_.rows() != a.rows()) {
+      throw Error("block_ic: analyze_on_backend() needs the blocks of the " +
+                  std::to_string(a.rows()) + " rows (set_blocks)");
+    }
+    factor_ = BlockFactor{};
+    factor_.blocks = blocks_;  // the breakdown message's rows, traffic()
+    release_operators();
+    work_ = backend_.make_vector(a.rows());
+    step_ = backend_.make_vector(a.rows());
+    backend::BlockIcStorage storage = backend_.make_block_ic_on_backend(
+        a, blocks_, spec(), !trsv(), options_.block_ic.precision == Precision::mixed);
+    if (storage.missing_diagonal >= 0) {
+      throw RowError<InvalidMatrixError>(RowText()
+                                         << "block_ic: row " << Row{storage.missing_diagonal}
+                                         << " has no diagonal entry");
+    }
+    engine_ = std::move(storage.engine);
+    forward_diagonal_ = std::move(storage.forward_diagonal);
+    backward_diagonal_ = std::move(storage.backward_diagonal);
+    forward_ = std::move(storage.forward);
+    backward_ = std::move(storage.backward);
+    diagonal_nnz_ = storage.diagonal_nnz;
+    strict_nnz_ = storage.strict_nnz;
+    value_count_ = static_cast<std::size_t>(storage.value_count);
+    entries_ = static_cast<std::size_t>(storage.entries);
+    on_backend_ = true;
+    return true;
+  }
   // The shift ladder of ic0 (Ic0Options): 0, then initial_shift doubled each retry.
   void factorize(const CsrMatrix<double>& a) override {
     if (backend_factorization() != nullptr) {
-      factorize(backend::SourceValues{backend_.stage(a.values), nullptr});
+      // Host values in the solver's order; an engine from a kept matrix reads values
+      // without a map through its map to the caller's, so these go through the identity.
+      if (on_backend_ && identity_.size() != a.values.size()) {
+        identity_.resize(a.values.size());
+        std::iota(identity_.begin(), identity_.end(), index_t{0});
+      }
+      factorize(
+          backend::SourceValues{backend_.stage(a.values), on_backend_ ? &identity_ : nullptr});
       return;
     }
     factor_.values.resize(value_count_);  // freed after the last factorization
@@ -77,7 +125,8 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
     common::release(factor_.values);  // the backend's operators or engine hold the factor
   }
   BackendFactorization* backend_factorization() override {
-    return engine_ && options_.block_ic.factorization == Ic0Factorization::backend ? this : nullptr;
+    const bool there = options_.block_ic.factorization == Ic0Factorization::backend || on_backend_;
+    return engine_ && there ? this : nullptr;
   }
   void factorize(const backend::SourceValues& a) override {
     engine_->load(a);
@@ -115,7 +164,7 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
     const double value_bytes = options_.block_ic.precision == Precision::mixed ? 4.0 : 8.0;
     PhaseArray bytes{};
     bytes[static_cast<int>(Phase::lower_solve)] =
-        trsv() ? value_bytes * (diagonal_nnz_ + strict_nnz_) + 4.0 * factor_.col.size() + 32.0 * n
+        trsv() ? value_bytes * (diagonal_nnz_ + strict_nnz_) + 4.0 * entries_ + 32.0 * n
                : 12.0 * diagonal_nnz_ + 16.0 * n + (value_bytes + 4.0) * strict_nnz_ + 32.0 * n;
     bytes[static_cast<int>(Phase::upper_solve)] = bytes[static_cast<int>(Phase::lower_solve)];
     return bytes;
@@ -136,7 +185,8 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
     return bytes_of(blocks_.ptr) + bytes_of(f.blocks.ptr) + bytes_of(f.row_ptr) + bytes_of(f.col) +
            bytes_of(f.offset) + bytes_of(f.diagonal) + bytes_of(f.values) + bytes_of(f.scale) +
            bytes_of(f.scatter) + of(forward_diagonal_) + of(backward_diagonal_) + of(forward_) +
-           of(backward_) + of(work_) + of(step_) + of(engine_) + bytes_of(diagonal_source_);
+           of(backward_) + of(work_) + of(step_) + of(engine_) + bytes_of(diagonal_source_) +
+           bytes_of(identity_);
   }
 
  private:
@@ -188,15 +238,25 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
     }
     throw RowError<NumericalError>(msg);
   }
+  backend::TrisolveSpec spec() const {
+    return {options_.trisolve, options_.block_ic.precision, options_.colorset_layout};
+  }
+  /// The previous analysis's objects go before the new ones are made (device memory).
+  void release_operators() {
+    engine_.reset();
+    forward_diagonal_.reset();
+    backward_diagonal_.reset();
+    forward_.reset();
+    backward_.reset();
+    diagonal_source_.clear();
+  }
   /// The operators in the backend, on their patterns (the triangular solves' analysis
   /// once per pattern).
   void make_operators(const BlockSweeps& pattern) {
-    const backend::TrisolveSpec spec{options_.trisolve, options_.block_ic.precision,
-                                     options_.colorset_layout};
     forward_diagonal_ = backend_.make_matrix(pattern.forward_diagonal, SpmvAlgorithm::automatic);
     backward_diagonal_ = backend_.make_matrix(pattern.backward_diagonal, SpmvAlgorithm::automatic);
-    forward_ = backend_.make_triangular_solver(pattern.forward, backend::Triangle::lower, spec);
-    backward_ = backend_.make_triangular_solver(pattern.backward, backend::Triangle::upper, spec);
+    forward_ = backend_.make_triangular_solver(pattern.forward, backend::Triangle::lower, spec());
+    backward_ = backend_.make_triangular_solver(pattern.backward, backend::Triangle::upper, spec());
     diagonal_nnz_ = static_cast<double>(pattern.forward_diagonal.nnz());
     strict_nnz_ = static_cast<double>(pattern.forward.nnz() - pattern.forward.rows);
   }
@@ -207,11 +267,12 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
     backward_diagonal_->update_values(sweeps.backward_diagonal.values);
     backward_->update_values(sweeps.backward.values);
   }
-  /// ... or from the backend's memory (F and B have the same pattern sizes).
+  /// ... or from the backend's memory (F and B have the same pattern sizes; the
+  /// operators made from a kept matrix take values in their CSR order without a map).
   void load(const backend::BlockIcOperators& op) {
-    forward_diagonal_->update_values(backend::SourceValues{op.forward_diagonal, &diagonal_source_});
-    backward_diagonal_->update_values(
-        backend::SourceValues{op.backward_diagonal, &diagonal_source_});
+    const std::vector<index_t>* in_order = on_backend_ ? nullptr : &diagonal_source_;
+    forward_diagonal_->update_values(backend::SourceValues{op.forward_diagonal, in_order});
+    backward_diagonal_->update_values(backend::SourceValues{op.backward_diagonal, in_order});
     forward_->update_values_on_backend(op.forward);
     backward_->update_values_on_backend(op.backward);
   }
@@ -231,7 +292,10 @@ class BlockIc final : public Preconditioner, public BackendFactorization {
   std::vector<index_t> diagonal_source_;            // 0, 1, ...: F's and B's values in order
   double diagonal_nnz_ = 0.0;
   double strict_nnz_ = 0.0;
-  std::size_t value_count_ = 0;  // factor_.values of the pattern
+  std::size_t value_count_ = 0;    // factor_.values of the pattern
+  std::size_t entries_ = 0;        // the off-diagonal blocks L_IJ (traffic())
+  bool on_backend_ = false;        // analyze_on_backend made the engine and operators
+  std::vector<index_t> identity_;  // factorize(host values) of an engine from a kept matrix
 };
 
 }  // namespace

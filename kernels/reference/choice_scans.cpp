@@ -1,0 +1,71 @@
+#include "kernels/choice_scans.hpp"
+
+#include <cmath>
+
+namespace prism::kernels::reference {
+namespace {
+
+bool same_pattern(const CsrView<double>& a, index_t i, index_t j) {
+  const index_t length = a.row_ptr[i + 1] - a.row_ptr[i];
+  if (a.row_ptr[j + 1] - a.row_ptr[j] != length) return false;
+  for (index_t t = 0; t < length; ++t) {
+    if (a.col_idx[a.row_ptr[i] + t] != a.col_idx[a.row_ptr[j] + t]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+index_t node_block_ptr(const CsrView<double>& a, index_t max_size, index_t* ptr) {
+  index_t count = 0;
+  ptr[0] = 0;
+  for (index_t i = 0; i < a.rows;) {
+    index_t end = i + 1;
+    while (end < a.rows && end - i < max_size && same_pattern(a, end - 1, end)) ++end;
+    ptr[++count] = end;
+    i = end;
+  }
+  return count;
+}
+
+index_t inverse_sqrt_diagonal(const CsrView<double>& a, double* r) {
+  for (index_t i = 0; i < a.rows; ++i) {
+    double d = 0.0;
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      if (a.col_idx[k] == i) d = a.values[k];
+    }
+    if (!(d > 0.0) || !std::isfinite(d)) return i;
+    r[i] = 1.0 / std::sqrt(d);
+  }
+  return -1;
+}
+
+index_t rows_choosing_links(const CsrView<double>& a, const double* r, double dominance,
+                            double min_strength) {
+  index_t choosing = 0;
+  for (index_t i = 0; i < a.rows; ++i) {
+    double top[3] = {0.0, 0.0, 0.0};  // the three largest strengths, in decreasing order
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const index_t j = a.col_idx[k];
+      if (j == i) continue;
+      const double s = std::abs(a.values[k]) * (r[i] * r[j]);
+      if (s > top[0]) {
+        top[2] = top[1];
+        top[1] = top[0];
+        top[0] = s;
+      } else if (s > top[1]) {
+        top[2] = top[1];
+        top[1] = s;
+      } else if (s > top[2]) {
+        top[2] = s;
+      }
+    }
+    const auto dominant = [&](double chosen, double next) {
+      return chosen > 0.0 && chosen >= min_strength && chosen >= dominance * next;
+    };
+    if (dominant(top[1], top[2]) || dominant(top[0], top[1])) ++choosing;
+  }
+  return choosing;
+}
+
+}  // namespace prism::kernels::reference
