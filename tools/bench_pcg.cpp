@@ -10,7 +10,10 @@
 //   bench_pcg [--repeats N] [--json FILE] [--dump-dir DIR] [--no-eigen]
 //             [--backend auto|cpu|cuda] [--cpu-kernels threaded,reference]
 //             [--eigen-threads N] [--configs LIST] [--columns K] [--on-backend]
-//             PROBLEM.yaml...
+//             [--setup-repeats N] PROBLEM.yaml...
+// --setup-repeats N: N set-ups of each configuration's solver (default 1); the set-up time is
+// their median and the steps the last one's, and the first one's wall time is kept apart (a
+// process's first set-up also pays the device's first calls).
 // --columns K (K >= 2): also times K right-hand sides solved together against one solve
 // and K single solves (tools/bench_columns.hpp), a line after each row.
 // --on-backend: also times solve_on_backend() with b and x already in device memory (host
@@ -85,6 +88,13 @@ Config block_ic(std::string name, int supernode, prism::Precision precision,
   c.supernode = supernode;
   c.precision = precision;
   c.block_solve = solve;
+  return c;
+}
+
+Config with_setup(Config c, prism::SetupSite setup,
+                  prism::ColoringMethod coloring = prism::ColoringMethod::greedy) {
+  c.setup = setup;
+  c.coloring = coloring;
   return c;
 }
 
@@ -169,17 +179,28 @@ const std::vector<Config> kAllConfigs{
     {"line_jacobi", "line_jacobi", prism::Ordering::automatic},
     {"line_ic", "line_ic", prism::Ordering::automatic},
     // What preconditioner: auto resolves to on each matrix (ic0, block_ic or line_ic).
-    {"auto", "auto", prism::Ordering::automatic}};
+    {"auto", "auto", prism::Ordering::automatic},
+    // A problem file's defaults (type auto, coloring auto): what a user gets; and the same
+    // with the set-up's storage built on the host (solver.setup: host).
+    with_setup({"default", "auto", prism::Ordering::automatic}, prism::SetupSite::automatic,
+               prism::ColoringMethod::automatic),
+    with_setup({"default-hostsetup", "auto", prism::Ordering::automatic}, prism::SetupSite::host,
+               prism::ColoringMethod::automatic),
+    with_setup(block_ic("block_ic-hostsetup", 0, prism::Precision::fp64), prism::SetupSite::host),
+    with_setup({"line_ic-hostsetup", "line_ic", prism::Ordering::automatic},
+               prism::SetupSite::host)};
 
 struct Result {
   std::string problem, config, backend, device, trisolve, trisolve_layout, spmv, cpu_kernels;
-  bool graph = false;        ///< the timed solves replayed a CUDA graph
-  bool device_loop = false;  ///< ... as a device-side loop (convergence tested there)
+  std::string preconditioner;  ///< the type that ran (what auto chose)
+  bool graph = false;          ///< the timed solves replayed a CUDA graph
+  bool device_loop = false;    ///< ... as a device-side loop (convergence tested there)
   long long rows = 0, nnz = 0;
   int colors = 0, levels = 0;
   bool converged = false;
   int iterations = 0;
-  double setup_wall = 0, coloring = 0, analysis = 0, factorization = 0, upload = 0;
+  double setup_wall = 0, first_setup_wall = 0, coloring = 0, analysis = 0, factorization = 0,
+         upload = 0;
   prism::SetupReport setup_steps;  ///< solver.setup_report() of the timed set-up
   double shift = 0;
   int retries = 0;
@@ -245,7 +266,7 @@ HostBandwidth host_bandwidth() {
 
 Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const Config& c,
                  prism::BackendKind backend, prism::CpuKernels kernels, int repeats, int columns,
-                 bool on_backend) {
+                 bool on_backend, int setup_repeats) {
   prism::SolverConfig config = spec.config;
   config.backend = backend;
   config.cpu_kernels = kernels;
@@ -270,9 +291,14 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
   r.config = c.name;
   r.rows = p.a.rows;
   r.nnz = p.a.nnz();
-  const auto t = clock_type::now();
-  solver.setup(p.a);
-  r.setup_wall = since(t);
+  std::vector<double> setups;
+  for (int i = 0; i < setup_repeats; ++i) {
+    const auto t = clock_type::now();
+    solver.setup(p.a);
+    setups.push_back(since(t));
+  }
+  r.first_setup_wall = setups.front();
+  r.setup_wall = median(setups);
   const prism::SetupReport& s = solver.setup_report();
   r.setup_steps = s;
   r.coloring = s.coloring_seconds;
@@ -290,6 +316,7 @@ Result run_prism(const prism::ProblemSpec& spec, const prism::Problem& p, const 
     if (kernels == prism::CpuKernels::reference) r.config += "-ref";
   }
   r.trisolve = phased.trisolve;
+  r.preconditioner = phased.preconditioner;
   r.trisolve_layout = phased.trisolve_layout;
   r.spmv = phased.spmv;
   r.colors = phased.ordering.colors.count;
@@ -421,6 +448,7 @@ void write_json(const std::string& path, const std::vector<Result>& results,
     w.key("device").value(r.device);
     if (!r.cpu_kernels.empty()) w.key("cpu_kernels").value(r.cpu_kernels);
     w.key("trisolve").value(r.trisolve);
+    w.key("preconditioner").value(r.preconditioner);
     if (!r.trisolve_layout.empty()) w.key("trisolve_layout").value(r.trisolve_layout);
     if (!r.spmv.empty()) w.key("spmv").value(r.spmv);
     w.key("graph").value(r.graph);
@@ -457,6 +485,7 @@ void write_json(const std::string& path, const std::vector<Result>& results,
     w.key("true_relative_residual").value(r.true_residual);
     w.key("setup").begin_object();
     w.key("wall_seconds").value(r.setup_wall);
+    w.key("first_wall_seconds").value(r.first_setup_wall);
     w.key("coloring_seconds").value(r.coloring);
     w.key("analysis_seconds").value(r.analysis);
     w.key("factorization_seconds").value(r.factorization);
@@ -599,6 +628,7 @@ std::vector<prism::CpuKernels> parse_kernels(const std::string& list) {
 int main(int argc, char** argv) {
   int repeats = 5;
   int columns = 0;
+  int setup_repeats = 1;
   bool on_backend = false;
   std::string json_path, dump_dir,
       configs =
@@ -631,6 +661,8 @@ int main(int argc, char** argv) {
       } else if (a == "--columns") {
         columns = std::stoi(next());
         if (columns < 2) throw prism::ConfigError("--columns needs 2 or more");
+      } else if (a == "--setup-repeats") {
+        setup_repeats = std::max(1, std::stoi(next()));
       } else if (a == "--on-backend") {
         on_backend = true;
       } else if (a == "--eigen-threads") {
@@ -659,8 +691,8 @@ int main(int argc, char** argv) {
           // The kernels choice only matters on the cpu backend.
           if (backend != prism::BackendKind::cpu && kernels != cpu_kernels.front()) continue;
           try {
-            results.push_back(
-                run_prism(spec, p, c, backend, kernels, repeats, columns, on_backend));
+            results.push_back(run_prism(spec, p, c, backend, kernels, repeats, columns, on_backend,
+                                        setup_repeats));
           } catch (const prism::ConfigError& e) {  // e.g. cusparse on the cpu backend
             std::printf("%-16s %-23s skipped: %s\n", spec.name.c_str(), c.name.c_str(), e.what());
             continue;
