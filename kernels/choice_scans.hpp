@@ -3,7 +3,8 @@
 // (src/solver/preconditioner_choice.cpp), as kernels, so that a backend runs them where the
 // matrix already is: the comparison of adjacent rows' patterns behind prism::find_node_blocks,
 // the diagonal scan (1 / sqrt(a_ii) and the first row whose diagonal is not positive and
-// finite), and the count of prism::rows_choosing_links. Each result equals the host
+// finite), the count of prism::rows_choosing_links and find_lines' links (each row's
+// choice and the mutual ones). Each result equals the host
 // function's exactly, on a matrix whose columns are sorted and unique in every row. The
 // CUDA twins are in kernels/cuda/choice_scans.hpp.
 
@@ -31,5 +32,16 @@ index_t inverse_sqrt_diagonal(const CsrView<double>& a, double* r);
 /// fused multiply-add), so that strengths at the thresholds fall the same way.
 index_t rows_choosing_links(const CsrView<double>& a, const double* r, double dominance,
                             double min_strength);
+
+/// prism::find_lines' choice: chosen[2 i], chosen[2 i + 1] (`chosen`: 2 rows entries) the
+/// k <= 2 columns row i chooses, k as rows_choosing_links() decides it (0 where the row
+/// chooses none), the strongest first, among equal strengths the one met first in the row;
+/// -1 after the last.
+void chosen_links(const CsrView<double>& a, const double* r, double dominance, double min_strength,
+                  index_t* chosen);
+
+/// find_lines' links from chosen_links(): links[2 i], links[2 i + 1] the rows j of
+/// chosen[2 i], chosen[2 i + 1] that chose i back, in that order, -1 after the last.
+void mutual_links(index_t rows, const index_t* chosen, index_t* links);
 
 }  // namespace prism::kernels::reference

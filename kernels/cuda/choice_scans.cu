@@ -89,12 +89,13 @@ __global__ void invert_diagonal(CsrView<double> a, double* __restrict__ r, int* 
   r[i] = __ddiv_rn(1.0, __dsqrt_rn(d));  // 1.0 / std::sqrt(d), both correctly rounded
 }
 
-/// choose() of src/analysis/lines.cpp on the values of the three strongest couplings
-/// alone (what decides whether a row chooses any): the same comparisons in the same order,
-/// every product rounded on its own as on the host.
-__device__ bool chooses_a_link(const CsrView<double>& a, const double* __restrict__ r, index_t i,
-                               double dominance, double min_strength) {
+/// choose() of src/analysis/lines.cpp: the number k of couplings row i chooses and their
+/// columns col[0 .. k), decided on the values of the three strongest alone, with the same
+/// comparisons in the same order, every product rounded on its own as on the host.
+__device__ int choose_row(const CsrView<double>& a, const double* __restrict__ r, index_t i,
+                          double dominance, double min_strength, index_t col[2]) {
   double top[3] = {0.0, 0.0, 0.0};
+  col[0] = col[1] = -1;
   const double ri = r[i];
   for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
     const index_t j = a.col_idx[k];
@@ -103,10 +104,13 @@ __device__ bool chooses_a_link(const CsrView<double>& a, const double* __restric
     if (s > top[0]) {
       top[2] = top[1];
       top[1] = top[0];
+      col[1] = col[0];
       top[0] = s;
+      col[0] = j;
     } else if (s > top[1]) {
       top[2] = top[1];
       top[1] = s;
+      col[1] = j;
     } else if (s > top[2]) {
       top[2] = s;
     }
@@ -114,16 +118,43 @@ __device__ bool chooses_a_link(const CsrView<double>& a, const double* __restric
   const auto dominant = [&](double chosen, double next) {
     return chosen > 0.0 && chosen >= min_strength && chosen >= __dmul_rn(dominance, next);
   };
-  return dominant(top[1], top[2]) || dominant(top[0], top[1]);
+  return dominant(top[1], top[2]) ? 2 : (dominant(top[0], top[1]) ? 1 : 0);
 }
 
 /// One thread a row; a warp adds its rows with one atomic.
 __global__ void count_choosing(CsrView<double> a, const double* __restrict__ r, double dominance,
                                double min_strength, index_t* count) {
   const index_t i = row_of_thread();
-  const bool chooses = i < a.rows && chooses_a_link(a, r, i, dominance, min_strength);
+  index_t col[2];
+  const bool chooses = i < a.rows && choose_row(a, r, i, dominance, min_strength, col) > 0;
   const unsigned votes = __ballot_sync(0xffffffffu, chooses);
   if (threadIdx.x % 32 == 0 && votes != 0) atomicAdd(count, static_cast<index_t>(__popc(votes)));
+}
+
+/// chosen[2 i], chosen[2 i + 1]: row i's choice, -1 after the last.
+__global__ void choose_links(CsrView<double> a, const double* __restrict__ r, double dominance,
+                             double min_strength, index_t* __restrict__ chosen) {
+  const index_t i = row_of_thread();
+  if (i >= a.rows) return;
+  index_t col[2];
+  const int k = choose_row(a, r, i, dominance, min_strength, col);
+  chosen[2 * i] = k > 0 ? col[0] : -1;
+  chosen[2 * i + 1] = k > 1 ? col[1] : -1;
+}
+
+/// links[2 i], links[2 i + 1]: the rows of row i's choice that chose i back, in its order.
+__global__ void keep_mutual(index_t n, const index_t* __restrict__ chosen,
+                            index_t* __restrict__ links) {
+  const index_t i = row_of_thread();
+  if (i >= n) return;
+  index_t out[2] = {-1, -1};
+  int kept = 0;
+  for (int c = 0; c < 2; ++c) {
+    const index_t j = chosen[2 * i + c];
+    if (j >= 0 && (chosen[2 * j] == i || chosen[2 * j + 1] == i)) out[kept++] = j;
+  }
+  links[2 * i] = out[0];
+  links[2 * i + 1] = out[1];
 }
 
 }  // namespace
@@ -173,6 +204,19 @@ void rows_choosing_links(const CsrView<double>& a, const double* r, double domin
   PRISM_CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(index_t), stream));
   if (a.rows <= 0) return;
   count_choosing<<<blocks_for(a.rows), kThreads, 0, stream>>>(a, r, dominance, min_strength, count);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void chosen_links(const CsrView<double>& a, const double* r, double dominance, double min_strength,
+                  index_t* chosen, cudaStream_t stream) {
+  if (a.rows <= 0) return;
+  choose_links<<<blocks_for(a.rows), kThreads, 0, stream>>>(a, r, dominance, min_strength, chosen);
+  PRISM_CUDA_CHECK_LAUNCH();
+}
+
+void mutual_links(index_t rows, const index_t* chosen, index_t* links, cudaStream_t stream) {
+  if (rows <= 0) return;
+  keep_mutual<<<blocks_for(rows), kThreads, 0, stream>>>(rows, chosen, links);
   PRISM_CUDA_CHECK_LAUNCH();
 }
 

@@ -29,4 +29,12 @@ void inverse_sqrt_diagonal(const CsrView<double>& a, double* r, int* first_bad,
 void rows_choosing_links(const CsrView<double>& a, const double* r, double dominance,
                          double min_strength, index_t* count, cudaStream_t stream);
 
+/// reference::chosen_links(a, r, dominance, min_strength, chosen) (`chosen`: 2 rows device
+/// entries).
+void chosen_links(const CsrView<double>& a, const double* r, double dominance, double min_strength,
+                  index_t* chosen, cudaStream_t stream);
+
+/// reference::mutual_links(rows, chosen, links) (`links`: 2 rows device entries).
+void mutual_links(index_t rows, const index_t* chosen, index_t* links, cudaStream_t stream);
+
 }  // namespace prism::kernels::cuda

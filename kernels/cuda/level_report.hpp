@@ -18,4 +18,14 @@ namespace prism::kernels::cuda {
 bool range_level_ptr(const CsrView<double>& a, const std::vector<index_t>& ranges,
                      std::vector<index_t>& level_ptr, cudaStream_t stream);
 
+/// reference::dataflow_level_ptr on a pattern in device memory (values not read), for rows
+/// that come in no independent ranges: one launch counts for each row the earlier rows that
+/// hold it and checks the mirrors, a second levels every row as a dataflow in row order
+/// (8-lane tiles level ready rows from a worklist, each going on with a row it made ready:
+/// no barrier or host between levels, whatever their number); then level_ptr as
+/// range_level_ptr makes it. Never waits forever, whatever the pattern. Waits for the
+/// result.
+bool dataflow_level_ptr(const CsrView<double>& a, std::vector<index_t>& level_ptr,
+                        cudaStream_t stream);
+
 }  // namespace prism::kernels::cuda

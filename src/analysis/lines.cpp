@@ -2,7 +2,9 @@
 #include <prism/errors.hpp>
 #include <prism/lines.hpp>
 
+#include "analysis/line_links.hpp"
 #include "common/parallel.hpp"
+#include "common/setup_steps.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -15,21 +17,58 @@
 namespace prism {
 namespace {
 
-constexpr index_t kNone = -1;
+constexpr index_t kNone = analysis::kNoLink;
 
-/// Up to two neighbours of a row, with the strength of each coupling.
+/// Items of the fixed-size parts whose partial sums are added in part order, so that a
+/// sum does not depend on the number of threads.
+constexpr std::size_t kPart = common::kRowsPerPart;
+
+/// body(part, begin, end) for each part of kPart items of [0, n), on the host threads.
+template <typename Body>
+void for_each_part(std::size_t n, const Body& body) {
+  const std::size_t parts = (n + kPart - 1) / kPart;
+  common::parallel_for(parts, 1, [&](std::size_t first, std::size_t last) {
+    for (std::size_t p = first; p < last; ++p) body(p, p * kPart, std::min(n, (p + 1) * kPart));
+  });
+}
+
+/// Up to two neighbours a row chose, the stronger first.
 struct Neighbours {
   index_t col[2] = {kNone, kNone};
-  double strength[2] = {0.0, 0.0};
   int count = 0;
 
-  void add(index_t j, double s) {
-    col[count] = j;
-    strength[count] = s;
-    ++count;
+  void add(index_t j) { col[count++] = j; }
+  bool has(index_t j) const { return col[0] == j || col[1] == j; }
+};
+
+/// a(i, j), 0 where not stored.
+double entry(const CsrMatrix<double>& a, index_t i, index_t j) {
+  const auto first = a.col_idx.begin() + a.row_ptr[i], last = a.col_idx.begin() + a.row_ptr[i + 1];
+  const auto it = std::lower_bound(first, last, j);
+  return it != last && *it == j ? a.values[it - a.col_idx.begin()] : 0.0;
+}
+
+/// The mutual links (two a row, kNone after the last) and the link strengths that the cuts
+/// need, the latter computed again from A where asked for (few are: long chains, cycles).
+class LinkGraph {
+ public:
+  LinkGraph(const CsrMatrix<double>& a, const std::vector<index_t>& links) : a_(a), links_(links) {}
+  index_t rows() const { return a_.rows; }
+  int count(index_t i) const {
+    return (links_[2 * i] != kNone ? 1 : 0) + (links_[2 * i + 1] != kNone ? 1 : 0);
   }
-  int find(index_t j) const { return col[0] == j ? 0 : (col[1] == j ? 1 : -1); }
-  index_t other(index_t j) const { return col[0] == j ? col[1] : col[0]; }
+  index_t col(index_t i, int c) const { return links_[2 * i + c]; }
+  index_t other(index_t i, index_t j) const { return col(i, 0) == j ? col(i, 1) : col(i, 0); }
+  /// The weaker of s_uv and s_vu, each in choose()'s operations (r_u r_v = r_v r_u exactly).
+  double strength(index_t u, index_t v) const {
+    const double r = inverse_sqrt(u) * inverse_sqrt(v);
+    return std::min(std::abs(entry(a_, u, v)) * r, std::abs(entry(a_, v, u)) * r);
+  }
+
+ private:
+  double inverse_sqrt(index_t i) const { return 1.0 / std::sqrt(entry(a_, i, i)); }
+  const CsrMatrix<double>& a_;
+  const std::vector<index_t>& links_;
 };
 
 void check_options(const LineOptions& o) {
@@ -117,30 +156,24 @@ Neighbours choose(const CsrMatrix<double>& a, const std::vector<double>& r, inde
   };
   Neighbours out;
   const int k = dominant(top[1], top[2]) ? 2 : (dominant(top[0], top[1]) ? 1 : 0);
-  for (int c = 0; c < k; ++c) out.add(col[c], top[c]);
+  for (int c = 0; c < k; ++c) out.add(col[c]);
   return out;
 }
 
-/// Links: pairs of rows that choose each other, with the weaker of the two strengths
-/// (equal for a symmetric matrix). Every row keeps at most two.
-std::vector<Neighbours> mutual_links(const std::vector<Neighbours>& chosen) {
-  std::vector<Neighbours> links(chosen.size());
+/// Links: pairs of rows that choose each other, two entries a row (kNone after the last),
+/// in the order of the row's choice. Every row keeps at most two.
+std::vector<index_t> mutual_links(const std::vector<Neighbours>& chosen) {
+  std::vector<index_t> links(2 * chosen.size(), kNone);
   common::parallel_for(chosen.size(), common::kRowsPerPart, [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) {
+      std::size_t slot = 2 * i;
       for (int c = 0; c < chosen[i].count; ++c) {
         const index_t j = chosen[i].col[c];
-        const int back = chosen[j].find(static_cast<index_t>(i));
-        if (back >= 0) {
-          links[i].add(j, std::min(chosen[i].strength[c], chosen[j].strength[back]));
-        }
+        if (chosen[j].has(static_cast<index_t>(i))) links[slot++] = j;
       }
     }
   });
   return links;
-}
-
-double link_strength(const std::vector<Neighbours>& links, index_t u, index_t v) {
-  return links[u].strength[links[u].find(v)];
 }
 
 /// Sizes of `pieces` nearly equal pieces of a chain of `length` rows, the longer ones
@@ -164,11 +197,11 @@ std::vector<index_t> piece_sizes(index_t length, index_t pieces) {
 /// Reverses `chain` unless it already starts from its canonical end: the end from which
 /// the link strengths read lexicographically smaller, or, where they read the same both
 /// ways, the end with the smaller row index.
-void orient_canonically(std::vector<index_t>& chain, const std::vector<Neighbours>& links) {
+void orient_canonically(std::vector<index_t>& chain, const LinkGraph& links) {
   const std::size_t m = chain.size();
   for (std::size_t t = 0; t + 1 < m; ++t) {
-    const double forward = link_strength(links, chain[t], chain[t + 1]);
-    const double backward = link_strength(links, chain[m - 1 - t], chain[m - 2 - t]);
+    const double forward = links.strength(chain[t], chain[t + 1]);
+    const double backward = links.strength(chain[m - 1 - t], chain[m - 2 - t]);
     if (forward != backward) {
       if (backward < forward) std::reverse(chain.begin(), chain.end());
       return;
@@ -184,8 +217,8 @@ struct FlatLines {
 };
 
 /// Appends a chain, cut into pieces of at most max_length rows.
-void append_chain(std::vector<index_t>& chain, const std::vector<Neighbours>& links,
-                  index_t max_length, FlatLines& out) {
+void append_chain(std::vector<index_t>& chain, const LinkGraph& links, index_t max_length,
+                  FlatLines& out) {
   const auto length = static_cast<index_t>(chain.size());
   if (length <= max_length) {  // one piece (most chains: no allocation)
     out.rows.insert(out.rows.end(), chain.begin(), chain.end());
@@ -203,15 +236,13 @@ void append_chain(std::vector<index_t>& chain, const std::vector<Neighbours>& li
 }
 
 /// The rows of the chain from `first` (a row with at most one link) to its other end.
-void walk_chain(index_t first, const std::vector<Neighbours>& links, std::vector<char>& seen,
-                std::vector<index_t>& chain) {
+void walk_chain(index_t first, const LinkGraph& links, std::vector<index_t>& chain) {
   chain.clear();
   for (index_t prev = kNone, cur = first; cur != kNone;) {
     chain.push_back(cur);
-    seen[cur] = 1;
     index_t next = kNone;
-    for (int c = 0; c < links[cur].count; ++c) {
-      if (links[cur].col[c] != prev) next = links[cur].col[c];
+    for (int c = 0; c < links.count(cur); ++c) {
+      if (links.col(cur, c) != prev) next = links.col(cur, c);
     }
     prev = cur;
     cur = next;
@@ -220,14 +251,14 @@ void walk_chain(index_t first, const std::vector<Neighbours>& links, std::vector
 
 /// The cycle through `first` as a chain: cut at its weakest link (among exact ties, the
 /// one with the smallest row index), read from one side of the cut to the other.
-void open_cycle(index_t first, const std::vector<Neighbours>& links, std::vector<char>& seen,
+void open_cycle(index_t first, const LinkGraph& links, std::vector<char>& seen,
                 std::vector<index_t>& chain) {
   chain.assign(1, first);
   seen[first] = 1;
-  for (index_t prev = first, cur = links[first].col[0]; cur != first;) {
+  for (index_t prev = first, cur = links.col(first, 0); cur != first;) {
     chain.push_back(cur);
     seen[cur] = 1;
-    const index_t next = links[cur].other(prev);
+    const index_t next = links.other(cur, prev);
     prev = cur;
     cur = next;
   }
@@ -235,7 +266,7 @@ void open_cycle(index_t first, const std::vector<Neighbours>& links, std::vector
   std::size_t cut = 0;  // the link from chain[cut] to chain[cut + 1 mod m]
   const auto key = [&](std::size_t t) {
     const index_t u = chain[t], v = chain[(t + 1) % m];
-    return std::make_tuple(link_strength(links, u, v), std::min(u, v), std::max(u, v));
+    return std::make_tuple(links.strength(u, v), std::min(u, v), std::max(u, v));
   };
   for (std::size_t t = 1; t < m; ++t) {
     if (key(t) < key(cut)) cut = t;
@@ -244,103 +275,210 @@ void open_cycle(index_t first, const std::vector<Neighbours>& links, std::vector
               chain.end());
 }
 
-FlatLines trace_lines(const std::vector<Neighbours>& links, index_t max_length) {
-  const auto n = static_cast<index_t>(links.size());
-  std::vector<char> seen(static_cast<std::size_t>(n), 0);
+/// The chains whose end with the smaller row lies in rows [begin, end), cut, their rows
+/// marked seen. A chain's rows come out the same whichever end it is read from
+/// (append_chain orients long chains, order_lines every piece), so the parts may take
+/// their chains in any order.
+FlatLines trace_chains(const LinkGraph& links, index_t max_length, index_t begin, index_t end,
+                       std::vector<char>& seen) {
   FlatLines out;
-  out.rows.reserve(static_cast<std::size_t>(n));
+  out.rows.reserve(static_cast<std::size_t>(end - begin));
   std::vector<index_t> chain;
-  for (index_t i = 0; i < n; ++i) {
-    if (seen[i] || links[i].count == 2) continue;
-    walk_chain(i, links, seen, chain);
-    append_chain(chain, links, max_length, out);
-  }
-  for (index_t i = 0; i < n; ++i) {  // what is left lies on cycles
-    if (seen[i]) continue;
-    open_cycle(i, links, seen, chain);
+  for (index_t i = begin; i < end; ++i) {
+    const int count = links.count(i);
+    if (count == 2) continue;
+    if (count == 0) {  // most rows of most matrices: a line of its own
+      seen[i] = 1;
+      out.rows.push_back(i);
+      out.ptr.push_back(static_cast<index_t>(out.rows.size()));
+      continue;
+    }
+    walk_chain(i, links, chain);
+    if (chain.back() < i) continue;  // the part of the other end takes it
+    for (const index_t row : chain) seen[row] = 1;
     append_chain(chain, links, max_length, out);
   }
   return out;
 }
 
-/// Lines ordered by their smallest row, each read from its end with the smaller index.
+/// The chains (on the host threads, each walked from both ends) and then the cycles, cut
+/// into lines; the lines in no particular order.
+FlatLines trace_lines(const LinkGraph& links, index_t max_length) {
+  const auto n = static_cast<std::size_t>(links.rows());
+  std::vector<char> seen(n, 0);
+  std::vector<FlatLines> parts((n + kPart - 1) / kPart);
+  for_each_part(n, [&](std::size_t p, std::size_t b, std::size_t e) {
+    parts[p] =
+        trace_chains(links, max_length, static_cast<index_t>(b), static_cast<index_t>(e), seen);
+  });
+  FlatLines cycles;
+  std::vector<index_t> chain;
+  for (std::size_t i = 0; i < n; ++i) {  // what is left lies on cycles
+    if (seen[i]) continue;
+    open_cycle(static_cast<index_t>(i), links, seen, chain);
+    append_chain(chain, links, max_length, cycles);
+  }
+  parts.push_back(std::move(cycles));
+  // One flat list: each part copied after the parts before it.
+  std::vector<std::size_t> rows_before(parts.size() + 1, 0), lines_before(parts.size() + 1, 0);
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    rows_before[p + 1] = rows_before[p] + parts[p].rows.size();
+    lines_before[p + 1] = lines_before[p] + parts[p].ptr.size() - 1;
+  }
+  FlatLines out;
+  out.rows.resize(rows_before.back());
+  out.ptr.resize(lines_before.back() + 1, 0);
+  common::parallel_for(parts.size(), 1, [&](std::size_t first, std::size_t last) {
+    for (std::size_t p = first; p < last; ++p) {
+      std::copy(parts[p].rows.begin(), parts[p].rows.end(), out.rows.begin() + rows_before[p]);
+      const auto offset = static_cast<index_t>(rows_before[p]);
+      for (std::size_t l = 1; l < parts[p].ptr.size(); ++l) {
+        out.ptr[lines_before[p] + l] = offset + parts[p].ptr[l];
+      }
+    }
+  });
+  return out;
+}
+
+/// Lines ordered by their smallest row, each read from its end with the smaller index. On
+/// the host threads: each line marks its smallest row, the parts of the rows count the lines
+/// and rows they head, and each part then places its lines after those of the parts before.
 Lines order_lines(const FlatLines& flat, index_t n) {
   const auto count = static_cast<index_t>(flat.ptr.size()) - 1;
-  std::vector<index_t> line_of(static_cast<std::size_t>(n));
-  for (index_t l = 0; l < count; ++l) {
-    for (index_t t = flat.ptr[l]; t < flat.ptr[l + 1]; ++t) line_of[flat.rows[t]] = l;
-  }
-  std::vector<char> placed(static_cast<std::size_t>(count), 0);
-  Lines out;
-  out.permutation.reserve(static_cast<std::size_t>(n));
-  for (index_t i = 0; i < n; ++i) {
-    const index_t l = line_of[i];
-    if (placed[l]) continue;
-    placed[l] = 1;
-    const auto first = flat.rows.begin() + flat.ptr[l], last = flat.rows.begin() + flat.ptr[l + 1];
-    if (*first <= *(last - 1)) {
-      out.permutation.insert(out.permutation.end(), first, last);
-    } else {
-      out.permutation.insert(out.permutation.end(), std::make_reverse_iterator(last),
-                             std::make_reverse_iterator(first));
+  std::vector<index_t> head(static_cast<std::size_t>(n), kNone);  // the line of its smallest row
+  common::parallel_for(static_cast<std::size_t>(count), common::kRowsPerPart / 64,
+                       [&](std::size_t b, std::size_t e) {
+                         for (std::size_t l = b; l < e; ++l) {
+                           head[*std::min_element(flat.rows.begin() + flat.ptr[l],
+                                                  flat.rows.begin() + flat.ptr[l + 1])] =
+                               static_cast<index_t>(l);
+                         }
+                       });
+  const std::size_t parts = (static_cast<std::size_t>(n) + kPart - 1) / kPart;
+  std::vector<index_t> lines_before(parts + 1, 0), rows_before(parts + 1, 0);
+  for_each_part(static_cast<std::size_t>(n), [&](std::size_t p, std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      if (head[i] == kNone) continue;
+      ++lines_before[p + 1];
+      rows_before[p + 1] += flat.ptr[head[i] + 1] - flat.ptr[head[i]];
     }
-    out.lines.ptr.push_back(static_cast<index_t>(out.permutation.size()));
+  });
+  for (std::size_t p = 0; p < parts; ++p) {
+    lines_before[p + 1] += lines_before[p];
+    rows_before[p + 1] += rows_before[p];
   }
+  Lines out;
+  out.permutation.resize(static_cast<std::size_t>(n));
+  out.lines.ptr.resize(static_cast<std::size_t>(count) + 1);
+  for_each_part(static_cast<std::size_t>(n), [&](std::size_t p, std::size_t b, std::size_t e) {
+    index_t line = lines_before[p], row = rows_before[p];
+    for (std::size_t i = b; i < e; ++i) {
+      if (head[i] == kNone) continue;
+      const index_t l = head[i];
+      const auto first = flat.rows.begin() + flat.ptr[l],
+                 last = flat.rows.begin() + flat.ptr[l + 1];
+      const auto to = out.permutation.begin() + row;
+      if (*first <= *(last - 1)) {
+        std::copy(first, last, to);
+      } else {
+        std::reverse_copy(first, last, to);
+      }
+      row += flat.ptr[l + 1] - flat.ptr[l];
+      out.lines.ptr[++line] = row;
+    }
+  });
   return out;
 }
 
-/// a(i, j), 0 where not stored.
-double entry(const CsrMatrix<double>& a, index_t i, index_t j) {
-  const auto first = a.col_idx.begin() + a.row_ptr[i], last = a.col_idx.begin() + a.row_ptr[i + 1];
-  const auto it = std::lower_bound(first, last, j);
-  return it != last && *it == j ? a.values[it - a.col_idx.begin()] : 0.0;
-}
-
-/// line_weight() of A with its rows read in the order `rows` (rows[new] = old).
+/// line_weight() of A with its rows read in the order `rows` (rows[new] = old), `lines`
+/// fitting A. Sums over fixed parts of the rows (the off-diagonal weight) and of the
+/// positions (the pairs inside a line), added in part order: the same for any threads.
 double consecutive_weight(const CsrMatrix<double>& a, const std::vector<index_t>& rows,
                           const BlockPartition& lines) {
-  double total = 0.0, inside = 0.0;
-  for (index_t i = 0; i < a.rows; ++i) {
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      if (a.col_idx[k] != i) total += std::abs(a.values[k]);
+  const auto n = static_cast<std::size_t>(a.rows);
+  const std::size_t parts = (n + kPart - 1) / kPart;
+  std::vector<double> total(parts, 0.0), inside(parts, 0.0);
+  for_each_part(n, [&](std::size_t p, std::size_t b, std::size_t e) {
+    double sum = 0.0;
+    for (auto i = static_cast<index_t>(b); i < static_cast<index_t>(e); ++i) {
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        sum += a.col_idx[k] != i ? std::abs(a.values[k]) : 0.0;  // no branch; + 0 exact
+      }
     }
-  }
-  for (index_t l = 0; l < lines.count(); ++l) {
-    for (index_t t = lines.ptr[l]; t + 1 < lines.ptr[l + 1]; ++t) {
+    total[p] = sum;
+    // The line holding position b, then position t and t + 1 together where t + 1 is in it.
+    auto l = static_cast<index_t>(
+        std::upper_bound(lines.ptr.begin(), lines.ptr.end(), static_cast<index_t>(b)) -
+        lines.ptr.begin() - 1);
+    sum = 0.0;
+    for (auto t = static_cast<index_t>(b); t < static_cast<index_t>(e); ++t) {
+      while (lines.ptr[l + 1] <= t) ++l;
+      if (t + 1 >= lines.ptr[l + 1]) continue;
       const index_t u = rows[t], v = rows[t + 1];
-      inside += std::abs(entry(a, u, v)) + std::abs(entry(a, v, u));
+      sum += std::abs(entry(a, u, v)) + std::abs(entry(a, v, u));
     }
+    inside[p] = sum;
+  });
+  double all = 0.0, in = 0.0;
+  for (std::size_t p = 0; p < parts; ++p) {
+    all += total[p];
+    in += inside[p];
   }
-  return total > 0.0 ? inside / total : 0.0;
+  return all > 0.0 ? in / all : 0.0;
 }
 
 LineReport make_report(const CsrMatrix<double>& a, const Lines& lines) {
   LineReport r;
   r.lengths = set_stats(lines.lines.ptr);
-  for (index_t l = 0; l < lines.lines.count(); ++l) {
-    const index_t length = lines.lines.ptr[l + 1] - lines.lines.ptr[l];
-    if (length > 1) r.linked_rows += length;
-  }
+  const auto count = static_cast<std::size_t>(lines.lines.count());
+  std::vector<index_t> linked((count + kPart - 1) / kPart, 0);
+  for_each_part(count, [&](std::size_t p, std::size_t b, std::size_t e) {
+    for (std::size_t l = b; l < e; ++l) {
+      const index_t length = lines.lines.ptr[l + 1] - lines.lines.ptr[l];
+      if (length > 1) linked[p] += length;
+    }
+  });
+  for (const index_t rows : linked) r.linked_rows += rows;
   r.inside_weight = consecutive_weight(a, lines.permutation, lines.lines);
   return r;
 }
 
 }  // namespace
 
+namespace analysis {
+
+Lines lines_from_links(const CsrMatrix<double>& a, const std::vector<index_t>& links,
+                       index_t max_length) {
+  const LinkGraph graph(a, links);
+  FlatLines flat;
+  {
+    const common::StepTimer step("lines: chains");
+    flat = trace_lines(graph, max_length);
+  }
+  const common::StepTimer step("lines: order, report");
+  Lines out = order_lines(flat, a.rows);
+  out.report = make_report(a, out);
+  return out;
+}
+
+}  // namespace analysis
+
 Lines find_lines(const CsrMatrix<double>& a, const LineOptions& options) {
   check_options(options);
   require_square(a, "find_lines");
-  const std::vector<double> r = inverse_sqrt_diagonal(a);
-  std::vector<Neighbours> chosen(static_cast<std::size_t>(a.rows));
-  common::parallel_for(chosen.size(), common::kRowsPerPart, [&](std::size_t b, std::size_t e) {
-    for (auto i = static_cast<index_t>(b); i < static_cast<index_t>(e); ++i) {
-      chosen[i] = choose(a, r, i, options);
-    }
-  });
-  const std::vector<Neighbours> links = mutual_links(chosen);
-  Lines out = order_lines(trace_lines(links, options.max_length), a.rows);
-  out.report = make_report(a, out);
-  return out;
+  std::vector<index_t> links;
+  {
+    const common::StepTimer step("lines: choices, links");
+    const std::vector<double> r = inverse_sqrt_diagonal(a);
+    std::vector<Neighbours> chosen(static_cast<std::size_t>(a.rows));
+    common::parallel_for(chosen.size(), common::kRowsPerPart, [&](std::size_t b, std::size_t e) {
+      for (auto i = static_cast<index_t>(b); i < static_cast<index_t>(e); ++i) {
+        chosen[i] = choose(a, r, i, options);
+      }
+    });
+    links = mutual_links(chosen);
+  }
+  return analysis::lines_from_links(a, links, options.max_length);
 }
 
 index_t rows_choosing_links(const CsrMatrix<double>& a, const LineOptions& options) {

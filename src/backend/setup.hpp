@@ -6,6 +6,7 @@
 #include <prism/analysis.hpp>
 #include <prism/blocks.hpp>
 #include <prism/csr_matrix.hpp>
+#include <prism/lines.hpp>
 #include <prism/options.hpp>
 
 #include "backend/ordered_matrix.hpp"
@@ -107,6 +108,15 @@ class SetupSession {
   virtual index_t rows_choosing_links(const LineOptions& options) {
     static_cast<void>(options);
     return -1;
+  }
+  /// prism::find_lines(A, options): true with `out` equal to the host's field by field
+  /// (each row's choice and the mutual links in the backend's memory, the chains, their
+  /// order and the report on the host); false where the host finds them (also where
+  /// find_lines throws).
+  virtual bool find_lines(const LineOptions& options, Lines& out) {
+    static_cast<void>(options);
+    static_cast<void>(out);
+    return false;
   }
 };
 

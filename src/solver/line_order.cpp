@@ -10,8 +10,16 @@
 
 namespace prism::solver {
 
-LineOrder order_by_lines(const CsrMatrix<double>& a, const LineOptions& options) {
-  return order_lines(find_lines(a, options));
+Lines find_lines_with(const CsrMatrix<double>& a, const LineOptions& options,
+                      backend::SetupSession* device) {
+  Lines lines;
+  if (device != nullptr && device->find_lines(options, lines)) return lines;
+  return find_lines(a, options);
+}
+
+LineOrder order_by_lines(const CsrMatrix<double>& a, const LineOptions& options,
+                         backend::SetupSession* device) {
+  return order_lines(find_lines_with(a, options, device));
 }
 
 LineOrder order_lines(const Lines& found) {

@@ -27,7 +27,15 @@ struct LineOrder {
   std::vector<index_t> color_ptr, color_rows;
 };
 
-LineOrder order_by_lines(const CsrMatrix<double>& a, const LineOptions& options);
+/// find_lines(a, options), by the set-up session (`device`, past its check()) where given
+/// and able (SetupSession::find_lines: the same lines), else on the host.
+Lines find_lines_with(const CsrMatrix<double>& a, const LineOptions& options,
+                      backend::SetupSession* device);
+
+/// With a set-up session (`device`) the session finds the lines where it can
+/// (SetupSession::find_lines, the same lines), else the host does.
+LineOrder order_by_lines(const CsrMatrix<double>& a, const LineOptions& options,
+                         backend::SetupSession* device = nullptr);
 
 /// The same order from lines find_lines() has already found (auto's choice keeps them).
 LineOrder order_lines(const Lines& found);

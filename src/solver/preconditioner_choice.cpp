@@ -3,6 +3,7 @@
 #include "backend/setup.hpp"
 #include "common/parallel.hpp"
 #include "common/setup_steps.hpp"
+#include "solver/line_order.hpp"
 
 #include <atomic>
 #include <cmath>
@@ -199,7 +200,7 @@ TypeChoice resolve_type(const PreconditionerOptions& options, const CsrMatrix<do
                   100.0 * kAutoLineRowShare);
     return chose("ic0", why + text);
   }
-  Lines lines = find_lines(a, options.lines);
+  Lines lines = find_lines_with(a, options.lines, session);
   const LineVerdict verdict = judge_lines(lines.report, a.rows);
   if (!verdict.take) return chose("ic0", why + "; " + verdict.why);
   TypeChoice choice = chose("line_ic", verdict.why);

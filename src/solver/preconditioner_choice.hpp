@@ -52,8 +52,8 @@ LineVerdict judge_lines(const LineReport& report, index_t rows);
 /// its lines), else ic0: on blocks of 1 row block_ic is ic0 with extra passes
 /// (docs/how-it-works.md gives the measured basis). A must be square. With `session` (A's
 /// backend set-up session, past its check()), the scans over all of A (node blocks, the
-/// diagonal, the rows choosing links) run in the backend's memory where it can, with the
-/// host's results; the lines themselves are found on the host.
+/// diagonal, the rows choosing links, the lines' links) run in the backend's memory where
+/// it can, with the host's results.
 TypeChoice resolve_type(const PreconditionerOptions& options, const CsrMatrix<double>& a,
                         backend::SetupSession* session = nullptr);
 

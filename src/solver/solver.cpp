@@ -161,8 +161,8 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   std::string lines_found;                // the plan line of a line preconditioner
   std::vector<index_t> line_colors;       // lines by color (Partition::colored_lines)
   if (lined) {
-    solver::LineOrder order =
-        choice.lines ? solver::order_lines(*choice.lines) : solver::order_by_lines(a, popt.lines);
+    solver::LineOrder order = choice.lines ? solver::order_lines(*choice.lines)
+                                           : solver::order_by_lines(a, popt.lines, device.get());
     s.ordering.method = "lines";
     if (precond::Registry::instance().partition(s.type) == precond::Partition::colored_lines) {
       solver::color_lines(a, order, popt.coloring.vertex_order, device.get());

@@ -458,6 +458,52 @@ TEST(FindLines, ThreadedMatchesOneThread) {
   }
 }
 
+// Chains whose two ends lie in different parts of common::kRowsPerPart rows (z lines of
+// 1600-row stride, cut by max_length 7 into pieces of 7 and 6), and one cycle through every
+// part: the grid lines, the same with any threads, field by field.
+TEST(FindLines, ChainsAndCyclesAcrossPartsWithAnyThreads) {
+  const index_t nx = 40, ny = 40, nz = 48;  // 76800 rows
+  const CsrMatrix<double> a = anisotropic3d(nx, ny, nz, 1e-3, 1e-3, 1.0);
+  CsrMatrix<double> cycle = poisson2d(70000, 1);  // a chain, closed below into a ring
+  {
+    std::vector<Triplet> t;
+    for (index_t i = 0; i < cycle.rows; ++i) {
+      for (index_t k = cycle.row_ptr[i]; k < cycle.row_ptr[i + 1]; ++k) {
+        const index_t j = cycle.col_idx[k];
+        t.push_back({i, j, cycle.values[k] * (i == j ? 1.0 : 1.0 + 1e-3 * (std::min(i, j) % 5))});
+      }
+    }
+    t.push_back({0, cycle.rows - 1, -1.0});
+    t.push_back({cycle.rows - 1, 0, -1.0});
+    cycle = csr_from_triplets(cycle.rows, cycle.rows, std::move(t));
+  }
+  LineOptions cut;
+  cut.max_length = 7;
+  for (const CsrMatrix<double>* m : {&a, static_cast<const CsrMatrix<double>*>(&cycle)}) {
+    for (const LineOptions& o : {LineOptions{}, cut}) {
+      Lines alone;
+      {
+        const test::ScopedHostThreads one(1);
+        alone = find_lines(*m, o);
+      }
+      expect_valid(*m, alone, false);
+      EXPECT_GT(alone.report.linked_rows, m->rows / 2);
+      if (m == &a && o.max_length == LineOptions{}.max_length) {
+        EXPECT_EQ(line_set(alone), grid_lines(nx, ny, nz, 2));
+      }
+      for (const int threads : {2, 4}) {
+        const test::ScopedHostThreads scoped(threads);
+        const Lines lines = find_lines(*m, o);
+        EXPECT_EQ(lines.permutation, alone.permutation) << threads << " threads";
+        EXPECT_EQ(lines.lines.ptr, alone.lines.ptr) << threads << " threads";
+        EXPECT_EQ(lines.report.linked_rows, alone.report.linked_rows);
+        EXPECT_EQ(lines.report.lengths.mean_size, alone.report.lengths.mean_size);
+        EXPECT_EQ(lines.report.inside_weight, alone.report.inside_weight);  // bit for bit
+      }
+    }
+  }
+}
+
 TEST(FindLines, NamesTheFirstBadDiagonalWithAnyThreads) {
   const CsrMatrix<double> a = poisson2d(300, 240);  // 72000 rows: 4 parts
   const index_t last = a.rows - 1, middle = a.rows / 2;

@@ -1,6 +1,6 @@
 // `preconditioner: auto`'s scans on the GPU (issue 47): the kernels of
 // kernels/cuda/choice_scans.hpp give the reference's node blocks, 1 / sqrt(a_ii) bit for bit,
-// first bad row and count (strengths tied or within ulps of the thresholds included); the
+// first bad row, count and links (strengths tied or within ulps of the thresholds included); the
 // cuda set-up session's scans equal the host functions after its check at each level; and
 // solver::resolve_type with the session equals it without, field by field. Through the
 // solver, the set-up report lists the device steps. Skips without a device.
@@ -134,6 +134,32 @@ TEST(ChoiceScansCuda, RowsChoosingLinksIsEquivalentToReference) {
                              nullptr);
       EXPECT_EQ(k::download_and_wait(count, nullptr)[0],
                 ref::rows_choosing_links(host_view(a), r.data(), o.dominance, o.min_strength))
+          << "dominance " << o.dominance << ", min_strength " << o.min_strength;
+    }
+  }
+}
+
+TEST(ChoiceScansCuda, ChosenAndMutualLinksAreEquivalentToReference) {
+  PRISM_SKIP_WITHOUT_GPU();
+  for (const auto& [name, a] : good_cases()) {
+    SCOPED_TRACE(name);
+    const auto n = static_cast<std::size_t>(a.rows);
+    std::vector<double> r(n);
+    ASSERT_EQ(ref::inverse_sqrt_diagonal(host_view(a), r.data()), -1);
+    const DeviceCsr d(a);
+    const k::DeviceBuffer<double> device_r = k::upload_and_wait(r, nullptr);
+    k::DeviceBuffer<index_t> chosen(2 * n), links(2 * n);
+    for (const prism::LineOptions& o : line_options()) {
+      std::vector<index_t> expected_chosen(2 * n), expected_links(2 * n);
+      ref::chosen_links(host_view(a), r.data(), o.dominance, o.min_strength,
+                        expected_chosen.data());
+      ref::mutual_links(a.rows, expected_chosen.data(), expected_links.data());
+      k::chosen_links(d.view(), device_r.data(), o.dominance, o.min_strength, chosen.data(),
+                      nullptr);
+      k::mutual_links(a.rows, chosen.data(), links.data(), nullptr);
+      EXPECT_EQ(k::download_and_wait(chosen, nullptr), expected_chosen)
+          << "dominance " << o.dominance << ", min_strength " << o.min_strength;
+      EXPECT_EQ(k::download_and_wait(links, nullptr), expected_links)
           << "dominance " << o.dominance << ", min_strength " << o.min_strength;
     }
   }

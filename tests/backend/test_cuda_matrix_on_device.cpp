@@ -5,7 +5,8 @@
 // (pick_spmv_on_backend), SpMV, spmv_dot and multi-column SpMV bit for bit for every
 // algorithm (bsr: through the host's pattern, and its fallback), and again after new
 // values through update_values(SourceValues); and the level report (level_ptr_on_backend)
-// equal to analysis::level_ptr on colored and uncolored orders. Skipped without a GPU.
+// equal to analysis::level_ptr on colored and uncolored orders, with ranges and without
+// (block- and line-colored orders: the device dataflow). Skipped without a GPU.
 
 #include <prism/analysis.hpp>
 #include <prism/generators.hpp>
@@ -189,6 +190,20 @@ TEST_F(CudaMatrixOnDevice, LevelReportEqualsTheHostOne) {
        std::vector<std::vector<index_t>>{{}, {0, 500}, {0, 700, 500, a.rows}}) {
     EXPECT_EQ(gpu->level_ptr_on_backend(*keep(o, a.values), ranges),
               prism::analysis::level_ptr(a, ranges));
+  }
+}
+
+TEST_F(CudaMatrixOnDevice, LevelReportWithoutRangesEqualsTheHostOne) {
+  // block_ic's and line_ic's orders, natural orders: the device dataflow; an entry without
+  // its mirror: the host's level sets.
+  for (const prism::test::DataflowCase& c : prism::test::dataflow_level_cases()) {
+    SCOPED_TRACE(c.name);
+    const Ordered o{c.a, identity(c.a.rows)};
+    for (const std::vector<index_t>& ranges :
+         std::vector<std::vector<index_t>>{{}, {0, c.a.rows}}) {
+      EXPECT_EQ(gpu->level_ptr_on_backend(*keep(o, c.a.values), ranges),
+                prism::analysis::level_ptr(c.a, ranges));
+    }
   }
 }
 

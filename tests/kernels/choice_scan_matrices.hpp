@@ -130,6 +130,28 @@ inline CsrMatrix<double> without_diagonal(const CsrMatrix<double>& a, index_t ro
   return csr_from_triplets(a.rows, a.cols, std::move(t));
 }
 
+/// A ring of n >= 3 rows, diagonal 3, the coupling of rows i and i + 1 (mod n) -w[i mod
+/// w.size()]: every row chooses both neighbours, so the links form one cycle (find_lines
+/// cuts it at its weakest link, among tied ones at the smallest row).
+inline CsrMatrix<double> ring(index_t n, const std::vector<double>& w) {
+  std::vector<Triplet> t;
+  for (index_t i = 0; i < n; ++i) {
+    const index_t next = (i + 1) % n;
+    const double c = -w[static_cast<std::size_t>(i) % w.size()];
+    t.push_back({i, i, 3.0});
+    t.push_back({i, next, c});
+    t.push_back({next, i, c});
+  }
+  return csr_from_triplets(n, n, std::move(t));
+}
+
+/// Rings whose cut is decided by a weakest link, by tied weakest links, by all links equal.
+inline std::vector<ChoiceCase> ring_cases() {
+  return {{"ring of equal links", ring(12, {1.0})},
+          {"ring with a weak link", ring(31, {1.0, 0.9, 1.1, 1.0, 0.95})},
+          {"ring of tied weakest links", ring(40, {1.0, 1.2, 1.2, 1.0})}};
+}
+
 /// The suite's generators, small.
 inline std::vector<ChoiceCase> generator_choice_cases() {
   return {{"poisson2d 31x33", poisson2d(31, 33)},

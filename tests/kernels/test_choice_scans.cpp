@@ -2,19 +2,23 @@
 // functions they stand for: node blocks equal to prism::find_node_blocks for several block
 // limits, the first bad diagonal equal to a scan in row order, the count equal to
 // prism::rows_choosing_links for several options, on the cases of choice_scan_matrices.hpp
-// (ties and strengths at the thresholds included). The CUDA twins are held to the reference
+// (ties and strengths at the thresholds included), and the reference's links traced on the host
+// equal to find_lines. The CUDA twins are held to the reference
 // in tests/backend/test_cuda_choice_scans.cpp.
 
 #include <prism/blocks.hpp>
 #include <prism/errors.hpp>
 #include <prism/lines.hpp>
 
+#include "analysis/line_links.hpp"
 #include "kernels/choice_scan_matrices.hpp"
 #include "kernels/choice_scans.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 namespace {
@@ -102,6 +106,46 @@ TEST(ChoiceScans, RowsChoosingLinksEqualsTheHostCount) {
           << "dominance " << o.dominance << ", min_strength " << o.min_strength;
     }
   }
+}
+
+// The reference's choice and mutual links, traced on the host (what a backend's
+// SetupSession::find_lines does with the links it finds), give find_lines' lines and report
+// exactly: the cases with ties and strengths at the thresholds, chains cut by max_length,
+// cycles with a weakest link and with tied ones.
+TEST(ChoiceScans, MutualLinksGiveFindLinesLines) {
+  std::vector<prism::test::ChoiceCase> cases = good_cases();
+  for (auto& c : prism::test::ring_cases()) cases.push_back(std::move(c));
+  std::vector<prism::LineOptions> options = line_options();
+  for (const index_t max_length : {1, 5, 7}) {
+    options.emplace_back();
+    options.back().max_length = max_length;
+  }
+  int cycles = 0;
+  for (const auto& [name, a] : cases) {
+    SCOPED_TRACE(name);
+    const auto n = static_cast<std::size_t>(a.rows);
+    std::vector<double> r(n);
+    ASSERT_EQ(ref::inverse_sqrt_diagonal(view(a), r.data()), -1);
+    for (const prism::LineOptions& o : options) {
+      SCOPED_TRACE("dominance " + std::to_string(o.dominance) + ", max_length " +
+                   std::to_string(o.max_length));
+      std::vector<index_t> chosen(2 * n), links(2 * n);
+      ref::chosen_links(view(a), r.data(), o.dominance, o.min_strength, chosen.data());
+      ref::mutual_links(a.rows, chosen.data(), links.data());
+      const prism::Lines got = prism::analysis::lines_from_links(a, links, o.max_length);
+      const prism::Lines expected = prism::find_lines(a, o);
+      EXPECT_EQ(got.permutation, expected.permutation);
+      EXPECT_EQ(got.lines.ptr, expected.lines.ptr);
+      EXPECT_EQ(got.report.lengths.count, expected.report.lengths.count);
+      EXPECT_EQ(got.report.lengths.mean_size, expected.report.lengths.mean_size);
+      EXPECT_EQ(got.report.linked_rows, expected.report.linked_rows);
+      EXPECT_EQ(got.report.inside_weight, expected.report.inside_weight);
+      const bool all_linked =
+          std::all_of(links.begin(), links.end(), [](index_t j) { return j >= 0; });
+      cycles += all_linked && a.rows > 2 ? 1 : 0;
+    }
+  }
+  EXPECT_GE(cycles, 3 * 6);  // the rings are cycles under every option
 }
 
 // The threshold cases fall as their names say under the default options (ties choose), so

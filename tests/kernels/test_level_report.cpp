@@ -1,6 +1,8 @@
 // The level report's reference (kernels/level_report.hpp): range by range, the level sets'
 // level_ptr (prism::level_sets) wherever the ranges are independent, false where a range
-// couples, and ConfigError where the ranges do not cover the rows.
+// couples, and ConfigError where the ranges do not cover the rows; without ranges, the
+// dataflow's form (dataflow_level_ptr): the level sets' level_ptr where every entry below
+// the diagonal has its mirror, false where one has not.
 
 #include <prism/analysis.hpp>
 #include <prism/errors.hpp>
@@ -10,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 namespace {
@@ -41,6 +44,37 @@ TEST(LevelReport, EmptyMatrixHasNoLevel) {
   std::vector<index_t> level_ptr;
   EXPECT_TRUE(prism::kernels::reference::range_level_ptr(pattern(empty), {0, 0}, level_ptr));
   EXPECT_EQ(level_ptr, prism::level_sets(empty).level_ptr);
+}
+
+TEST(LevelReport, DataflowGivesTheLevelSets) {
+  for (const prism::test::DataflowCase& c : prism::test::dataflow_level_cases()) {
+    SCOPED_TRACE(c.name);
+    std::vector<index_t> level_ptr{-7};
+    EXPECT_EQ(prism::kernels::reference::dataflow_level_ptr(pattern(c.a), level_ptr), c.mirrored);
+    if (c.mirrored) {
+      EXPECT_EQ(level_ptr, prism::level_sets(c.a).level_ptr);
+    } else {
+      EXPECT_EQ(level_ptr, std::vector<index_t>{-7});  // untouched
+    }
+  }
+  prism::CsrMatrix<double> empty;
+  empty.row_ptr = {0};
+  std::vector<index_t> level_ptr;
+  EXPECT_TRUE(prism::kernels::reference::dataflow_level_ptr(pattern(empty), level_ptr));
+  EXPECT_EQ(level_ptr, prism::level_sets(empty).level_ptr);
+}
+
+TEST(LevelReport, DataflowCasesSpanManyLevels) {
+  // The orders the dataflow is for: block and line colors couple rows inside a color, and
+  // natural orders run to hundreds of levels.
+  for (const prism::test::DataflowCase& c : prism::test::dataflow_level_cases()) {
+    const auto levels = prism::level_sets(c.a).num_levels;
+    if (c.name.find("block-colored") != std::string::npos ||
+        c.name.find("lines colored") != std::string::npos) {
+      EXPECT_GT(levels, 8) << c.name;
+    }
+    if (c.name == "poisson2d 200x150, natural order") EXPECT_EQ(levels, 349);
+  }
 }
 
 TEST(LevelReport, RangesMustCoverTheRows) {

@@ -8,6 +8,7 @@
 #include <prism/blocks.hpp>
 #include <prism/lines.hpp>
 
+#include "analysis/line_links.hpp"
 #include "backend/setup.hpp"
 #include "common/setup_steps.hpp"
 #include "kernels/choice_scan_matrices.hpp"
@@ -59,6 +60,16 @@ class ReferenceSession final : public prism::backend::SetupSession {
     std::vector<double> r(static_cast<std::size_t>(a_.rows));
     if (!links_ || ref::inverse_sqrt_diagonal(view(), r.data()) >= 0) return -1;
     return ref::rows_choosing_links(view(), r.data(), options.dominance, options.min_strength);
+  }
+  /// The reference's links, traced on the host, as the cuda session does with its own.
+  bool find_lines(const prism::LineOptions& options, prism::Lines& out) override {
+    std::vector<double> r(static_cast<std::size_t>(a_.rows));
+    if (!links_ || ref::inverse_sqrt_diagonal(view(), r.data()) >= 0) return false;
+    std::vector<index_t> chosen(2 * r.size()), links(2 * r.size());
+    ref::chosen_links(view(), r.data(), options.dominance, options.min_strength, chosen.data());
+    ref::mutual_links(a_.rows, chosen.data(), links.data());
+    out = prism::analysis::lines_from_links(a_, links, options.max_length);
+    return true;
   }
 
  private:

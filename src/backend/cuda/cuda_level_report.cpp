@@ -16,8 +16,10 @@ std::vector<index_t> level_ptr_on_device(const DeviceOrdered& a,
       kernels::cuda::range_level_ptr(a.view(), independent, level_ptr, stream)) {
     return level_ptr;
   }
-  // No independent ranges (analysis::level_ptr's case too): the row-by-row level sets,
-  // on the host.
+  // No independent ranges (block_ic's and line_ic's orders couple rows inside a color):
+  // row by row as a dataflow, exact where each entry below the diagonal has its mirror
+  // (the checked set-up's symmetric pattern); else the host's level sets.
+  if (kernels::cuda::dataflow_level_ptr(a.view(), level_ptr, stream)) return level_ptr;
   CsrMatrix<double> pattern;
   pattern.rows = pattern.cols = a.n;
   pattern.row_ptr = kernels::cuda::download_and_wait(a.row_ptr, stream);

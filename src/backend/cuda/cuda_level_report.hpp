@@ -14,7 +14,9 @@ namespace prism::backend::cuda {
 
 /// analysis::level_ptr(a, independent) for the kept matrix: the ranges levelled on the
 /// device one after another (kernels/cuda/level_report.hpp); where they do not cover the
-/// rows or a range couples, the pattern comes to the host for level_sets (as there).
+/// rows or a range couples, the rows levelled on the device as a dataflow in row order
+/// (dataflow_level_ptr), and where an entry lacks its mirror (a set-up without checks), the
+/// pattern comes to the host for level_sets (as analysis::level_ptr does).
 std::vector<index_t> level_ptr_on_device(const DeviceOrdered& a,
                                          const std::vector<index_t>& independent,
                                          cudaStream_t stream);

@@ -19,6 +19,7 @@
 #include "kernels/cuda/staged_upload.hpp"
 #include "kernels/setup_checks.hpp"
 
+#include "analysis/line_links.hpp"
 #include "common/setup_steps.hpp"
 
 #include <cmath>
@@ -192,10 +193,7 @@ class CudaSetupSession final : public SetupSession {
 
   index_t rows_choosing_links(const LineOptions& options) override {
     // Options find_lines refuses, and bad diagonals, go to the host, which throws.
-    if (!checked_ || !(options.dominance > 1.0) || !std::isfinite(options.dominance) ||
-        !(options.min_strength >= 0.0 && options.min_strength < 1.0) || options.max_length < 1) {
-      return -1;
-    }
+    if (!checked_ || !valid(options)) return -1;
     try {
       if (invert_diagonal() >= 0) return -1;
       k::DeviceBuffer<index_t> count(1);
@@ -209,7 +207,36 @@ class CudaSetupSession final : public SetupSession {
     }
   }
 
+  bool find_lines(const LineOptions& options, Lines& out) override {
+    if (!checked_ || !valid(options)) return false;  // the host throws
+    std::vector<index_t> links;
+    try {
+      common::StepTimer step("lines: choices, links (device)", true);
+      if (invert_diagonal() >= 0) {
+        step.cancel();
+        return false;
+      }
+      const auto entries = 2 * static_cast<std::size_t>(a_.rows);
+      k::DeviceBuffer<index_t> chosen(entries), device_links(entries);
+      k::chosen_links(view(), r_.data(), options.dominance, options.min_strength, chosen.data(),
+                      stream_);
+      k::mutual_links(a_.rows, chosen.data(), device_links.data(), stream_);
+      links = k::download_and_wait(device_links, stream_);
+      r_ = k::DeviceBuffer<double>();  // the last reader, as in rows_choosing_links()
+    } catch (const DeviceMemoryError&) {
+      return false;
+    }
+    out = analysis::lines_from_links(a_, links, options.max_length);
+    return true;
+  }
+
  private:
+  /// Options find_lines accepts (its check_options()).
+  static bool valid(const LineOptions& o) {
+    return o.dominance > 1.0 && std::isfinite(o.dominance) && o.min_strength >= 0.0 &&
+           o.min_strength < 1.0 && o.max_length >= 1;
+  }
+
   /// P A P^T on the device (kernels/cuda/setup_permute.hpp); null where `permutation` has
   /// the wrong size (the host's check names it). Throws DeviceMemoryError.
   std::unique_ptr<DeviceOrdered> permuted(const std::vector<index_t>& permutation) {
