@@ -11,9 +11,11 @@
 //              in ms and GB/s; the first staged upload, which pins the staging buffers, is
 //              timed apart.
 //
+// --lanes L1,L2,...: the staged upload once per lane count (StagingPlan::lanes; default: the
+// plan's own choice for this machine).
 // Times are medians of --repeats runs (default 5), wall clock on the host.
 //
-//   bench_setup_steps [--repeats N] [--no-reference] PROBLEM.yaml...
+//   bench_setup_steps [--repeats N] [--no-reference] [--lanes LIST] PROBLEM.yaml...
 
 #include <prism/errors.hpp>
 #include <prism/problem.hpp>
@@ -87,10 +89,10 @@ void bench_coloring(const std::string& name, const CsrMatrix<double>& a, int rep
 
 template <typename T>
 double upload_seconds(int repeats, const std::vector<T>& host, k::DeviceBuffer<T>& device,
-                      bool staged, cudaStream_t stream) {
+                      bool staged, cudaStream_t stream, const k::StagingPlan& plan = {}) {
   return median_seconds(repeats, [&] {
     if (staged) {
-      k::staged_upload(device.data(), host.data(), host.size(), stream);
+      k::staged_upload(device.data(), host.data(), host.size(), stream, plan);
     } else {
       device.upload(host.data(), stream);
     }
@@ -99,23 +101,34 @@ double upload_seconds(int repeats, const std::vector<T>& host, k::DeviceBuffer<T
 }
 
 void bench_upload(const std::string& name, const CsrMatrix<double>& a, int repeats,
-                  cudaStream_t stream) {
+                  const std::vector<int>& lanes, cudaStream_t stream) {
   k::DeviceBuffer<index_t> row_ptr(a.row_ptr.size()), col_idx(a.col_idx.size());
   k::DeviceBuffer<double> values(a.values.size());
   const double bytes =
       static_cast<double>(a.row_ptr.size() * sizeof(index_t) + a.col_idx.size() * sizeof(index_t) +
                           a.values.size() * sizeof(double));
-  for (const bool staged : {false, true}) {
+  std::vector<int> runs{-1};  // -1: plain
+  runs.insert(runs.end(), lanes.begin(), lanes.end());
+  for (const int lane_count : runs) {
+    const bool staged = lane_count >= 0;
+    k::StagingPlan plan;
+    plan.lanes = std::max(0, lane_count);
     // Once before the timed runs (the first staged one pins the staging buffers).
-    const double first = upload_seconds(1, a.row_ptr, row_ptr, staged, stream) +
-                         upload_seconds(1, a.col_idx, col_idx, staged, stream) +
-                         upload_seconds(1, a.values, values, staged, stream);
-    const double seconds = upload_seconds(repeats, a.row_ptr, row_ptr, staged, stream) +
-                           upload_seconds(repeats, a.col_idx, col_idx, staged, stream) +
-                           upload_seconds(repeats, a.values, values, staged, stream);
+    const double first = upload_seconds(1, a.row_ptr, row_ptr, staged, stream, plan) +
+                         upload_seconds(1, a.col_idx, col_idx, staged, stream, plan) +
+                         upload_seconds(1, a.values, values, staged, stream, plan);
+    const double seconds = upload_seconds(repeats, a.row_ptr, row_ptr, staged, stream, plan) +
+                           upload_seconds(repeats, a.col_idx, col_idx, staged, stream, plan) +
+                           upload_seconds(repeats, a.values, values, staged, stream, plan);
     char step[64], note[64];
-    std::snprintf(step, sizeof step, "upload %s (%.1f MB)", staged ? "staged" : "plain",
-                  bytes * 1e-6);
+    if (!staged) {
+      std::snprintf(step, sizeof step, "upload plain (%.1f MB)", bytes * 1e-6);
+    } else if (lane_count == 0) {
+      std::snprintf(step, sizeof step, "upload staged (%.1f MB)", bytes * 1e-6);
+    } else {
+      std::snprintf(step, sizeof step, "upload staged, %d lanes (%.1f MB)", lane_count,
+                    bytes * 1e-6);
+    }
     std::snprintf(note, sizeof note, "first call %.2f ms", first * 1e3);
     print_row(name, step, seconds, bytes, note);
   }
@@ -127,6 +140,7 @@ int main(int argc, char** argv) {
   try {
     int repeats = 5;
     bool reference = true;
+    std::vector<int> lanes{0};  // 0: the plan's choice
     std::vector<std::string> problems;
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
@@ -135,13 +149,22 @@ int main(int argc, char** argv) {
         repeats = std::max(1, std::stoi(argv[++i]));
       } else if (arg == "--no-reference") {
         reference = false;
+      } else if (arg == "--lanes") {
+        if (i + 1 >= argc) throw prism::ConfigError("--lanes needs a list");
+        lanes.clear();
+        std::string list = argv[++i];
+        for (std::size_t at = 0; at <= list.size();) {
+          const std::size_t comma = std::min(list.find(',', at), list.size());
+          lanes.push_back(std::max(1, std::stoi(list.substr(at, comma - at))));
+          at = comma + 1;
+        }
       } else {
         problems.push_back(arg);
       }
     }
     if (problems.empty()) {
       std::fprintf(stderr,
-                   "usage: bench_setup_steps [--repeats N] [--no-reference] "
+                   "usage: bench_setup_steps [--repeats N] [--no-reference] [--lanes LIST] "
                    "PROBLEM.yaml...\n");
       return 1;
     }
@@ -152,7 +175,7 @@ int main(int argc, char** argv) {
       const prism::ProblemSpec spec = prism::load_problem_file(file);
       const CsrMatrix<double> a = prism::assemble_matrix(spec.matrix);
       bench_coloring(spec.name, a, repeats, reference, stream);
-      bench_upload(spec.name, a, repeats, stream);
+      bench_upload(spec.name, a, repeats, lanes, stream);
     }
     PRISM_CUDA_CHECK(cudaStreamDestroy(stream));
   } catch (const std::exception& e) {

@@ -12,20 +12,22 @@
 namespace prism::kernels::cuda {
 
 /// Bytes a staging buffer by default: a chunk's cudaMemcpyAsync call is small next to its
-/// host copy, and the buffers of all lanes (8 MiB) pin quickly.
+/// host copy, and the buffers of all lanes (12 MiB) pin quickly.
 inline constexpr std::size_t kStagingChunkBytes = std::size_t{1} << 20;
 
 /// Copies smaller than this (bytes) go straight through cudaMemcpyAsync by default.
 inline constexpr std::size_t kStagedMinBytes = std::size_t{2} << 20;
 
-/// Host threads copying into the staging buffers by default, at most (one a lane already
-/// copies at several GB/s; four reach the PCIe link's rate).
-inline constexpr int kStagingLanes = 4;
+/// Host threads copying into the staging buffers by default, at most: each lane's copy
+/// from pageable memory runs at a few GB/s, and six reach most of the link's rate (more
+/// lanes gain little and pin more buffers on a process's first copy; tools/bench_setup_steps
+/// --lanes measures it).
+inline constexpr int kStagingLanes = 6;
 
 /// How staged_upload splits a copy; the defaults suit large arrays, tests shrink them.
 struct StagingPlan {
   std::size_t chunk_bytes = kStagingChunkBytes;  ///< bytes a staging buffer (> 0)
-  /// Lanes; 0: kStagingLanes, fewer on a machine of fewer than 8 hardware threads (half of
+  /// Lanes; 0: kStagingLanes, fewer on a machine of fewer than 12 hardware threads (half of
   /// them, at least one). Never more lanes than chunks.
   int lanes = 0;
   std::size_t min_bytes = kStagedMinBytes;  ///< smaller copies go straight
