@@ -127,10 +127,16 @@ def phase_table(rows, config=DEFAULT_CONFIG):
 
 
 SETUP_CONFIGS = {
-    "ic0-color-pgreedy": "default on cuda: rounds on the GPU, storage built there",
-    "ic0-color-pgreedy-hostsetup": "the same, `solver.setup: host`",
-    "ic0-color": "Boost's greedy coloring (host), storage built on the GPU",
+    "default": "the defaults: `preconditioner: auto`, its choice and all set-up on the GPU",
+    "default-hostsetup": "the same, `solver.setup: host`",
+    "ic0-color-pgreedy": "`ic0`, set-up on the GPU",
+    "ic0-color-pgreedy-hostsetup": "`ic0`, `solver.setup: host`",
+    "ic0-color": "`ic0`, Boost's greedy coloring (host)",
     "auto": "`preconditioner: auto`",
+    "block_ic": "`block_ic`, set-up on the GPU",
+    "block_ic-hostsetup": "`block_ic`, `solver.setup: host`",
+    "line_ic": "`line_ic`, set-up on the GPU",
+    "line_ic-hostsetup": "`line_ic`, `solver.setup: host`",
 }
 
 
@@ -142,20 +148,24 @@ def setup_table(rows):
             continue
         steps = r["setup"].get("steps", {})
         wall = r["setup"].get("wall_seconds")
+        first = r["setup"].get("first_wall_seconds")
         solve = r.get("solve_seconds_median")
         its = r.get("iterations") or 0
-        body.append([r["problem"], f"`{r['config']}` ({SETUP_CONFIGS[r['config']]})",
-                     str(r.get("colors", "–"))]
+        chose = r.get("preconditioner")
+        name = f"`{r['config']}` ({SETUP_CONFIGS[r['config']]})"
+        if r["config"].startswith("default") and chose:
+            name += f": `{chose}`"
+        body.append([r["problem"], name, str(r.get("colors", "–"))]
                     + [f_ms(steps.get(f"{g}_seconds")) for g in
                        ("check", "coloring", "permutation", "analysis", "factorization",
                         "upload")]
-                    + [f_ms(wall), str(its), f_ms(solve),
+                    + [f_ms(wall), f_ms(first), str(its), f_ms(solve),
                        f_us(1e6 * solve / its) if solve and its else "–",
                        f"{wall / solve:.2f}" if wall and solve else "–"])
     return table(["problem", "configuration", "colors", "check", "coloring", "permutation",
-                  "analysis", "factorization", "upload", "set-up [ms]", "iterations",
-                  "solve to 1e-8 [ms]", "µs / iteration", "set-up / solve"], body,
-                 "llr" + "r" * 11)
+                  "analysis", "factorization", "upload", "set-up [ms]",
+                  "first set-up [ms]", "iterations", "solve to 1e-8 [ms]", "µs / iteration",
+                  "set-up / solve"], body, "llr" + "r" * 12)
 
 
 def trisolve_kind(variant):

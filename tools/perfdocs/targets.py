@@ -46,7 +46,8 @@ def phases_block(data):
 
 
 def setup_block(data):
-    return (measured_line(data, ["setup.json"], "matrix in memory, one set-up per row; ms")
+    return (measured_line(data, ["setup.json"], "matrix in memory; set-up: the median of "
+                          "3 set-ups of one solver, and the process's first apart; ms")
             + "\n\n" + setup_table(data.get("setup.json")["results"]))
 
 
