@@ -57,6 +57,18 @@ class Solver {
   void setup(const CsrView32& a);
   void setup(const CsrView64& a);
 
+  /// setup() on a matrix whose arrays are in memory the backend reads (cuda: device memory
+  /// of the solver's device or managed memory, e.g. what a GPU assembly wrote; cpu: host
+  /// memory), full storage, 32-bit indices, the arrays valid for the call only; whatever
+  /// writes them must have finished (cuda: synchronize the writer's stream first). The set-up's
+  /// steps on the GPU copy the arrays from there instead of uploading them; the host keeps
+  /// the one copy its own steps read (the pattern refactor() compares against, the naming of
+  /// a defect, the line report), downloaded once. The same ordering, factor and solves as
+  /// setup() on a host copy of the matrix. Throws InvalidMatrixError where an array is not in
+  /// such memory or the view is not square or its row pointers break the contract,
+  /// ConfigError for a view of one triangle, then as setup().
+  void setup_on_backend(const CsrView32& a);
+
   /// refactor() on a view with the pattern given to setup() (a triangle compares as the full
   /// matrix it stands for, so either triangle of one pattern will do); builds the full matrix
   /// once per call, as setup(view) does.

@@ -19,10 +19,17 @@
 #include "backend/factors.hpp"
 #include "backend/handles.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
+
+namespace prism {
+template <typename Index>
+struct CsrView;  // <prism/csr_view.hpp>, which would bring its view_of() into every user
+using CsrView32 = CsrView<std::int32_t>;
+}  // namespace prism
 
 namespace prism::backend {
 
@@ -147,7 +154,7 @@ class ValueOperations {
  public:
   virtual ~ValueOperations() = default;
   /// Whether `values` is such memory (cuda: asks the driver; cpu: always).
-  virtual bool reads(const double* values) const = 0;
+  virtual bool reads(const void* values) const = 0;
   /// Host values put where the backend reads them (refactor() on the refactor_on_backend
   /// path): cuda copies them into a buffer of its own, reused by the next call (so its
   /// address stays the same for a pattern); cpu returns values.data(). Valid until the
@@ -228,8 +235,14 @@ class Backend : public CgOperations,
   virtual int make_device_current() { return -1; }
 
   /// The set-up steps this backend runs in its own memory on `a` (backend/setup.hpp), which
-  /// must outlive the session; nullptr where the host runs them all (cpu).
-  virtual std::unique_ptr<SetupSession> begin_setup(const CsrMatrix<double>& a);
+  /// must outlive the session; nullptr where the host runs them all (cpu). With `resident`
+  /// (the same matrix in memory this backend reads, as Solver::setup_on_backend takes it;
+  /// it must outlive the session too) the session copies its arrays from there instead of
+  /// uploading a's.
+  virtual std::unique_ptr<SetupSession> begin_setup(const CsrMatrix<double>& a,
+                                                    const CsrView32* resident = nullptr);
+  /// Copies `bytes` bytes from memory this backend reads (reads()) to host memory; waits.
+  virtual void download(const void* from, void* to, std::size_t bytes);
 
   // The set-up from a matrix its session kept in the backend's memory
   // (SetupSession::permute_kept): only a backend whose session keeps one has them; the

@@ -5,6 +5,8 @@
 #include "backend/cpu_backend.hpp"
 #include "backend/setup.hpp"
 
+#include <cstring>
+
 #ifdef PRISM_HAVE_CUDA
 #include "backend/cuda/cuda_backend.hpp"
 #include "kernels/cuda/device_info.hpp"
@@ -30,9 +32,15 @@ void restore_current_device(int device) noexcept {
 #endif
 }
 
-std::unique_ptr<SetupSession> Backend::begin_setup(const CsrMatrix<double>& a) {
+std::unique_ptr<SetupSession> Backend::begin_setup(const CsrMatrix<double>& a,
+                                                   const CsrView32* resident) {
   static_cast<void>(a);
+  static_cast<void>(resident);
   return nullptr;
+}
+
+void Backend::download(const void* from, void* to, std::size_t bytes) {
+  if (bytes > 0) std::memcpy(to, from, bytes);  // host memory: what a host backend reads
 }
 
 namespace {

@@ -564,7 +564,7 @@ class CpuBackend final : public Backend {
     dst.assign(cast(src).data(), cast(src).data() + src.size());
   }
 
-  bool reads(const double*) const override { return true; }
+  bool reads(const void*) const override { return true; }
   const double* stage(const std::vector<double>& values) override { return values.data(); }
   std::unique_ptr<IndexMap> make_index_map(const std::vector<index_t>& indices) override {
     return std::make_unique<CpuIndexMap>(indices);

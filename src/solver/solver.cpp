@@ -121,7 +121,7 @@ void Solver::Impl::set_up(const CsrMatrix<double>& a) {
   auto t = std::chrono::steady_clock::now();
   // The checks, the parallel coloring and the permutation run in the backend's memory
   // where it can.
-  std::unique_ptr<backend::SetupSession> device = s.backend->begin_setup(a);
+  std::unique_ptr<backend::SetupSession> device = s.backend->begin_setup(a, s.resident_input);
   // The caller's pattern, kept for refactor()'s comparison and the mirror map: with a
   // device session, copied on a thread of its own while the host waits for the device's
   // steps (taken at the end; an exception on the way waits for it in the future's end),
@@ -569,6 +569,62 @@ void Solver::setup(const CsrView32& a) {
   const CsrMatrix<double> full = to_csr_matrix(a);
   setup(full);
   impl_->triangle_entries = a.storage == Storage::full ? 0 : static_cast<std::size_t>(a.nnz());
+}
+
+void Solver::setup_on_backend(const CsrView32& a) {
+  const backend::DeviceScope device_scope(*impl_->backend);
+  Impl& s = *impl_;
+  backend::Backend& be = *s.backend;
+  if (a.storage != Storage::full) {
+    throw ConfigError(
+        "setup_on_backend: the view holds one triangle; it takes the full matrix (or pass the "
+        "triangle to setup(view), which mirrors it on the host)");
+  }
+  if (a.rows < 0 || a.cols != a.rows) {
+    throw InvalidMatrixError("setup_on_backend: the matrix is " + std::to_string(a.rows) + " x " +
+                             std::to_string(a.cols) + ", not square");
+  }
+  const auto check = [&](const void* p, const char* name) {
+    if (p == nullptr || !be.reads(p)) {
+      throw InvalidMatrixError(
+          std::string("setup_on_backend: ") + name + " is not in memory the " + be.name() +
+          " backend reads (for cuda: device memory of the solver's device, or managed memory)");
+    }
+  };
+  check(a.row_ptr, "row_ptr");
+  // The host's copy, which its own steps read; the session copies from the caller's arrays.
+  const auto start = std::chrono::steady_clock::now();
+  CsrMatrix<double> host;
+  host.rows = host.cols = a.rows;
+  host.row_ptr.resize(static_cast<std::size_t>(a.rows) + 1);
+  be.download(a.row_ptr, host.row_ptr.data(), host.row_ptr.size() * sizeof(index_t));
+  const index_t nnz = host.row_ptr.back();
+  if (host.row_ptr.front() != 0 || nnz < 0) {
+    throw InvalidMatrixError("setup_on_backend: row_ptr[0] is " +
+                             std::to_string(host.row_ptr.front()) + " and row_ptr[rows] is " +
+                             std::to_string(nnz) + "; they must be 0 and the entries (>= 0)");
+  }
+  if (nnz > 0) {
+    check(a.col_idx, "col_idx");
+    check(a.values, "values");
+  }
+  host.col_idx.resize(static_cast<std::size_t>(nnz));
+  host.values.resize(static_cast<std::size_t>(nnz));
+  be.download(a.col_idx, host.col_idx.data(), host.col_idx.size() * sizeof(index_t));
+  be.download(a.values, host.values.data(), host.values.size() * sizeof(double));
+  const double downloaded = seconds_since(start);
+  s.resident_input = &a;
+  try {
+    setup(host);
+  } catch (...) {
+    s.resident_input = nullptr;
+    throw;
+  }
+  s.resident_input = nullptr;
+  s.setup.steps.insert(s.setup.steps.begin(),
+                       SetupStep{"check: the matrix copied to the host", downloaded, true});
+  s.setup.check_seconds += downloaded;
+  s.setup.total_seconds += downloaded;
 }
 
 void Solver::setup(const CsrView64& a) {

@@ -110,6 +110,9 @@ struct Solver::Impl {
   // setup(view) with one triangle: its entries (refactor_on_backend takes the full
   // matrix's, and names the mistake); 0 after any other setup.
   std::size_t triangle_entries = 0;
+  // setup_on_backend(): the caller's matrix in the backend's memory, for the set-up session
+  // to copy from (null otherwise; valid during that call only).
+  const CsrView32* resident_input = nullptr;
 
   SetupReport setup;
   OrderingReport ordering;

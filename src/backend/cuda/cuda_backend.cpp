@@ -199,8 +199,14 @@ class CudaBackend final : public Backend {
   std::string name() const override { return "cuda"; }
   Kind kind() const override { return Kind::device; }
   std::string device_name() const override { return device_name_; }
-  std::unique_ptr<SetupSession> begin_setup(const CsrMatrix<double>& a) override {
-    return make_cuda_setup_session(a, stream_);
+  std::unique_ptr<SetupSession> begin_setup(const CsrMatrix<double>& a,
+                                            const CsrView32* resident) override {
+    return make_cuda_setup_session(a, stream_, resident);
+  }
+  void download(const void* from, void* to, std::size_t bytes) override {
+    if (bytes == 0) return;
+    PRISM_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToHost, stream_));
+    PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
   std::unique_ptr<Vector> make_vector(index_t n) override {
@@ -330,7 +336,7 @@ class CudaBackend final : public Backend {
     if (!values.empty()) staged_.upload(values.data(), stream_);
     return staged_.data();
   }
-  bool reads(const double* values) const override {
+  bool reads(const void* values) const override {
     cudaPointerAttributes attributes{};
     if (cudaPointerGetAttributes(&attributes, values) != cudaSuccess) {
       cudaGetLastError();  // an unknown pointer: clear the error, answer no
