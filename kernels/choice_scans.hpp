@@ -33,6 +33,12 @@ index_t inverse_sqrt_diagonal(const CsrView<double>& a, double* r);
 index_t rows_choosing_links(const CsrView<double>& a, const double* r, double dominance,
                             double min_strength);
 
+/// Row i's choice (prism::find_lines' and rows_choosing_links()'): the number k <= 2 of
+/// couplings it chooses, as rows_choosing_links() decides it, and their columns
+/// col[0 .. k), the strongest first (col[k ..] -1). r as for rows_choosing_links().
+int choose_links(const CsrView<double>& a, const double* r, index_t i, double dominance,
+                 double min_strength, index_t col[2]);
+
 /// prism::find_lines' choice: chosen[2 i], chosen[2 i + 1] (`chosen`: 2 rows entries) the
 /// k <= 2 columns row i chooses, k as rows_choosing_links() decides it (0 where the row
 /// chooses none), the strongest first, among equal strengths the one met first in the row;

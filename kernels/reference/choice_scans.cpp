@@ -14,10 +14,10 @@ bool same_pattern(const CsrView<double>& a, index_t i, index_t j) {
   return true;
 }
 
-/// Row i's choice: the number k of couplings it chooses and their columns col[0 .. k), the
-/// strongest first (the host's choose(): three strongest values decide k).
-int choose(const CsrView<double>& a, const double* r, index_t i, double dominance,
-           double min_strength, index_t col[2]) {
+}  // namespace
+
+int choose_links(const CsrView<double>& a, const double* r, index_t i, double dominance,
+                 double min_strength, index_t col[2]) {
   double top[3] = {0.0, 0.0, 0.0};  // the three largest strengths, in decreasing order
   col[0] = col[1] = -1;
   for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
@@ -43,8 +43,6 @@ int choose(const CsrView<double>& a, const double* r, index_t i, double dominanc
   };
   return dominant(top[1], top[2]) ? 2 : (dominant(top[0], top[1]) ? 1 : 0);
 }
-
-}  // namespace
 
 index_t node_block_ptr(const CsrView<double>& a, index_t max_size, index_t* ptr) {
   index_t count = 0;
@@ -75,7 +73,7 @@ index_t rows_choosing_links(const CsrView<double>& a, const double* r, double do
   index_t choosing = 0;
   for (index_t i = 0; i < a.rows; ++i) {
     index_t col[2];
-    if (choose(a, r, i, dominance, min_strength, col) > 0) ++choosing;
+    if (choose_links(a, r, i, dominance, min_strength, col) > 0) ++choosing;
   }
   return choosing;
 }
@@ -84,7 +82,7 @@ void chosen_links(const CsrView<double>& a, const double* r, double dominance, d
                   index_t* chosen) {
   for (index_t i = 0; i < a.rows; ++i) {
     index_t col[2];
-    const int k = choose(a, r, i, dominance, min_strength, col);
+    const int k = choose_links(a, r, i, dominance, min_strength, col);
     chosen[2 * i] = k > 0 ? col[0] : -1;
     chosen[2 * i + 1] = k > 1 ? col[1] : -1;
   }

@@ -5,6 +5,7 @@
 #include "analysis/line_links.hpp"
 #include "common/parallel.hpp"
 #include "common/setup_steps.hpp"
+#include "kernels/choice_scans.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -125,37 +126,18 @@ std::vector<double> inverse_sqrt_diagonal(const CsrMatrix<double>& a) {
 }
 
 /// Row i's chosen couplings: its k <= 2 strongest, k the largest for which the k-th is
-/// >= min_strength and >= dominance times the (k+1)-th. Decided on the values of the
-/// three strongest only, so equal strengths are never split by their column order.
-/// s_ij = |a_ij| (r_i r_j) with r = inverse_sqrt_diagonal(): the product r_i r_j is the
-/// same both ways, so s_ij = s_ji exactly for a symmetric A.
+/// >= min_strength and >= dominance times the (k+1)-th (kernels::reference::choose_links,
+/// which the device's choice equals). s_ij = |a_ij| (r_i r_j) with r =
+/// inverse_sqrt_diagonal(): the product r_i r_j is the same both ways, so s_ij = s_ji
+/// exactly for a symmetric A.
 Neighbours choose(const CsrMatrix<double>& a, const std::vector<double>& r, index_t i,
                   const LineOptions& o) {
-  double top[3] = {0.0, 0.0, 0.0};
-  index_t col[2] = {kNone, kNone};
-  for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-    const index_t j = a.col_idx[k];
-    if (j == i) continue;
-    const double s = std::abs(a.values[k]) * (r[i] * r[j]);
-    if (s > top[0]) {
-      top[2] = top[1];
-      top[1] = top[0];
-      col[1] = col[0];
-      top[0] = s;
-      col[0] = j;
-    } else if (s > top[1]) {
-      top[2] = top[1];
-      top[1] = s;
-      col[1] = j;
-    } else if (s > top[2]) {
-      top[2] = s;
-    }
-  }
-  const auto dominant = [&](double chosen, double next) {
-    return chosen > 0.0 && chosen >= o.min_strength && chosen >= o.dominance * next;
-  };
+  const kernels::CsrView<double> view{a.rows, a.cols, a.row_ptr.data(), a.col_idx.data(),
+                                      a.values.data()};
+  index_t col[2];
+  const int k =
+      kernels::reference::choose_links(view, r.data(), i, o.dominance, o.min_strength, col);
   Neighbours out;
-  const int k = dominant(top[1], top[2]) ? 2 : (dominant(top[0], top[1]) ? 1 : 0);
   for (int c = 0; c < k; ++c) out.add(col[c]);
   return out;
 }
