@@ -159,6 +159,11 @@ class Solver {
   /// each hold `count` (= rows) doubles, in the caller's ordering, and must not overlap;
   /// z is complete on return. Throws as solve_on_backend() does.
   void apply_preconditioner_on_backend(const double* r, double* z, std::size_t count);
+  /// The same, queued on the solver's stream (SolverConfig::stream on cuda) without waiting:
+  /// z is complete when that stream reaches this point, so a caller's Krylov loop on the
+  /// same stream goes on without a host round trip. r must stay unchanged, and z untouched,
+  /// until then. On the cpu backend it is apply_preconditioner_on_backend().
+  void queue_preconditioner_on_backend(const double* r, double* z, std::size_t count);
 
   /// The caller's preconditioner, z = M^{-1} r, for `preconditioner.type: user`. It gets
   /// `n` (= rows) doubles of r and of z in the backend's memory (cuda: device pointers;

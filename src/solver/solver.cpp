@@ -477,9 +477,20 @@ void Solver::apply_preconditioner(const std::vector<double>& r, std::vector<doub
 
 void Solver::apply_preconditioner_on_backend(const double* r, double* z, std::size_t count) {
   const backend::DeviceScope device_scope(*impl_->backend);
-  Impl& s = *impl_;
-  s.require_ready("apply_preconditioner_on_backend");
-  s.check_backend_vectors("apply_preconditioner_on_backend", r, "r", z, "z", count);
+  impl_->queue_preconditioner("apply_preconditioner_on_backend", r, z, count);
+  impl_->backend->synchronize();
+}
+
+void Solver::queue_preconditioner_on_backend(const double* r, double* z, std::size_t count) {
+  const backend::DeviceScope device_scope(*impl_->backend);
+  impl_->queue_preconditioner("queue_preconditioner_on_backend", r, z, count);
+}
+
+void Solver::Impl::queue_preconditioner(const char* call, const double* r, double* z,
+                                        std::size_t count) {
+  Impl& s = *this;
+  s.require_ready(call);
+  s.check_backend_vectors(call, r, "r", z, "z", count);
   backend::Backend& be = *s.backend;
   const index_t n = s.ordered.rows;
   const std::unique_ptr<const backend::Vector> r_view = be.view_input(r, n);
@@ -492,7 +503,6 @@ void Solver::apply_preconditioner_on_backend(const double* r, double* z, std::si
   } else {
     s.preconditioner->apply(*r_view, *z_view);
   }
-  be.synchronize();
 }
 
 void Solver::set_preconditioner_callback(PreconditionerCallback apply) {

@@ -94,7 +94,8 @@ struct Solver::Impl {
   /// Set-up kept the ordered matrix in the backend's memory: value_source is empty, and
   /// every consumer of new values (SourceValues without a map) holds its map there.
   bool maps_on_backend = false;
-  CsrMatrix<double> ordered;  // A in the solver's order
+  bool pattern_proven = false;  // setup()'s check proved a symmetric pattern, diagonals stored
+  CsrMatrix<double> ordered;    // A in the solver's order
   std::unique_ptr<backend::Matrix> device_matrix;
   // refactor_on_backend(): the mirror map in the backend's memory, made on first use
   // (a solver that never uses it pays nothing; the consumers keep their own maps).
@@ -171,7 +172,7 @@ struct Solver::Impl {
   /// trsv solves), and line_ic.
   bool builds_on_backend(const std::string& resolved_type) const {
     const PreconditionerOptions& p = config.preconditioner;
-    if (config.solver.setup != SetupSite::automatic || config.solver.check == MatrixCheck::none ||
+    if (config.solver.setup != SetupSite::automatic || !pattern_proven ||
         !backend->factors_in_parallel()) {
       return false;
     }
@@ -194,7 +195,15 @@ struct Solver::Impl {
   /// (`device`) they run there, and a defect found there is named by the host checks.
   void check_matrix(const CsrMatrix<double>& a, backend::SetupSession* device) {
     const SolverOptions& o = config.solver;
-    if (device == nullptr || !device->check(o.check, o.symmetry_tolerance)) {
+    // With check none the session still proves the pattern (symmetric, every diagonal
+    // stored: what building there relies on) where that is cheap, as on a GPU; a pattern
+    // that fails is accepted, as check none says, and set up on the host.
+    const bool prove_pattern = o.check == MatrixCheck::none && device != nullptr &&
+                               o.setup == SetupSite::automatic && backend->factors_in_parallel();
+    const MatrixCheck level = prove_pattern ? MatrixCheck::pattern : o.check;
+    const bool checked = device != nullptr && device->check(level, o.symmetry_tolerance);
+    pattern_proven = checked && level != MatrixCheck::none;
+    if (!checked) {
       const Numbering numbering = config.numbering;
       if (o.check == MatrixCheck::full) check_spd_candidate(a, o.symmetry_tolerance, numbering);
       if (o.check == MatrixCheck::pattern) check_pattern(a, numbering);
@@ -218,6 +227,9 @@ struct Solver::Impl {
   /// The checks of two vectors the caller hands over in the backend's memory.
   void check_backend_vectors(const char* call, const double* in, const char* in_name,
                              const double* out, const char* out_name, std::size_t count) const;
+  /// z = M^{-1} r on backend memory, queued on the backend's stream (no wait); `call`
+  /// names the public call in its errors.
+  void queue_preconditioner(const char* call, const double* r, double* z, std::size_t count);
   /// dst = factor * src with src in the caller's order, dst in the solver's.
   void to_solver_order(const backend::Vector& src, backend::Vector& dst, double factor);
   /// dst = factor * src with src in the solver's order, dst in the caller's.

@@ -156,7 +156,8 @@ TEST(CudaSetupKept, EveryStorageChoiceMatches) {
   }
   for (const auto method : {prism::ColoringMethod::greedy, prism::ColoringMethod::parallel_greedy,
                             prism::ColoringMethod::jones_plassmann}) {
-    for (const auto check : {prism::MatrixCheck::full, prism::MatrixCheck::pattern}) {
+    for (const auto check :
+         {prism::MatrixCheck::full, prism::MatrixCheck::pattern, prism::MatrixCheck::none}) {
       SCOPED_TRACE(std::string(prism::to_string(method)) + ", " +
                    std::string(prism::to_string(check)));
       prism::SolverConfig host = kept_config(prism::SetupSite::host);
@@ -170,7 +171,7 @@ TEST(CudaSetupKept, EveryStorageChoiceMatches) {
 }
 
 // Where the kept matrix does not apply (another preconditioner, ic0 factored on the host,
-// no color order, check none), set-up takes the host path.
+// no color order), set-up takes the host path.
 TEST(CudaSetupKept, OtherPlansBuildOnTheHost) {
   PRISM_SKIP_WITHOUT_GPU();
   const CsrMatrix<double> a = prism::poisson3d(9, 8, 7);
@@ -182,9 +183,6 @@ TEST(CudaSetupKept, OtherPlansBuildOnTheHost) {
   c.preconditioner.ordering = prism::Ordering::natural;
   configs.push_back(c);
   c = kept_config(prism::SetupSite::automatic);
-  c.solver.check = prism::MatrixCheck::none;
-  configs.push_back(c);
-  c = kept_config(prism::SetupSite::automatic);
   c.preconditioner.type = "jacobi";
   configs.push_back(c);
   for (const prism::SolverConfig& config : configs) {
@@ -192,6 +190,34 @@ TEST(CudaSetupKept, OtherPlansBuildOnTheHost) {
     EXPECT_TRUE(got[0].report.converged());
     EXPECT_FALSE(kept_on_device(got[0].steps));
   }
+}
+
+// check none: the device proves the pattern all the same (what building there relies on)
+// and builds there; a pattern it cannot prove (a(0, 1) cut, its mirror kept), which check
+// none accepts, is set up on the host, as check none always did.
+TEST(CudaSetupKept, CheckNoneBuildsThereWhereThePatternIsSound) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const CsrMatrix<double> a = prism::poisson3d(9, 8, 7);
+  prism::SolverConfig none = kept_config(prism::SetupSite::automatic);
+  none.solver.check = prism::MatrixCheck::none;
+  const std::vector<Solved> sound = run(none, a, true);
+  EXPECT_TRUE(kept_on_device(sound[0].steps));
+  prism::SolverConfig pattern = none;
+  pattern.solver.check = prism::MatrixCheck::pattern;
+  expect_same(run(pattern, a, true), sound);
+
+  CsrMatrix<double> cut{a.rows, a.cols, {0}, {}, {}};
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      if (i == 0 && a.col_idx[k] == 1) continue;
+      cut.col_idx.push_back(a.col_idx[k]);
+      cut.values.push_back(a.values[k]);
+    }
+    cut.row_ptr.push_back(static_cast<index_t>(cut.col_idx.size()));
+  }
+  prism::Solver solver(none);
+  ASSERT_NO_THROW(solver.setup(cut));
+  EXPECT_FALSE(kept_on_device(solver.setup_report().steps));
 }
 
 // A diagonal that is not positive, caught by the factorization under check: pattern,

@@ -131,6 +131,39 @@ TEST(GpuSolveOnBackend, RefusesHostMemoryNamingIt) {
   solver.apply_preconditioner_on_backend(x_dev.data(), z_dev.data(), x.size());  // well formed
 }
 
+// The queued apply on the caller's stream: the same z as the waiting apply, bit for bit,
+// once the stream gets there (several applies queued back to back, z overwritten between);
+// its refusals name the queued call.
+TEST(GpuApplyPreconditioner, QueuedOnTheCallersStreamEqualsTheWaitingApply) {
+  PRISM_SKIP_WITHOUT_GPU();
+  const CsrMatrix<double> a = prism::poisson3d(13, 11, 9);
+  const std::vector<double> r = random_vector(a.rows, 15);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  for (const char* type : {"ic0", "block_ic", "jacobi"}) {
+    SCOPED_TRACE(type);
+    prism::SolverConfig c = gpu_config(type, prism::TimingMode::total);
+    c.stream = stream;
+    prism::Solver solver(c);
+    solver.setup(a);
+    DeviceArray r_dev(r), z_dev(std::vector<double>(r.size(), 0.0)),
+        z_twice(std::vector<double>(r.size(), 0.0));
+    solver.apply_preconditioner_on_backend(r_dev.data(), z_dev.data(), r.size());
+    const std::vector<double> expected = z_dev.host();
+    ASSERT_EQ(cudaMemsetAsync(z_dev.data(), 0, r.size() * sizeof(double), stream), cudaSuccess);
+    solver.queue_preconditioner_on_backend(r_dev.data(), z_twice.data(), r.size());
+    solver.queue_preconditioner_on_backend(r_dev.data(), z_dev.data(), r.size());
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_EQ(z_dev.host(), expected);
+    EXPECT_EQ(z_twice.host(), expected);
+    EXPECT_NE(prism::test::invalid_matrix_message([&] {
+                solver.queue_preconditioner_on_backend(r_dev.data(), r_dev.data(), r.size());
+              }).find("queue_preconditioner_on_backend"),
+              std::string::npos);
+  }
+  cudaStreamDestroy(stream);
+}
+
 // The device apply runs the kernels the solves run: equal to the host apply bit for bit,
 // and jacobi's is r ./ diag(A) (as 1 / a_ii times r_i).
 TEST(GpuApplyPreconditioner, OnDeviceMemoryEqualsHostApply) {

@@ -77,6 +77,9 @@ TEST(ApplyPreconditioner, JacobiIsRDividedByTheDiagonal) {
   ASSERT_EQ(z.size(), r.size());
   for (index_t i = 0; i < a.rows; ++i) EXPECT_EQ(z[i], (1.0 / d[i]) * r[i]) << i;
   EXPECT_EQ(z_backend, z);
+  std::vector<double> z_queued(r.size());
+  solver.queue_preconditioner_on_backend(r.data(), z_queued.data(), r.size());  // cpu: done
+  EXPECT_EQ(z_queued, z);
 }
 
 // In the caller's ordering, whatever the solver's: natural with the reference solves (the
