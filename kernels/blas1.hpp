@@ -21,6 +21,14 @@ double cg_update(index_t n, double alpha, const double* p, const double* q, doub
 /// r -= alpha q ; returns r . r (the residual half of the fused CG step, x left alone)
 double cg_residual(index_t n, double alpha, const double* q, double* r);
 
+/// The Chronopoulos-Gear step: p = u + beta p; s = w + beta s (with `first`: p = u,
+/// s = w); x += alpha p; r -= alpha s; returns r . r
+double gear_update(index_t n, double alpha, double beta, bool first, const double* u,
+                   const double* w, double* p, double* s, double* x, double* r);
+
+/// sums[0] = r . u, sums[1] = w . u
+void gear_dots(index_t n, const double* r, const double* u, const double* w, double sums[2]);
+
 /// y = d .* x (Jacobi with d = 1 / diag(A))
 void pointwise_multiply(index_t n, const double* d, const double* x, double* y);
 

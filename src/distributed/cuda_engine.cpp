@@ -12,13 +12,16 @@
 #include <prism/errors.hpp>
 
 #include "backend/backend.hpp"
+#include "common/parallel.hpp"
 #include "kernels/cg_scalars.hpp"
 #include "kernels/cuda/blas1.hpp"
 #include "kernels/cuda/device_memory.hpp"
+#include "kernels/cuda/gear.hpp"
 
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <utility>
 
 namespace prism::distributed {
@@ -33,26 +36,33 @@ double since(Clock::time_point start) {
 }
 
 /// The part's rows with each row's columns sorted (cuSPARSE's CSR wants them so; the sum
-/// of a row on the GPU is not term for term the host's anyway).
+/// of a row on the GPU is not term for term the host's anyway); rows in parts on the host
+/// threads.
 CsrMatrix<double> sorted_rows(const LocalCsr& part) {
   CsrMatrix<double> a;
   a.rows = part.rows;
   a.cols = part.cols;
   a.row_ptr = part.row_ptr;
-  a.col_idx.reserve(part.col_idx.size());
-  a.values.reserve(part.values.size());
-  std::vector<std::pair<index_t, double>> row;
-  for (index_t i = 0; i < part.rows; ++i) {
-    row.clear();
-    for (index_t e = part.row_ptr[i]; e < part.row_ptr[i + 1]; ++e) {
-      row.emplace_back(part.col_idx[e], part.values[e]);
-    }
-    std::sort(row.begin(), row.end());
-    for (const auto& [c, v] : row) {
-      a.col_idx.push_back(c);
-      a.values.push_back(v);
-    }
-  }
+  a.col_idx.resize(part.col_idx.size());
+  a.values.resize(part.values.size());
+  common::parallel_for(static_cast<std::size_t>(part.rows), common::kRowsPerPart,
+                       [&](std::size_t first, std::size_t last) {
+                         std::vector<std::pair<index_t, double>> row;
+                         for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last);
+                              ++i) {
+                           row.clear();
+                           for (index_t e = part.row_ptr[i]; e < part.row_ptr[i + 1]; ++e) {
+                             row.emplace_back(part.col_idx[e], part.values[e]);
+                           }
+                           std::sort(row.begin(), row.end());
+                           index_t e = part.row_ptr[i];
+                           for (const auto& [c, v] : row) {
+                             a.col_idx[e] = c;
+                             a.values[e] = v;
+                             ++e;
+                           }
+                         }
+                       });
   return a;
 }
 
@@ -77,7 +87,7 @@ class CudaEngine final : public RankEngine {
         spmv_(part_spmv(p.config->solver.spmv)),
         sums_(kSumSlots),
         coefficients_(kernels::kCgScalarCount),
-        partials_(k::kReductionBlocks) {
+        partials_(2 * k::kReductionBlocks) {
     refresh_matrix();
     const Halo& halo = matrix_->halo();
     if (!halo.send_rows().empty()) {
@@ -91,6 +101,7 @@ class CudaEngine final : public RankEngine {
   void connect() override {
     transport_ = nccl_ ? make_nccl_transport(comm_, matrix_->halo(), stream_)
                        : make_mpi_transport(comm_, matrix_->halo(), stream_, cuda_aware_);
+    warm_up();
   }
 
   // The parts go to the device whole (a refactor's new values too: a fresh upload costs
@@ -158,6 +169,27 @@ class CudaEngine final : public RankEngine {
     PRISM_CUDA_CHECK(cudaMemcpyAsync(sums_.data() + slot, coefficients_.data() + kernels::kCgRr,
                                      sizeof(double), cudaMemcpyDeviceToDevice, stream_));
   }
+  // One pass each; alpha and beta go to the kernel by value.
+  void gear_update(index_t n, double gamma, double denominator, double beta, bool first,
+                   const double* u, const double* w, double* p, double* s, double* x, double* r,
+                   int slot) override {
+    if (n == 0) {
+      PRISM_CUDA_CHECK(cudaMemsetAsync(sums_.data() + slot, 0, sizeof(double), stream_));
+      return;
+    }
+    // As cg_update's kernel: alpha 0 unless both are positive and finite.
+    const auto positive = [](double v) { return v > 0.0 && std::isfinite(v); };
+    const double alpha = positive(gamma) && positive(denominator) ? gamma / denominator : 0.0;
+    k::gear_update(n, alpha, beta, first, u, w, p, s, x, r, partials_.data(), sums_.data(), slot,
+                   stream_);
+  }
+  void gear_dots(index_t n, const double* r, const double* u, const double* w, int slot) override {
+    if (n == 0) {
+      PRISM_CUDA_CHECK(cudaMemsetAsync(sums_.data() + slot, 0, 2 * sizeof(double), stream_));
+      return;
+    }
+    k::gear_dots(n, r, u, w, partials_.data(), sums_.data(), slot, stream_);
+  }
   void axpy(index_t n, double a, const double* x, double* y) override {
     if (n > 0) k::axpy(n, a, x, y, stream_);
   }
@@ -217,13 +249,26 @@ class CudaEngine final : public RankEngine {
     t.spmv_boundary += since(t0);
   }
   void precondition(const double* r, double* z) override {
-    // The block's Solver works on this stream and returns with z complete.
+    // The block's Solver queues on this stream: the next steps are ordered after it.
     if (block_)
-      block_->apply_preconditioner_on_backend(r, z, static_cast<std::size_t>(matrix_->rows()));
+      block_->queue_preconditioner_on_backend(r, z, static_cast<std::size_t>(matrix_->rows()));
   }
   void synchronize() override { PRISM_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
  private:
+  // One halo exchange and one all-reduce, their values thrown away: NCCL connects a pair of
+  // ranks on their first message (hundreds of ms on 2 GPUs), which belongs to set-up, not to
+  // the first solve's first iterations.
+  void warm_up() {
+    const index_t ghosts = matrix_->extended_rows() - matrix_->rows();
+    DeviceBuffer<double> scratch(static_cast<std::size_t>(ghosts));
+    transport_->begin_halo(send_.data(), scratch.data());
+    transport_->finish_halo(scratch.data(), true);
+    std::array<double, kSumSlots> discarded{};
+    transport_->all_reduce(sums_.data(), kSumSlots, discarded.data());
+    PRISM_CUDA_CHECK(cudaMemsetAsync(sums_.data(), 0, kSumSlots * sizeof(double), stream_));
+    synchronize();
+  }
   void set_coefficients(const std::array<double, kernels::kCgScalarCount>& c) {
     PRISM_CUDA_CHECK(
         cudaMemcpyAsync(coefficients_.data(), c.data(), sizeof c, cudaMemcpyHostToDevice, stream_));
@@ -244,7 +289,7 @@ class CudaEngine final : public RankEngine {
   DeviceBuffer<double> send_;
   DeviceBuffer<double> sums_;          // the dot-product slots
   DeviceBuffer<double> coefficients_;  // alpha's and beta's operands for the kernels
-  DeviceBuffer<double> partials_;      // the reductions' workspace
+  DeviceBuffer<double> partials_;      // the reductions' workspace (gear_dots: two sums)
   std::unique_ptr<DeviceTransport> transport_;
 };
 

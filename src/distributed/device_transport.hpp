@@ -1,7 +1,7 @@
 #pragma once
 // How GPU ranks exchange the halo and sum the dot products, on device buffers: NCCL
 // (grouped ncclSend/ncclRecv on a stream of its own, so the interior SpMV runs meanwhile;
-// ncclAllReduce on the rank's stream), or MPI, on the device buffers where the MPI is
+// the dot products summed on the host by MPI), or MPI, on the device buffers where the MPI is
 // CUDA-aware, else through pinned host buffers (a copy each way); with MPI the interior
 // SpMV runs on the GPU while the host waits for the messages. The halo plan
 // is the Halo's (halo.hpp), built once at set-up. Built with CUDA only.

@@ -193,10 +193,7 @@ void single_reduction_cycle(State& st, RankVector& x, double target, double scal
   st.precondition(st.r, u);
   st.multiply(u, w);
   double sums[3] = {0.0, 0.0, 0.0};
-  st.vector_op([&](RankEngine& e) {
-    e.dot(n, st.r.data(), u.data(), 0);
-    e.dot(n, w.data(), u.data(), 1);
-  });
+  st.vector_op([&](RankEngine& e) { e.gear_dots(n, st.r.data(), u.data(), w.data(), 0); });
   st.reduce(sums, 2);
   double gamma = sums[0];
   double denominator = sums[1];
@@ -213,21 +210,12 @@ void single_reduction_cycle(State& st, RankVector& x, double target, double scal
   for (int k = first_k; k <= st.options().max_iterations; ++k) {
     const bool first = k == first_k;
     st.vector_op([&](RankEngine& e) {
-      if (first) {
-        e.copy(n, u.data(), p.data());
-        e.copy(n, w.data(), s.data());
-      } else {
-        e.xpay(n, u.data(), beta, p.data());
-        e.xpay(n, w.data(), beta, s.data());
-      }
-      e.cg_update(n, gamma, denominator, p.data(), s.data(), x.data(), st.r.data(), 2);
+      e.gear_update(n, gamma, denominator, beta, first, u.data(), w.data(), p.data(), s.data(),
+                    x.data(), st.r.data(), 2);
     });
     st.precondition(st.r, u);
     st.multiply(u, w);
-    st.vector_op([&](RankEngine& e) {
-      e.dot(n, st.r.data(), u.data(), 0);
-      e.dot(n, w.data(), u.data(), 1);
-    });
+    st.vector_op([&](RankEngine& e) { e.gear_dots(n, st.r.data(), u.data(), w.data(), 0); });
     st.reduce(sums, 3);
     beta = sums[0] / gamma;
     denominator = sums[1] - beta * sums[0] / alpha;

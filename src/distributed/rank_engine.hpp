@@ -80,6 +80,26 @@ class RankEngine {
   /// y = x + b y
   virtual void xpay(index_t n, const double* x, double b, double* y) = 0;
   virtual void copy(index_t n, const double* x, double* y) = 0;
+  /// The Chronopoulos-Gear step: p = u + beta p and s = w + beta s (with `first`: p = u,
+  /// s = w), then cg_update(gamma, denominator) of x and r along p and s; slot = (r, r).
+  /// These operations in turn unless an engine fuses them.
+  virtual void gear_update(index_t n, double gamma, double denominator, double beta, bool first,
+                           const double* u, const double* w, double* p, double* s, double* x,
+                           double* r, int slot) {
+    if (first) {
+      copy(n, u, p);
+      copy(n, w, s);
+    } else {
+      xpay(n, u, beta, p);
+      xpay(n, w, beta, s);
+    }
+    cg_update(n, gamma, denominator, p, s, x, r, slot);
+  }
+  /// slot = (r, u) and slot + 1 = (w, u).
+  virtual void gear_dots(index_t n, const double* r, const double* u, const double* w, int slot) {
+    dot(n, r, u, slot);
+    dot(n, w, u, slot + 1);
+  }
   /// Sums slots [0, count) over the ranks (one all-reduce) and returns them in `out`; adds
   /// the all-reduce's time (and any wait for slower ranks) to t.reductions.
   virtual void reduce(int count, double* out, DistributedPhases& t) = 0;
