@@ -8,13 +8,15 @@
 # Each configuration runs twice: solver.timing total (the time per iteration: nothing waits
 # inside the iteration) and phases (each rank waits at each phase's end to time it: the
 # communication share, halo and reductions, the slowest rank's). Iterations to 1e-8.
-# Writes distributed.json, table.md, runs/*.json (the solve reports), bench.log and
-# run_info.json to $OUT (or out/bench_distributed).
+# Writes distributed.json (the rows docs/distributed.md's table is made from: `python3
+# tools/perf_docs.py import $OUT --commit SHA`), table.md, runs/*.json (the solve reports),
+# bench.log and run_info.json to $OUT (or out/bench_distributed).
 #   device run:  GPUS=2 bash tools/gpu_bench_distributed.sh
 # GPUS (default: every GPU nvidia-smi lists), ELASTICITY_N, POISSON_N (the per-GPU cube,
 # default 128), PRECONDITIONER (default ic0, each rank's block), TRANSPORT (auto | nccl |
 # mpi, default auto), CG_VARIANT (default auto), TIMINGS (default "total phases"),
-# SKIP_STRONG=1 / SKIP_WEAK=1, BUILD (default /tmp/prism-build-distributed).
+# SKIP_STRONG=1 / SKIP_WEAK=1, BUILD (default /tmp/prism-build-distributed), OPTIONS (more
+# `-o key=value` for every solve, e.g. "-o solver.setup=host").
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/out/bench_distributed}
@@ -52,7 +54,7 @@ run() {
   mpirun --allow-run-as-root -np "$2" --bind-to none -x PRISM_DISTRIBUTED=1 \
     -x PRISM_HOST_THREADS=$(($(nproc) / $2 > 0 ? $(nproc) / $2 : 1)) \
     "$build/prism" solve "$problems/$1.yaml" -o "output.report=$report" \
-    -o "solver.timing=$3" -o "solver.transport=$transport" -o "solver.cg_variant=$variant" \
+    -o "solver.timing=$3" -o "solver.transport=$transport" -o "solver.cg_variant=$variant" ${OPTIONS:-} \
     2>&1 | tee -a "$out/bench.log" | grep -E 'status|iterations|ranks|communication|error' || true
 }
 
@@ -71,7 +73,8 @@ nz: $elasticity_n, layers: 2, coefficients: [1.0, 100.0]}"
   done
 fi
 
-python3 - "$out" <<'EOF'
+gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+python3 - "$out" "$gpu_name" "$gpus" "$preconditioner" <<'EOF'
 import glob, json, os, re, sys
 out = sys.argv[1]
 runs = {}
@@ -113,8 +116,10 @@ for e in rows:  # scaling against the same problem family on 1 GPU
             tb = base.get("solve_seconds_total")
             if tb and e.get("solve_seconds_total"):
                 e["strong_speedup_time_to_solution"] = tb / e["solve_seconds_total"]
+body = {"schema": "prism.bench_distributed/1", "gpu": sys.argv[2], "gpus": int(sys.argv[3]),
+        "preconditioner": sys.argv[4], "results": rows}
 with open(os.path.join(out, "distributed.json"), "w") as f:
-    json.dump(rows, f, indent=2)
+    json.dump(body, f, indent=2)
 def fmt(v, spec):
     return "" if v is None else format(v, spec)
 lines = ["| problem | GPUs | rows | transport | iterations | ms / iteration | solve s | "
@@ -138,6 +143,6 @@ EOF
 printf '{"date": "%s", "commit": "%s", "gpus": %s, "nvidia_smi": "%s", "topology": "%s", "command": "%s"}\n' \
   "$(date -u +%F)" "$(git rev-parse HEAD 2>/dev/null)" "$gpus" \
   "$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | head -1)" \
-  "$(nvidia-smi topo -m 2>/dev/null | head -3 | tr '\n\t' '  ')" \
+  "$(nvidia-smi topo -m 2>/dev/null | head -3 | tr '\n\t' '  ' | tr -cd '[:print:]' | sed 's/\[[0-9]*m//g')" \
   "GPUS=$gpus bash tools/gpu_bench_distributed.sh" >"$out/run_info.json"
 rm -rf "$problems"

@@ -18,6 +18,7 @@ DATA_FILES = {
     "spmv.json": "build-gpu/tools/bench_spmv spmv.json",
     "cpu.json": "bash tools/gpu_bench_cpu.sh",
     "setup.json": "bash tools/gpu_bench_setup.sh",
+    "distributed.json": "GPUS=2 bash tools/gpu_bench_distributed.sh",
 }
 
 

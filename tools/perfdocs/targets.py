@@ -4,6 +4,7 @@ from .batched_factor import (factor_dispatch_table, factor_header, factor_table,
 from .common import ROOT, Error
 from .cpu import cpu_table, host_bandwidth_text
 from .data import measured_line
+from .distributed import distributed_block
 from .dense_triangular import (dense_header, trsm_table, trsv_batched_table, trsv_table,
                                trsv_variant_table)
 from .headline import headline
@@ -84,6 +85,7 @@ DOC_BLOCKS = {
         "cpu": cpu_block,
     },
     "docs/kernels/colorset.md": {"coloring": coloring_block},
+    "docs/distributed.md": {"distributed": distributed_block},
     "docs/kernels/dense_triangular.md": {
         "trsv": trsv_table,
         "trsv-variants": lambda d: dense_header(d) + "\n\n" + trsv_variant_table(d),
