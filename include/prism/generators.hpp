@@ -58,6 +58,8 @@ CsrMatrix<double> rotated3d(index_t nx, index_t ny, index_t nz, double c_diagona
 /// 3 unknowns per node (the x, y, z displacements, node by node), up to 81 entries a row.
 /// Young's modulus is constant in each of `layers` equal slabs of elements along z, slab
 /// s taking youngs_moduli[s % youngs_moduli.size()]. 3 (nx + 1)(ny + 1) nz unknowns.
+/// Assembled on the host threads (PRISM_HOST_THREADS caps them); the matrix is the same
+/// bit for bit whatever their number.
 CsrMatrix<double> elasticity3d(index_t nx, index_t ny, index_t nz, int layers,
                                const std::vector<double>& youngs_moduli);
 

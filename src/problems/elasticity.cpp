@@ -5,6 +5,8 @@
 #include <prism/errors.hpp>
 #include <prism/generators.hpp>
 
+#include "common/parallel.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -12,6 +14,7 @@
 #include <limits>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace prism {
 namespace {
@@ -65,6 +68,73 @@ ElementMatrix unit_element_stiffness() {
   return k;
 }
 
+/// The brick's node grid, (nx + 1) x (ny + 1) x nz free nodes (k = 1 ... nz; the plane
+/// k = 0 is clamped), and what an entry of the matrix is summed from.
+struct Brick {
+  std::int64_t nx, ny, nz, px, py;
+  std::vector<double> plane_modulus;  ///< Young's modulus of each element plane
+  ElementMatrix ke;
+
+  /// Free node number node = i + px (j + py (k - 1)) as its grid position (i, j, k).
+  std::array<std::int64_t, 3> position(std::int64_t node) const {
+    return {node % px, (node / px) % py, node / (px * py) + 1};
+  }
+
+  /// Free nodes at most one apart from `node` along every axis, itself included.
+  std::int64_t neighbours(std::int64_t node) const {
+    const auto [i, j, k] = position(node);
+    const auto span = [](std::int64_t c, std::int64_t lo, std::int64_t hi) {
+      return std::min(c + 1, hi) - std::max(c - 1, lo) + 1;
+    };
+    return span(i, 0, px - 1) * span(j, 0, py - 1) * span(k, 1, nz);
+  }
+};
+
+/// Writes the 3 rows of free node `node` into a.col_idx and a.values from a.row_ptr on:
+/// neighbour nodes in increasing index order (z, then y, then x), so columns are sorted;
+/// each 3 x 3 coupling sums the elements holding both nodes, always in the same order, so
+/// the matrix is the same bit for bit however the nodes are split between threads.
+void fill_node_rows(const Brick& b, std::int64_t node, CsrMatrix<double>& a) {
+  const auto [i, j, k] = b.position(node);
+  std::array<std::size_t, 3> at{};
+  for (int ci = 0; ci < 3; ++ci) {
+    at[ci] = static_cast<std::size_t>(a.row_ptr[static_cast<std::size_t>(3 * node + ci)]);
+  }
+  for (std::int64_t qk = std::max<std::int64_t>(k - 1, 1); qk <= std::min(k + 1, b.nz); ++qk) {
+    for (std::int64_t qj = std::max<std::int64_t>(j - 1, 0); qj <= std::min(j + 1, b.py - 1);
+         ++qj) {
+      for (std::int64_t qi = std::max<std::int64_t>(i - 1, 0); qi <= std::min(i + 1, b.px - 1);
+           ++qi) {
+        std::array<std::array<double, 3>, 3> v{};
+        for (std::int64_t ek = std::max(k, qk) - 1; ek <= std::min(k, qk); ++ek) {
+          if (ek < 0 || ek >= b.nz) continue;
+          for (std::int64_t ej = std::max(j, qj) - 1; ej <= std::min(j, qj); ++ej) {
+            if (ej < 0 || ej >= b.ny) continue;
+            for (std::int64_t ei = std::max(i, qi) - 1; ei <= std::min(i, qi); ++ei) {
+              if (ei < 0 || ei >= b.nx) continue;
+              const auto corner = [&](std::int64_t ni, std::int64_t nj, std::int64_t nk) {
+                return static_cast<int>((ni - ei) + 2 * (nj - ej) + 4 * (nk - ek));
+              };
+              const int lp = corner(i, j, k), lq = corner(qi, qj, qk);
+              const double e = b.plane_modulus[static_cast<std::size_t>(ek)];
+              for (int ci = 0; ci < 3; ++ci) {
+                for (int cj = 0; cj < 3; ++cj) v[ci][cj] += e * b.ke[3 * lp + ci][3 * lq + cj];
+              }
+            }
+          }
+        }
+        const std::int64_t column_node = qi + b.px * (qj + b.py * (qk - 1));
+        for (int ci = 0; ci < 3; ++ci) {
+          for (int cj = 0; cj < 3; ++cj, ++at[ci]) {
+            a.col_idx[at[ci]] = static_cast<index_t>(3 * column_node + cj);
+            a.values[at[ci]] = v[ci][cj];
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 CsrMatrix<double> elasticity3d(index_t nx, index_t ny, index_t nz, int layers,
@@ -105,62 +175,35 @@ CsrMatrix<double> elasticity3d(index_t nx, index_t ny, index_t nz, int layers,
   }
   const std::int64_t rows = 3 * px * py * nz;
   const std::int64_t nnz = 9 * (3 * px - 2) * (3 * py - 2) * (3 * std::int64_t{nz} - 2);
-  const ElementMatrix ke = unit_element_stiffness();
   // Element plane e (0 <= e < nz) lies in slab floor(e * layers / nz), as in layered().
-  auto modulus = [&](std::int64_t plane) {
-    const std::int64_t slab = plane * layers / nz;
-    return youngs_moduli[static_cast<std::size_t>(slab) % youngs_moduli.size()];
-  };
+  std::vector<double> plane_modulus(static_cast<std::size_t>(nz));
+  for (std::int64_t e = 0; e < nz; ++e) {
+    const std::int64_t slab = e * layers / nz;
+    plane_modulus[static_cast<std::size_t>(e)] =
+        youngs_moduli[static_cast<std::size_t>(slab) % youngs_moduli.size()];
+  }
+  const Brick brick{nx, ny, nz, px, py, std::move(plane_modulus), unit_element_stiffness()};
+  const std::int64_t nodes = px * py * nz;
 
   CsrMatrix<double> a;
   a.rows = a.cols = static_cast<index_t>(rows);
-  a.row_ptr.reserve(static_cast<std::size_t>(rows) + 1);  // row_ptr starts as {0}
-  a.col_idx.reserve(static_cast<std::size_t>(nnz));
-  a.values.reserve(static_cast<std::size_t>(nnz));
-  for (std::int64_t k = 1; k <= nz; ++k) {
-    for (std::int64_t j = 0; j < py; ++j) {
-      for (std::int64_t i = 0; i < px; ++i) {
-        for (int ci = 0; ci < 3; ++ci) {
-          // Neighbour nodes in increasing index order (z, then y, then x), so columns are
-          // sorted; each coupling sums the elements holding both nodes.
-          for (std::int64_t dk = -1; dk <= 1; ++dk) {
-            const std::int64_t qk = k + dk;
-            if (qk < 1 || qk > nz) continue;
-            for (std::int64_t dj = -1; dj <= 1; ++dj) {
-              const std::int64_t qj = j + dj;
-              if (qj < 0 || qj >= py) continue;
-              for (std::int64_t di = -1; di <= 1; ++di) {
-                const std::int64_t qi = i + di;
-                if (qi < 0 || qi >= px) continue;
-                std::array<double, 3> v{};
-                for (std::int64_t ek = std::max(k, qk) - 1; ek <= std::min(k, qk); ++ek) {
-                  if (ek < 0 || ek >= nz) continue;
-                  for (std::int64_t ej = std::max(j, qj) - 1; ej <= std::min(j, qj); ++ej) {
-                    if (ej < 0 || ej >= ny) continue;
-                    for (std::int64_t ei = std::max(i, qi) - 1; ei <= std::min(i, qi); ++ei) {
-                      if (ei < 0 || ei >= nx) continue;
-                      const auto corner = [&](std::int64_t ni, std::int64_t nj, std::int64_t nk) {
-                        return static_cast<int>((ni - ei) + 2 * (nj - ej) + 4 * (nk - ek));
-                      };
-                      const int lp = corner(i, j, k), lq = corner(qi, qj, qk);
-                      const double e = modulus(ek);
-                      for (int cj = 0; cj < 3; ++cj) v[cj] += e * ke[3 * lp + ci][3 * lq + cj];
-                    }
-                  }
-                }
-                const std::int64_t node = qi + px * (qj + py * (qk - 1));
-                for (int cj = 0; cj < 3; ++cj) {
-                  a.col_idx.push_back(static_cast<index_t>(3 * node + cj));
-                  a.values.push_back(v[cj]);
-                }
-              }
-            }
-          }
-          a.row_ptr.push_back(static_cast<index_t>(a.col_idx.size()));
-        }
-      }
+  a.row_ptr.resize(static_cast<std::size_t>(rows) + 1);
+  for (std::int64_t node = 0; node < nodes; ++node) {
+    const std::int64_t length = 3 * brick.neighbours(node);
+    for (std::int64_t ci = 0; ci < 3; ++ci) {
+      const auto row = static_cast<std::size_t>(3 * node + ci);
+      a.row_ptr[row + 1] = static_cast<index_t>(a.row_ptr[row] + length);
     }
   }
+  // std::vector zeroes these on this thread; the threads then write every entry once.
+  a.col_idx.resize(static_cast<std::size_t>(nnz));
+  a.values.resize(static_cast<std::size_t>(nnz));
+  common::parallel_for(static_cast<std::size_t>(nodes), common::kRowsPerPart / 3,
+                       [&](std::size_t begin, std::size_t end) {
+                         for (std::size_t node = begin; node < end; ++node) {
+                           fill_node_rows(brick, static_cast<std::int64_t>(node), a);
+                         }
+                       });
   return a;
 }
 
