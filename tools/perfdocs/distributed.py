@@ -33,7 +33,8 @@ def distributed_table(rows):
         weak = r["problem"].endswith("weak")
         out.append([PROBLEMS.get(r["problem"], r["problem"]), r["gpus"], f"{r['rows']:,}",
                     r.get("transport", ""), _f(r.get("iterations_total"), "d"),
-                    _f(spi and 1e3 * spi, ".3f"), _f(r.get("solve_seconds_total"), ".2f"),
+                    _f(spi and 1e3 * spi, ".3f") + (" (phases)" if r.get("timed_by") else ""),
+                    _f(r.get("solve_seconds_total"), ".2f"),
                     _f(scale, ".2f") + (" eff." if weak and scale is not None else
                                         "x" if scale is not None else ""),
                     "–" if weak else _f(r.get("strong_speedup_time_to_solution"), ".2f") + "x",
@@ -48,7 +49,8 @@ def distributed_block(data):
     body = data.get("distributed.json")
     extra = (f"{body['gpus']} GPUs of one host, one MPI rank per GPU, preconditioner "
              f"`{body.get('preconditioner', 'ic0')}` on each rank's block; time per iteration "
-             "from `solver.timing: total`, the communication share from a second solve with "
-             "`solver.timing: phases`")
+             "from `solver.timing: total` (marked \"(phases)\" where only the phase-timed "
+             "solve ran, which waits at each phase's end), the communication share from the "
+             "solve with `solver.timing: phases`")
     return measured_line(data, ["distributed.json"], extra) + "\n\n" + distributed_table(
         body["results"])
