@@ -2,6 +2,7 @@
 // The `prism` subcommands. Each returns the process exit code and lets prism::Error
 // propagate to main(), which prints it as one line.
 
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,10 @@ int options_command(const std::vector<std::string>& args);
 struct UsageError {
   std::string message;
 };
+
+/// Prints `error` (a UsageError, std::bad_alloc or std::exception; others are rethrown) as
+/// the one line `prism: error: ...` on stderr and returns the exit code, 1. main() calls it;
+/// so does the distributed solve on rank 0 before the ranks leave MPI.
+int report_error(const std::exception_ptr& error);
 
 }  // namespace prism::cli

@@ -61,6 +61,20 @@ std::string one_line(const std::string& text) {
 
 }  // namespace
 
+int prism::cli::report_error(const std::exception_ptr& error) {
+  const auto error_log = spdlog::get("prism-error");
+  try {
+    std::rethrow_exception(error);
+  } catch (const prism::cli::UsageError& e) {
+    error_log->error("{} (see prism --help)", one_line(e.message));
+  } catch (const std::bad_alloc&) {
+    error_log->error("out of memory (the problem is too large for this machine's memory)");
+  } catch (const std::exception& e) {
+    error_log->error("{}", one_line(e.what()));
+  }
+  return 1;
+}
+
 int main(int argc, char** argv) {
   prism::cli::reuse_freed_memory();
 #ifdef SIGPIPE
@@ -96,12 +110,7 @@ int main(int argc, char** argv) {
     if (command == "options") return prism::cli::options_command(args);
     throw prism::cli::UsageError{"unknown command '" + command +
                                  "' (expected solve, info or options)"};
-  } catch (const prism::cli::UsageError& e) {
-    error_log->error("{} (see prism --help)", one_line(e.message));
-  } catch (const std::bad_alloc&) {
-    error_log->error("out of memory (the problem is too large for this machine's memory)");
-  } catch (const std::exception& e) {
-    error_log->error("{}", one_line(e.what()));
+  } catch (...) {
+    return prism::cli::report_error(std::current_exception());
   }
-  return 1;
 }

@@ -271,12 +271,17 @@ int distributed_solve_command(const std::vector<std::string>& args) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int code = 1;
   try {
-    return solve_on_ranks(args, MPI_COMM_WORLD, rank, size);
+    code = solve_on_ranks(args, MPI_COMM_WORLD, rank, size);
   } catch (...) {
-    if (rank == 0) throw;  // main() prints it; the other ranks exit quietly with it
-    return 1;
+    // Rank 0 prints the error (the other ranks exit quietly with it) before any rank leaves
+    // MPI: a rank that exits first with status 1 can have mpirun kill rank 0 before its
+    // line is out. Every rank gets here, since the ranks agree on each error.
+    if (rank == 0) code = report_error(std::current_exception());
+    MPI_Barrier(MPI_COMM_WORLD);
   }
+  return code;
 }
 
 }  // namespace prism::cli
