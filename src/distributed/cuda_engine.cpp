@@ -45,24 +45,22 @@ CsrMatrix<double> sorted_rows(const LocalCsr& part) {
   a.row_ptr = part.row_ptr;
   a.col_idx.resize(part.col_idx.size());
   a.values.resize(part.values.size());
-  common::parallel_for(static_cast<std::size_t>(part.rows), common::kRowsPerPart,
-                       [&](std::size_t first, std::size_t last) {
-                         std::vector<std::pair<index_t, double>> row;
-                         for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last);
-                              ++i) {
-                           row.clear();
-                           for (index_t e = part.row_ptr[i]; e < part.row_ptr[i + 1]; ++e) {
-                             row.emplace_back(part.col_idx[e], part.values[e]);
-                           }
-                           std::sort(row.begin(), row.end());
-                           index_t e = part.row_ptr[i];
-                           for (const auto& [c, v] : row) {
-                             a.col_idx[e] = c;
-                             a.values[e] = v;
-                             ++e;
-                           }
-                         }
-                       });
+  const auto sort_rows = [&](std::size_t first, std::size_t last) {
+    std::vector<std::pair<index_t, double>> row;
+    for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
+      row.clear();
+      for (index_t e = part.row_ptr[i]; e < part.row_ptr[i + 1]; ++e) {
+        row.emplace_back(part.col_idx[e], part.values[e]);
+      }
+      std::sort(row.begin(), row.end());
+      index_t e = part.row_ptr[i];
+      for (const auto& [c, v] : row) {
+        a.col_idx[e] = c;
+        a.values[e++] = v;
+      }
+    }
+  };
+  common::parallel_for(static_cast<std::size_t>(part.rows), common::kRowsPerPart, sort_rows);
   return a;
 }
 
