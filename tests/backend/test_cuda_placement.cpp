@@ -109,6 +109,8 @@ TEST(CudaPlacement, WorksOnItsDeviceAndLeavesTheCallersCurrent) {
     ASSERT_EQ(cudaMemcpy(b_dev.data(), b.data(), b.size() * sizeof(double), cudaMemcpyDefault),
               cudaSuccess);
     ASSERT_EQ(cudaMemset(x_dev.data(), 0, b.size() * sizeof(double)), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the copies landed: the solver's
+                                                      // stream does not wait for them
     ASSERT_TRUE(solver.solve_on_backend(b_dev.data(), x_dev.data(), b.size()).converged());
     EXPECT_EQ(current_device(), 0);
     EXPECT_EQ(x_dev.host(), x_reference);

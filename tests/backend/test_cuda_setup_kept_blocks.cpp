@@ -8,6 +8,7 @@
 #include <prism/generators.hpp>
 #include <prism/solver.hpp>
 
+#include "backend/cuda_test_support.hpp"
 #include "common/gpu.hpp"
 
 #include <cuda_runtime.h>
@@ -75,17 +76,12 @@ std::vector<Solved> run(const prism::SolverConfig& config, const CsrMatrix<doubl
   out.back().steps = solver.setup_report().steps;
   solver.refactor(heavier_diagonal(a));
   out.push_back(solve());
-  double* values = nullptr;
-  const std::size_t bytes = a.values.size() * sizeof(double);
-  if (cudaMalloc(&values, bytes) != cudaSuccess) throw prism::Error("cudaMalloc failed");
-  cudaMemcpy(values, a.values.data(), bytes, cudaMemcpyHostToDevice);
-  try {
-    solver.refactor_on_backend(values, a.values.size());
-  } catch (...) {
-    cudaFree(values);
-    throw;
+  {
+    // Synchronized after the copy (a pageable cudaMemcpy may return before it lands, and
+    // the solver's stream does not wait for the default stream).
+    const prism::test::DeviceValues values(a.values);
+    solver.refactor_on_backend(values.data(), values.size());
   }
-  cudaFree(values);
   out.push_back(solve());
   return out;
 }
