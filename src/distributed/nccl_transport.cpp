@@ -1,9 +1,9 @@
 // GPU ranks over NCCL: the halo as one group of ncclSend/ncclRecv on a stream of its own
 // (ordered after the packing by an event, and the boundary SpMV after it by another), so
 // the interior SpMV runs while the halo travels. The dot products come to the host in one
-// small copy and are summed there by MPI_Allreduce: the host needs them anyway, and on 2
-// H200s of one host an ncclAllReduce of one double takes about 11 us against about 1 us
-// for MPI's on the host. Built with PRISM_WITH_NCCL; without it make_nccl_transport throws
+// small copy and are summed there by MPI_Allreduce: the host needs them anyway, and a few
+// doubles cost MPI's host latency, several times less than an ncclAllReduce (measured in
+// docs/distributed.md). Built with PRISM_WITH_NCCL; without it make_nccl_transport throws
 // ConfigError.
 
 #include "distributed/device_transport.hpp"
